@@ -1,0 +1,762 @@
+"""Tosk: the rules engine (rulebook ``rules/tosk.txt``, rulings T1–T12).
+
+State is plain numpy arrays; the rules are an int64 vector (``RULE_FIELDS``);
+``simulate`` plays deals in parallel, each twice with seats swapped, and
+returns per-game outcome arrays. Only numbers cross this boundary.
+
+Cards (T1): 48 ids ``c = 4 * rank_index + suit``; rank indices 0..11 are
+A, 2..9, J, Q, K (rank values 1..9, 11, 12, 13: no 10s, so 9 and J are never
+consecutive); suits 0..3 are ♣ ♦ ♥ ♠ (♣♠ black, ♦♥ red).
+
+Game length: a game is capped at ``max_rounds`` rounds (T11, default 100) and
+is then a draw; a round has two simultaneous plays, so a game log never has
+more than ``max_rounds`` rows.
+"""
+
+import numpy as np
+
+from sims import rng
+from sims.jit import njit, pnjit, prange
+from strategies.tosk import (
+    I_CAPACITY, I_DECK, I_DISCARD, I_HEAL_CARDS, I_HEAL_PER_CARD, I_MAX_HAND,
+    I_MY_HAND, I_MY_HP, I_OPP_ATK_SUM, I_OPP_DEF_SUM, I_OPP_HAND, I_OPP_HP,
+    I_OPP_LAST_ATK, I_OPP_LAST_DEF, I_OPP_REVEALS, I_ROUND, I_START_HP, N_INFO,
+    P_FORBIDDEN, choose_heal, choose_play, keep_value,
+)
+
+GAME = "tosk"
+VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+
+N_CARDS = 48
+N_RANKS = 12
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "J", "Q", "K")
+SUIT_NAMES = ("C", "D", "H", "S")
+SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
+RANK_VALUE = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13], dtype=np.int64)
+# T2: ATK = pips in one outer column, DEF = pips in the centre column.
+PIP_ATK = np.array([0, 0, 0, 2, 2, 3, 3, 3, 4, 0, 0, 0], dtype=np.int64)
+PIP_DEF = np.array([1, 2, 3, 0, 1, 0, 1, 2, 1, 0, 0, 0], dtype=np.int64)
+FIRST_TECHNIQUE = 9  # rank indices 9, 10, 11 are J, Q, K
+
+# ---- rules vector ------------------------------------------------------------
+RULE_FIELDS = (
+    "capacity",  # stamina capacity (13; Battle-weary 11)
+    "max_hand",  # maximum hand size (6; Battle-weary 5)
+    "start_hp",  # starting and maximum HP (20)
+    "heal_cards",  # cards that may be discarded to heal (3; Potent Healing 2)
+    "heal_per_card",  # HP restored per heal card (1; Potent Healing 2)
+    "force",  # Force: +1 per matching rank beyond the first (T3, T5)
+    "momentum",  # Momentum: runs of consecutive ranks cost less (T6)
+    "technique_by_colour",  # Advanced Techniques: boost by colour, not suit (T4)
+    "max_rounds",  # round cap, then a draw (T11)
+    "momentum_counts_techniques",  # J, Q, K may form Momentum runs (T6)
+    "technique_cost",  # stamina cost of a technique (3)
+)
+DEFAULT_RULES = {
+    "capacity": 13, "max_hand": 6, "start_hp": 20, "heal_cards": 3, "heal_per_card": 1,
+    "force": False, "momentum": False, "technique_by_colour": False, "max_rounds": 100,
+    "momentum_counts_techniques": True, "technique_cost": 3,
+}
+RULE_LIMITS = {  # allowed ranges, checked by the config loader
+    "capacity": (0, 200), "max_hand": (1, 8), "start_hp": (1, 1000), "heal_cards": (0, 8),
+    "heal_per_card": (0, 100), "max_rounds": (1, 10000), "technique_cost": (0, 50),
+}
+(R_CAPACITY, R_MAX_HAND, R_START_HP, R_HEAL_CARDS, R_HEAL_PER_CARD, R_FORCE, R_MOMENTUM,
+ R_BY_COLOUR, R_MAX_ROUNDS, R_MOMENTUM_TECH, R_TECH_COST) = range(len(RULE_FIELDS))
+MAX_HAND = 8  # array width for hands; max_hand is validated against it
+
+# ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
+(W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
+ W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_M_PACK, W_M_FLAGS) = range(15)
+W_ROWS = 15  # W_ORD0/W_ORD1: action positions by mode-0/mode-1 key, best first
+_LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
+                   dtype=np.int64)
+
+# ---- outcome codes -----------------------------------------------------------
+DRAW = -1
+END_KO = 0  # one player at <= 0 HP
+END_DOUBLE_KO = 1  # both fell, the one who dealt more damage wins (T10)
+END_SUDDEN_DEATH = 2  # decided in sudden death (T10)
+END_CAP = 3  # round cap reached: a draw (T11)
+END_NAMES = ("ko", "double_ko", "sudden_death", "round_cap")
+
+# ---- trace log columns (one row per round and seat) ---------------------------
+L_HAND = 0  # MAX_HAND columns: hand before the play (card ids, -1 = empty)
+L_PLAYED = MAX_HAND  # bit mask over the hand columns: cards played
+L_COST = L_PLAYED + 1
+L_ATK = L_COST + 1
+L_DEF = L_ATK + 1
+L_DMG_TAKEN = L_DEF + 1
+L_HP_COMBAT = L_DMG_TAKEN + 1  # HP after combat
+L_HEALED = L_HP_COMBAT + 1  # bit mask over the hand columns: cards discarded to heal
+L_HP_END = L_HEALED + 1  # HP after healing
+L_DRAWN = L_HP_END + 1
+L_RESHUFFLES = L_DRAWN + 1
+L_SUDDEN = L_RESHUFFLES + 1  # 1 if this round was played in sudden death
+LOG_WIDTH = L_SUDDEN + 1
+
+
+def encode_rules(cfg: dict) -> np.ndarray:
+    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
+    return np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
+
+
+def card_code(card: int) -> str:
+    """``'5C'`` style code of a card id."""
+    return RANK_NAMES[card // 4] + SUIT_NAMES[card % 4]
+
+
+def card_label(card: int) -> str:
+    """``'5♣'`` style label of a card id."""
+    return RANK_NAMES[card // 4] + SUIT_SYMBOLS[card % 4]
+
+
+def catalogue() -> list[dict]:
+    """Every card of the deck with its cost and pips (for tables and docs)."""
+    out = []
+    for c in range(N_CARDS):
+        r = c // 4
+        tech = r >= FIRST_TECHNIQUE
+        out.append({
+            "id": c, "code": card_code(c), "label": card_label(c), "rank": RANK_NAMES[r],
+            "suit": SUIT_SYMBOLS[c % 4], "technique": tech,
+            "cost": None if tech else int(RANK_VALUE[r]),
+            "atk": int(PIP_ATK[r]), "def": int(PIP_DEF[r]),
+        })
+    return out
+
+
+# ---- rules kernels -------------------------------------------------------------
+@njit
+def card_cost(rules, card):
+    r = card // 4
+    if r >= FIRST_TECHNIQUE:
+        return rules[R_TECH_COST]
+    return RANK_VALUE[r]
+
+
+@njit
+def group_of(rules, card):
+    """Technique group: the suit, or with Advanced Techniques the colour."""
+    s = card % 4
+    if rules[R_BY_COLOUR] != 0:
+        return 1 if (s == 1 or s == 2) else 0
+    return s
+
+
+@njit
+def _boost(n, mask, c_atk, c_def, c_grp, c_tech, mode):
+    """Technique assignment (T4) for the cards of ``mask``.
+
+    Each technique boosts a distinct, not yet boosted action of its group
+    (suit, or colour with Advanced Techniques); ``mode`` picks which actions
+    first: 0 the highest ATK, 1 the highest DEF, 2 the highest ATK+DEF.
+    Returns (extra ATK, extra DEF, wasted techniques).
+    """
+    extra_a = 0
+    extra_d = 0
+    wasted = 0
+    taken = 0  # bit mask of boosted hand positions
+    for i in range(n):
+        if (mask >> i) & 1 and c_tech[i]:
+            g = c_grp[i]
+            best = -1
+            best_key = -1
+            for j in range(n):
+                if (mask >> j) & 1 and not c_tech[j] and c_grp[j] == g and not (taken >> j) & 1:
+                    a = c_atk[j]
+                    d = c_def[j]
+                    if mode == 0:
+                        key = a * 64 + d
+                    elif mode == 1:
+                        key = d * 64 + a
+                    else:
+                        key = (a + d) * 64 + a
+                    if key > best_key:
+                        best_key = key
+                        best = j
+            if best < 0:
+                wasted += 1
+            else:
+                taken |= 1 << best
+                extra_a += c_atk[best]
+                extra_d += c_def[best]
+    return extra_a, extra_d, wasted
+
+
+@njit
+def _popcount(x):
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+@njit
+def _card_tables(rules, cards, n, forbidden, ws):
+    """Per-card cost, pips, group, flags of ``cards[:n]`` into the workspace."""
+    mom_tech = rules[R_MOMENTUM_TECH] != 0
+    for i in range(n):
+        c = cards[i]
+        r = c // 4
+        tech = r >= FIRST_TECHNIQUE
+        ws[W_COST, i] = card_cost(rules, c)
+        ws[W_ATK, i] = PIP_ATK[r]
+        ws[W_DEF, i] = PIP_DEF[r]
+        ws[W_GRP, i] = group_of(rules, c)
+        ws[W_TECH, i] = 1 if tech else 0
+        ws[W_RUNBIT, i] = (1 << RANK_VALUE[r]) if (not tech or mom_tech) else 0
+        ws[W_RANKBIT, i] = 0 if tech else (1 << r)
+        ws[W_FORB, i] = (forbidden >> r) & 1
+
+
+@njit
+def _sort_actions(n, ws):
+    """Order the hand's actions best first for the two assignment modes.
+
+    Row W_ORD0 ranks by (ATK, DEF), row W_ORD1 by (DEF, ATK), as ``_boost``
+    does; ties keep hand order. Returns the number of actions.
+    """
+    n_act = 0
+    for i in range(n):
+        if ws[W_TECH, i] == 0:
+            ws[W_ORD0, n_act] = i
+            ws[W_ORD1, n_act] = i
+            n_act += 1
+    for row in (W_ORD0, W_ORD1):
+        for a in range(1, n_act):
+            j = a
+            while j > 0:
+                p = ws[row, j - 1]
+                q = ws[row, j]
+                if row == W_ORD0:
+                    kp = ws[W_ATK, p] * 64 + ws[W_DEF, p]
+                    kq = ws[W_ATK, q] * 64 + ws[W_DEF, q]
+                else:
+                    kp = ws[W_DEF, p] * 64 + ws[W_ATK, p]
+                    kq = ws[W_DEF, q] * 64 + ws[W_ATK, q]
+                if kq > kp:
+                    ws[row, j - 1] = q
+                    ws[row, j] = p
+                    j -= 1
+                else:
+                    break
+    return n_act
+
+
+@njit
+def _boost_sorted(mask, tg_packed, n_act, ws, row):
+    """``_boost`` for ``enumerate_plays``: techniques per group come packed
+    (4 bits a group) and actions pre-sorted, so each group takes its best
+    actions in one pass. Same result as ``_boost`` (a test checks it)."""
+    extra_a = 0
+    extra_d = 0
+    wasted = 0
+    for g in range(4):
+        t = (tg_packed >> (4 * g)) & 15
+        if t == 0:
+            continue
+        for k in range(n_act):
+            if t == 0:
+                break
+            j = ws[row, k]
+            if (mask >> j) & 1 and ws[W_GRP, j] == g:
+                extra_a += ws[W_ATK, j]
+                extra_d += ws[W_DEF, j]
+                t -= 1
+        wasted += t
+    return extra_a, extra_d, wasted
+
+
+# Packed per-subset sums for enumerate_plays: one add builds a subset's totals
+# from the subset without its lowest card. Field widths hold any legal hand
+# (≤ 8 cards: cost ≤ 8·50, pips ≤ 32, Force bonus ≤ 7, techniques ≤ 8 a group).
+_F_COST, _F_ATK, _F_DEF, _F_FATK, _F_FDEF, _F_N, _F_TG = 0, 12, 20, 28, 32, 36, 40
+# OR-ed flags: ranks present (bits 0-11), a forbidden rank (bit 12), Momentum
+# rank values present (bits 16-29).
+_G_FORB, _G_RUNS = 12, 16
+
+
+@njit
+def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_cards,
+                    c_wasted, c_mask):
+    """Every legal play of ``cards[:n]`` (T4–T7), written to the ``c_*`` arrays.
+
+    Subsets are built incrementally (each mask from the mask without its
+    lowest card, with packed sums), so cost, pips, Momentum runs and Force
+    repeats cost O(1) per subset; only subsets holding a technique pay for the
+    assignment, and offer a second candidate when boosting DEF first differs
+    from ATK first. Ranks in the bit mask ``forbidden`` may not be played
+    (restricted play). Returns the number of candidates.
+    """
+    _card_tables(rules, cards, n, forbidden, ws)
+    n_act = _sort_actions(n, ws)
+    two_modes = False
+    for k in range(n_act):
+        if ws[W_ORD0, k] != ws[W_ORD1, k]:
+            two_modes = True
+    cap = rules[R_CAPACITY]
+    momentum = rules[R_MOMENTUM] != 0
+    force = rules[R_FORCE] != 0
+    packed = ws[W_M_PACK]
+    flags = ws[W_M_FLAGS]
+    # per-card packed contributions
+    for i in range(n):
+        ws[W_PACK, i] = (ws[W_COST, i] << _F_COST) | (ws[W_ATK, i] << _F_ATK) \
+            | (ws[W_DEF, i] << _F_DEF) | (1 << _F_N) | (ws[W_TECH, i] << (_F_TG + 4 * ws[W_GRP, i]))
+        ws[W_FPACK, i] = ((1 if ws[W_ATK, i] > 0 else 0) << _F_FATK) \
+            | ((1 if ws[W_DEF, i] > 0 else 0) << _F_FDEF)
+        ws[W_FLAG, i] = ws[W_RANKBIT, i] | (ws[W_FORB, i] << _G_FORB) | (ws[W_RUNBIT, i] << _G_RUNS)
+    packed[0] = 0
+    flags[0] = 0
+    n_cand = 0
+    for mask in range(1 << n):
+        if mask:
+            i = _LOWBIT[mask]
+            prev = mask & (mask - 1)
+            pk = packed[prev] + ws[W_PACK, i]
+            if flags[prev] & ws[W_RANKBIT, i]:
+                pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
+            packed[mask] = pk
+            flags[mask] = flags[prev] | ws[W_FLAG, i]
+        pk = packed[mask]
+        fl = flags[mask]
+        if (fl >> _G_FORB) & 1:
+            continue
+        cost = (pk >> _F_COST) & 4095
+        if momentum:
+            runs = fl >> _G_RUNS
+            cost = max(0, cost - _popcount(runs & (runs >> 1)))
+        if cost > cap:
+            continue
+        atk = (pk >> _F_ATK) & 255
+        dfn = (pk >> _F_DEF) & 255
+        if force:
+            atk += (pk >> _F_FATK) & 15
+            dfn += (pk >> _F_FDEF) & 15
+        ncards = (pk >> _F_N) & 15
+        tg = pk >> _F_TG
+        ea = 0
+        ed = 0
+        wasted = 0
+        if tg:
+            # T5: doubling is on base pips, before the flat Force bonus
+            ea, ed, wasted = _boost_sorted(mask, tg, n_act, ws, W_ORD0)
+        c_atk[n_cand] = atk + ea
+        c_def[n_cand] = dfn + ed
+        c_cost[n_cand] = cost
+        c_cards[n_cand] = ncards
+        c_wasted[n_cand] = wasted
+        c_mask[n_cand] = mask
+        n_cand += 1
+        if tg and two_modes:
+            ea2, ed2, wasted2 = _boost_sorted(mask, tg, n_act, ws, W_ORD1)
+            if ea2 != ea or ed2 != ed:
+                c_atk[n_cand] = atk + ea2
+                c_def[n_cand] = dfn + ed2
+                c_cost[n_cand] = cost
+                c_cards[n_cand] = ncards
+                c_wasted[n_cand] = wasted2
+                c_mask[n_cand] = mask
+                n_cand += 1
+    return n_cand
+
+
+@njit
+def evaluate(rules, cards, n, mode, out):
+    """Cost, ATK, DEF and wasted techniques of playing all of ``cards[:n]``.
+
+    The reference for one play (the rules calculator, the rulebook tests):
+    ``mode`` is the technique assignment of :func:`_boost`. Writes
+    ``out[0..3]``.
+    """
+    ws = np.zeros((W_ROWS, max(n, 1)), dtype=np.int64)
+    _card_tables(rules, cards, n, 0, ws)
+    cost = 0
+    atk = 0
+    dfn = 0
+    runs = 0
+    counts = np.zeros(N_RANKS, dtype=np.int64)
+    for i in range(n):
+        cost += ws[W_COST, i]
+        atk += ws[W_ATK, i]
+        dfn += ws[W_DEF, i]
+        runs |= ws[W_RUNBIT, i]
+        counts[cards[i] // 4] += 1
+    if rules[R_MOMENTUM] != 0:
+        cost = max(0, cost - _popcount(runs & (runs >> 1)))
+    ea, ed, wasted = _boost(n, (1 << n) - 1, ws[W_ATK], ws[W_DEF], ws[W_GRP], ws[W_TECH], mode)
+    atk += ea
+    dfn += ed
+    if rules[R_FORCE] != 0:
+        for r in range(FIRST_TECHNIQUE):
+            if counts[r] >= 2:
+                if PIP_ATK[r] > 0:
+                    atk += counts[r] - 1
+                if PIP_DEF[r] > 0:
+                    dfn += counts[r] - 1
+    out[0] = cost
+    out[1] = atk
+    out[2] = dfn
+    out[3] = wasted
+
+
+@njit
+def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuffle_rng):
+    """Draw up to ``k`` cards; re-form an empty deck from the discard (T9).
+
+    Returns (drawn, reshuffles). ``deck_n``/``disc_n`` are 1-element arrays.
+    """
+    drawn = 0
+    resh = 0
+    for _ in range(k):
+        if deck_n[0] == 0:
+            if disc_n[0] == 0:
+                break
+            for j in range(disc_n[0]):
+                deck[j] = disc[j]
+            deck_n[0] = disc_n[0]
+            disc_n[0] = 0
+            rng.shuffle(reshuffle_rng, deck, deck_n[0])
+            resh += 1
+        deck_n[0] -= 1
+        c = deck[deck_n[0]]
+        hand[seat, hand_n[seat]] = c
+        hand_n[seat] += 1
+        seen[seat] |= np.int64(1) << c
+        drawn += 1
+    return drawn, resh
+
+
+@njit
+def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
+    """Play one game of deal ``deal``; ``strat0`` sits in seat 0.
+
+    ``result`` (int64[8]) receives: winner seat (-1 draw), rounds, end reason,
+    HP of seat 0 and 1, cards seen by seat 0 and 1 (bit masks), and is followed
+    by the played masks in ``result[7]`` (seat 0) — see ``simulate`` for the
+    layout actually stored. With ``do_log`` each round is written to ``log``.
+    """
+    cap = rules[R_CAPACITY]
+    max_hand = rules[R_MAX_HAND]
+    start_hp = rules[R_START_HP]
+    deal_rng = np.zeros(4, dtype=np.uint64)
+    resh_rng = np.zeros(4, dtype=np.uint64)
+    noise0 = np.zeros(4, dtype=np.uint64)
+    noise1 = np.zeros(4, dtype=np.uint64)
+    rng.seed_state(deal_rng, seed, deal, rng.PURPOSE_DEAL)
+    rng.seed_state(resh_rng, seed, deal, rng.PURPOSE_RESHUFFLE)
+    rng.seed_state(noise0, seed, deal, rng.PURPOSE_SEAT0)
+    rng.seed_state(noise1, seed, deal, rng.PURPOSE_SEAT0 + 1)
+
+    deck = np.arange(N_CARDS).astype(np.int64)
+    rng.shuffle(deal_rng, deck, N_CARDS)
+    deck_n = np.array([N_CARDS], dtype=np.int64)
+    disc = np.zeros(N_CARDS, dtype=np.int64)
+    disc_n = np.zeros(1, dtype=np.int64)
+    hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
+    hand_n = np.zeros(2, dtype=np.int64)
+    hp = np.array([start_hp, start_hp], dtype=np.int64)
+    seen = np.zeros(2, dtype=np.int64)
+    played_mask = np.zeros(2, dtype=np.int64)
+    reveals = np.zeros((2, 4), dtype=np.float64)  # n, atk sum, def sum, (unused)
+    last = np.zeros((2, 2), dtype=np.float64)
+
+    # deal alternately, seat 0 first, up to the maximum hand size
+    for _ in range(max_hand):
+        for s in range(2):
+            _draw(rules, s, 1, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng)
+
+    max_cand = 2 * (1 << MAX_HAND)
+    c_atk = np.zeros(max_cand, dtype=np.float64)
+    c_def = np.zeros(max_cand, dtype=np.float64)
+    c_cost = np.zeros(max_cand, dtype=np.float64)
+    c_cards = np.zeros(max_cand, dtype=np.float64)
+    c_wasted = np.zeros(max_cand, dtype=np.float64)
+    c_mask = np.zeros(max_cand, dtype=np.int64)
+    ws = np.zeros((W_ROWS, 1 << MAX_HAND), dtype=np.int64)
+    info = np.zeros(N_INFO, dtype=np.float64)
+    chosen_mask = np.zeros(2, dtype=np.int64)
+    p_cost = np.zeros(2, dtype=np.int64)
+    p_atk = np.zeros(2, dtype=np.int64)
+    p_def = np.zeros(2, dtype=np.int64)
+    keeps = np.zeros(MAX_HAND, dtype=np.float64)
+    order = np.zeros(MAX_HAND, dtype=np.int64)
+    idx = np.zeros(MAX_HAND, dtype=np.int64)
+    ks = np.zeros(MAX_HAND, dtype=np.float64)
+    drop = np.zeros(MAX_HAND, dtype=np.int64)
+
+    winner = DRAW
+    reason = END_CAP
+    sudden = False
+    rounds = 0
+    for rnd in range(rules[R_MAX_ROUNDS]):
+        rounds = rnd + 1
+        # ---- 1. strategy: both choose at once from what they can see (T12)
+        for s in range(2):
+            strat = strat0 if s == 0 else strat1
+            noise = noise0 if s == 0 else noise1
+            o = 1 - s
+            n = hand_n[s]
+            forbidden = np.int64(strat[P_FORBIDDEN])
+            n_cand = enumerate_plays(rules, hand[s], n, forbidden, ws, c_atk, c_def, c_cost,
+                                     c_cards, c_wasted, c_mask)
+            info[I_MY_HP] = hp[s]
+            info[I_OPP_HP] = hp[o]
+            info[I_START_HP] = start_hp
+            info[I_MY_HAND] = n
+            info[I_OPP_HAND] = hand_n[o]
+            info[I_DECK] = deck_n[0]
+            info[I_DISCARD] = disc_n[0]
+            info[I_CAPACITY] = cap
+            info[I_MAX_HAND] = max_hand
+            info[I_ROUND] = rnd
+            info[I_OPP_REVEALS] = reveals[o, 0]
+            info[I_OPP_ATK_SUM] = reveals[o, 1]
+            info[I_OPP_DEF_SUM] = reveals[o, 2]
+            info[I_OPP_LAST_ATK] = last[o, 0]
+            info[I_OPP_LAST_DEF] = last[o, 1]
+            info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
+            info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
+            k = choose_play(strat, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise)
+            chosen_mask[s] = c_mask[k]
+            p_cost[s] = np.int64(c_cost[k])
+            p_atk[s] = np.int64(c_atk[k])
+            p_def[s] = np.int64(c_def[k])
+            if do_log:
+                for i in range(MAX_HAND):
+                    log[rnd, s, L_HAND + i] = hand[s, i] if i < n else -1
+                log[rnd, s, L_PLAYED] = chosen_mask[s]
+                log[rnd, s, L_COST] = p_cost[s]
+                log[rnd, s, L_ATK] = p_atk[s]
+                log[rnd, s, L_DEF] = p_def[s]
+                log[rnd, s, L_SUDDEN] = 1 if sudden else 0
+
+        # ---- 2. combat: simultaneous (T8)
+        dmg0 = max(0, p_atk[1] - p_def[0])  # taken by seat 0
+        dmg1 = max(0, p_atk[0] - p_def[1])
+        hp[0] -= dmg0
+        hp[1] -= dmg1
+        for s in range(2):
+            reveals[s, 0] += 1.0
+            reveals[s, 1] += p_atk[s]
+            reveals[s, 2] += p_def[s]
+            last[s, 0] = p_atk[s]
+            last[s, 1] = p_def[s]
+        if do_log:
+            log[rnd, 0, L_DMG_TAKEN] = dmg0
+            log[rnd, 1, L_DMG_TAKEN] = dmg1
+            log[rnd, 0, L_HP_COMBAT] = hp[0]
+            log[rnd, 1, L_HP_COMBAT] = hp[1]
+        # ---- end of game (T10)
+        if sudden:
+            if dmg0 != dmg1:
+                winner = 0 if dmg1 > dmg0 else 1
+                reason = END_SUDDEN_DEATH
+        elif hp[0] <= 0 and hp[1] <= 0:
+            if dmg0 != dmg1:
+                winner = 0 if dmg1 > dmg0 else 1
+                reason = END_DOUBLE_KO
+            else:
+                sudden = True
+        elif hp[0] <= 0:
+            winner = 1
+            reason = END_KO
+        elif hp[1] <= 0:
+            winner = 0
+            reason = END_KO
+        # played cards still count as played in a deciding round
+        for s in range(2):
+            for i in range(hand_n[s]):
+                if (chosen_mask[s] >> i) & 1:
+                    played_mask[s] |= np.int64(1) << hand[s, i]
+        if winner != DRAW:
+            if do_log:
+                for s in range(2):
+                    log[rnd, s, L_HP_END] = hp[s]
+            break
+
+        # ---- 3. recover: discard plays, heal, draw (T9)
+        for s in range(2):
+            strat = strat0 if s == 0 else strat1
+            noise = noise0 if s == 0 else noise1
+            n = hand_n[s]
+            m = 0
+            for i in range(n):
+                c = hand[s, i]
+                if (chosen_mask[s] >> i) & 1:
+                    disc[disc_n[0]] = c
+                    disc_n[0] += 1
+                else:
+                    hand[s, m] = c
+                    order[m] = i  # index in the hand before the play (for the log)
+                    m += 1
+            for i in range(m, MAX_HAND):
+                hand[s, i] = -1
+            hand_n[s] = m
+            # heal: the h least wanted cards; only lost HP can be restored
+            lost = start_hp - hp[s]
+            h_max = 0
+            if lost > 0 and rules[R_HEAL_PER_CARD] > 0:
+                need = (lost + rules[R_HEAL_PER_CARD] - 1) // rules[R_HEAL_PER_CARD]
+                h_max = min(rules[R_HEAL_CARDS], m, need)
+            healed_log = 0
+            if h_max > 0:
+                for i in range(m):
+                    c = hand[s, i]
+                    r = c // 4
+                    keeps[i] = keep_value(strat, PIP_ATK[r], PIP_DEF[r],
+                                          1.0 if r >= FIRST_TECHNIQUE else 0.0,
+                                          card_cost(rules, c))
+                # selection sort of hand positions by keep value (stable)
+                for a in range(m):
+                    idx[a] = a
+                for a in range(m):
+                    lo = a
+                    for b in range(a + 1, m):
+                        if keeps[idx[b]] < keeps[idx[lo]]:
+                            lo = b
+                    t = idx[a]
+                    idx[a] = idx[lo]
+                    idx[lo] = t
+                for a in range(m):
+                    ks[a] = keeps[idx[a]]
+                info[I_MY_HP] = hp[s]
+                info[I_OPP_HP] = hp[1 - s]
+                info[I_START_HP] = start_hp
+                info[I_MAX_HAND] = max_hand
+                info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
+                h = choose_heal(strat, info, m, cap - p_cost[s], ks, h_max, noise)
+                if h > 0:
+                    drop[:] = 0
+                    for a in range(h):
+                        drop[idx[a]] = 1
+                        healed_log |= 1 << order[idx[a]]
+                    m2 = 0
+                    for i in range(m):
+                        c = hand[s, i]
+                        if drop[i]:
+                            disc[disc_n[0]] = c
+                            disc_n[0] += 1
+                        else:
+                            hand[s, m2] = c
+                            m2 += 1
+                    for i in range(m2, MAX_HAND):
+                        hand[s, i] = -1
+                    hand_n[s] = m2
+                    hp[s] = min(start_hp, hp[s] + h * rules[R_HEAL_PER_CARD])
+            if do_log:
+                log[rnd, s, L_HEALED] = healed_log
+                log[rnd, s, L_HP_END] = hp[s]
+        for s in range(2):
+            k = min(cap - p_cost[s], max_hand - hand_n[s])
+            drawn, resh = _draw(rules, s, k, hand, hand_n, deck, deck_n, disc, disc_n,
+                                seen, resh_rng)
+            if do_log:
+                log[rnd, s, L_DRAWN] = drawn
+                log[rnd, s, L_RESHUFFLES] = resh
+
+    result[0] = winner
+    result[1] = rounds
+    result[2] = reason
+    result[3] = hp[0]
+    result[4] = hp[1]
+    result[5] = seen[0]
+    result[6] = seen[1]
+    result[7] = played_mask[0]
+    result[8] = played_mask[1]
+    result[9] = deck_n[0] + disc_n[0] + hand_n[0] + hand_n[1]  # conservation check
+
+
+N_RESULT = 10
+
+
+@pnjit
+def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
+    n_games = 2 * n_deals
+    for g in prange(n_games):
+        deal = first_deal + g // 2
+        swap = g % 2
+        log = np.zeros((1, 2, LOG_WIDTH), dtype=np.int64)
+        res = np.zeros(N_RESULT, dtype=np.int64)
+        if swap == 0:
+            play_game(rules, strat_a, strat_b, seed, deal, log, False, res)
+        else:
+            play_game(rules, strat_b, strat_a, seed, deal, log, False, res)
+        for k in range(N_RESULT):
+            out[g, k] = res[k]
+
+
+def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
+    """Play games ``first_game .. first_game + n_games`` of seed ``seed``.
+
+    Games come in seat-swapped pairs: game ``2d`` puts strategy A in seat 0 on
+    deal ``d`` and game ``2d + 1`` puts it in seat 1 on the same deal, so
+    ``first_game`` and ``n_games`` must be even. Returns a dict of arrays, one
+    entry per game, from A's point of view where it matters:
+
+    ``winner_seat`` (-1 draw), ``a_seat``, ``a_result`` (1 win, 0 loss, -1 draw
+    — see ``a_points``), ``a_points`` (half points 0/1/2), ``rounds``,
+    ``reason``, ``hp_seat0``, ``hp_seat1``, ``seen_a``/``seen_b`` and
+    ``played_a``/``played_b`` (48-bit card masks), ``cards_total``.
+    """
+    if first_game % 2 or n_games % 2:
+        raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
+    out = np.zeros((n_games, N_RESULT), dtype=np.int64)
+    _simulate(np.asarray(rules, np.int64), np.asarray(strat_a, np.float64),
+              np.asarray(strat_b, np.float64), np.uint64(seed), first_game // 2,
+              n_games // 2, out)
+    return outcome_arrays(out)
+
+
+def outcome_arrays(out: np.ndarray) -> dict:
+    """Per-game dict of arrays from the raw kernel rows (A's point of view)."""
+    n = out.shape[0]
+    a_seat = np.arange(n) % 2
+    winner = out[:, 0]
+    a_points = np.where(winner == -1, 1, np.where(winner == a_seat, 2, 0))
+    sa = np.where(a_seat == 0, out[:, 5], out[:, 6])
+    sb = np.where(a_seat == 0, out[:, 6], out[:, 5])
+    pa = np.where(a_seat == 0, out[:, 7], out[:, 8])
+    pb = np.where(a_seat == 0, out[:, 8], out[:, 7])
+    return {
+        "winner_seat": winner, "a_seat": a_seat, "a_points": a_points,
+        "rounds": out[:, 1], "reason": out[:, 2], "hp_seat0": out[:, 3],
+        "hp_seat1": out[:, 4], "seen_a": sa, "seen_b": sb, "played_a": pa, "played_b": pb,
+        "cards_total": out[:, 9],
+    }
+
+
+def trace(rules, strat_a, strat_b, seed, game):
+    """Replay game ``game`` of seed ``seed`` with a round-by-round log.
+
+    Returns ``(log, result)``: ``log`` is int64[rounds, 2, LOG_WIDTH] (seat 0,
+    seat 1) and ``result`` the kernel's result row.
+    """
+    rules = np.asarray(rules, np.int64)
+    log = np.zeros((int(rules[R_MAX_ROUNDS]), 2, LOG_WIDTH), dtype=np.int64)
+    res = np.zeros(N_RESULT, dtype=np.int64)
+    sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
+    if game % 2 == 0:
+        play_game(rules, sa, sb, np.uint64(seed), game // 2, log, True, res)
+    else:
+        play_game(rules, sb, sa, np.uint64(seed), game // 2, log, True, res)
+    return log[: res[1]], res
+
+
+def play_cards(rules, cards) -> dict:
+    """Rules calculator: cost, ATK, DEF and legality of playing ``cards``.
+
+    Techniques boost the actions that give the most ATK+DEF (the player's best
+    assignment).
+    """
+    rules = np.asarray(rules, np.int64)
+    n = len(cards)
+    ev = np.zeros(4, dtype=np.int64)
+    evaluate(rules, np.asarray(cards, np.int64), n, 2, ev)
+    cost, atk, dfn, wasted = (int(x) for x in ev)
+    return {"cost": cost, "atk": atk, "def": dfn, "wasted_techniques": wasted,
+            "capacity": int(rules[R_CAPACITY]), "legal": cost <= rules[R_CAPACITY]
+            and n <= rules[R_MAX_HAND]}

@@ -1,0 +1,205 @@
+"""Tosk strategy kernel: scores every legal play and heal from features.
+
+A strategy is a named weight set (``strategies/tosk/*.toml``). The engine
+offers the legal candidates (every subset of the hand within stamina, with its
+technique assignment) and the observable state (ruling T12); this kernel turns
+each candidate into a feature vector, scores it with the strategy's weights and
+picks the best, or samples a softmax when the strategy has a temperature (the
+noise comes from the seat's own random stream). Nothing here knows the rules:
+the costs, attack and defence of each candidate come from the engine.
+"""
+
+import numpy as np
+
+from sims.jit import njit
+from sims.rng import gumbel
+
+# --- observable state handed over by the engine (ruling T12) ----------------
+I_MY_HP = 0
+I_OPP_HP = 1
+I_START_HP = 2
+I_MY_HAND = 3
+I_OPP_HAND = 4
+I_DECK = 5
+I_DISCARD = 6
+I_CAPACITY = 7
+I_MAX_HAND = 8
+I_ROUND = 9
+I_OPP_REVEALS = 10  # rounds the opponent has revealed so far
+I_OPP_ATK_SUM = 11  # sum of the opponent's revealed ATK
+I_OPP_DEF_SUM = 12
+I_OPP_LAST_ATK = 13
+I_OPP_LAST_DEF = 14
+I_HEAL_CARDS = 15
+I_HEAL_PER_CARD = 16
+N_INFO = 17
+
+# --- features of a play candidate -----------------------------------------
+PLAY_FEATURES = (
+    ("atk", "attack of the play"),
+    ("def", "defence of the play"),
+    ("cost", "stamina spent"),
+    ("unspent", "stamina left unspent (cards drawn next recover)"),
+    ("cards", "cards played"),
+    ("draw", "cards this play lets you draw (unspent stamina, hand room)"),
+    ("dmg_est", "expected damage: max(0, ATK - expected opponent DEF)"),
+    ("block_est", "expected damage blocked: min(DEF, expected opponent ATK)"),
+    ("lethal", "1 if the expected damage reaches the opponent's HP"),
+    ("hurt_def", "DEF scaled by how hurt you are (1 - HP/start)"),
+    ("press_atk", "ATK scaled by how hurt the opponent is (1 - HP/start)"),
+    ("wasted", "techniques played with no action to boost"),
+    ("empty", "1 for playing nothing"),
+    ("exposed", "expected damage taken: max(0, expected opponent ATK - DEF)"),
+)
+NF = len(PLAY_FEATURES)
+
+# --- features of a heal candidate (discard h hand cards to heal) -------------
+HEAL_FEATURES = (
+    ("gain", "HP restored"),
+    ("cards", "cards discarded to heal"),
+    ("hand_loss", "cards fewer in hand after the draw than without healing"),
+    ("urgent_gain", "HP restored scaled by the share of HP lost"),
+    ("keep_lost", "keep value of the discarded cards"),
+)
+NH = len(HEAL_FEATURES)
+
+# --- how much a strategy wants to keep a card (chooses heal discards) --------
+KEEP_FEATURES = (
+    ("atk", "the card's ATK pips"),
+    ("def", "the card's DEF pips"),
+    ("technique", "1 for a technique (J, Q, K)"),
+    ("cost", "the card's stamina cost"),
+)
+NK = len(KEEP_FEATURES)
+
+# --- parameter vector layout -------------------------------------------------
+P_PLAY = 0
+P_HEAL = P_PLAY + NF
+P_KEEP = P_HEAL + NH
+P_TEMP_PLAY = P_KEEP + NK
+P_TEMP_HEAL = P_TEMP_PLAY + 1
+P_PRIOR_ATK = P_TEMP_HEAL + 1
+P_PRIOR_DEF = P_PRIOR_ATK + 1
+P_PRIOR_WEIGHT = P_PRIOR_DEF + 1
+P_FORBIDDEN = P_PRIOR_WEIGHT + 1  # bit mask of rank indices the strategy may not play
+N_PARAMS = P_FORBIDDEN + 1
+
+SCALARS = {
+    "temperature": (P_TEMP_PLAY, "softmax temperature of the play choice (0 = best play)"),
+    "heal_temperature": (P_TEMP_HEAL, "softmax temperature of the heal choice"),
+    "prior_atk": (P_PRIOR_ATK, "expected opponent ATK before any reveal"),
+    "prior_def": (P_PRIOR_DEF, "expected opponent DEF before any reveal"),
+    "prior_weight": (
+        P_PRIOR_WEIGHT,
+        "rounds' worth of weight on the prior; small = adapts to the opponent's reveals",
+    ),
+}
+SECTIONS = {"play": (P_PLAY, PLAY_FEATURES), "heal": (P_HEAL, HEAL_FEATURES),
+            "keep": (P_KEEP, KEEP_FEATURES)}
+
+
+def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
+    """Turn a validated strategy table into the kernel's parameter vector.
+
+    ``spec`` has optional sections ``play``, ``heal``, ``keep`` (feature name →
+    weight) and the scalars in :data:`SCALARS`; unknown names are the config
+    loader's job to refuse. ``forbidden_ranks`` is a bit mask of rank indices
+    (restricted play).
+    """
+    p = np.zeros(N_PARAMS, dtype=np.float64)
+    p[P_PRIOR_ATK] = 3.0
+    p[P_PRIOR_DEF] = 2.0
+    p[P_PRIOR_WEIGHT] = 1e9
+    for section, (base, feats) in SECTIONS.items():
+        names = [f[0] for f in feats]
+        for key, val in spec.get(section, {}).items():
+            p[base + names.index(key)] = float(val)
+    for key, (idx, _) in SCALARS.items():
+        if key in spec:
+            p[idx] = float(spec[key])
+    p[P_FORBIDDEN] = float(forbidden_ranks)
+    return p
+
+
+@njit
+def keep_value(params, atk, dfn, is_tech, cost):
+    """How much the strategy wants to keep a card in hand."""
+    return (params[P_KEEP] * atk + params[P_KEEP + 1] * dfn
+            + params[P_KEEP + 2] * is_tech + params[P_KEEP + 3] * cost)
+
+
+@njit
+def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise):
+    """Index of the chosen candidate play among the first ``n_cand``.
+
+    ``c_*`` describe each legal candidate (computed by the engine); ``info`` is
+    the observable state. With a positive temperature the choice samples the
+    softmax of the scores (Gumbel arg-max on the seat's ``noise`` stream);
+    otherwise the first best candidate wins.
+    """
+    w = params
+    start = info[I_START_HP]
+    pw = w[P_PRIOR_WEIGHT]
+    nrev = info[I_OPP_REVEALS]
+    opp_atk = (w[P_PRIOR_ATK] * pw + info[I_OPP_ATK_SUM]) / (pw + nrev)
+    opp_def = (w[P_PRIOR_DEF] * pw + info[I_OPP_DEF_SUM]) / (pw + nrev)
+    hurt = 1.0 - info[I_MY_HP] / start
+    opp_hurt = 1.0 - info[I_OPP_HP] / start
+    room = info[I_MAX_HAND] - info[I_MY_HAND]
+    temp = w[P_TEMP_PLAY]
+    best = 0
+    best_score = -np.inf
+    for k in range(n_cand):
+        atk = c_atk[k]
+        dfn = c_def[k]
+        unspent = info[I_CAPACITY] - c_cost[k]
+        draw = min(unspent, room + c_cards[k])
+        dmg = max(0.0, atk - opp_def)
+        exposed = max(0.0, opp_atk - dfn)
+        s = (w[0] * atk + w[1] * dfn + w[2] * c_cost[k] + w[3] * unspent
+             + w[4] * c_cards[k] + w[5] * draw + w[6] * dmg + w[7] * min(dfn, opp_atk)
+             + w[9] * dfn * hurt + w[10] * atk * opp_hurt
+             + w[11] * c_wasted[k] + w[13] * exposed)
+        if dmg >= info[I_OPP_HP]:
+            s += w[8]
+        if c_cards[k] == 0:
+            s += w[12]
+        if temp > 0.0:
+            s += temp * gumbel(noise)
+        if s > best_score:
+            best_score = s
+            best = k
+    return best
+
+
+@njit
+def choose_heal(params, info, hand_after, unspent, keep_sorted, h_max, noise):
+    """How many hand cards to discard for healing (0..h_max).
+
+    ``keep_sorted`` holds the keep values of the hand cards in ascending order:
+    healing discards the h least wanted. ``hand_after`` is the hand size after
+    the play, ``unspent`` the stamina left for the draw.
+    """
+    w = params
+    lost = info[I_START_HP] - info[I_MY_HP]
+    lost_share = lost / info[I_START_HP]
+    per = info[I_HEAL_PER_CARD]
+    temp = w[P_TEMP_HEAL]
+    room0 = info[I_MAX_HAND] - hand_after
+    kept0 = hand_after + min(unspent, room0)
+    best = 0
+    best_score = -np.inf
+    keep_lost = 0.0
+    for h in range(h_max + 1):
+        if h > 0:
+            keep_lost += keep_sorted[h - 1]
+        gain = min(h * per, lost)
+        kept = hand_after - h + min(unspent, room0 + h)
+        s = (w[P_HEAL] * gain + w[P_HEAL + 1] * h + w[P_HEAL + 2] * (kept0 - kept)
+             + w[P_HEAL + 3] * gain * lost_share + w[P_HEAL + 4] * keep_lost)
+        if temp > 0.0:
+            s += temp * gumbel(noise)
+        if s > best_score:
+            best_score = s
+            best = h
+    return best
