@@ -51,18 +51,20 @@ RULE_FIELDS = (
     "max_rounds",  # round cap, then a draw (T11)
     "momentum_counts_techniques",  # J, Q, K may form Momentum runs (T6)
     "technique_cost",  # stamina cost of a technique (3)
+    "heal_needs_loss",  # TD2: a heal card may only be discarded to restore lost HP
 )
 DEFAULT_RULES = {
     "capacity": 13, "max_hand": 6, "start_hp": 20, "heal_cards": 3, "heal_per_card": 1,
     "force": False, "momentum": False, "technique_by_colour": False, "max_rounds": 100,
-    "momentum_counts_techniques": True, "technique_cost": 3,
+    "momentum_counts_techniques": True, "technique_cost": 3, "heal_needs_loss": True,
 }
 RULE_LIMITS = {  # allowed ranges, checked by the config loader
     "capacity": (0, 200), "max_hand": (1, 8), "start_hp": (1, 1000), "heal_cards": (0, 8),
     "heal_per_card": (0, 100), "max_rounds": (1, 10000), "technique_cost": (0, 50),
 }
 (R_CAPACITY, R_MAX_HAND, R_START_HP, R_HEAL_CARDS, R_HEAL_PER_CARD, R_FORCE, R_MOMENTUM,
- R_BY_COLOUR, R_MAX_ROUNDS, R_MOMENTUM_TECH, R_TECH_COST) = range(len(RULE_FIELDS))
+ R_BY_COLOUR, R_MAX_ROUNDS, R_MOMENTUM_TECH, R_TECH_COST, R_HEAL_NEEDS_LOSS) = range(
+    len(RULE_FIELDS))
 MAX_HAND = 8  # array width for hands; max_hand is validated against it
 
 # ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
@@ -458,6 +460,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
     hand_n = np.zeros(2, dtype=np.int64)
     hp = np.array([start_hp, start_hp], dtype=np.int64)
+    hp_combat = hp.copy()
     seen = np.zeros(2, dtype=np.int64)
     played_mask = np.zeros(2, dtype=np.int64)
     reveals = np.zeros((2, 4), dtype=np.float64)  # n, atk sum, def sum, (unused)
@@ -578,6 +581,8 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             break
 
         # ---- 3. recover: discard plays, heal, draw (T9)
+        hp_combat[0] = hp[0]
+        hp_combat[1] = hp[1]
         for s in range(2):
             strat = strat0 if s == 0 else strat1
             noise = noise0 if s == 0 else noise1
@@ -598,9 +603,11 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             # heal: the h least wanted cards; only lost HP can be restored
             lost = start_hp - hp[s]
             h_max = 0
-            if lost > 0 and rules[R_HEAL_PER_CARD] > 0:
-                need = (lost + rules[R_HEAL_PER_CARD] - 1) // rules[R_HEAL_PER_CARD]
-                h_max = min(rules[R_HEAL_CARDS], m, need)
+            if rules[R_HEAL_PER_CARD] > 0 and (lost > 0 or rules[R_HEAL_NEEDS_LOSS] == 0):
+                h_max = min(rules[R_HEAL_CARDS], m)
+                if rules[R_HEAL_NEEDS_LOSS] != 0:  # TD2: every heal card restores HP
+                    h_max = min(h_max, (lost + rules[R_HEAL_PER_CARD] - 1)
+                                // rules[R_HEAL_PER_CARD])
             healed_log = 0
             if h_max > 0:
                 for i in range(m):
@@ -623,7 +630,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
                 for a in range(m):
                     ks[a] = keeps[idx[a]]
                 info[I_MY_HP] = hp[s]
-                info[I_OPP_HP] = hp[1 - s]
+                info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
                 info[I_START_HP] = start_hp
                 info[I_MAX_HAND] = max_hand
                 info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]

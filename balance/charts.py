@@ -1,0 +1,769 @@
+"""Charts for balance reports (matplotlib, Agg, no pyplot).
+
+Every chart function takes the study's tables (pandas DataFrames, see
+``balance.report`` for the data contract) and returns a
+:class:`matplotlib.figure.Figure`. :func:`save` writes it as SVG and PNG and
+returns the SVG text ready to inline in an HTML page.
+
+Output is deterministic: figures are built without pyplot (no global state),
+SVG ids are derived from a fixed hash salt and the file stem, and no date is
+written into the metadata. Text is kept as text in the SVG
+(``svg.fonttype='none'``), so the charts stay small and searchable.
+
+Conventions: win rates and score differences are stored as fractions and
+shown as percent / percentage points; every interval is a 95% CI (Wilson for
+proportions, normal for means and paired differences); every chart names its n.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "RANK_ORDER",
+    "save",
+    "matrix_heatmap",
+    "variant_diffs",
+    "rounds_distribution",
+    "card_value",
+    "variant_overview",
+    "all_charts",
+    "slug",
+]
+
+#: Rank order used on every per-rank axis (10 kept for decks that use it).
+RANK_ORDER: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+_Z = 1.959963984540054  # two-sided 95% normal quantile
+
+# Palette: blue = better than even / positive, red = worse / negative.
+_POS = "#2b6ca3"
+_NEG = "#c0392b"
+_NEUTRAL = "#7f7f7f"
+_INK = "#222222"
+_MUTED = "#555555"
+_GRID = "#e3e3e3"
+_BAND = "#f4f6f8"
+_HIGHLIGHT = "#fff4d6"
+
+_STYLE: dict = {
+    "svg.hashsalt": "balance",
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica", "sans-serif"],
+    "font.size": 9.5,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9.5,
+    "axes.edgecolor": "#888888",
+    "axes.labelcolor": _INK,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.axisbelow": True,
+    "xtick.color": _INK,
+    "ytick.color": _INK,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "path.simplify": True,
+}
+
+PNG_DPI = 110
+
+
+# --------------------------------------------------------------------------- helpers
+@contextmanager
+def _style() -> Iterator[None]:
+    import matplotlib
+
+    with matplotlib.rc_context(_STYLE):
+        yield
+
+
+def _figure(width: float, height: float) -> "Figure":
+    """A new Agg-backed figure, independent of pyplot's global state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _label(text: object) -> str:
+    """A config-supplied name made safe for matplotlib text (no mathtext)."""
+    return str(text).replace("$", r"\$")
+
+
+def slug(text: object) -> str:
+    """A file-name and id-safe version of a (possibly hostile) name."""
+    s = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(text)).strip("-.")
+    return s or "x"
+
+
+def _wrap(text: str, width_in: float, fontsize: float) -> str:
+    import textwrap
+
+    chars = max(24, int(width_in * 72 / (fontsize * 0.6)))
+    return "\n".join(textwrap.wrap(text, chars)) if len(text) > chars else text
+
+
+def _titles(fig: "Figure", title: str, subtitle: str | None = None, ax: "Axes | None" = None) -> None:
+    """Bold left-aligned title; the explanatory subtitle goes under it (as the
+    axes title) for single-panel charts, or as a caption below multi-panel ones.
+    Call last, once every other artist is in place: wrapping uses the laid-out
+    axes width."""
+    width = fig.get_figwidth()
+    fig.suptitle(
+        _wrap(_label(title), width, 11.5), x=0.01, ha="left",
+        fontsize=11.5, fontweight="bold", color=_INK,
+    )
+    if not subtitle:
+        return
+    if ax is not None:
+        fig.draw_without_rendering()  # run the layout to learn the axes' real width
+        ax_w = width * ax.get_position().width
+        ax.set_title(_wrap(_label(subtitle), ax_w, 8.5), loc="left", fontsize=8.5, color=_MUTED)
+    else:
+        fig.supxlabel(_wrap(_label(subtitle), width, 8.5), x=0.01, ha="left", fontsize=8.5, color=_MUTED)
+
+
+def _panel_title(ax: "Axes", text: str, fig_width: float) -> None:
+    ax.set_title(_wrap(_label(text), fig_width - 1.3, 9), loc="left", fontsize=9, color=_MUTED)
+
+
+def _variant_label(name: object, width: int = 36) -> str:
+    """A variant name for an axis: '+'-joined rule options wrapped onto lines."""
+    text = _label(name)
+    if len(text) <= width or "+" not in text:
+        return text
+    lines, line = [], ""
+    for part in text.split("+"):
+        piece = part if not line else "+" + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = "+" + part
+        else:
+            line += piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _fmt_n(n: float) -> str:
+    return f"{int(round(n)):,}"
+
+
+def _n_range(values: Iterable[float]) -> str:
+    arr = np.asarray([v for v in values if pd.notna(v)], dtype=float)
+    if arr.size == 0:
+        return "?"
+    lo, hi = arr.min(), arr.max()
+    return _fmt_n(lo) if lo == hi else f"{_fmt_n(lo)}–{_fmt_n(hi)}"
+
+
+def _variant_sort_key(name: str) -> tuple[int, str]:
+    """base first, then single rule options, then pairs, ... alphabetically."""
+    if name == "base":
+        return (0, "")
+    return (1 + str(name).count("+"), str(name))
+
+
+def _colors(n: int) -> list:
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _empty(fig: "Figure", ax: "Axes", message: str) -> "Figure":
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, message, ha="center", va="center", color=_MUTED, transform=ax.transAxes)
+    return fig
+
+
+def _wilson(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    lo = np.full(k.shape, np.nan)
+    hi = np.full(k.shape, np.nan)
+    ok = n > 0
+    if ok.any():
+        lo[ok], hi[ok] = proportion_confint(k[ok], n[ok], alpha=0.05, method="wilson")
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- save
+_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.S)
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_ID = re.compile(r'\bid="([^"]+)"')
+_REF = re.compile(r'(url\(#|href="#)([^)"]+)')
+
+
+def _inline_svg(svg: str, prefix: str) -> str:
+    """SVG text fit for inlining: no prolog/doctype/metadata, ids prefixed.
+
+    Several charts live in one HTML page; matplotlib's ids (``patch_1``,
+    clip paths, markers) would collide between them, so each is prefixed.
+    """
+    svg = _PROLOG.sub("", svg, count=1)
+    svg = _METADATA.sub("", svg, count=1)
+    svg = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = _REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+    return svg.strip() + "\n"
+
+
+def save(fig: "Figure", stem: Path) -> str:
+    """Write ``stem.svg`` and ``stem.png``, close the figure, return inline SVG text.
+
+    The returned text starts with ``<svg`` (no XML prolog or doctype), has
+    its ids prefixed with the stem name so several charts can share a page,
+    and carries no date. The files on disk are standard standalone SVG/PNG.
+    """
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    svg_path = stem.with_name(stem.name + ".svg")
+    png_path = stem.with_name(stem.name + ".png")
+    try:
+        with _style():
+            _atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
+            # The layout is resolution-independent: keep the one just computed
+            # instead of solving it again for the PNG.
+            fig.set_layout_engine("none")
+            _atomic_savefig(fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    finally:
+        _close(fig)
+    return _inline_svg(svg_path.read_text(encoding="utf-8"), slug(stem.name))
+
+
+def _atomic_savefig(fig: "Figure", path: Path, **kwargs) -> None:
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fig.savefig(fh, **kwargs)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _close(fig: "Figure") -> None:
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close(fig)
+    fig.clear()
+
+
+# --------------------------------------------------------------------------- matrix
+def matrix_heatmap(
+    matrix_df: pd.DataFrame, variant: str, order: Sequence[str] | None = None
+) -> "Figure":
+    """Head-to-head win-rate matrix of one variant.
+
+    Cell (row a, column b) is a's win rate against b in percent, with the 95%
+    Wilson half-width below it. Diverging colours centred on 50%; the diagonal
+    is grey. Strategies are ordered by mean win rate (strongest first) unless
+    ``order`` is given.
+    """
+    import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
+
+    df = matrix_df[matrix_df["variant"] == variant]
+    with _style():
+        if df.empty:
+            fig = _figure(5, 2)
+            ax = fig.add_subplot()
+            _titles(fig, f"Head-to-head win rate — {variant}")
+            return _empty(fig, ax, "no games for this variant")
+
+        if order is None:
+            strength = df.groupby("a")["winrate"].mean()
+            names = sorted(set(df["a"]) | set(df["b"]), key=lambda s: (-strength.get(s, 0.0), str(s)))
+        else:
+            names = list(order)
+        idx = {s: i for i, s in enumerate(names)}
+        k = len(names)
+        win = np.full((k, k), np.nan)
+        half = np.full((k, k), np.nan)
+        for row in df.itertuples(index=False):
+            if row.a in idx and row.b in idx and row.a != row.b:
+                i, j = idx[row.a], idx[row.b]
+                win[i, j] = row.winrate
+                half[i, j] = (row.winrate_hi - row.winrate_lo) / 2
+
+        spread = np.nanmax(np.abs(win - 0.5)) if np.isfinite(win).any() else 0.1
+        spread = min(0.5, max(0.1, math.ceil(spread * 20) / 20))
+        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+
+        side = max(3.2, 0.85 * k + 1.6)
+        fig = _figure(side + 1.4, side + 0.9)
+        ax = fig.add_subplot()
+        edges = np.arange(k + 1) - 0.5
+        im = ax.pcolormesh(edges, edges, np.ma.masked_invalid(win), cmap=cmap, norm=norm)
+        ax.set_facecolor("#e6e6e6")
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.5, k - 0.5)
+        ax.set_ylim(k - 0.5, -0.5)
+
+        small = k > 8
+        for i in range(k):
+            for j in range(k):
+                if i == j:
+                    ax.text(j, i, "—", ha="center", va="center", color=_MUTED, fontsize=9)
+                    continue
+                w = win[i, j]
+                if not np.isfinite(w):
+                    ax.text(j, i, "n/a", ha="center", va="center", color=_MUTED, fontsize=7.5)
+                    continue
+                dark = abs(w - 0.5) > 0.6 * spread
+                ax.text(
+                    j, i, f"{w * 100:.1f}\n±{half[i, j] * 100:.1f}",
+                    ha="center", va="center", fontsize=7 if small else 8.5,
+                    linespacing=1.15, color="white" if dark else _INK,
+                )
+
+        labels = [_label(s) for s in names]
+        ax.set_xticks(range(k), labels, rotation=35, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(k), labels)
+        ax.set_xlabel("opponent (column)")
+        ax.set_ylabel("strategy (row)")
+        ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
+        ax.grid(which="minor", color="white", linewidth=1.5)
+        ax.tick_params(which="minor", length=0)
+        ax.tick_params(which="major", length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+
+        cbar = fig.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
+        cbar.set_label("row's win rate vs column (%)")
+        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
+        cbar.outline.set_visible(False)
+
+        _titles(
+            fig,
+            f"Head-to-head win rate — {variant}",
+            f"% of games the row strategy wins (draws not counted as wins); "
+            f"± = 95% Wilson half-width; n = {_n_range(df['games'])} games per pair",
+            ax=ax,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- variant diffs
+def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = None) -> "Figure":
+    """Forest plot: each variant's paired change in each strategy's score vs base.
+
+    One row band per variant (largest mean shift on top), one coloured
+    point per strategy with its 95% CI; filled points are significant after
+    Holm correction, hollow ones are not. Values in percentage points.
+    """
+    from matplotlib.lines import Line2D
+
+    df = diffs_df
+    if strategies is not None:
+        df = df[df["strategy"].isin(list(strategies))]
+    with _style():
+        if df.empty:
+            fig = _figure(6, 2)
+            ax = fig.add_subplot()
+            _titles(fig, "Change in strategy score vs base")
+            return _empty(fig, ax, "no variants other than base to compare")
+
+        strat_names = list(dict.fromkeys(strategies if strategies is not None else df["strategy"]))
+        strat_names = [s for s in strat_names if (df["strategy"] == s).any()]
+        mean_shift = df.groupby("variant")["diff"].mean()
+        variants = sorted(mean_shift.index, key=lambda v: (-mean_shift[v], str(v)))
+        nv, ns = len(variants), len(strat_names)
+        ypos = {v: i for i, v in enumerate(variants)}
+        offsets = np.linspace(-0.32, 0.32, ns) if ns > 1 else np.zeros(1)
+        colors = dict(zip(strat_names, _colors(ns)))
+
+        wrapped = any("\n" in _variant_label(v) for v in variants)
+        band = max(0.42 if wrapped else 0.3, 0.085 * ns + 0.1)
+        fig = _figure(9.0, max(2.8, band * nv + 1.6))
+        ax = fig.add_subplot()
+        for i in range(nv):
+            if i % 2 == 0:
+                ax.axhspan(i - 0.5, i + 0.5, color=_BAND, zorder=0, linewidth=0)
+        ax.axvline(0, color=_INK, linewidth=0.9, zorder=1)
+
+        for j, s in enumerate(strat_names):
+            sub = df[df["strategy"] == s]
+            y = sub["variant"].map(ypos).to_numpy(dtype=float) + offsets[j]
+            x = sub["diff"].to_numpy(dtype=float) * 100
+            lo = sub["diff_lo"].to_numpy(dtype=float) * 100
+            hi = sub["diff_hi"].to_numpy(dtype=float) * 100
+            sig = sub["significant"].fillna(False).to_numpy(dtype=bool)
+            c = colors[s]
+            ax.errorbar(
+                x, y, xerr=np.vstack([x - lo, hi - x]), fmt="none",
+                ecolor=c, elinewidth=1.2, capsize=0, zorder=2,
+            )
+            ms = 26 if ns > 4 else 34
+            ax.scatter(x[sig], y[sig], s=ms, color=c, edgecolor=c, zorder=3, linewidth=1)
+            ax.scatter(x[~sig], y[~sig], s=ms, facecolor="white", edgecolor=c, zorder=3, linewidth=1.2)
+
+        ax.set_yticks(range(nv), [_variant_label(v) for v in variants])
+        ax.set_ylim(nv - 0.5, -0.5)
+        ax.tick_params(axis="y", length=0)
+        ax.spines["left"].set_visible(False)
+        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.set_xlabel("change in score vs base (percentage points, 95% CI)")
+
+        handles = [Line2D([], [], color=colors[s], marker="o", linestyle="-", label=_label(s)) for s in strat_names]
+        handles += [
+            Line2D([], [], color=_INK, marker="o", linestyle="", label="significant (Holm)"),
+            Line2D([], [], color=_INK, marker="o", markerfacecolor="white", linestyle="", label="not significant"),
+        ]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+        _titles(
+            fig,
+            "How each variant changes each strategy's score vs base",
+            f"score = win + ½ draw; paired by seed, n = {_n_range(df['n_pairs'])} pairs per point; "
+            "filled = significant after Holm correction",
+            ax=ax,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- rounds
+def _pick_round_variants(rounds_df: pd.DataFrame, limit: int = 5) -> list[str]:
+    counts = rounds_df.groupby("variant")["count"].sum()
+    weighted = (rounds_df["rounds"] * rounds_df["count"]).groupby(rounds_df["variant"]).sum()
+    mean = (weighted / counts.replace(0, np.nan)).dropna()
+    names = sorted(mean.index, key=_variant_sort_key)
+    if len(names) <= limit:
+        return names
+    picked: list[str] = []
+    for v in (["base"] if "base" in mean.index else []) + [mean.idxmin(), mean.idxmax()]:
+        if v not in picked:
+            picked.append(v)
+    for v in names:
+        if len(picked) >= limit:
+            break
+        if v not in picked:
+            picked.append(v)
+    return picked
+
+
+def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None = None) -> "Figure":
+    """Distribution of game length (rounds), a few variants overlaid as step lines.
+
+    With ``variants=None``: all variants if there are at most five, else
+    base, the shortest and the longest game by mean rounds, and others up to five.
+    """
+    with _style():
+        fig = _figure(9.0, 4.0)
+        ax = fig.add_subplot()
+        if rounds_df.empty:
+            _titles(fig, "Game length")
+            return _empty(fig, ax, "no games")
+        chosen = list(variants) if variants is not None else _pick_round_variants(rounds_df)
+        colors = _colors(len(chosen))
+        lo_r, hi_r = int(rounds_df["rounds"].min()), int(rounds_df["rounds"].max())
+        full = np.arange(lo_r, hi_r + 1)
+        total_games = 0
+        for c, v in zip(colors, chosen):
+            sub = rounds_df[rounds_df["variant"] == v].groupby("rounds")["count"].sum()
+            n = float(sub.sum())
+            if n <= 0:
+                continue
+            total_games += n
+            share = sub.reindex(full, fill_value=0).to_numpy(dtype=float) / n * 100
+            mean = float((sub.index.to_numpy() * sub.to_numpy()).sum() / n)
+            lw = 2.0 if v == "base" else 1.4
+            ax.step(full, share, where="mid", color=c, linewidth=lw,
+                    label=f"{_variant_label(v, 34)}\nmean {mean:.1f} rounds, n={_fmt_n(n)}")
+            ax.axvline(mean, color=c, linewidth=0.8, linestyle=":", ymax=0.97)
+        ax.set_xlabel("game length (rounds)")
+        ax.set_ylabel("share of games (%)")
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(lo_r - 0.5, hi_r + 0.5)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.grid(axis="y", color=_GRID, linewidth=0.8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, labelspacing=0.9)
+        _titles(
+            fig,
+            "Game length distribution",
+            "share of games ending after each number of rounds; dotted lines = means",
+            ax=ax,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- cards
+def _rank_order(ranks: Iterable[str]) -> list[str]:
+    present = list(dict.fromkeys(str(r) for r in ranks))
+    known = [r for r in RANK_ORDER if r in present]
+    return known + sorted(r for r in present if r not in RANK_ORDER)
+
+
+def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
+    """Pool per-card rows (one per suit) into one row per rank.
+
+    Played WR: Wilson interval on the pooled wins. IWD: pooled GIH WR minus
+    pooled GNS WR with a normal-approximation interval. Where a rank has a
+    single card its own figures are kept as given.
+    """
+    rows = []
+    for rank, g in cards.groupby(cards["rank"].astype(str), sort=False):
+        if len(g) == 1:
+            r = g.iloc[0]
+            rows.append(dict(
+                rank=rank, played_n=r.played_n, played_wr=r.played_wr,
+                played_lo=r.played_lo, played_hi=r.played_hi,
+                gih_n=r.gih_n, iwd=r.iwd, iwd_lo=r.iwd_lo, iwd_hi=r.iwd_hi,
+            ))
+            continue
+        pn = float(g["played_n"].sum())
+        pw = float((g["played_wr"].fillna(0) * g["played_n"]).sum())
+        plo, phi = _wilson(np.array([pw]), np.array([pn]))
+        gn = float(g["gih_n"].sum())
+        nn = float(g["gns_n"].sum())
+        gwr = float((g["gih_wr"].fillna(0) * g["gih_n"]).sum() / gn) if gn else np.nan
+        nwr = float((g["gns_wr"].fillna(0) * g["gns_n"]).sum() / nn) if nn else np.nan
+        iwd = gwr - nwr
+        se = math.sqrt(gwr * (1 - gwr) / gn + nwr * (1 - nwr) / nn) if gn and nn else np.nan
+        rows.append(dict(
+            rank=rank, played_n=pn, played_wr=pw / pn if pn else np.nan,
+            played_lo=plo[0], played_hi=phi[0], gih_n=gn,
+            iwd=iwd, iwd_lo=iwd - _Z * se, iwd_hi=iwd + _Z * se,
+        ))
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    order = _rank_order(out["rank"])
+    return out.set_index("rank").loc[order].reset_index()
+
+
+def _bars(ax: "Axes", x, value, lo, hi, base: float, strong=None) -> None:
+    """Bars from a reference line (``base``) with 95% CI whiskers; weak ones faded."""
+    from matplotlib.colors import to_rgba
+
+    value = np.asarray(value, dtype=float)
+    alpha = np.ones(len(value)) if strong is None else np.where(np.asarray(strong, dtype=bool), 1.0, 0.45)
+    colors = [to_rgba(_POS if v >= base else _NEG, a) for v, a in zip(value, alpha)]
+    ax.bar(x, value - base, bottom=base, width=0.68, color=colors, zorder=2)
+    yerr = np.vstack([value - np.asarray(lo, dtype=float), np.asarray(hi, dtype=float) - value])
+    ax.errorbar(x, value, yerr=yerr, fmt="none", ecolor=_INK, elinewidth=1.0, capsize=2.5, zorder=3)
+    ax.axhline(base, color=_INK, linewidth=0.9, zorder=1)
+    ax.grid(axis="y", color=_GRID, linewidth=0.8)
+
+
+def card_value(
+    cards_df: pd.DataFrame,
+    restricted_df: pd.DataFrame | None = None,
+    variant: str = "base",
+    strategy: str | None = None,
+) -> "Figure":
+    """Per-rank card value for one strategy in one variant.
+
+    Panels (ranks A–9, J, Q, K in order, suits pooled): played win rate, IWD
+    (win rate when in hand minus when not seen), both observational; and, when
+    ``restricted_df`` is given, the causal effect on the strategy's score of
+    forbidding it to play that rank (paired by seed). Error bars are 95% CIs.
+    ``strategy=None`` takes the first strategy in the table for that variant.
+    """
+    cards = cards_df[cards_df["variant"] == variant]
+    if strategy is None and not cards.empty:
+        strategy = str(cards["strategy"].iloc[0])
+    cards = cards[cards["strategy"] == strategy]
+    restr = None
+    if restricted_df is not None and not restricted_df.empty:
+        restr = restricted_df[(restricted_df["variant"] == variant) & (restricted_df["strategy"] == strategy)]
+        if restr.empty:
+            restr = None
+
+    with _style():
+        pooled = _pool_ranks(cards) if not cards.empty else pd.DataFrame()
+        panels = 2 + (restr is not None)
+        fig = _figure(7.6, 1.2 + 2.35 * panels)
+        axes = fig.subplots(panels, 1, sharex=True)
+        title = f"Card value by rank — {strategy}, {variant}"
+        if pooled.empty:
+            _titles(fig, title)
+            for ax in axes:
+                _empty(fig, ax, "no card data")
+            return fig
+
+        ranks = _rank_order(list(pooled["rank"]) + ([] if restr is None else list(restr["rank"].astype(str))))
+        xpos = {r: i for i, r in enumerate(ranks)}
+        x = pooled["rank"].map(xpos).to_numpy()
+
+        ax = axes[0]
+        _bars(ax, x, pooled["played_wr"] * 100, pooled["played_lo"] * 100, pooled["played_hi"] * 100, 50.0)
+        ax.set_ylabel("win rate when\nplayed (%)")
+        _panel_title(ax, f"Played win rate (observational), n = {_n_range(pooled['played_n'])} plays per rank",
+                     fig.get_figwidth())
+
+        ax = axes[1]
+        _bars(ax, x, pooled["iwd"] * 100, pooled["iwd_lo"] * 100, pooled["iwd_hi"] * 100, 0.0)
+        ax.set_ylabel("IWD\n(pp)")
+        _panel_title(ax, "Improvement when drawn, IWD = GIH WR − GNS WR (observational), "
+                     f"n = {_n_range(pooled['gih_n'])} games in hand per rank", fig.get_figwidth())
+
+        if restr is not None:
+            ax = axes[2]
+            rx = restr["rank"].astype(str).map(xpos).to_numpy()
+            sig = (restr["p_holm"] < 0.05).to_numpy() if "p_holm" in restr else None
+            _bars(ax, rx, restr["effect"] * 100, restr["effect_lo"] * 100, restr["effect_hi"] * 100, 0.0, strong=sig)
+            ax.set_ylabel("Δ score when\nforbidden (pp)")
+            _panel_title(ax, "Restricted play (causal, paired): score change when this rank may not be "
+                         f"played, n = {_n_range(restr['n_pairs'])} pairs; faded = not significant (Holm)",
+                         fig.get_figwidth())
+
+        axes[-1].set_xticks(range(len(ranks)), [_label(r) for r in ranks])
+        axes[-1].set_xlabel("rank (suits pooled)")
+        axes[-1].set_xlim(-0.6, len(ranks) - 0.4)
+        _titles(fig, title, "bars = estimate, whiskers = 95% CI; blue above / red below the reference line")
+    return fig
+
+
+# --------------------------------------------------------------------------- overview
+def variant_overview(variants_df: pd.DataFrame) -> "Figure":
+    """All variants side by side: mean game length, draw rate, luck vs skill.
+
+    One row per variant (base on top and highlighted, then by number of rule
+    options); each panel shows the estimate with its 95% CI. The luck-vs-skill
+    panel is the best strategy's win rate against random play, annotated with
+    the games needed for it to be ahead with 95% probability.
+    """
+    with _style():
+        if variants_df.empty:
+            fig = _figure(6, 2)
+            ax = fig.add_subplot()
+            _titles(fig, "Variants at a glance")
+            return _empty(fig, ax, "no variants")
+
+        df = variants_df.copy()
+        df["_key"] = df["variant"].map(_variant_sort_key)
+        df = df.sort_values("_key").reset_index(drop=True)
+        nv = len(df)
+        y = np.arange(nv)
+        has_luck = "luck_skill_winrate" in df and df["luck_skill_winrate"].notna().any()
+        panels = 3 if has_luck else 2
+        wrapped = any("\n" in _variant_label(v) for v in df["variant"])
+        fig = _figure(3.0 * panels + 2.4, max(2.4, (0.36 if wrapped else 0.26) * nv + 1.5))
+        axes = fig.subplots(1, panels, sharey=True)
+
+        games = df["games"].to_numpy(dtype=float)
+        rm = df["rounds_mean"].to_numpy(dtype=float)
+        half = _Z * df["rounds_sd"].to_numpy(dtype=float) / np.sqrt(np.maximum(games, 1))
+        specs = [
+            (rm, rm - half, rm + half, None, "mean game length (rounds)", "Game length"),
+            (df["draw_rate"].to_numpy(float) * 100, df["draw_lo"].to_numpy(float) * 100,
+             df["draw_hi"].to_numpy(float) * 100, None, "draw rate (%)", "Draws"),
+        ]
+        if has_luck:
+            specs.append((
+                df["luck_skill_winrate"].to_numpy(float) * 100, df["luck_skill_lo"].to_numpy(float) * 100,
+                df["luck_skill_hi"].to_numpy(float) * 100, 50.0,
+                "best vs random: win rate (%)", "Luck vs skill",
+            ))
+
+        base_rows = np.flatnonzero(df["variant"].to_numpy() == "base")
+        for ax, (val, lo, hi, ref, xlabel, head) in zip(axes, specs):
+            for i in range(nv):
+                if i % 2 == 0:
+                    ax.axhspan(i - 0.5, i + 0.5, color=_BAND, zorder=0, linewidth=0)
+            for i in base_rows:
+                ax.axhspan(i - 0.5, i + 0.5, color=_HIGHLIGHT, zorder=0, linewidth=0)
+            ok = np.isfinite(val)
+            ax.errorbar(
+                val[ok], y[ok], xerr=np.vstack([val[ok] - lo[ok], hi[ok] - val[ok]]),
+                fmt="o", color=_POS, ecolor=_POS, markersize=4, elinewidth=1.3, capsize=0, zorder=3,
+            )
+            if ref is not None:
+                ax.axvline(ref, color=_INK, linewidth=0.9, linestyle="--", zorder=1)
+            ax.set_xlabel(xlabel)
+            ax.set_title(head, loc="left", fontsize=9.5, fontweight="bold", color=_INK)
+            ax.grid(axis="x", color=_GRID, linewidth=0.8)
+            ax.tick_params(axis="y", length=0)
+            ax.spines["left"].set_visible(False)
+        axes[1].set_xlim(left=0)
+
+        if has_luck and "games_needed" in df:
+            ax = axes[2]
+            hi = df["luck_skill_hi"].to_numpy(float) * 100
+            for i, (g, h) in enumerate(zip(df["games_needed"], hi)):
+                if pd.notna(g) and np.isfinite(h):
+                    ax.annotate(
+                        f"{_fmt_n(g)} games", (h, i), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7.5, color=_MUTED,
+                    )
+            lo_x, hi_x = ax.get_xlim()
+            ax.set_xlim(lo_x, hi_x + (hi_x - lo_x) * 0.22)
+
+        axes[0].set_yticks(y, [_variant_label(v) for v in df["variant"]])
+        axes[0].set_ylim(nv - 0.5, -0.5)
+        _titles(
+            fig,
+            "Variants at a glance",
+            f"95% CIs; n = {_n_range(df['games'])} games per variant; "
+            "luck vs skill annotated with games needed for the better side to lead with 95% probability",
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- all at once
+def all_charts(
+    tables: Mapping[str, pd.DataFrame | None],
+    chart_dir: Path,
+    card_variant: str = "base",
+    matrix_variants: Sequence[str] | None = None,
+) -> dict[str, str]:
+    """Render every standard chart for one game's tables into ``chart_dir``.
+
+    Returns ``{name: inline SVG}`` using the names :func:`balance.report.write_index`
+    places on the page: ``overview``, ``diffs``, ``rounds``,
+    ``matrix:<variant>`` (one per variant) and ``cards:<strategy>`` (card
+    value in ``card_variant``, one per strategy, when card tables exist).
+    """
+    chart_dir = Path(chart_dir)
+    out: dict[str, str] = {}
+
+    variants = tables.get("variants")
+    if variants is not None and not variants.empty:
+        out["overview"] = save(variant_overview(variants), chart_dir / "overview")
+    diffs = tables.get("diffs")
+    if diffs is not None and not diffs.empty:
+        out["diffs"] = save(variant_diffs(diffs), chart_dir / "variant-diffs")
+    rounds = tables.get("rounds")
+    if rounds is not None and not rounds.empty:
+        out["rounds"] = save(rounds_distribution(rounds), chart_dir / "rounds")
+    matrix = tables.get("matrix")
+    if matrix is not None and not matrix.empty:
+        names = list(matrix_variants) if matrix_variants is not None else sorted(
+            matrix["variant"].unique(), key=_variant_sort_key
+        )
+        for i, v in enumerate(names):
+            out[f"matrix:{v}"] = save(matrix_heatmap(matrix, v), chart_dir / f"matrix-{i:02d}-{slug(v)}")
+    cards = tables.get("cards")
+    if cards is not None and not cards.empty:
+        sub = cards[cards["variant"] == card_variant]
+        for i, s in enumerate(dict.fromkeys(sub["strategy"])):
+            fig = card_value(cards, tables.get("restricted"), variant=card_variant, strategy=s)
+            out[f"cards:{s}"] = save(fig, chart_dir / f"cards-{i:02d}-{slug(s)}")
+    return out

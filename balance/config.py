@@ -1,0 +1,270 @@
+"""Loading and validating configs: rulesets, variants and strategies.
+
+Everything a user writes (TOML files, variant names, strategy names) is
+checked here, and every mistake becomes a one-line :class:`UserError` naming
+the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from balance.errors import UserError
+from balance.registry import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = ROOT / "configs"
+STRATEGY_DIR = ROOT / "strategies"
+
+
+def load_toml(path: Path) -> dict:
+    """Read a TOML file; a syntax error is a user error naming the file."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: malformed TOML: {exc}") from None
+
+
+def _check_keys(path, where: str, table: dict, allowed) -> None:
+    allowed = list(allowed)
+    for key in table:
+        if key not in allowed:
+            raise UserError(
+                f"{path}: unknown key '{key}' in {where}; allowed: {', '.join(allowed)}"
+            )
+
+
+def _number(path, key: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UserError(f"{path}: key '{key}' must be a number, got {value!r}")
+    if not np.isfinite(value):
+        raise UserError(f"{path}: key '{key}' must be finite, got {value!r}")
+    return float(value)
+
+
+# ---- rulesets and variants ---------------------------------------------------
+@dataclass(frozen=True)
+class Ruleset:
+    """A resolved ruleset: base rules plus a set of variants."""
+
+    game: str
+    name: str  # canonical variant name, e.g. "base" or "force+momentum"
+    variants: tuple[str, ...]
+    rules: dict = field(hash=False)
+    description: str = ""
+
+    def vector(self) -> np.ndarray:
+        return get_game(self.game).engine_module().encode_rules(self.rules)
+
+
+def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
+    eng = get_game(game).engine_module()
+    _check_keys(path, "[rules]", table, eng.RULE_FIELDS)
+    out = {}
+    for key, value in table.items():
+        default = eng.DEFAULT_RULES[key]
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise UserError(f"{path}: key '{key}' must be true or false, got {value!r}")
+        else:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UserError(f"{path}: key '{key}' must be an integer, got {value!r}")
+            lo, hi = eng.RULE_LIMITS.get(key, (0, 10**6))
+            if not lo <= value <= hi:
+                raise UserError(f"{path}: key '{key}' = {value} is out of range; allowed {lo}..{hi}")
+        out[key] = value
+    if not partial:
+        missing = [k for k in eng.RULE_FIELDS if k not in out]
+        if missing:
+            raise UserError(f"{path}: [rules] is missing {', '.join(missing)}")
+    return out
+
+
+def _variant_file(game: str, name: str) -> Path:
+    return CONFIG_DIR / game / "variants" / f"{name}.toml"
+
+
+def variant_names(game: str) -> list[str]:
+    """The optional variants of a game, in file-name order."""
+    return sorted(p.stem for p in (CONFIG_DIR / game / "variants").glob("*.toml"))
+
+
+def _load_rules_file(game: str, path: Path, partial: bool) -> tuple[dict, str]:
+    data = load_toml(path)
+    _check_keys(path, "the top level", data, ["description", "rules"])
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise UserError(f"{path}: 'rules' must be a table")
+    return _validate_rules(game, path, rules, partial), str(data.get("description", ""))
+
+
+def resolve_variant(game: str, spec: str) -> Ruleset:
+    """Resolve ``"base"`` or ``"force+momentum"`` into a full ruleset.
+
+    Variants compose with ``+``; the canonical name lists them in sorted order,
+    so ``momentum+force`` and ``force+momentum`` are the same run.
+    """
+    get_game(game)
+    names = [s.strip() for s in spec.split("+") if s.strip()]
+    if not names:
+        raise UserError(f"empty variant name; allowed: base, {', '.join(variant_names(game))}")
+    allowed = variant_names(game)
+    chosen = []
+    for name in names:
+        if name == "base":
+            continue
+        if name not in allowed:
+            raise UserError(
+                f"unknown {game} variant '{name}'; allowed: base, {', '.join(allowed)} "
+                "(combine with +)"
+            )
+        if name in chosen:
+            raise UserError(f"variant '{name}' is named twice in '{spec}'")
+        chosen.append(name)
+    if "base" in names and chosen:
+        raise UserError(f"'base' cannot be combined with other variants in '{spec}'")
+    base_path = CONFIG_DIR / game / "base.toml"
+    rules, desc = _load_rules_file(game, base_path, partial=False)
+    set_by: dict[str, str] = {}
+    chosen.sort()
+    descs = [desc]
+    for name in chosen:
+        over, vdesc = _load_rules_file(game, _variant_file(game, name), partial=True)
+        descs.append(vdesc)
+        for key, value in over.items():
+            if key in set_by and rules[key] != value:
+                raise UserError(
+                    f"variants '{set_by[key]}' and '{name}' disagree on '{key}'; "
+                    "they cannot be combined"
+                )
+            rules[key] = value
+            set_by[key] = name
+    canonical = "+".join(chosen) if chosen else "base"
+    return Ruleset(game, canonical, tuple(chosen), rules, "; ".join(d for d in descs if d))
+
+
+def all_variant_combinations(game: str) -> list[str]:
+    """Every combination of the optional variants: base first, then by size."""
+    names = variant_names(game)
+    out = ["base"]
+    for k in range(1, len(names) + 1):
+        out += ["+".join(c) for c in itertools.combinations(names, k)]
+    return out
+
+
+def parse_variant_list(game: str, text: str) -> list[Ruleset]:
+    """A comma-separated list of variants (``all`` = every combination)."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if items == ["all"]:
+        items = all_variant_combinations(game)
+    if not items:
+        raise UserError("no variants given; name at least one (e.g. base,force) or 'all'")
+    out, seen = [], set()
+    for item in items:
+        rs = resolve_variant(game, item)
+        if rs.name in seen:
+            raise UserError(f"variant '{rs.name}' is listed twice")
+        seen.add(rs.name)
+        out.append(rs)
+    return out
+
+
+# ---- strategies ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Strategy:
+    """A named, validated strategy: its TOML table and the kernel's vector."""
+
+    game: str
+    name: str
+    spec: dict = field(hash=False)
+    description: str = ""
+    forbidden_ranks: int = 0  # restricted play: bit mask of rank indices
+
+    def vector(self) -> np.ndarray:
+        mod = get_game(self.game).strategy_module()
+        return mod.encode_strategy(self.spec, self.forbidden_ranks)
+
+    def restricted(self, rank_index: int, rank_name: str) -> "Strategy":
+        """The same strategy forbidden to play one rank (restricted play)."""
+        return Strategy(self.game, f"{self.name}-no{rank_name}", self.spec, self.description,
+                        self.forbidden_ranks | (1 << rank_index))
+
+
+def strategy_names(game: str) -> list[str]:
+    return sorted(p.stem for p in (STRATEGY_DIR / game).glob("*.toml"))
+
+
+def _validate_strategy(game: str, path, data: dict) -> dict:
+    mod = get_game(game).strategy_module()
+    sections = {name: [f[0] for f in feats] for name, (_, feats) in mod.SECTIONS.items()}
+    top = ["description", *mod.SCALARS, *sections]
+    _check_keys(path, "the top level", data, top)
+    spec: dict = {}
+    for key, value in data.items():
+        if key == "description":
+            if not isinstance(value, str):
+                raise UserError(f"{path}: 'description' must be a string")
+            continue
+        if key in sections:
+            if not isinstance(value, dict):
+                raise UserError(f"{path}: '{key}' must be a table of feature weights")
+            _check_keys(path, f"[{key}]", value, sections[key])
+            spec[key] = {k: _number(path, f"{key}.{k}", v) for k, v in value.items()}
+        else:
+            v = _number(path, key, value)
+            if key in ("temperature", "heal_temperature", "prior_weight") and v < 0:
+                raise UserError(f"{path}: key '{key}' must be ≥ 0, got {v}")
+            spec[key] = v
+    if spec.get("prior_weight", 1.0) == 0.0:
+        raise UserError(f"{path}: key 'prior_weight' must be > 0")
+    return spec
+
+
+def load_strategy(game: str, name: str) -> Strategy:
+    """A strategy by name (``strategies/<game>/<name>.toml``) or by TOML path."""
+    get_game(game)
+    if name.endswith(".toml"):
+        path = Path(name)
+        if not path.is_file():
+            raise UserError(f"strategy file '{name}' does not exist")
+        label = path.stem
+    else:
+        path = STRATEGY_DIR / game / f"{name}.toml"
+        if not path.is_file():
+            raise UserError(
+                f"unknown {game} strategy '{name}'; allowed: {', '.join(strategy_names(game))} "
+                "or a path to a .toml file"
+            )
+        label = name
+    data = load_toml(path)
+    spec = _validate_strategy(game, path, data)
+    return Strategy(game, label, spec, str(data.get("description", "")))
+
+
+def parse_strategy_list(game: str, text: str) -> list[Strategy]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if items == ["all"]:
+        items = strategy_names(game)
+    if len(items) < 1:
+        raise UserError(f"no strategies given; allowed: {', '.join(strategy_names(game))}")
+    if len(set(items)) != len(items):
+        raise UserError("a strategy is listed twice")
+    return [load_strategy(game, s) for s in items]
+
+
+def load_study(game: str) -> dict:
+    """The default study plan of a game (``configs/<game>/study.toml``)."""
+    path = CONFIG_DIR / game / "study.toml"
+    data = load_toml(path)
+    _check_keys(path, "the top level", data,
+                ["variants", "strategies", "games_per_pair", "seed", "cards_strategy",
+                 "cards_opponent", "cards_games"])
+    return data

@@ -1,0 +1,20 @@
+"""The rulings in force, read from the project's copy in ``docs/rulings.md``."""
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+RULINGS_FILE = Path(__file__).resolve().parent.parent / "docs" / "rulings.md"
+
+
+@lru_cache(maxsize=None)
+def rulings(prefix: str) -> tuple[str, ...]:
+    """Every ruling line whose id starts with ``prefix`` (e.g. ``T`` for Tosk),
+    the toolkit's own decisions (``TD…``) included, as ``"T3 Force: …"``."""
+    pat = re.compile(rf"^- ({re.escape(prefix)}D?\d+ .*)$")
+    out = []
+    for line in RULINGS_FILE.read_text(encoding="utf-8").splitlines():
+        m = pat.match(line)
+        if m:
+            out.append(m.group(1))
+    return tuple(out)

@@ -1,0 +1,289 @@
+"""The experiment runner: batches, threads, progress, exact aggregates.
+
+A run is (game, ruleset, strategy A, strategy B, seed, number of games). The
+runner cuts it into batches of seat-swapped deal pairs, plays each batch on
+numba threads, and merges exact counts. Because every game draws from streams
+named by (seed, deal) alone, the result never depends on the batch size or the
+thread count. Finished runs go to the store; asking for the same run again
+reads it back instead of simulating.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+import polars as pl
+
+from balance import __version__
+from balance.config import Ruleset, Strategy
+from balance.errors import UserError
+from balance.registry import get_game
+from balance.rulings import rulings
+from balance.store import Store, config_hash
+
+DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
+
+# per-card counters, for each side (A, B) and card
+CARD_FIELDS = ("gih_n", "gih_w", "gih_d", "played_n", "played_w", "played_d",
+               "gns_n", "gns_w", "gns_d")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's numbers."""
+
+    ruleset: Ruleset
+    a: Strategy
+    b: Strategy
+    n_games: int
+    seed: int
+    per_game: bool = False
+
+    @property
+    def game(self) -> str:
+        return self.ruleset.game
+
+    def resolved(self) -> dict:
+        eng = get_game(self.game).engine_module()
+        return {
+            "game": self.game, "engine_version": eng.VERSION, "variant": self.ruleset.name,
+            "rules": self.ruleset.rules,
+            "a": {"name": self.a.name, "spec": self.a.spec, "forbidden": self.a.forbidden_ranks},
+            "b": {"name": self.b.name, "spec": self.b.spec, "forbidden": self.b.forbidden_ranks},
+            "n_games": self.n_games, "seed": self.seed, "per_game": self.per_game,
+        }
+
+    @property
+    def key(self) -> str:
+        return config_hash(self.resolved())
+
+
+@dataclass
+class RunResult:
+    """Exact aggregates of one run (A's point of view)."""
+
+    spec: RunSpec
+    games: int
+    a_wins: int
+    b_wins: int
+    draws: int
+    seat_wins: np.ndarray  # wins of seat 0 and seat 1
+    pair_points: np.ndarray  # uint8 per deal: A's half points over its two games (0..4)
+    rounds_hist: np.ndarray  # count of games by length
+    reasons: np.ndarray  # count of games by end reason
+    cards: np.ndarray | None  # int64[2 sides, n_cards, len(CARD_FIELDS)]
+    per_game: pl.DataFrame | None = None
+    manifest: dict = field(default_factory=dict)
+    cached: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+
+def check_games(n: int) -> int:
+    """Validate -n: a positive number of games, rounded up to whole deal pairs."""
+    if n <= 0:
+        raise UserError(f"-n must be a positive number of games, got {n}")
+    return n + (n % 2)
+
+
+def set_threads(threads: int | None) -> int:
+    """Use ``threads`` numba threads (None: all cores); returns the count used."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = limit
+    if not 1 <= threads <= limit:
+        raise UserError(f"--threads must be between 1 and {limit} on this machine, got {threads}")
+    numba.set_num_threads(threads)
+    return threads
+
+
+class _Accumulator:
+    """Merges batch outcomes into exact counts."""
+
+    def __init__(self, spec: RunSpec, eng):
+        self.spec = spec
+        n_deals = spec.n_games // 2
+        self.pair_points = np.zeros(n_deals, dtype=np.uint8)
+        self.rounds = np.zeros(int(spec.ruleset.rules.get("max_rounds", 1000)) + 2, np.int64)
+        self.reasons = np.zeros(len(eng.END_NAMES), dtype=np.int64)
+        self.seat_wins = np.zeros(2, dtype=np.int64)
+        self.wins = np.zeros(3, dtype=np.int64)  # A wins, B wins, draws
+        self.n_cards = getattr(eng, "N_CARDS", 0)
+        self.cards = np.zeros((2, self.n_cards, len(CARD_FIELDS)), np.int64) if self.n_cards else None
+        self.games = []
+
+    def add(self, first_game: int, out: dict) -> None:
+        pts = out["a_points"]
+        d0 = first_game // 2
+        self.pair_points[d0:d0 + len(pts) // 2] = pts[0::2] + pts[1::2]
+        self.wins += [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()]
+        self.seat_wins += [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()]
+        self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))[: len(self.rounds)]
+        self.reasons += np.bincount(out["reason"], minlength=len(self.reasons))
+        if self.cards is not None:
+            bits = np.arange(self.n_cards, dtype=np.int64)
+            for side, (seen, played, win_pts) in enumerate(
+                ((out["seen_a"], out["played_a"], 2), (out["seen_b"], out["played_b"], 0))
+            ):
+                win = (pts == win_pts)[:, None]
+                draw = (pts == 1)[:, None]
+                s = ((seen[:, None] >> bits) & 1).astype(bool)
+                p = ((played[:, None] >> bits) & 1).astype(bool)
+                ns = ~s
+                for j, m in enumerate((s, p, ns)):
+                    self.cards[side, :, 3 * j] += m.sum(0)
+                    self.cards[side, :, 3 * j + 1] += (m & win).sum(0)
+                    self.cards[side, :, 3 * j + 2] += (m & draw).sum(0)
+        if self.spec.per_game:
+            cols = {k: v for k, v in out.items()}
+            cols["game"] = np.arange(first_game, first_game + len(pts))
+            self.games.append(pl.DataFrame(cols))
+
+
+def _manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
+    g = get_game(spec.game)
+    return {
+        "command": " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
+        "config_hash": spec.key,
+        "resolved_config": spec.resolved(),
+        "seed": spec.seed,
+        "engine": g.engine,
+        "engine_version": g.engine_module().VERSION,
+        "toolkit_version": __version__,
+        "rulings": list(rulings(g.rulings)),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "timings": {"simulate_s": round(elapsed, 3), "threads": threads},
+    }
+
+
+def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
+    t = {
+        "summary": pl.DataFrame({
+            "games": [res.games], "a_wins": [res.a_wins], "b_wins": [res.b_wins],
+            "draws": [res.draws], "seat0_wins": [int(res.seat_wins[0])],
+            "seat1_wins": [int(res.seat_wins[1])],
+        }),
+        "pairs": pl.DataFrame({"points": res.pair_points}),
+        "rounds": pl.DataFrame({"rounds": np.arange(len(res.rounds_hist)),
+                                "count": res.rounds_hist}),
+        "reasons": pl.DataFrame({"reason": np.arange(len(res.reasons)), "count": res.reasons}),
+    }
+    if res.cards is not None:
+        sides, cards = np.meshgrid([0, 1], np.arange(res.cards.shape[1]), indexing="ij")
+        cols = {"side": sides.ravel(), "card": cards.ravel()}
+        for j, name in enumerate(CARD_FIELDS):
+            cols[name] = res.cards[:, :, j].ravel()
+        t["cards"] = pl.DataFrame(cols)
+    if res.per_game is not None:
+        t["games"] = res.per_game
+    return t
+
+
+def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> RunResult:
+    s = t["summary"].row(0, named=True)
+    cards = None
+    if "cards" in t:
+        df = t["cards"].sort(["side", "card"])
+        n_cards = df["card"].max() + 1
+        cards = np.stack([df[name].to_numpy() for name in CARD_FIELDS], axis=-1).reshape(
+            2, n_cards, len(CARD_FIELDS))
+    return RunResult(
+        spec=spec, games=s["games"], a_wins=s["a_wins"], b_wins=s["b_wins"], draws=s["draws"],
+        seat_wins=np.array([s["seat0_wins"], s["seat1_wins"]]),
+        pair_points=t["pairs"]["points"].to_numpy().astype(np.uint8),
+        rounds_hist=t["rounds"]["count"].to_numpy(), reasons=t["reasons"]["count"].to_numpy(),
+        cards=cards, per_game=t.get("games"), manifest=manifest, cached=True,
+    )
+
+
+class _Progress:
+    """A rich progress bar that appears only once the work has run a second."""
+
+    def __init__(self, total: int, label: str, enabled: bool):
+        self.total = total
+        self.label = label
+        self.enabled = enabled and total > 0
+        self.start = time.perf_counter()
+        self.done = 0
+        self.bar = None
+        self.task = None
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.start > 1.0:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
+                                       TextColumn, TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), TextColumn("games"),
+                                TimeRemainingColumn(), console=Console(stderr=True),
+                                transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.total)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None) -> RunResult:
+    """Play one run in batches (no store); ``progress`` gets ``advance(n)``."""
+    eng = get_game(spec.game).engine_module()
+    rules = spec.ruleset.vector()
+    va, vb = spec.a.vector(), spec.b.vector()
+    if batch_size <= 0 or batch_size % 2:
+        raise UserError(f"--batch-size must be a positive even number, got {batch_size}")
+    acc = _Accumulator(spec, eng)
+    for first in range(0, spec.n_games, batch_size):
+        n = min(batch_size, spec.n_games - first)
+        out = eng.simulate(rules, va, vb, spec.seed, first, n)
+        acc.add(first, out)
+        if progress is not None:
+            progress.advance(n)
+    per_game = pl.concat(acc.games) if acc.games else None
+    return RunResult(spec, spec.n_games, int(acc.wins[0]), int(acc.wins[1]), int(acc.wins[2]),
+                     acc.seat_wins, acc.pair_points, acc.rounds, acc.reasons, acc.cards,
+                     per_game)
+
+
+def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int | None = None,
+             batch_size: int = DEFAULT_BATCH, progress: bool = True,
+             label: str = "simulating") -> list[RunResult]:
+    """Run (or read from the store) every spec, with one progress bar for all."""
+    threads = set_threads(threads)
+    results: list[RunResult | None] = [None] * len(specs)
+    todo = []
+    for i, spec in enumerate(specs):
+        loaded = store.load(spec.game, spec.key) if store is not None else None
+        if loaded is not None:
+            results[i] = _from_tables(spec, *loaded)
+        else:
+            todo.append(i)
+    bar = _Progress(sum(specs[i].n_games for i in todo), label,
+                    progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1")
+    try:
+        for i in todo:
+            t0 = time.perf_counter()
+            res = simulate_run(specs[i], batch_size, bar)
+            res.manifest = _manifest(specs[i], time.perf_counter() - t0, threads)
+            if store is not None:
+                store.save(specs[i].game, specs[i].key, res.manifest, _to_tables(res))
+            results[i] = res
+    finally:
+        bar.close()
+    return results  # type: ignore[return-value]

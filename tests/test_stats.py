@@ -1,0 +1,335 @@
+"""Tests for balance.stats: every statistic against a known answer."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from balance import stats as st
+
+Z95 = 1.959963984540054
+
+
+# ---------------------------------------------------------------- Wilson
+
+
+def _wilson_closed(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    p = k / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    den = 1 + z * z / n
+    return (centre - half) / den, (centre + half) / den
+
+
+def test_wilson_hand_value():
+    lo, hi = st.wilson(5, 10)
+    assert isinstance(lo, float) and isinstance(hi, float)
+    assert lo == pytest.approx(0.2366, abs=5e-5)
+    assert hi == pytest.approx(0.7634, abs=5e-5)
+
+
+@pytest.mark.parametrize("k,n", [(0, 7), (1, 20), (13, 40), (99, 100), (500, 1000), (3, 3)])
+def test_wilson_matches_closed_form(k, n):
+    lo, hi = st.wilson(k, n)
+    elo_, ehi = _wilson_closed(k, n)
+    assert lo == pytest.approx(max(elo_, 0.0), abs=1e-12)
+    assert hi == pytest.approx(min(ehi, 1.0), abs=1e-12)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+def test_wilson_alpha_changes_width():
+    lo90, hi90 = st.wilson(30, 100, alpha=0.10)
+    lo95, hi95 = st.wilson(30, 100)
+    z90 = sps.norm.ppf(0.95)
+    e_lo, e_hi = _wilson_closed(30, 100, z90)
+    assert lo90 == pytest.approx(e_lo, abs=1e-12) and hi90 == pytest.approx(e_hi, abs=1e-12)
+    assert hi90 - lo90 < hi95 - lo95
+
+
+def test_wilson_arrays_and_zero_n_no_warning():
+    k = np.array([5, 0, 2])
+    n = np.array([10, 0, 4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = st.wilson(k, n)
+        slo, shi = st.wilson(0, 0)
+    assert lo.shape == (3,)
+    assert lo[0] == pytest.approx(0.2366, abs=5e-5)
+    assert np.isnan(lo[1]) and np.isnan(hi[1])
+    assert math.isnan(slo) and math.isnan(shi)
+    e_lo, e_hi = _wilson_closed(2, 4)
+    assert lo[2] == pytest.approx(e_lo) and hi[2] == pytest.approx(e_hi)
+
+
+def test_wilson_rejects_k_above_n():
+    with pytest.raises(ValueError):
+        st.wilson(11, 10)
+
+
+# ---------------------------------------------------------------- pentanomial
+
+
+def test_pair_points_table():
+    assert st.PAIR_POINTS.tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def test_pentanomial_counts():
+    c = st.pentanomial_counts(np.array([0, 4, 2, 2, 3, 4, 4]))
+    assert c.dtype == np.int64
+    assert c.tolist() == [1, 0, 2, 1, 3]
+    assert st.pentanomial_counts(np.array([], dtype=int)).tolist() == [0] * 5
+    with pytest.raises(ValueError):
+        st.pentanomial_counts([0, 5])
+    with pytest.raises(ValueError):
+        st.pentanomial_counts([-1])
+
+
+def test_pentanomial_score_hand_example():
+    # pairs s = 0, .5, .5, 1: mu = .5, pop var = (.25 + 0 + 0 + .25) / 4 = .125
+    r = st.pentanomial_score([1, 0, 2, 0, 1])
+    assert r["score"] == pytest.approx(0.5)
+    assert r["se"] == pytest.approx(math.sqrt(0.125 / 4))
+    assert r["lo"] == pytest.approx(0.5 - Z95 * math.sqrt(0.125 / 4))
+    assert r["hi"] == pytest.approx(0.5 + Z95 * math.sqrt(0.125 / 4))
+    assert r["n_pairs"] == 4 and r["n_games"] == 8
+
+
+def test_pentanomial_score_second_example_and_clipping():
+    # pairs s = .25, .75, 1, 1: mu = .75; deviations -.5, 0, .25, .25
+    r = st.pentanomial_score([0, 1, 0, 1, 2])
+    var = (0.25 + 0 + 0.0625 + 0.0625) / 4
+    assert r["score"] == pytest.approx(0.75)
+    assert r["se"] == pytest.approx(math.sqrt(var / 4))
+    assert r["lo"] == pytest.approx(0.75 - Z95 * math.sqrt(var / 4))
+    assert r["hi"] == 1.0  # 0.75 + 0.30 clipped
+
+
+def test_pentanomial_score_matches_raw_pairs():
+    rng = np.random.default_rng(1)
+    pts = rng.integers(0, 5, size=1000)
+    r = st.pentanomial_score(st.pentanomial_counts(pts))
+    s = pts / 4.0
+    assert r["score"] == pytest.approx(s.mean())
+    assert r["se"] == pytest.approx(s.std(ddof=0) / math.sqrt(s.size))
+
+
+def test_pentanomial_score_empty():
+    r = st.pentanomial_score([0, 0, 0, 0, 0])
+    assert math.isnan(r["score"]) and math.isnan(r["se"]) and r["n_pairs"] == 0
+
+
+# ---------------------------------------------------------------- variance reduction
+
+
+def test_unpaired_se_hand_value():
+    # mu = .5, proven draws (c1 + c3) / 2n = 0 -> per-game var .25 over 8 games
+    assert st.unpaired_score_se([1, 0, 2, 0, 1]) == pytest.approx(math.sqrt(0.25 / 8))
+    # counts [1, 2, 3, 2, 1]: mu = .5; proven draws 4 of 18 games
+    d = 4 / 18
+    assert st.unpaired_score_se([1, 2, 3, 2, 1]) == pytest.approx(math.sqrt((0.25 - d / 4) / 18))
+
+
+def test_variance_reduction_one_for_independent_games():
+    # Exact binomial pair shares for independent fair games without draws.
+    assert st.variance_reduction([1, 0, 2, 0, 1]) == pytest.approx(1.0)
+    # Independent trinomial games with w = d = l = 1/3 (draw share 1/3).
+    assert st.variance_reduction([1, 2, 3, 2, 1], draw_rate=1 / 3) == pytest.approx(1.0)
+
+
+def test_variance_reduction_below_one_when_seat_decides():
+    # The deal favours one seat, so A wins one game and loses the other:
+    # pair outcomes concentrate on 2 (the two games are negatively correlated
+    # for A), which is what duplicate seating cancels.
+    vr = st.variance_reduction([5, 0, 90, 0, 5])
+    assert vr < 0.5
+    assert st.variance_reduction([0, 0, 10, 0, 0]) == 0.0
+
+
+def test_variance_reduction_above_one_when_pairs_agree():
+    # All pairs 0 or 4: A wins or loses both games (positively correlated
+    # games of a pair); pairing cannot help and the paired SE is sqrt(2)
+    # times the (overly optimistic) independent-games SE.
+    vr = st.variance_reduction([50, 0, 0, 0, 50])
+    assert vr == pytest.approx(math.sqrt(2))
+
+
+def test_variance_reduction_nan_when_degenerate():
+    assert math.isnan(st.variance_reduction([0, 0, 0, 0, 0]))
+    assert math.isnan(st.variance_reduction([0, 0, 0, 0, 7]))  # all won: both SEs 0
+
+
+# ---------------------------------------------------------------- paired differences
+
+
+def test_paired_diff_hand_value():
+    r = st.paired_diff([1.0, 2.0, 3.0, 4.0])
+    sd = math.sqrt(5 / 3)
+    se = sd / 2
+    assert r["n"] == 4
+    assert r["mean"] == pytest.approx(2.5)
+    assert r["sd"] == pytest.approx(sd)
+    assert r["se"] == pytest.approx(se)
+    assert r["lo"] == pytest.approx(2.5 - Z95 * se)
+    assert r["hi"] == pytest.approx(2.5 + Z95 * se)
+    assert r["p"] == pytest.approx(math.erfc((2.5 / se) / math.sqrt(2)))
+
+
+def test_paired_diff_degenerate_cases():
+    assert st.paired_diff([0.0, 0.0, 0.0])["p"] == 1.0
+    assert st.paired_diff([0.5, 0.5])["p"] == 0.0
+    r = st.paired_diff([])
+    assert r["n"] == 0 and math.isnan(r["mean"]) and math.isnan(r["p"])
+    r1 = st.paired_diff([0.3])
+    assert r1["mean"] == pytest.approx(0.3) and math.isnan(r1["se"])
+
+
+def test_paired_diff_symmetric_p_large():
+    r = st.paired_diff([-1.0, 1.0, -2.0, 2.0])
+    assert r["mean"] == 0.0 and r["p"] == pytest.approx(1.0)
+
+
+def test_paired_diff_from_points():
+    x = np.array([4, 2, 3, 0])
+    y = np.array([2, 2, 1, 1])
+    r = st.paired_diff_from_points(x, y)
+    d = np.array([0.5, 0.0, 0.5, -0.25])
+    ref = st.paired_diff(d)
+    assert r["mean"] == pytest.approx(0.1875)
+    for key in ("mean", "sd", "se", "lo", "hi", "p"):
+        assert r[key] == pytest.approx(ref[key])
+    with pytest.raises(ValueError):
+        st.paired_diff_from_points([1, 2], [1])
+
+
+# ---------------------------------------------------------------- multiple testing
+
+
+def test_holm_hand_case():
+    p = [0.01, 0.04, 0.03, 0.005]
+    # sorted .005*4=.02, .01*3=.03, .03*2=.06, .04*1 -> max(.04, .06)=.06
+    reject, p_adj = st.holm(p)
+    np.testing.assert_allclose(p_adj, [0.03, 0.06, 0.06, 0.02])
+    assert reject.tolist() == [True, False, False, True]
+
+
+def test_bh_hand_case():
+    p = [0.01, 0.04, 0.03, 0.005]
+    # sorted p*m/i: .02, .02, .04, .04 (running min from the top)
+    reject, p_adj = st.bh(p)
+    np.testing.assert_allclose(p_adj, [0.02, 0.04, 0.04, 0.02])
+    assert reject.tolist() == [True, True, True, True]
+    reject2, _ = st.bh(p, alpha=0.03)
+    assert reject2.tolist() == [True, False, False, True]
+
+
+def test_multitest_nan_passthrough():
+    reject, p_adj = st.holm([0.01, np.nan, 0.04])
+    assert np.isnan(p_adj[1]) and not reject[1]
+    # nan not counted in the family: m = 2
+    np.testing.assert_allclose(p_adj[[0, 2]], [0.02, 0.04])
+    reject, p_adj = st.bh([np.nan, np.nan])
+    assert np.all(np.isnan(p_adj)) and not reject.any()
+
+
+# ---------------------------------------------------------------- games needed
+
+
+def _brute_games_needed(p: float, prob: float = 0.95) -> int:
+    n = 1
+    while sps.binom.sf(n // 2, n, p) < prob:
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("p", [0.55, 0.6, 0.75])
+def test_games_needed_brute_force(p):
+    n = st.games_needed(p)
+    assert n == _brute_games_needed(p)
+    assert sps.binom.sf(n // 2, n, p) >= 0.95
+    assert sps.binom.sf((n - 1) // 2, n - 1, p) < 0.95
+
+
+@pytest.mark.parametrize("p,prob", [(0.7, 0.9), (0.52, 0.8), (0.9, 0.99)])
+def test_games_needed_other_prob(p, prob):
+    assert st.games_needed(p, prob=prob) == _brute_games_needed(p, prob)
+
+
+def test_games_needed_edges():
+    assert st.games_needed(0.5) is None
+    assert st.games_needed(0.3) is None
+    assert st.games_needed(0.97) == 1
+    assert st.games_needed(1.0) == 1
+    assert st.games_needed(0.55, max_n=100) is None
+    n = st.games_needed(0.55)
+    assert st.games_needed(0.55, max_n=n) == n
+
+
+# ---------------------------------------------------------------- Elo
+
+
+def test_elo_values():
+    assert st.elo(0.5) == pytest.approx(0.0, abs=1e-12)
+    assert st.elo(0.75) == pytest.approx(190.85, abs=0.01)
+    assert st.elo(0.25) == pytest.approx(-190.85, abs=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert st.elo(1.0) == math.inf
+        assert st.elo(0.0) == -math.inf
+        arr = st.elo(np.array([0.0, 0.5, 1.0]))
+    assert arr.tolist() == [-math.inf, 0.0, math.inf]
+
+
+def test_elo_interval():
+    lo, hi = st.elo_interval(0.25, 0.75)
+    assert lo == pytest.approx(-400 * math.log10(3))
+    assert hi == pytest.approx(400 * math.log10(3))
+
+
+# ---------------------------------------------------------------- histograms
+
+
+def test_hist_mean_sd_against_numpy():
+    values = np.array([7, 3, 10, 5])
+    counts = np.array([4, 1, 2, 0])
+    sample = np.repeat(values, counts)
+    mean, sd = st.mean_sd_from_hist(values, counts)
+    assert mean == pytest.approx(sample.mean())
+    assert sd == pytest.approx(sample.std())
+    m0, s0 = st.mean_sd_from_hist([1, 2], [0, 0])
+    assert math.isnan(m0) and math.isnan(s0)
+
+
+def test_quantile_from_hist_against_numpy():
+    values = np.array([12, 3, 8, 5, 20])
+    counts = np.array([3, 2, 0, 4, 1])
+    sample = np.repeat(values, counts)
+    qs = np.array([0.0, 0.1, 0.2, 0.25, 0.5, 0.6, 0.61, 0.9, 0.95, 1.0])
+    got = st.quantile_from_hist(values, counts, qs)
+    np.testing.assert_array_equal(got, np.quantile(sample, qs, method="inverted_cdf"))
+    assert st.quantile_from_hist(values, counts, 0.5) == 5.0
+
+
+# ---------------------------------------------------------------- table rows
+
+
+def test_win_rate_table_row():
+    r = st.win_rate_table_row(wins=5, draws=2, games=10)
+    assert r["winrate"] == pytest.approx(0.5)
+    assert r["winrate_lo"] == pytest.approx(0.2366, abs=5e-5)
+    assert r["winrate_hi"] == pytest.approx(0.7634, abs=5e-5)
+    d_lo, d_hi = _wilson_closed(2, 10)
+    assert r["draw_rate"] == pytest.approx(0.2)
+    assert r["draw_lo"] == pytest.approx(d_lo) and r["draw_hi"] == pytest.approx(d_hi)
+    assert r["score"] == pytest.approx(0.6)
+    assert r["games"] == 10
+
+
+def test_win_rate_table_row_empty_and_invalid():
+    r = st.win_rate_table_row(0, 0, 0)
+    assert math.isnan(r["winrate"]) and math.isnan(r["winrate_lo"]) and r["games"] == 0
+    with pytest.raises(ValueError):
+        st.win_rate_table_row(8, 3, 10)
