@@ -39,6 +39,7 @@ __all__ = [
     "card_value",
     "variant_overview",
     "all_charts",
+    "card_chart_key",
     "slug",
 ]
 
@@ -414,7 +415,7 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
             x = sub["diff"].to_numpy(dtype=float) * 100
             lo = sub["diff_lo"].to_numpy(dtype=float) * 100
             hi = sub["diff_hi"].to_numpy(dtype=float) * 100
-            sig = sub["significant"].fillna(False).to_numpy(dtype=bool)
+            sig = np.array([bool(v) if pd.notna(v) else False for v in sub["significant"]], dtype=bool)
             c = colors[s]
             ax.errorbar(
                 x, y, xerr=np.vstack([x - lo, hi - x]), fmt="none",
@@ -572,11 +573,24 @@ def _bars(ax: "Axes", x, value, lo, hi, base: float, strong=None) -> None:
     ax.grid(axis="y", color=_GRID, linewidth=0.8)
 
 
+def card_chart_key(strategy: object, opponent: object = None) -> str:
+    """The ``charts`` dict key of a card-value chart (shared with the report)."""
+    return f"cards:{strategy}" if opponent is None else f"cards:{strategy}:vs:{opponent}"
+
+
+def _select(df: pd.DataFrame, variant: str, strategy: object, opponent: object) -> pd.DataFrame:
+    out = df[(df["variant"] == variant) & (df["strategy"] == strategy)]
+    if opponent is not None and "opponent" in out.columns:
+        out = out[out["opponent"] == opponent]
+    return out
+
+
 def card_value(
     cards_df: pd.DataFrame,
     restricted_df: pd.DataFrame | None = None,
     variant: str = "base",
     strategy: str | None = None,
+    opponent: str | None = None,
 ) -> "Figure":
     """Per-rank card value for one strategy in one variant.
 
@@ -585,15 +599,18 @@ def card_value(
     ``restricted_df`` is given, the causal effect on the strategy's score of
     forbidding it to play that rank (paired by seed). Error bars are 95% CIs.
     ``strategy=None`` takes the first strategy in the table for that variant.
+    Where the tables have an ``opponent`` column, ``opponent`` selects one
+    match-up; with ``opponent=None`` card counts are pooled over opponents and
+    the restricted panel is shown only if it has a single opponent.
     """
     cards = cards_df[cards_df["variant"] == variant]
     if strategy is None and not cards.empty:
         strategy = str(cards["strategy"].iloc[0])
-    cards = cards[cards["strategy"] == strategy]
+    cards = _select(cards_df, variant, strategy, opponent)
     restr = None
     if restricted_df is not None and not restricted_df.empty:
-        restr = restricted_df[(restricted_df["variant"] == variant) & (restricted_df["strategy"] == strategy)]
-        if restr.empty:
+        restr = _select(restricted_df, variant, strategy, opponent)
+        if restr.empty or restr["rank"].duplicated().any():
             restr = None
 
     with _style():
@@ -601,7 +618,8 @@ def card_value(
         panels = 2 + (restr is not None)
         fig = _figure(7.6, 1.2 + 2.35 * panels)
         axes = fig.subplots(panels, 1, sharex=True)
-        title = f"Card value by rank — {strategy}, {variant}"
+        versus = f" vs {opponent}" if opponent is not None else ""
+        title = f"Card value by rank — {strategy}{versus}, {variant}"
         if pooled.empty:
             _titles(fig, title)
             for ax in axes:
@@ -627,7 +645,12 @@ def card_value(
         if restr is not None:
             ax = axes[2]
             rx = restr["rank"].astype(str).map(xpos).to_numpy()
-            sig = (restr["p_holm"] < 0.05).to_numpy() if "p_holm" in restr else None
+            if "significant" in restr:
+                sig = np.array([bool(v) if pd.notna(v) else False for v in restr["significant"]], dtype=bool)
+            elif "p_holm" in restr:
+                sig = (restr["p_holm"] < 0.05).to_numpy()
+            else:
+                sig = None
             _bars(ax, rx, restr["effect"] * 100, restr["effect_lo"] * 100, restr["effect_hi"] * 100, 0.0, strong=sig)
             ax.set_ylabel("Δ score when\nforbidden (pp)")
             _panel_title(ax, "Restricted play (causal, paired): score change when this rank may not be "
@@ -728,6 +751,13 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
 
 
 # --------------------------------------------------------------------------- all at once
+def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
+    """(strategy, opponent) pairs in table order; opponent None if not recorded."""
+    if "opponent" in df.columns:
+        return list(dict.fromkeys(zip(df["strategy"], df["opponent"])))
+    return [(s, None) for s in dict.fromkeys(df["strategy"])]
+
+
 def all_charts(
     tables: Mapping[str, pd.DataFrame | None],
     chart_dir: Path,
@@ -738,8 +768,9 @@ def all_charts(
 
     Returns ``{name: inline SVG}`` using the names :func:`balance.report.write_index`
     places on the page: ``overview``, ``diffs``, ``rounds``,
-    ``matrix:<variant>`` (one per variant) and ``cards:<strategy>`` (card
-    value in ``card_variant``, one per strategy, when card tables exist).
+    ``matrix:<variant>`` (one per variant) and :func:`card_chart_key`
+    (card value in ``card_variant``, one per strategy or per strategy and
+    opponent, when card tables exist).
     """
     chart_dir = Path(chart_dir)
     out: dict[str, str] = {}
@@ -763,7 +794,8 @@ def all_charts(
     cards = tables.get("cards")
     if cards is not None and not cards.empty:
         sub = cards[cards["variant"] == card_variant]
-        for i, s in enumerate(dict.fromkeys(sub["strategy"])):
-            fig = card_value(cards, tables.get("restricted"), variant=card_variant, strategy=s)
-            out[f"cards:{s}"] = save(fig, chart_dir / f"cards-{i:02d}-{slug(s)}")
+        for i, (s, o) in enumerate(_matchups(sub)):
+            fig = card_value(cards, tables.get("restricted"), variant=card_variant, strategy=s, opponent=o)
+            stem = f"cards-{i:02d}-{slug(s)}" + ("" if o is None else f"-vs-{slug(o)}")
+            out[card_chart_key(s, o)] = save(fig, chart_dir / stem)
     return out

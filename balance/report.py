@@ -5,14 +5,30 @@ Input, per game, is a dict with
 ``name``
     the game's display name, e.g. ``"Tosk"``;
 ``tables``
-    the study's pandas DataFrames: ``matrix``, ``strategies``, ``variants``,
-    ``diffs``, ``rounds`` and, optionally (``None`` or absent), ``cards`` and
-    ``restricted`` (columns as in ``docs``/the study; fractions, not percent);
+    the study's pandas DataFrames (rates and differences as fractions, not
+    percent; every ``*_lo``/``*_hi`` pair is a 95% CI):
+
+    - ``matrix``: variant, a, b, games, a_wins, b_wins, draws, winrate(_lo/_hi)
+      (a's win rate vs b, Wilson), score(_lo/_hi), rounds_mean, rounds_sd;
+    - ``strategies``: variant, strategy, games, wins, draws, winrate(_lo/_hi),
+      score(_lo/_hi);
+    - ``variants``: variant, games, draws, draw_rate, draw_lo, draw_hi,
+      rounds_mean, rounds_sd, best_strategy, luck_skill_winrate(_lo/_hi),
+      games_needed (NaN when not reached); optional ``timeouts`` (count) and
+      ``seat1_share``/``seat1_lo``/``seat1_hi`` (first seat's share of decided games);
+    - ``diffs``: variant, strategy, n_pairs, diff(_lo/_hi), p, p_holm, significant;
+    - ``rounds``: variant, rounds, count;
+    - ``cards`` (optional, ``None`` or absent): variant, strategy, [opponent], card, rank,
+      suit, played_n, played_wr(_lo/_hi), gih_n, gih_wr(_lo/_hi), gns_n,
+      gns_wr, iwd(_lo/_hi);
+    - ``restricted`` (optional): variant, strategy, [opponent], rank, n_pairs,
+      effect(_lo/_hi), p, p_holm, [significant];
 ``charts``
     ``{name: SVG text}`` as returned by :func:`balance.charts.save` (see
     :func:`balance.charts.all_charts`). Names the page knows: ``overview``,
     ``rounds``, ``diffs``, ``matrix:<variant>`` (shown in that variant's
-    block), ``cards:<strategy>`` (shown in that strategy's card block); any
+    block), ``cards:<strategy>`` or ``cards:<strategy>:vs:<opponent>``
+    (:func:`balance.charts.card_chart_key`, shown in that card block); any
     other name is shown under "More charts";
 ``manifest``
     command, seed, config_hash, engine_version, date, games_total,
@@ -37,7 +53,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -274,6 +290,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
         return None
     matrix = _table(tables, "matrix")
     has_timeouts = "timeouts" in v.columns
+    has_seat = "seat1_share" in v.columns
     rows = []
     for r in sorted(v.to_dict("records"), key=lambda r: _variant_key(r["variant"])):
         games = r.get("games")
@@ -284,6 +301,9 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             _cell(fmt_int(r.get("draws")), r.get("draws")),
             _cell(fmt_pct_ci(r.get("draw_rate"), r.get("draw_lo"), r.get("draw_hi"), games), r.get("draw_rate")),
         ]
+        if has_seat:
+            cells.append(_cell(fmt_pct_ci(r.get("seat1_share"), r.get("seat1_lo"), r.get("seat1_hi")),
+                               r.get("seat1_share"), cls=_side(r.get("seat1_lo"), r.get("seat1_hi"))))
         if has_timeouts:
             t = r.get("timeouts")
             tlo, thi = wilson_ci(t, games)
@@ -303,7 +323,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
                   title="" if not _missing(r.get("games_needed")) else "not reached: the better side is not ahead, or beyond the search limit"),
         ]
         rows.append({"name": str(r["variant"]), "base": r["variant"] == "base", "cells": cells})
-    return {"rows": rows, "has_timeouts": has_timeouts}
+    return {"rows": rows, "has_timeouts": has_timeouts, "has_seat": has_seat}
 
 
 def _matrix_table(matrix: pd.DataFrame, variant: str, order: Sequence[str]) -> dict | None:
@@ -383,7 +403,7 @@ def _diffs_section(tables: Mapping[str, Any]) -> dict:
     if d is None:
         return {"all": [], "significant": [], "n_tests": 0}
     d = d.assign(_k=d["variant"].map(_variant_key)).sort_values(["_k", "strategy"])
-    sig_mask = d["significant"].fillna(False).astype(bool)
+    sig_mask = d["significant"].map(lambda v: bool(v) if not _missing(v) else False).astype(bool)
     sig = d[sig_mask].assign(_a=lambda x: -x["diff"].abs()).sort_values(["_a", "_k", "strategy"])
     return {"all": _diff_rows(d), "significant": _diff_rows(sig), "n_tests": len(d)}
 
@@ -401,15 +421,16 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
     restricted = _table(tables, "restricted")
     if cards is None and restricted is None:
         return None
+    from .charts import _matchups, _select, card_chart_key
+
     pool = cards if cards is not None else restricted
     variants = sorted(pool["variant"].unique(), key=_variant_key)
     variant = "base" if "base" in variants else variants[0]
-    strategies = list(dict.fromkeys(pool[pool["variant"] == variant]["strategy"]))
     blocks = []
-    for s in strategies:
+    for s, o in _matchups(pool[pool["variant"] == variant]):
         crow = []
         if cards is not None:
-            sub = cards[(cards["variant"] == variant) & (cards["strategy"] == s)]
+            sub = _select(cards, variant, s, o)
             sub = sub.assign(_k=sub["rank"].map(_rank_key)).sort_values(["_k", "suit"])
             for r in sub.to_dict("records"):
                 crow.append({"name": str(r["card"]), "cells": [
@@ -420,18 +441,21 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
                 ]})
         rrow = []
         if restricted is not None:
-            sub = restricted[(restricted["variant"] == variant) & (restricted["strategy"] == s)]
+            sub = _select(restricted, variant, s, o)
             sub = sub.assign(_k=sub["rank"].map(_rank_key)).sort_values("_k")
             for r in sub.to_dict("records"):
-                sig = not _missing(r.get("p_holm")) and r["p_holm"] < 0.05
+                if "significant" in r and not _missing(r["significant"]):
+                    sig = bool(r["significant"])
+                else:
+                    sig = not _missing(r.get("p_holm")) and r["p_holm"] < 0.05
                 rrow.append({"name": str(r["rank"]), "cells": [
                     _cell(fmt_pp_ci(r["effect"], r["effect_lo"], r["effect_hi"], r["n_pairs"]), r["effect"],
                           cls=("pos" if r["effect"] > 0 else "neg") if sig else ""),
                     _cell(fmt_p(r.get("p")), r.get("p")),
                     _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
                 ]})
-        blocks.append({"strategy": str(s), "cards": crow, "restricted": rrow,
-                       "chart": charts.get(f"cards:{s}")})
+        blocks.append({"strategy": str(s), "opponent": None if o is None else str(o),
+                       "cards": crow, "restricted": rrow, "chart": charts.get(card_chart_key(s, o))})
     return {"variant": str(variant), "blocks": blocks, "other_variants": len(variants) - 1}
 
 

@@ -736,11 +736,12 @@ def outcome_arrays(out: np.ndarray) -> dict:
     }
 
 
-def trace(rules, strat_a, strat_b, seed, game):
+def trace_log(rules, strat_a, strat_b, seed, game):
     """Replay game ``game`` of seed ``seed`` with a round-by-round log.
 
     Returns ``(log, result)``: ``log`` is int64[rounds, 2, LOG_WIDTH] (seat 0,
-    seat 1) and ``result`` the kernel's result row.
+    seat 1) and ``result`` the kernel's result row. Game ``2d`` has A in seat
+    0 on deal ``d``, game ``2d + 1`` has A in seat 1 (as in ``simulate``).
     """
     rules = np.asarray(rules, np.int64)
     log = np.zeros((int(rules[R_MAX_ROUNDS]), 2, LOG_WIDTH), dtype=np.int64)
@@ -751,6 +752,77 @@ def trace(rules, strat_a, strat_b, seed, game):
     else:
         play_game(rules, sb, sa, np.uint64(seed), game // 2, log, True, res)
     return log[: res[1]], res
+
+
+def _cards_of(row, mask):
+    return [card_label(int(row[L_HAND + i])) for i in range(MAX_HAND)
+            if row[L_HAND + i] >= 0 and (mask >> i) & 1]
+
+
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
+    """The events of one game, in order, each a dict with a readable ``text``.
+
+    ``names`` label strategy A and B; seats are numbered 1 and 2 as in the
+    rulebook. The last event (kind ``end``) says who won and why.
+    """
+    log, res = trace_log(rules, strat_a, strat_b, seed, game)
+    who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
+    events = []
+    for r in range(log.shape[0]):
+        for s in range(2):
+            row = log[r, s]
+            hand = [card_label(int(c)) for c in row[L_HAND:L_HAND + MAX_HAND] if c >= 0]
+            played = _cards_of(row, row[L_PLAYED])
+            healed = _cards_of(row, row[L_HEALED])
+            ev = {"kind": "round", "round": r + 1, "seat": s + 1, "player": who[s],
+                  "hand": hand, "played": played, "cost": int(row[L_COST]),
+                  "atk": int(row[L_ATK]), "def": int(row[L_DEF]),
+                  "damage_taken": int(row[L_DMG_TAKEN]), "hp_after_combat": int(row[L_HP_COMBAT]),
+                  "healed_with": healed, "hp_end": int(row[L_HP_END]),
+                  "drawn": int(row[L_DRAWN]), "reshuffles": int(row[L_RESHUFFLES]),
+                  "sudden_death": bool(row[L_SUDDEN])}
+            text = (f"round {r + 1:>3} seat {s + 1} {who[s]:<10} hand [{' '.join(hand)}] "
+                    f"plays [{' '.join(played) or '-'}] cost {ev['cost']} -> "
+                    f"{ev['atk']} ATK / {ev['def']} DEF; takes {ev['damage_taken']} -> "
+                    f"{ev['hp_after_combat']} HP")
+            if healed:
+                text += f"; heals with [{' '.join(healed)}] -> {ev['hp_end']} HP"
+            if r < log.shape[0] - 1 or res[0] == DRAW:
+                text += f"; draws {ev['drawn']}"
+            if ev["reshuffles"]:
+                text += " (deck re-formed from the discard pile)"
+            if ev["sudden_death"]:
+                text += " [sudden death]"
+            ev["text"] = text
+            events.append(ev)
+    winner = int(res[0])
+    reason = END_NAMES[int(res[2])]
+    if winner == DRAW:
+        text = f"draw after {int(res[1])} rounds ({reason})"
+    else:
+        text = (f"seat {winner + 1} ({who[winner]}) wins after {int(res[1])} rounds "
+                f"({reason}); HP {int(res[3])} : {int(res[4])}")
+    events.append({"kind": "end", "winner_seat": winner + 1 if winner != DRAW else None,
+                   "winner": who[winner] if winner != DRAW else None, "reason": reason,
+                   "rounds": int(res[1]), "hp": [int(res[3]), int(res[4])], "text": text})
+    return events
+
+
+_SUIT_ALIASES = {"C": 0, "D": 1, "H": 2, "S": 3, "♣": 0, "♦": 1, "♥": 2, "♠": 3,
+                 "♧": 0, "♢": 1, "♡": 2, "♤": 3}
+
+
+def parse_card(code: str) -> int:
+    """Card id of a code such as ``3C``, ``J♣`` or ``a♠`` (rank then suit)."""
+    text = code.strip().upper()
+    if len(text) < 2:
+        raise ValueError(f"bad card '{code}'")
+    rank, suit = text[:-1], text[-1]
+    if rank == "1":
+        rank = "A"
+    if rank not in RANK_NAMES or suit not in _SUIT_ALIASES:
+        raise ValueError(f"bad card '{code}'")
+    return 4 * RANK_NAMES.index(rank) + _SUIT_ALIASES[suit]
 
 
 def play_cards(rules, cards) -> dict:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 from itertools import permutations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -288,3 +287,24 @@ def test_untrusted_chart_svg_refused(tmp_path, tables):
     with pytest.raises(ValueError):
         report.write_index(tmp_path, games)
     assert not (tmp_path / "index.html").exists()
+
+
+def test_opponent_and_seat_columns(tables, tmp_path):
+    """Tables as balance.tables builds them: card rows per opponent, seat share."""
+    t = dict(tables)
+    t["cards"] = pd.concat([tables["cards"].assign(opponent="random"),
+                            tables["cards"].assign(opponent="aggressor")], ignore_index=True)
+    t["restricted"] = pd.concat([tables["restricted"].assign(opponent="random"),
+                                 tables["restricted"].assign(opponent="aggressor")], ignore_index=True)
+    t["variants"] = tables["variants"].assign(seat1_share=0.55, seat1_lo=0.54, seat1_hi=0.56)
+    fig = charts.card_value(t["cards"], t["restricted"], variant="base", strategy="aggressor",
+                            opponent="random")
+    assert len(fig.axes) == 3
+    svg = charts.save(fig, tmp_path / "c")
+    assert "aggressor vs random, base" in svg
+    key = charts.card_chart_key("aggressor", "random")
+    games = [dict(name="Tosk", tables=t, charts={key: svg}, manifest=MANIFEST, summary=[])]
+    html = report.write_index(tmp_path, games).read_text(encoding="utf-8")
+    assert re.search(r"<summary>aggressor <span class=\"muted\">vs</span> random</summary>\s*"
+                     r"<figure class=\"chart\"><div class=\"svg\"><svg", html)
+    assert "First seat wins" in html and "55.0% [54.0, 56.0]" in html

@@ -1,0 +1,494 @@
+"""The ``balance`` command line (Typer).
+
+Commands are thin: they parse options, call library functions and print.
+Heavy imports (numba, polars, matplotlib) happen inside command bodies so
+that ``balance --help`` answers at once. A user mistake prints one line and
+exits with code 2; nothing partial is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from balance.errors import UserError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="Monte Carlo balance analysis for tabletop card games.")
+tosk_app = typer.Typer(no_args_is_help=True, help="Tosk: the two-player stamina duel.")
+bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
+app.add_typer(tosk_app, name="tosk")
+app.add_typer(bench_app, name="bench")
+
+STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
+
+# ---- shared options ------------------------------------------------------------------
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
+ThreadsOpt = Annotated[Optional[int], typer.Option(
+    "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
+ResultsOpt = Annotated[Optional[Path], typer.Option(
+    "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
+BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]
+VariantOpt = Annotated[str, typer.Option(
+    "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum).")]
+
+
+def _echo_json(data) -> None:
+    typer.echo(json.dumps(data, indent=2, default=_json_default, allow_nan=False))
+
+
+def _json_default(o):
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return None if np.isnan(o) else float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(type(o))
+
+
+def _records(df) -> list[dict]:
+    """DataFrame rows for JSON, NaN as null."""
+    import numpy as np
+
+    out = []
+    for rec in df.to_dict(orient="records"):
+        out.append({k: (None if isinstance(v, float) and np.isnan(v) else v)
+                    for k, v in rec.items()})
+    return out
+
+
+def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left", header_style="bold")
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*r)
+    Console(width=max(120, len(columns) * 14)).print(t)
+
+
+def _store(results: Optional[Path]):
+    from balance.store import Store
+
+    return Store(results)
+
+
+# ---- tosk play ---------------------------------------------------------------------
+@tosk_app.command("play")
+def tosk_play(
+    cards: Annotated[list[str], typer.Argument(help="Cards as rank+suit: 3C 9D J♣ (A, 2-9, J, Q, K; C D H S or ♣♦♥♠).")],
+    variant: VariantOpt = "base",
+    as_json: JsonOpt = False,
+):
+    """The rules calculator: cost, ATK, DEF and legality of a play."""
+    from balance.config import resolve_variant
+    from sims import tosk
+
+    rs = resolve_variant("tosk", variant)
+    ids = []
+    for code in cards:
+        try:
+            ids.append(tosk.parse_card(code))
+        except ValueError:
+            raise UserError(f"unknown card '{code}'; a card is a rank (A, 2-9, J, Q, K) and a "
+                            "suit (C, D, H, S or ♣♦♥♠), e.g. 3C or J♣") from None
+        if ids.count(ids[-1]) > 1:
+            raise UserError(f"card '{code}' is played twice; the deck holds one of each card")
+    res = tosk.play_cards(rs.vector(), ids)
+    out = {"cost": res["cost"], "atk": res["atk"], "def": res["def"], "legal": bool(res["legal"])}
+    if as_json:
+        _echo_json(out)
+        return
+    labels = " ".join(tosk.card_label(c) for c in ids)
+    typer.echo(f"{labels} under {rs.name}: costs {res['cost']} STA for {res['atk']} ATK / "
+               f"{res['def']} DEF")
+    if res["wasted_techniques"]:
+        typer.echo(f"  {res['wasted_techniques']} technique(s) with no action to boost (paid, no effect)")
+    if res["legal"]:
+        typer.echo(f"  legal: {res['cost']} ≤ capacity {res['capacity']}")
+    elif len(ids) > rs.rules["max_hand"]:
+        typer.echo(f"  illegal: {len(ids)} cards is more than the hand of {rs.rules['max_hand']}")
+    else:
+        typer.echo(f"  illegal: {res['cost']} > capacity {res['capacity']}")
+
+
+# ---- tosk simulate ---------------------------------------------------------------------
+def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
+                     threads, per_game: bool, batch_size: int, results, as_json: bool) -> dict:
+    """Library body of ``balance <game> simulate`` (returns the printed data)."""
+    import time
+
+    from balance import config, runner, tables
+
+    n = runner.check_games(n)
+    rs = config.resolve_variant(game, variant)
+    sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
+    spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
+    store = _store(results)
+    t0 = time.perf_counter()
+    res = runner.run_many([spec], store=store, threads=threads, batch_size=batch_size)[0]
+    elapsed = time.perf_counter() - t0
+    row = tables.run_row(res)
+    row.update({"cached": res.cached, "elapsed_s": round(elapsed, 3),
+                "store": str(store.path(game, spec.key))})
+    if not res.cached:
+        row["games_per_s"] = round(n / max(elapsed, 1e-9))
+    return row
+
+
+@tosk_app.command("simulate")
+def tosk_simulate(
+    variant: VariantOpt = "base",
+    a: Annotated[str, typer.Option("--a", help="Strategy A (name or path to a .toml).")] = "balanced",
+    b: Annotated[str, typer.Option("--b", help="Strategy B (name or path to a .toml).")] = "balanced",
+    n: Annotated[int, typer.Option("-n", help="Games (rounded up to seat-swapped pairs).")] = 100_000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    per_game: Annotated[bool, typer.Option("--per-game", help="Also store one row per game.")] = False,
+    batch_size: BatchOpt = 1 << 15,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Play strategy A against B: wins, draws, win rate with Wilson CI, rounds."""
+    from balance import fmt
+
+    row = simulate_command("tosk", variant, a, b, n, seed, threads, per_game, batch_size,
+                           results, as_json)
+    if as_json:
+        _echo_json(row)
+        return
+    g = row["games"]
+    _table(f"Tosk {row['variant']}: {row['a']} (A) vs {row['b']} (B), {fmt.count(g)} games, seed {row['seed']}",
+           ["", "wins", "win rate [95% CI]", "draws", "score [95% CI, pentanomial]"],
+           [[f"A {row['a']}", fmt.count(row["a_wins"]),
+             fmt.pct_ci(row["winrate"], row["winrate_lo"], row["winrate_hi"]),
+             fmt.count(row["draws"]), fmt.pct_ci(row["score"], row["score_lo"], row["score_hi"])],
+            [f"B {row['b']}", fmt.count(row["b_wins"]),
+             fmt.pct_ci(row["b_winrate"], row["b_winrate_lo"], row["b_winrate_hi"]),
+             fmt.count(row["draws"]),
+             fmt.pct_ci(1 - row["score"], 1 - row["score_hi"], 1 - row["score_lo"])]])
+    typer.echo(f"draws {fmt.pct_ci(row['draw_rate'], row['draw_lo'], row['draw_hi'])} "
+               f"(round cap {fmt.count(row['end_round_cap'])}); rounds mean {row['rounds_mean']:.2f} "
+               f"sd {row['rounds_sd']:.2f} (p10 {row['rounds_p10']:.0f}, median "
+               f"{row['rounds_p50']:.0f}, p90 {row['rounds_p90']:.0f})")
+    typer.echo(f"ends: KO {fmt.count(row['end_ko'])}, both fell {fmt.count(row['end_double_ko'])}, "
+               f"sudden death {fmt.count(row['end_sudden_death'])}, round cap "
+               f"{fmt.count(row['end_round_cap'])}; seat 1 took "
+               f"{fmt.pct_ci(row['seat1_share_of_wins'], row['seat1_share_lo'], row['seat1_share_hi'])}"
+               " of decided games")
+    typer.echo(f"pairing: paired SE / unpaired SE = {fmt.num(row['pair_variance_ratio'], 3)} "
+               f"over {fmt.count(row['pairs'])} seat-swapped pairs")
+    how = "read from the store" if row["cached"] else f"{fmt.count(row['games_per_s'])} games/s"
+    typer.echo(f"{how}; {row['elapsed_s']:.2f} s; run {row['config_hash']} in {row['store']}")
+
+
+# ---- tosk compare ----------------------------------------------------------------------
+def compare_command(game: str, variants: str, strategies: str, n: int, seed: int, threads,
+                    batch_size: int, results) -> tuple[dict, list, list, dict]:
+    """Run (or read) the round robin of ``strategies`` under every variant.
+
+    Returns (tables, variant names, strategy names, run results by key).
+    """
+    from balance import config, runner, tables
+
+    n = runner.check_games(n)
+    rulesets = config.parse_variant_list(game, variants)
+    if "base" not in [r.name for r in rulesets]:
+        rulesets.insert(0, config.resolve_variant(game, "base"))  # differences need base
+    strats = config.parse_strategy_list(game, strategies)
+    if len(strats) < 2:
+        raise UserError("--strategies needs at least two strategies for a round robin")
+    by_name = {s.name: s for s in strats}
+    specs, keys = [], []
+    for rs in rulesets:
+        for a, b in tables.round_robin_pairs([s.name for s in strats]):
+            specs.append(runner.RunSpec(rs, by_name[a], by_name[b], n, seed))
+            keys.append((rs.name, a, b))
+    res = runner.run_many(specs, store=_store(results), threads=threads, batch_size=batch_size,
+                          label=f"{game}: {len(specs)} matches")
+    runs = dict(zip(keys, res))
+    vnames = [r.name for r in rulesets]
+    snames = [s.name for s in strats]
+    return tables.compare_tables(runs, vnames, snames), vnames, snames, runs
+
+
+@tosk_app.command("compare")
+def tosk_compare(
+    variants: Annotated[str, typer.Option("--variants", help="Comma-separated variants, or 'all' (32 combinations).")] = "base,battle-weary,potent-healing,force,momentum,advanced-techniques",
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")] = STANDARD,
+    n: Annotated[int, typer.Option("-n", help="Games per strategy pair and variant.")] = 9604,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    batch_size: BatchOpt = 1 << 15,
+    results: ResultsOpt = None,
+    charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write SVG and PNG charts to this folder.")] = None,
+    as_json: JsonOpt = False,
+):
+    """Round-robin matrix per variant, strategy win rates, game length, draws,
+    luck vs skill, and each variant's paired difference from base (Holm)."""
+    from balance import fmt
+
+    t, vnames, snames, runs = compare_command("tosk", variants, strategies, n, seed, threads,
+                                              batch_size, results)
+    if charts is not None:
+        write_compare_charts(t, vnames, charts)
+    if as_json:
+        _echo_json({k: _records(v) for k, v in t.items() if k != "rounds"})
+        return
+    m = t["matrix"]
+    for v in vnames:
+        mv = m[m["variant"] == v]
+        rows = []
+        for s in snames:
+            cells = [s]
+            for o in snames:
+                if s == o:
+                    cells.append("½")
+                    continue
+                r = mv[(mv["a"] == s) & (mv["b"] == o)].iloc[0]
+                cells.append(f"{100 * r.winrate:.1f}±{100 * (r.winrate_hi - r.winrate_lo) / 2:.1f}")
+            st = t["strategies"]
+            r = st[(st["variant"] == v) & (st["strategy"] == s)].iloc[0]
+            cells.append(fmt.pct_ci(r.winrate, r.winrate_lo, r.winrate_hi))
+            rows.append(cells)
+        games = int(mv["games"].iloc[0])
+        _table(f"{v}: win rate of row vs column (%, ± 95% CI half-width), {fmt.count(games)} games a cell",
+               ["", *snames, "mean win rate [95% CI]"], rows)
+    vt = t["variants"]
+    _table("Variants: game length, draws and luck vs skill",
+           ["variant", "games", "rounds mean (sd)", "draws [95% CI]", "best vs random [95% CI]",
+            "games to be 95% ahead"],
+           [[r.variant, fmt.count(r.games), f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
+             fmt.pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
+             (f"{r.best_strategy} " + fmt.pct_ci(r.luck_skill_winrate, r.luck_skill_lo,
+                                                 r.luck_skill_hi)) if r.best_strategy else "—",
+             fmt.count(r.games_needed)] for r in vt.itertuples()])
+    d = t["diffs"]
+    if len(d):
+        _table("Difference from base in each strategy's score, paired by seed (Holm-adjusted)",
+               ["variant", "strategy", "pairs", "difference [95% CI]", "p", "p (Holm)", "significant"],
+               [[r.variant, r.strategy, fmt.count(r.n_pairs), fmt.pts_ci(r.diff, r.diff_lo, r.diff_hi),
+                 fmt.pval(r.p), fmt.pval(r.p_holm), "yes" if r.significant else "no"]
+                for r in d.itertuples()])
+
+
+def write_compare_charts(t: dict, vnames: list[str], folder: Path) -> dict[str, str]:
+    """Charts of a comparison as SVG + PNG; returns chart name -> SVG text."""
+    from balance import charts
+
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for v in vnames:
+        safe = v.replace("+", "_")
+        out[f"matrix_{safe}"] = charts.save(charts.matrix_heatmap(t["matrix"], v),
+                                            folder / f"matrix_{safe}")
+    if len(t["diffs"]):
+        out["variant_diffs"] = charts.save(charts.variant_diffs(t["diffs"]),
+                                           folder / "variant_diffs")
+    out["rounds"] = charts.save(charts.rounds_distribution(t["rounds"]), folder / "rounds")
+    out["variants"] = charts.save(charts.variant_overview(t["variants"]), folder / "variants")
+    return out
+
+
+# ---- tosk cards --------------------------------------------------------------------------
+def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
+                  batch_size: int, results, restricted: bool = True) -> dict:
+    """Card value tables: observational (by card, rank, suit) and restricted play."""
+    from balance import config, runner, tables
+
+    n = runner.check_games(n)
+    rs = config.resolve_variant(game, variant)
+    s, o = config.load_strategy(game, strategy), config.load_strategy(game, vs)
+    eng = config.get_game(game).engine_module()
+    specs = [runner.RunSpec(rs, s, o, n, seed)]
+    ranks = list(eng.RANK_NAMES) if restricted else []
+    specs += [runner.RunSpec(rs, s.restricted(i, r), o, n, seed) for i, r in enumerate(ranks)]
+    res = runner.run_many(specs, store=_store(results), threads=threads, batch_size=batch_size,
+                          label=f"{game}: card value")
+    out = {"by_card": tables.card_table(res[0], "card"), "by_rank": tables.card_table(res[0], "rank"),
+           "by_suit": tables.card_table(res[0], "suit")}
+    if restricted:
+        out["restricted"] = tables.restricted_table(res[0], dict(zip(ranks, res[1:])))
+    return out
+
+
+@tosk_app.command("cards")
+def tosk_cards(
+    variant: VariantOpt = "base",
+    strategy: Annotated[str, typer.Option("--strategy", help="The strategy whose cards are valued.")] = "balanced",
+    vs: Annotated[str, typer.Option("--vs", help="Its opponent.")] = "balanced",
+    n: Annotated[int, typer.Option("-n", help="Games per run (one standard run + one per forbidden rank).")] = 20_000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    batch_size: BatchOpt = 1 << 15,
+    results: ResultsOpt = None,
+    restricted: Annotated[bool, typer.Option(help="Also measure restricted play (forbid each rank).")] = True,
+    as_json: JsonOpt = False,
+):
+    """Card value per rank and suit: played WR, games-in-hand WR, improvement
+    when in hand (observational), and the paired effect of forbidding a rank."""
+    from balance import fmt
+
+    t = cards_command("tosk", variant, strategy, vs, n, seed, threads, batch_size, results,
+                      restricted)
+    if as_json:
+        _echo_json({k: _records(v) for k, v in t.items()})
+        return
+    for key, label in (("by_rank", "rank"), ("by_suit", "suit")):
+        df = t[key]
+        _table(f"{strategy} vs {vs} ({variant}): value by {label} — observational, biased by game length",
+               [label, "played WR [95% CI]", "n", "in-hand WR [95% CI]", "n", "not-seen WR",
+                "IWD [95% CI]"],
+               [[str(r[label]), fmt.pct_ci(r["played_wr"], r["played_lo"], r["played_hi"]),
+                 fmt.count(r["played_n"]), fmt.pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"]),
+                 fmt.count(r["gih_n"]), fmt.pct(r["gns_wr"]),
+                 fmt.pts_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"])] for _, r in df.iterrows()])
+    if "restricted" in t:
+        df = t["restricted"]
+        _table(f"Restricted play: {strategy}'s score when forbidden to play a rank, minus its "
+               "score on the same deals (paired, Holm)",
+               ["rank", "pairs", "effect [95% CI]", "p (Holm)", "significant"],
+               [[r["rank"], fmt.count(r["n_pairs"]), fmt.pts_ci(r["effect"], r["effect_lo"], r["effect_hi"]),
+                 fmt.pval(r["p_holm"]), "yes" if r["significant"] else "no"]
+                for _, r in df.iterrows()])
+
+
+# ---- tosk trace -------------------------------------------------------------------------
+@tosk_app.command("trace")
+def tosk_trace(
+    seed: SeedOpt = 1,
+    game: Annotated[int, typer.Option("--game", help="Game index (game 2d and 2d+1 share deal d, seats swapped).")] = 0,
+    variant: VariantOpt = "base",
+    a: Annotated[str, typer.Option("--a", help="Strategy A.")] = "balanced",
+    b: Annotated[str, typer.Option("--b", help="Strategy B.")] = "balanced",
+    as_json: JsonOpt = False,
+):
+    """A readable round-by-round log of one game."""
+    from balance import config
+    from sims import tosk
+
+    if game < 0:
+        raise UserError(f"--game must be ≥ 0, got {game}")
+    rs = config.resolve_variant("tosk", variant)
+    sa, sb = config.load_strategy("tosk", a), config.load_strategy("tosk", b)
+    events = tosk.trace(rs.vector(), sa.vector(), sb.vector(), seed, game, (sa.name, sb.name))
+    if as_json:
+        _echo_json(events)
+        return
+    typer.echo(f"Tosk {rs.name}, seed {seed}, game {game} (deal {game // 2}); "
+               f"A = {sa.name}, B = {sb.name}")
+    for ev in events:
+        typer.echo(ev["text"])
+
+
+# ---- listings ----------------------------------------------------------------------------
+@tosk_app.command("variants")
+def tosk_variants(as_json: JsonOpt = False):
+    """The rule variants and what each changes."""
+    from balance import config
+
+    rows = [{"variant": "base", **config.resolve_variant("tosk", "base").rules}]
+    for v in config.variant_names("tosk"):
+        rs = config.resolve_variant("tosk", v)
+        rows.append({"variant": v, "description": rs.description.split("; ")[-1]})
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows[1:]:
+        typer.echo(f"{r['variant']:<22} {r['description']}")
+    typer.echo("Combine with +, e.g. force+momentum+battle-weary (all 32 combinations are valid).")
+
+
+@tosk_app.command("strategies")
+def tosk_strategies(as_json: JsonOpt = False):
+    """The scripted strategies (TOML weight sets in strategies/tosk/)."""
+    from balance import config
+
+    rows = [{"strategy": s, "description": config.load_strategy("tosk", s).description}
+            for s in config.strategy_names("tosk")]
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        typer.echo(f"{r['strategy']:<12} {r['description']}")
+
+
+# ---- study and bench ----------------------------------------------------------------------
+@app.command("study")
+def study_cmd(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report, tables and charts.")] = Path("reports"),
+    scale: Annotated[float, typer.Option("--scale", help="Multiply every game count (e.g. 4 halves each CI).")] = 1.0,
+    threads: ThreadsOpt = None,
+    results: ResultsOpt = None,
+):
+    """The default study of every game: writes reports/index.html."""
+    from balance import study
+
+    if not scale > 0:
+        raise UserError(f"--scale must be positive, got {scale}")
+    path = study.run_study(out, scale=scale, threads=threads, results=results)
+    typer.echo(f"report: {path}")
+
+
+@bench_app.command("tosk")
+def bench_tosk(
+    n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 1_000_000,
+    as_json: JsonOpt = False,
+):
+    """Games/s at 1 and 2 threads, numba vs pure Python, compile time, memory."""
+    from balance import bench
+
+    res = bench.bench_game("tosk", n)
+    if as_json:
+        _echo_json(res)
+        return
+    for k, v in res.items():
+        typer.echo(f"{k:<34} {v}")
+
+
+def _click_exceptions():
+    """Typer's usage-error classes (vendored click in recent Typer)."""
+    try:
+        from typer._click import exceptions as cx
+    except ImportError:  # older Typer runs on click itself
+        from click import exceptions as cx
+    return cx
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit code 2."""
+    cx = _click_exceptions()
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except cx.NoArgsIsHelpError as exc:
+        exc.show()
+        sys.exit(0)
+    except cx.UsageError as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("aborted", err=True)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Tables: turning run aggregates into DataFrames with n and CI on every figure.
+
+Game-agnostic: everything here reads :class:`balance.runner.RunResult`s and
+the engine's catalogue, never a game's rules.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from balance import stats
+from balance.registry import get_game
+from balance.runner import CARD_FIELDS, RunResult
+
+
+def _rounds(res: RunResult) -> tuple[float, float]:
+    h = res.rounds_hist
+    return stats.mean_sd_from_hist(np.arange(len(h)), h)
+
+
+def run_row(res: RunResult) -> dict:
+    """One run: both sides' win rates, draws, score, length, end reasons."""
+    eng = get_game(res.spec.game).engine_module()
+    a = stats.win_rate_table_row(res.a_wins, res.draws, res.games)
+    b = stats.win_rate_table_row(res.b_wins, res.draws, res.games)
+    counts = stats.pentanomial_counts(res.pair_points)
+    pen = stats.pentanomial_score(counts)
+    mean, sd = _rounds(res)
+    h = res.rounds_hist
+    decided = res.a_wins + res.b_wins
+    s0 = stats.wilson(int(res.seat_wins[0]), decided) if decided else (np.nan, np.nan)
+    row = {
+        "variant": res.spec.ruleset.name, "a": res.spec.a.name, "b": res.spec.b.name,
+        "games": res.games, "a_wins": res.a_wins, "b_wins": res.b_wins, "draws": res.draws,
+        "winrate": a["winrate"], "winrate_lo": a["winrate_lo"], "winrate_hi": a["winrate_hi"],
+        "b_winrate": b["winrate"], "b_winrate_lo": b["winrate_lo"],
+        "b_winrate_hi": b["winrate_hi"],
+        "draw_rate": a["draw_rate"], "draw_lo": a["draw_lo"], "draw_hi": a["draw_hi"],
+        "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
+        "pairs": pen["n_pairs"],
+        "pair_variance_ratio": stats.variance_reduction(counts, draw_rate=a["draw_rate"]),
+        "rounds_mean": mean, "rounds_sd": sd,
+        "rounds_p10": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.1)),
+        "rounds_p50": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.5)),
+        "rounds_p90": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.9)),
+        "seat1_share_of_wins": res.seat_wins[0] / decided if decided else np.nan,
+        "seat1_share_lo": s0[0], "seat1_share_hi": s0[1],
+        "seed": res.spec.seed, "config_hash": res.key,
+    }
+    for name, count in zip(eng.END_NAMES, res.reasons):
+        row[f"end_{name}"] = int(count)
+    return row
+
+
+def _side_points(res: RunResult, strategy: str) -> np.ndarray:
+    """Per-deal half points (0..4) of ``strategy`` in a run where it plays."""
+    pts = res.pair_points.astype(np.int64)
+    return pts if res.spec.a.name == strategy else 4 - pts
+
+
+def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
+    """Round-robin matrix: one row per ordered pair (a, b), a ≠ b, per variant.
+
+    ``results`` maps (variant, a, b) to the run of a (side A) against b.
+    """
+    rows = []
+    for (variant, a, b), res in results.items():
+        r = run_row(res)
+        pen = stats.pentanomial_score(stats.pentanomial_counts(4 - res.pair_points.astype(int)))
+        rows.append({k: r[k] for k in ("variant", "a", "b", "games", "a_wins", "b_wins",
+                                       "draws", "winrate", "winrate_lo", "winrate_hi", "score",
+                                       "score_lo", "score_hi", "rounds_mean", "rounds_sd")})
+        rows.append({
+            "variant": variant, "a": b, "b": a, "games": res.games, "a_wins": res.b_wins,
+            "b_wins": res.a_wins, "draws": res.draws, "winrate": r["b_winrate"],
+            "winrate_lo": r["b_winrate_lo"], "winrate_hi": r["b_winrate_hi"],
+            "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
+            "rounds_mean": r["rounds_mean"], "rounds_sd": r["rounds_sd"],
+        })
+    return pd.DataFrame(rows)
+
+
+def strategy_table(results, variants, strategies) -> pd.DataFrame:
+    """Each strategy's pooled win rate and score over all its opponents."""
+    rows = []
+    for v in variants:
+        for s in strategies:
+            wins = draws = games = 0
+            pts = []
+            for (variant, a, b), res in results.items():
+                if variant != v or s not in (a, b):
+                    continue
+                wins += res.a_wins if a == s else res.b_wins
+                draws += res.draws
+                games += res.games
+                pts.append(_side_points(res, s))
+            if not games:
+                continue
+            w = stats.win_rate_table_row(wins, draws, games)
+            pen = stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
+            rows.append({"variant": v, "strategy": s, "games": games, "wins": wins,
+                         "draws": draws, "winrate": w["winrate"], "winrate_lo": w["winrate_lo"],
+                         "winrate_hi": w["winrate_hi"], "score": pen["score"],
+                         "score_lo": pen["lo"], "score_hi": pen["hi"]})
+    return pd.DataFrame(rows)
+
+
+def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
+    """Best scripted strategy against ``baseline``: its win rate and the games
+    it needs to be ahead with 95% probability (METHODS: luck vs skill)."""
+    best = None
+    for (v, a, b), res in results.items():
+        if v != variant or baseline not in (a, b) or a == b:
+            continue
+        other = b if a == baseline else a
+        wins = res.a_wins if a == other else res.b_wins
+        p = wins / res.games
+        if best is None or p > best[1]:
+            best = (other, p, wins, res.games)
+    if best is None:
+        return {"best_strategy": None, "luck_skill_winrate": np.nan, "luck_skill_lo": np.nan,
+                "luck_skill_hi": np.nan, "games_needed": np.nan}
+    name, p, wins, games = best
+    lo, hi = stats.wilson(wins, games)
+    need = stats.games_needed(p)
+    return {"best_strategy": name, "luck_skill_winrate": p, "luck_skill_lo": lo,
+            "luck_skill_hi": hi, "games_needed": np.nan if need is None else need}
+
+
+def variant_table(results, variants) -> pd.DataFrame:
+    """Per variant: games, draws (Wilson), game length, luck vs skill."""
+    rows = []
+    for v in variants:
+        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        if not runs:
+            continue
+        games = sum(r.games for r in runs)
+        draws = sum(r.draws for r in runs)
+        hist = sum(_pad(r.rounds_hist, max(len(x.rounds_hist) for x in runs)) for r in runs)
+        mean, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
+        lo, hi = stats.wilson(draws, games)
+        seat0 = sum(int(r.seat_wins[0]) for r in runs)
+        decided = sum(int(r.seat_wins.sum()) for r in runs)
+        s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
+        rows.append({"variant": v, "games": games, "draws": draws,
+                     "draw_rate": draws / games, "draw_lo": lo, "draw_hi": hi,
+                     "rounds_mean": mean, "rounds_sd": sd,
+                     "seat1_share": seat0 / decided if decided else np.nan,
+                     "seat1_lo": s_lo, "seat1_hi": s_hi,
+                     **luck_vs_skill(results, v)})
+    return pd.DataFrame(rows)
+
+
+def _pad(h: np.ndarray, n: int) -> np.ndarray:
+    return np.pad(h, (0, n - len(h)))
+
+
+def rounds_table(results, variants) -> pd.DataFrame:
+    """Histogram of game length per variant (all strategy pairs pooled)."""
+    rows = []
+    for v in variants:
+        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        if not runs:
+            continue
+        n = max(len(r.rounds_hist) for r in runs)
+        hist = sum(_pad(r.rounds_hist, n) for r in runs)
+        for k in np.nonzero(hist)[0]:
+            rows.append({"variant": v, "rounds": int(k), "count": int(hist[k])})
+    return pd.DataFrame(rows)
+
+
+def variant_diffs(results, variants, strategies, base: str = "base") -> pd.DataFrame:
+    """Each variant's paired difference from ``base`` in each strategy's score.
+
+    For strategy s, every deal of every match of s is a pair: its score under
+    the variant minus its score under base on the same seed. Holm adjusts the
+    whole family (all variants × strategies).
+    """
+    rows = []
+    for v in variants:
+        if v == base:
+            continue
+        for s in strategies:
+            d = []
+            for (vv, a, b), res in results.items():
+                if vv != v or s not in (a, b) or a == b:
+                    continue
+                ref = results.get((base, a, b))
+                if ref is None or ref.spec.seed != res.spec.seed or ref.games != res.games:
+                    continue
+                d.append((_side_points(res, s) - _side_points(ref, s)) / 4.0)
+            if not d:
+                continue
+            pdiff = stats.paired_diff(np.concatenate(d))
+            rows.append({"variant": v, "strategy": s, "n_pairs": pdiff["n"],
+                         "diff": pdiff["mean"], "diff_lo": pdiff["lo"], "diff_hi": pdiff["hi"],
+                         "p": pdiff["p"]})
+    df = pd.DataFrame(rows, columns=["variant", "strategy", "n_pairs", "diff", "diff_lo",
+                                     "diff_hi", "p"])
+    if len(df):
+        reject, padj = stats.holm(df["p"].to_numpy())
+        df["p_holm"] = padj
+        df["significant"] = reject
+    else:
+        df["p_holm"] = []
+        df["significant"] = []
+    return df
+
+
+def compare_tables(results, variants, strategies) -> dict[str, pd.DataFrame]:
+    """Every table of a variant comparison."""
+    return {
+        "matrix": matrix(results),
+        "strategies": strategy_table(results, variants, strategies),
+        "variants": variant_table(results, variants),
+        "diffs": variant_diffs(results, variants, strategies),
+        "rounds": rounds_table(results, variants),
+    }
+
+
+def round_robin_pairs(strategies: list[str]) -> list[tuple[str, str]]:
+    """The unordered pairs of a round robin (a strategy against itself is ½ by
+    construction under duplicate seating, so it is not simulated)."""
+    return list(combinations(strategies, 2))
+
+
+# ---- card value ------------------------------------------------------------------
+def _diff_ci(p1, n1, p2, n2, z=1.959963984540054):
+    se = np.sqrt(p1 * (1 - p1) / np.maximum(n1, 1) + p2 * (1 - p2) / np.maximum(n2, 1))
+    return p1 - p2 - z * se, p1 - p2 + z * se
+
+
+def card_table(res: RunResult, group: str = "card") -> pd.DataFrame:
+    """Observational card value for side A (17lands style; biased by game
+    length, labelled as observational): played WR, games-in-hand WR, not-seen
+    WR and improvement when in hand (IWD = GIH WR − GNS WR), by card, rank or
+    suit."""
+    eng = get_game(res.spec.game).engine_module()
+    cat = pd.DataFrame(eng.catalogue())
+    c = pd.DataFrame(res.cards[0], columns=CARD_FIELDS)
+    c["card"] = cat["label"]
+    c["rank"] = cat["rank"]
+    c["suit"] = cat["suit"]
+    keys = {"card": ["card", "rank", "suit"], "rank": ["rank"], "suit": ["suit"]}[group]
+    order = {"card": list(cat["label"]), "rank": list(dict.fromkeys(cat["rank"])),
+             "suit": list(dict.fromkeys(cat["suit"]))}[group]
+    g = c.groupby(keys, sort=False)[list(CARD_FIELDS)].sum().reset_index()
+    g["_o"] = g[group].map({k: i for i, k in enumerate(order)})
+    g = g.sort_values("_o").drop(columns="_o").reset_index(drop=True)
+    out = g[keys].copy()
+    out.insert(0, "variant", res.spec.ruleset.name)
+    out.insert(1, "strategy", res.spec.a.name)
+    out.insert(2, "opponent", res.spec.b.name)
+    for kind in ("played", "gih", "gns"):
+        n = g[f"{kind}_n"].to_numpy()
+        w = g[f"{kind}_w"].to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wr = np.where(n > 0, w / np.maximum(n, 1), np.nan)
+        lo, hi = stats.wilson(w, n)
+        out[f"{kind}_n"] = n
+        out[f"{kind}_wr"] = wr
+        out[f"{kind}_lo"] = lo
+        out[f"{kind}_hi"] = hi
+    out["iwd"] = out["gih_wr"] - out["gns_wr"]
+    out["iwd_lo"], out["iwd_hi"] = _diff_ci(out["gih_wr"], out["gih_n"], out["gns_wr"],
+                                            out["gns_n"])
+    return out
+
+
+def restricted_table(base: RunResult, restricted: dict[str, RunResult]) -> pd.DataFrame:
+    """Paired effect on A's score of forbidding it to play each rank
+    (restricted play, Jaffe et al. 2012): restricted minus standard on the same
+    deals; Holm across the ranks."""
+    rows = []
+    for rank, res in restricted.items():
+        d = stats.paired_diff_from_points(res.pair_points.astype(int),
+                                          base.pair_points.astype(int))
+        rows.append({"variant": base.spec.ruleset.name, "strategy": base.spec.a.name,
+                     "opponent": base.spec.b.name, "rank": rank, "n_pairs": d["n"],
+                     "effect": d["mean"], "effect_lo": d["lo"], "effect_hi": d["hi"],
+                     "p": d["p"]})
+    df = pd.DataFrame(rows)
+    if len(df):
+        reject, padj = stats.holm(df["p"].to_numpy())
+        df["p_holm"] = padj
+        df["significant"] = reject
+    return df
