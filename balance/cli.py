@@ -127,29 +127,6 @@ def tosk_play(
 
 
 # ---- tosk simulate ---------------------------------------------------------------------
-def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
-                     threads, per_game: bool, batch_size: int, results, as_json: bool) -> dict:
-    """Library body of ``balance <game> simulate`` (returns the printed data)."""
-    import time
-
-    from balance import config, runner, tables
-
-    n = runner.check_games(n)
-    rs = config.resolve_variant(game, variant)
-    sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
-    spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
-    store = _store(results)
-    t0 = time.perf_counter()
-    res = runner.run_many([spec], store=store, threads=threads, batch_size=batch_size)[0]
-    elapsed = time.perf_counter() - t0
-    row = tables.run_row(res)
-    row.update({"cached": res.cached, "elapsed_s": round(elapsed, 3),
-                "store": str(store.path(game, spec.key))})
-    if not res.cached:
-        row["games_per_s"] = round(n / max(elapsed, 1e-9))
-    return row
-
-
 @tosk_app.command("simulate")
 def tosk_simulate(
     variant: VariantOpt = "base",
@@ -164,9 +141,9 @@ def tosk_simulate(
     as_json: JsonOpt = False,
 ):
     """Play strategy A against B: wins, draws, win rate with Wilson CI, rounds."""
-    from balance import fmt
+    from balance import analysis, fmt
 
-    row = simulate_command("tosk", variant, a, b, n, seed, threads, per_game, batch_size,
+    row = analysis.simulate_command("tosk", variant, a, b, n, seed, threads, per_game, batch_size,
                            results, as_json)
     if as_json:
         _echo_json(row)
@@ -197,35 +174,6 @@ def tosk_simulate(
 
 
 # ---- tosk compare ----------------------------------------------------------------------
-def compare_command(game: str, variants: str, strategies: str, n: int, seed: int, threads,
-                    batch_size: int, results) -> tuple[dict, list, list, dict]:
-    """Run (or read) the round robin of ``strategies`` under every variant.
-
-    Returns (tables, variant names, strategy names, run results by key).
-    """
-    from balance import config, runner, tables
-
-    n = runner.check_games(n)
-    rulesets = config.parse_variant_list(game, variants)
-    if "base" not in [r.name for r in rulesets]:
-        rulesets.insert(0, config.resolve_variant(game, "base"))  # differences need base
-    strats = config.parse_strategy_list(game, strategies)
-    if len(strats) < 2:
-        raise UserError("--strategies needs at least two strategies for a round robin")
-    by_name = {s.name: s for s in strats}
-    specs, keys = [], []
-    for rs in rulesets:
-        for a, b in tables.round_robin_pairs([s.name for s in strats]):
-            specs.append(runner.RunSpec(rs, by_name[a], by_name[b], n, seed))
-            keys.append((rs.name, a, b))
-    res = runner.run_many(specs, store=_store(results), threads=threads, batch_size=batch_size,
-                          label=f"{game}: {len(specs)} matches")
-    runs = dict(zip(keys, res))
-    vnames = [r.name for r in rulesets]
-    snames = [s.name for s in strats]
-    return tables.compare_tables(runs, vnames, snames), vnames, snames, runs
-
-
 @tosk_app.command("compare")
 def tosk_compare(
     variants: Annotated[str, typer.Option("--variants", help="Comma-separated variants, or 'all' (32 combinations).")] = "base,battle-weary,potent-healing,force,momentum,advanced-techniques",
@@ -240,12 +188,14 @@ def tosk_compare(
 ):
     """Round-robin matrix per variant, strategy win rates, game length, draws,
     luck vs skill, and each variant's paired difference from base (Holm)."""
-    from balance import fmt
+    from balance import analysis, fmt
 
-    t, vnames, snames, runs = compare_command("tosk", variants, strategies, n, seed, threads,
+    t, vnames, snames, runs = analysis.compare_command("tosk", variants, strategies, n, seed, threads,
                                               batch_size, results)
     if charts is not None:
-        write_compare_charts(t, vnames, charts)
+        from balance import charts as ch
+
+        ch.all_charts(t, charts, matrix_variants=vnames)
     if as_json:
         _echo_json({k: _records(v) for k, v in t.items() if k != "rounds"})
         return
@@ -286,46 +236,7 @@ def tosk_compare(
                 for r in d.itertuples()])
 
 
-def write_compare_charts(t: dict, vnames: list[str], folder: Path) -> dict[str, str]:
-    """Charts of a comparison as SVG + PNG; returns chart name -> SVG text."""
-    from balance import charts
-
-    folder.mkdir(parents=True, exist_ok=True)
-    out = {}
-    for v in vnames:
-        safe = v.replace("+", "_")
-        out[f"matrix_{safe}"] = charts.save(charts.matrix_heatmap(t["matrix"], v),
-                                            folder / f"matrix_{safe}")
-    if len(t["diffs"]):
-        out["variant_diffs"] = charts.save(charts.variant_diffs(t["diffs"]),
-                                           folder / "variant_diffs")
-    out["rounds"] = charts.save(charts.rounds_distribution(t["rounds"]), folder / "rounds")
-    out["variants"] = charts.save(charts.variant_overview(t["variants"]), folder / "variants")
-    return out
-
-
 # ---- tosk cards --------------------------------------------------------------------------
-def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
-                  batch_size: int, results, restricted: bool = True) -> dict:
-    """Card value tables: observational (by card, rank, suit) and restricted play."""
-    from balance import config, runner, tables
-
-    n = runner.check_games(n)
-    rs = config.resolve_variant(game, variant)
-    s, o = config.load_strategy(game, strategy), config.load_strategy(game, vs)
-    eng = config.get_game(game).engine_module()
-    specs = [runner.RunSpec(rs, s, o, n, seed)]
-    ranks = list(eng.RANK_NAMES) if restricted else []
-    specs += [runner.RunSpec(rs, s.restricted(i, r), o, n, seed) for i, r in enumerate(ranks)]
-    res = runner.run_many(specs, store=_store(results), threads=threads, batch_size=batch_size,
-                          label=f"{game}: card value")
-    out = {"by_card": tables.card_table(res[0], "card"), "by_rank": tables.card_table(res[0], "rank"),
-           "by_suit": tables.card_table(res[0], "suit")}
-    if restricted:
-        out["restricted"] = tables.restricted_table(res[0], dict(zip(ranks, res[1:])))
-    return out
-
-
 @tosk_app.command("cards")
 def tosk_cards(
     variant: VariantOpt = "base",
@@ -341,9 +252,9 @@ def tosk_cards(
 ):
     """Card value per rank and suit: played WR, games-in-hand WR, improvement
     when in hand (observational), and the paired effect of forbidding a rank."""
-    from balance import fmt
+    from balance import analysis, fmt
 
-    t = cards_command("tosk", variant, strategy, vs, n, seed, threads, batch_size, results,
+    t = analysis.cards_command("tosk", variant, strategy, vs, n, seed, threads, batch_size, results,
                       restricted)
     if as_json:
         _echo_json({k: _records(v) for k, v in t.items()})

@@ -1,0 +1,92 @@
+"""Benchmarks (``balance bench``): speed and memory, never asserted in tests.
+
+Figures are measured in one run and reported as ratios where possible:
+numba against the same code under ``NUMBA_DISABLE_JIT=1``, 2 threads against
+1. Compile time and peak memory are measured in fresh subprocesses so that
+what this process already loaded does not count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+_CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+from balance import config, runner
+game, variant, a, b, n, threads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+runner.set_threads(threads)
+spec = runner.RunSpec(config.resolve_variant(game, variant), config.load_strategy(game, a),
+                      config.load_strategy(game, b), n, 12345)
+t1 = time.perf_counter()
+res = runner.simulate_run(spec)
+t2 = time.perf_counter()
+print(json.dumps({"start_s": t1 - t0, "first_run_s": t2 - t1, "total_s": t2 - t0,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "a_wins": res.a_wins}))
+"""
+
+
+def _child(args: list[str], env_extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    out = subprocess.run([sys.executable, "-c", _CHILD, *map(str, args)], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _rate(game, variant, a, b, n, threads) -> float:
+    from balance import config, runner
+
+    runner.set_threads(threads)
+    spec = runner.RunSpec(config.resolve_variant(game, variant), config.load_strategy(game, a),
+                          config.load_strategy(game, b), n, 12345)
+    runner.simulate_run(runner.RunSpec(spec.ruleset, spec.a, spec.b, 2, 1))  # warm
+    best = float("inf")
+    for _ in range(2):
+        t = time.perf_counter()
+        runner.simulate_run(spec)
+        best = min(best, time.perf_counter() - t)
+    return n / best
+
+
+def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "balanced",
+               b: str = "balanced", pure_n: int = 200) -> dict:
+    """Every figure of ``balance bench <game>`` (see the README for targets)."""
+    import numba
+
+    from balance.runner import check_games
+
+    n = check_games(n)
+    out = {"game": game, "variant": variant, "strategies": f"{a} vs {b}",
+           "cores": os.cpu_count(), "numba_threads_max": numba.config.NUMBA_NUM_THREADS}
+    r1 = _rate(game, variant, a, b, n, 1)
+    threads2 = min(2, numba.config.NUMBA_NUM_THREADS)
+    r2 = _rate(game, variant, a, b, n, threads2)
+    out["games_per_s_1_thread"] = round(r1)
+    out[f"games_per_s_{threads2}_threads"] = round(r2)
+    out["thread_scaling"] = round(r2 / r1, 2)
+    out[f"seconds_per_million_games_{threads2}_threads"] = round(1e6 / r2, 2)
+    pure = _child([game, variant, a, b, pure_n, 1], {"NUMBA_DISABLE_JIT": "1"})
+    pure_rate = pure_n / pure["first_run_s"]
+    out["games_per_s_pure_python"] = round(pure_rate, 1)
+    out["numba_speedup_vs_pure_python_1_thread"] = round(r1 / pure_rate)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {"NUMBA_CACHE_DIR": cache}
+        cold = _child([game, variant, a, b, 2, 1], env)
+        warm = _child([game, variant, a, b, 2, 1], env)
+    out["start_cold_s (compile)"] = round(cold["total_s"], 2)
+    out["start_cached_s"] = round(warm["total_s"], 2)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "balance.cli", "--help"], capture_output=True,
+                   check=True)
+    out["cli_help_s"] = round(time.perf_counter() - t, 2)
+    for m in (100_000, 1_000_000):
+        out[f"peak_rss_mb_{m:.0e}_games".replace("+0", "")] = round(
+            _child([game, variant, a, b, m, threads2])["maxrss_mb"], 1)
+    return out
