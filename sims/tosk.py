@@ -69,8 +69,8 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
 
 # ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
 (W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
- W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_M_PACK, W_M_FLAGS) = range(15)
-W_ROWS = 15  # W_ORD0/W_ORD1: action positions by mode-0/mode-1 key, best first
+ W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_GLEN, W_M_PACK, W_M_FLAGS) = range(16)
+W_ROWS = 16  # W_ORD0/W_ORD1: per group, action positions best first (see _sort_actions)
 _LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
                    dtype=np.int64)
 
@@ -215,59 +215,75 @@ def _card_tables(rules, cards, n, forbidden, ws):
 
 @njit
 def _sort_actions(n, ws):
-    """Order the hand's actions best first for the two assignment modes.
+    """Order each technique group's actions best first for both assignment modes.
 
-    Row W_ORD0 ranks by (ATK, DEF), row W_ORD1 by (DEF, ATK), as ``_boost``
-    does; ties keep hand order. Returns the number of actions.
+    Row W_ORD0 holds, for group g, the hand positions of its actions in
+    columns ``8g .. 8g + len - 1`` ranked by (ATK, DEF); row W_ORD1 the same
+    ranked by (DEF, ATK); ties keep hand order, as ``_boost`` does. Row
+    W_GLEN holds each group's action count. Returns True when the two modes
+    can differ (some group orders its actions differently).
     """
-    n_act = 0
+    for g in range(4):
+        ws[W_GLEN, g] = 0
     for i in range(n):
         if ws[W_TECH, i] == 0:
-            ws[W_ORD0, n_act] = i
-            ws[W_ORD1, n_act] = i
-            n_act += 1
-    for row in (W_ORD0, W_ORD1):
-        for a in range(1, n_act):
-            j = a
-            while j > 0:
-                p = ws[row, j - 1]
-                q = ws[row, j]
-                if row == W_ORD0:
-                    kp = ws[W_ATK, p] * 64 + ws[W_DEF, p]
-                    kq = ws[W_ATK, q] * 64 + ws[W_DEF, q]
-                else:
-                    kp = ws[W_DEF, p] * 64 + ws[W_ATK, p]
-                    kq = ws[W_DEF, q] * 64 + ws[W_ATK, q]
-                if kq > kp:
-                    ws[row, j - 1] = q
-                    ws[row, j] = p
-                    j -= 1
-                else:
-                    break
-    return n_act
+            g = ws[W_GRP, i]
+            k = 8 * g + ws[W_GLEN, g]
+            ws[W_ORD0, k] = i
+            ws[W_ORD1, k] = i
+            ws[W_GLEN, g] += 1
+    differ = False
+    for g in range(4):
+        base = 8 * g
+        m = ws[W_GLEN, g]
+        for row in (W_ORD0, W_ORD1):
+            for a in range(1, m):
+                j = base + a
+                while j > base:
+                    p = ws[row, j - 1]
+                    q = ws[row, j]
+                    if row == W_ORD0:
+                        kp = ws[W_ATK, p] * 64 + ws[W_DEF, p]
+                        kq = ws[W_ATK, q] * 64 + ws[W_DEF, q]
+                    else:
+                        kp = ws[W_DEF, p] * 64 + ws[W_ATK, p]
+                        kq = ws[W_DEF, q] * 64 + ws[W_ATK, q]
+                    if kq > kp:
+                        ws[row, j - 1] = q
+                        ws[row, j] = p
+                        j -= 1
+                    else:
+                        break
+        for a in range(m):
+            if ws[W_ORD0, base + a] != ws[W_ORD1, base + a]:
+                differ = True
+    return differ
 
 
 @njit
-def _boost_sorted(mask, tg_packed, n_act, ws, row):
+def _boost_sorted(mask, tg_packed, ws, row):
     """``_boost`` for ``enumerate_plays``: techniques per group come packed
-    (4 bits a group) and actions pre-sorted, so each group takes its best
-    actions in one pass. Same result as ``_boost`` (a test checks it)."""
+    (4 bits a group) and each group's actions pre-sorted, so a group takes its
+    best actions in one short pass. Same result as ``_boost`` (tested)."""
     extra_a = 0
     extra_d = 0
     wasted = 0
-    for g in range(4):
-        t = (tg_packed >> (4 * g)) & 15
-        if t == 0:
-            continue
-        for k in range(n_act):
-            if t == 0:
-                break
-            j = ws[row, k]
-            if (mask >> j) & 1 and ws[W_GRP, j] == g:
-                extra_a += ws[W_ATK, j]
-                extra_d += ws[W_DEF, j]
-                t -= 1
-        wasted += t
+    g = 0
+    while tg_packed:
+        t = tg_packed & 15
+        if t:
+            base = 8 * g
+            for k in range(ws[W_GLEN, g]):
+                j = ws[row, base + k]
+                if (mask >> j) & 1:
+                    extra_a += ws[W_ATK, j]
+                    extra_d += ws[W_DEF, j]
+                    t -= 1
+                    if t == 0:
+                        break
+            wasted += t
+        tg_packed >>= 4
+        g += 1
     return extra_a, extra_d, wasted
 
 
@@ -293,11 +309,7 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
     (restricted play). Returns the number of candidates.
     """
     _card_tables(rules, cards, n, forbidden, ws)
-    n_act = _sort_actions(n, ws)
-    two_modes = False
-    for k in range(n_act):
-        if ws[W_ORD0, k] != ws[W_ORD1, k]:
-            two_modes = True
+    two_modes = _sort_actions(n, ws)
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0
@@ -344,7 +356,7 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         wasted = 0
         if tg:
             # T5: doubling is on base pips, before the flat Force bonus
-            ea, ed, wasted = _boost_sorted(mask, tg, n_act, ws, W_ORD0)
+            ea, ed, wasted = _boost_sorted(mask, tg, ws, W_ORD0)
         c_atk[n_cand] = atk + ea
         c_def[n_cand] = dfn + ed
         c_cost[n_cand] = cost
@@ -353,7 +365,7 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         c_mask[n_cand] = mask
         n_cand += 1
         if tg and two_modes:
-            ea2, ed2, wasted2 = _boost_sorted(mask, tg, n_act, ws, W_ORD1)
+            ea2, ed2, wasted2 = _boost_sorted(mask, tg, ws, W_ORD1)
             if ea2 != ea or ed2 != ed:
                 c_atk[n_cand] = atk + ea2
                 c_def[n_cand] = dfn + ed2
