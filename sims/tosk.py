@@ -69,8 +69,9 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
 
 # ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
 (W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
- W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_GLEN, W_M_PACK, W_M_FLAGS) = range(16)
-W_ROWS = 16  # W_ORD0/W_ORD1: per group, action positions best first (see _sort_actions)
+ W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_GLEN, W_M_PACK, W_M_FLAGS, W_MEMO0,
+ W_MEMO1) = range(18)
+W_ROWS = 18  # W_ORD0/W_ORD1: per group, action positions best first (see _sort_actions)
 _LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
                    dtype=np.int64)
 
@@ -129,7 +130,7 @@ def catalogue() -> list[dict]:
 
 
 # ---- rules kernels -------------------------------------------------------------
-@njit
+@njit(inline="always")
 def card_cost(rules, card):
     r = card // 4
     if r >= FIRST_TECHNIQUE:
@@ -137,7 +138,7 @@ def card_cost(rules, card):
     return RANK_VALUE[r]
 
 
-@njit
+@njit(inline="always")
 def group_of(rules, card):
     """Technique group: the suit, or with Advanced Techniques the colour."""
     s = card % 4
@@ -186,7 +187,7 @@ def _boost(n, mask, c_atk, c_def, c_grp, c_tech, mode):
     return extra_a, extra_d, wasted
 
 
-@njit
+@njit(inline="always")
 def _popcount(x):
     k = 0
     while x:
@@ -260,7 +261,7 @@ def _sort_actions(n, ws):
     return differ
 
 
-@njit
+@njit(inline="always")
 def _boost_sorted(mask, tg_packed, ws, row):
     """``_boost`` for ``enumerate_plays``: techniques per group come packed
     (4 bits a group) and each group's actions pre-sorted, so a group takes its
@@ -287,6 +288,17 @@ def _boost_sorted(mask, tg_packed, ws, row):
     return extra_a, extra_d, wasted
 
 
+@njit(inline="always")
+def _boost_memo(rel, tg, ws, row, memo):
+    """``_boost_sorted`` memoised on the relevant part of the mask."""
+    v = ws[memo, rel]
+    if v < 0:
+        ea, ed, wasted = _boost_sorted(rel, tg, ws, row)
+        v = ea | (ed << 16) | (wasted << 32)
+        ws[memo, rel] = v
+    return v & 65535, (v >> 16) & 65535, v >> 32
+
+
 # Packed per-subset sums for enumerate_plays: one add builds a subset's totals
 # from the subset without its lowest card. Field widths hold any legal hand
 # (≤ 8 cards: cost ≤ 8·50, pips ≤ 32, Force bonus ≤ 7, techniques ≤ 8 a group).
@@ -310,6 +322,19 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
     """
     _card_tables(rules, cards, n, forbidden, ws)
     two_modes = _sort_actions(n, ws)
+    # The assignment depends only on the techniques and the actions of groups
+    # that hold a technique: memoise it on that part of the mask.
+    tech_groups = 0
+    for i in range(n):
+        if ws[W_TECH, i]:
+            tech_groups |= 1 << ws[W_GRP, i]
+    relevant = 0
+    for i in range(n):
+        if (tech_groups >> ws[W_GRP, i]) & 1:
+            relevant |= 1 << i
+    for m in range(1 << n):
+        ws[W_MEMO0, m] = -1
+        ws[W_MEMO1, m] = -1
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0
@@ -356,7 +381,7 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         wasted = 0
         if tg:
             # T5: doubling is on base pips, before the flat Force bonus
-            ea, ed, wasted = _boost_sorted(mask, tg, ws, W_ORD0)
+            ea, ed, wasted = _boost_memo(mask & relevant, tg, ws, W_ORD0, W_MEMO0)
         c_atk[n_cand] = atk + ea
         c_def[n_cand] = dfn + ed
         c_cost[n_cand] = cost
@@ -365,7 +390,7 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         c_mask[n_cand] = mask
         n_cand += 1
         if tg and two_modes:
-            ea2, ed2, wasted2 = _boost_sorted(mask, tg, ws, W_ORD1)
+            ea2, ed2, wasted2 = _boost_memo(mask & relevant, tg, ws, W_ORD1, W_MEMO1)
             if ea2 != ea or ed2 != ed:
                 c_atk[n_cand] = atk + ea2
                 c_def[n_cand] = dfn + ed2
