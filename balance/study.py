@@ -30,6 +30,11 @@ def _scaled(n: int, scale: float) -> int:
     return n + n % 2
 
 
+def _p_text(p) -> str:
+    text = report.fmt_p(p)
+    return f"p{text}" if text.startswith("<") else f"p={text}"
+
+
 def verdicts(game_title: str, t: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language verdicts from a study's tables, each with its CI and n."""
     out = []
@@ -49,9 +54,10 @@ def verdicts(game_title: str, t: dict[str, pd.DataFrame]) -> list[str]:
         r = b.iloc[0]
         need = r.games_needed
         out.append(
-            f"Luck vs skill (base): {r.best_strategy} beats random "
+            f"Luck vs skill (base): the strongest strategy, {r.best_strategy}, beats random "
             f"{report.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)}; "
-            + (f"it needs {int(need):,} games to be ahead with 95% probability."
+            + (f"it needs {int(need):,} game{'s' if need != 1 else ''} to be ahead with 95% "
+               "probability."
                if not pd.isna(need) else "it is not reliably ahead at any game count."))
     d = t["diffs"]
     sig = d[d["significant"]].copy()
@@ -59,11 +65,13 @@ def verdicts(game_title: str, t: dict[str, pd.DataFrame]) -> list[str]:
         sig["abs"] = sig["diff"].abs()
         for r in sig.sort_values("abs", ascending=False).head(5).itertuples():
             verb = "raises" if r.diff > 0 else "lowers"
+            size, lo, hi = ((r.diff, r.diff_lo, r.diff_hi) if r.diff > 0
+                            else (-r.diff, -r.diff_hi, -r.diff_lo))
             out.append(
-                f"{r.variant} {verb} {r.strategy}'s score by "
-                f"{report.fmt_pp_ci(abs(r.diff) if r.diff > 0 else r.diff, r.diff_lo if r.diff > 0 else r.diff_lo, r.diff_hi if r.diff > 0 else r.diff_hi, r.n_pairs)}"
-                f" against the same opponents on the same deals, significant after Holm "
-                f"(p={report.fmt_p(r.p_holm)}).")
+                f"{r.variant} {verb} {r.strategy}'s score by {100 * size:.1f} points "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}] (n={r.n_pairs:,} seat-swapped deal pairs, "
+                f"paired with base on the same deals), significant after Holm "
+                f"({_p_text(r.p_holm)}).")
         out.append(f"{len(sig)} of {len(d)} variant-by-strategy differences from base are "
                    "significant after Holm.")
     elif len(d):

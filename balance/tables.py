@@ -109,21 +109,32 @@ def strategy_table(results, variants, strategies) -> pd.DataFrame:
 
 
 def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
-    """Best scripted strategy against ``baseline``: its win rate and the games
-    it needs to be ahead with 95% probability (METHODS: luck vs skill)."""
-    best = None
+    """The strongest scripted strategy against ``baseline`` (METHODS: luck vs
+    skill): its win rate and the games it needs to be ahead with 95%
+    probability. "Strongest" is the best pooled score over the round robin,
+    the baseline's own games excluded."""
+    pooled: dict[str, list[float]] = {}
+    vs_base: dict[str, tuple[int, int]] = {}
     for (v, a, b), res in results.items():
-        if v != variant or baseline not in (a, b) or a == b:
+        if v != variant or a == b:
             continue
-        other = b if a == baseline else a
-        wins = res.a_wins if a == other else res.b_wins
-        p = wins / res.games
-        if best is None or p > best[1]:
-            best = (other, p, wins, res.games)
-    if best is None:
+        for side, other, wins in ((a, b, res.a_wins), (b, a, res.b_wins)):
+            if side == baseline:
+                continue
+            if other == baseline:
+                vs_base[side] = (wins, res.games)
+            else:
+                acc = pooled.setdefault(side, [0.0, 0])
+                acc[0] += wins + res.draws / 2
+                acc[1] += res.games
+    candidates = [s for s in vs_base if s in pooled] or list(vs_base)
+    if not candidates:
         return {"best_strategy": None, "luck_skill_winrate": np.nan, "luck_skill_lo": np.nan,
                 "luck_skill_hi": np.nan, "games_needed": np.nan}
-    name, p, wins, games = best
+    name = max(candidates, key=lambda s: (pooled[s][0] / pooled[s][1]) if s in pooled
+               else vs_base[s][0] / vs_base[s][1])
+    wins, games = vs_base[name]
+    p = wins / games
     lo, hi = stats.wilson(wins, games)
     need = stats.games_needed(p)
     return {"best_strategy": name, "luck_skill_winrate": p, "luck_skill_lo": lo,

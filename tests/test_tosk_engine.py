@@ -386,7 +386,7 @@ def test_round_cap_makes_draws(max_rounds, strat):
 
 
 @pytest.mark.parametrize("who", ["balanced", "aggressor", "random", "tempered"])
-@pytest.mark.parametrize("variant", ["base", "force+momentum+advanced-techniques"])
+@pytest.mark.parametrize("variant", ["base", "advanced-techniques+force+momentum"])
 def test_mirror_match_scores_exactly_half(who, variant, rules, strat):
     v = TEMPERED if who == "tempered" else strat[who]
     out = tosk.simulate(rules[variant], v, v.copy(), SEED, 0, 400)
