@@ -248,6 +248,7 @@ def tosk_cards(
     batch_size: BatchOpt = 1 << 15,
     results: ResultsOpt = None,
     restricted: Annotated[bool, typer.Option(help="Also measure restricted play (forbid each rank).")] = True,
+    charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write the card-value chart (SVG and PNG) to this folder.")] = None,
     as_json: JsonOpt = False,
 ):
     """Card value per rank and suit: played WR, games-in-hand WR, improvement
@@ -255,7 +256,12 @@ def tosk_cards(
     from balance import analysis, fmt
 
     t = analysis.cards_command("tosk", variant, strategy, vs, n, seed, threads, batch_size, results,
-                      restricted)
+                               restricted)
+    if charts is not None:
+        from balance import charts as ch
+
+        ch.all_charts({"cards": t["by_card"], "restricted": t.get("restricted")}, charts,
+                      card_variant=t["by_card"]["variant"].iloc[0])
     if as_json:
         _echo_json({k: _records(v) for k, v in t.items()})
         return

@@ -207,9 +207,9 @@ def _check_outcomes(rules, out, n):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_invariants_over_many_games(variant, rules, strat):
     rv = rules[variant]
-    out = tosk.simulate(rv, strat["random"], strat["random"], SEED, 0, 600)
-    _check_outcomes(rv, out, 600)
-    for a, b in SCRIPTED_PAIRS[:2]:
+    out = tosk.simulate(rv, strat["random"], strat["random"], SEED, 0, 2000)
+    _check_outcomes(rv, out, 2000)
+    for a, b in SCRIPTED_PAIRS:
         out = tosk.simulate(rv, strat[a], strat[b], SEED, 0, 1000)
         _check_outcomes(rv, out, 1000)
 
@@ -217,9 +217,10 @@ def test_invariants_over_many_games(variant, rules, strat):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_replayed_games_follow_the_rules(variant, rules, strat):
     rv = rules[variant]
-    traced = _trace_games(rv, strat["random"], strat["random"], [0, 3])
+    traced = _trace_games(rv, strat["random"], strat["random"], range(6))
+    traced += _trace_games(rv, TEMPERED, strat["healer"], range(4))
     for a, b in SCRIPTED_PAIRS:
-        traced += _trace_games(rv, strat[a], strat[b], [4, 5])
+        traced += _trace_games(rv, strat[a], strat[b], range(6))
     plays = [p for *_, s in traced for p in s["plays"]]
     hands = [n for *_, s in traced for n in s["hands"]]
     heals = [h for *_, s in traced for h in s["heals"]]

@@ -1,0 +1,302 @@
+"""The runner and the results store: a run is simulated once, stored
+atomically under the hash of its resolved config, and read back identically."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import polars as pl
+import pytest
+
+from balance import runner
+from balance.config import load_strategy, resolve_variant
+from balance.errors import UserError
+from balance.runner import RunSpec, run_many, simulate_run
+from balance.store import Store, config_hash, results_dir, write_text_atomic
+from sims import tosk
+
+SEED = 77
+N = 200
+
+
+def _spec(variant="base", a="aggressor", b="turtle", n=N, seed=SEED, per_game=False) -> RunSpec:
+    sa = a if not isinstance(a, str) else load_strategy("tosk", a)
+    sb = b if not isinstance(b, str) else load_strategy("tosk", b)
+    return RunSpec(resolve_variant("tosk", variant), sa, sb, n, seed, per_game)
+
+
+def _assert_same(r1, r2):
+    assert r1.key == r2.key
+    assert (r1.games, r1.a_wins, r1.b_wins, r1.draws) == (r2.games, r2.a_wins, r2.b_wins,
+                                                          r2.draws)
+    for f in ("seat_wins", "pair_points", "rounds_hist", "reasons", "cards"):
+        x, y = getattr(r1, f), getattr(r2, f)
+        assert x.shape == y.shape and np.array_equal(x, y), f
+    assert r1.pair_points.dtype == r2.pair_points.dtype == np.uint8
+    if r1.per_game is None:
+        assert r2.per_game is None
+    else:
+        assert r1.per_game.equals(r2.per_game)
+
+
+def _leftovers(root) -> list[str]:
+    return [p.name for p in root.rglob(".tmp-*")]
+
+
+# ---------------------------------------------------------------- store and read back
+
+
+def test_run_is_stored_once_and_read_back(tmp_path):
+    store = Store(tmp_path)
+    spec = _spec()
+    assert not store.has("tosk", spec.key) and store.load("tosk", spec.key) is None
+    (first,) = run_many([spec], store=store, progress=False)
+    assert not first.cached
+    assert store.has("tosk", spec.key)
+    folder = store.path("tosk", spec.key)
+    assert folder == tmp_path / "tosk" / spec.key
+    assert {p.name for p in folder.iterdir()} == {
+        "manifest.json", "summary.parquet", "pairs.parquet", "rounds.parquet",
+        "reasons.parquet", "cards.parquet"}
+    stamp = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    (second,) = run_many([spec], store=store, progress=False)
+    assert second.cached
+    _assert_same(first, second)
+    assert second.manifest == json.loads(json.dumps(first.manifest, default=str))
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == stamp  # not rewritten
+    assert _leftovers(tmp_path) == []
+    # what was stored is what a fresh simulation gives
+    _assert_same(simulate_run(spec), second)
+    assert first.games == N == first.a_wins + first.b_wins + first.draws
+
+
+def test_manifest_records_the_run(tmp_path):
+    spec = _spec("force+momentum")
+    (res,) = run_many([spec], store=Store(tmp_path), progress=False)
+    m = json.loads((Store(tmp_path).path("tosk", spec.key) / "manifest.json").read_text())
+    assert m["config_hash"] == spec.key == config_hash(spec.resolved())
+    assert m["seed"] == SEED and m["engine_version"] == tosk.VERSION
+    rc = m["resolved_config"]
+    assert rc["variant"] == "force+momentum" and rc["rules"]["force"] is True
+    assert rc["n_games"] == N and rc["a"]["name"] == "aggressor" and rc["b"]["name"] == "turtle"
+    ids = [r["id"] if isinstance(r, dict) else str(r) for r in m["rulings"]]
+    assert any(i.startswith("T3 ") for i in ids) and any(i.startswith("T11 ") for i in ids)
+    assert m["timings"]["threads"] >= 1
+
+
+def test_mixed_batch_reads_what_is_stored_and_simulates_the_rest(tmp_path):
+    store = Store(tmp_path)
+    s1, s2 = _spec(seed=1), _spec(seed=2)
+    run_many([s1], store=store, progress=False)
+    r1, r2 = run_many([s1, s2], store=store, progress=False)
+    assert r1.cached and not r2.cached
+    assert store.has("tosk", s2.key)
+    assert not np.array_equal(r1.pair_points, r2.pair_points)
+
+
+# ---------------------------------------------------------------- keys
+
+
+def test_key_is_a_stable_hash_of_the_resolved_config():
+    k = _spec().key
+    assert len(k) == 16 and int(k, 16) >= 0
+    assert _spec().key == k  # fresh objects, same key
+    assert config_hash(_spec().resolved()) == k
+
+
+@pytest.mark.parametrize("change", [
+    dict(seed=SEED + 1), dict(n=N + 2), dict(variant="force"), dict(variant="battle-weary"),
+    dict(a="balanced"), dict(b="random"), dict(per_game=True),
+])
+def test_anything_that_changes_the_numbers_changes_the_key(change):
+    assert _spec(**change).key != _spec().key
+
+
+def test_swapping_a_and_b_changes_the_key():
+    assert _spec(a="turtle", b="aggressor").key != _spec().key
+
+
+def test_variant_order_does_not_change_the_key():
+    assert _spec("force+momentum").key == _spec("momentum+force").key
+    assert _spec("force+momentum+battle-weary").key == _spec("battle-weary+momentum+force").key
+
+
+def test_forbidden_rank_changes_the_key():
+    s = load_strategy("tosk", "aggressor")
+    assert _spec(a=s.restricted(8, "9")).key != _spec(a=s).key
+
+
+def test_same_name_other_weights_changes_the_key(tmp_path):
+    text = (tosk_strategy_dir() / "aggressor.toml").read_text()
+    own = tmp_path / "aggressor.toml"
+    own.write_text(text.replace("lethal = 10.0", "lethal = 9.0"))
+    theirs = load_strategy("tosk", str(own))
+    assert theirs.name == "aggressor"
+    assert _spec(a=theirs).key != _spec().key
+    same = tmp_path / "copy" / "aggressor.toml"
+    same.parent.mkdir()
+    same.write_text(text)
+    assert _spec(a=load_strategy("tosk", str(same))).key == _spec().key
+
+
+def tosk_strategy_dir():
+    from balance.config import STRATEGY_DIR
+
+    return STRATEGY_DIR / "tosk"
+
+
+def test_engine_version_is_part_of_the_key(monkeypatch):
+    k = _spec().key
+    monkeypatch.setattr(tosk, "VERSION", tosk.VERSION + "-changed")
+    assert _spec().key != k
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def test_failed_save_leaves_nothing(tmp_path, monkeypatch):
+    store = Store(tmp_path)
+    spec = _spec()
+    real = pl.DataFrame.write_parquet
+    calls = []
+
+    def flaky(self, path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 3:  # fail midway, with files already written
+            raise OSError("disk full")
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        run_many([spec], store=store, progress=False)
+    assert len(calls) == 3
+    assert not store.has("tosk", spec.key) and store.load("tosk", spec.key) is None
+    assert not store.path("tosk", spec.key).exists()
+    assert _leftovers(tmp_path) == []
+    assert list((tmp_path / "tosk").iterdir()) == []
+    # once the disk is back, the run is simulated and stored as usual
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    (res,) = run_many([spec], store=store, progress=False)
+    assert not res.cached and store.has("tosk", spec.key)
+    (again,) = run_many([spec], store=store, progress=False)
+    assert again.cached
+    _assert_same(res, again)
+
+
+def test_failed_manifest_write_leaves_nothing(tmp_path, monkeypatch):
+    store = Store(tmp_path)
+    table = {"summary": pl.DataFrame({"games": [2]})}
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(json, "dumps", boom)
+    with pytest.raises(KeyboardInterrupt):
+        store.save("tosk", "abc", {"x": 1}, table)
+    monkeypatch.undo()
+    assert not store.has("tosk", "abc") and _leftovers(tmp_path) == []
+
+
+def test_second_writer_of_the_same_run_keeps_the_first(tmp_path):
+    store = Store(tmp_path)
+    store.save("tosk", "k1", {"who": "first"}, {"t": pl.DataFrame({"x": [1]})})
+    store.save("tosk", "k1", {"who": "second"}, {"t": pl.DataFrame({"x": [2]})})
+    manifest, tables = store.load("tosk", "k1")
+    assert manifest == {"who": "first"} and tables["t"]["x"].to_list() == [1]
+    assert _leftovers(tmp_path) == []
+
+
+def test_store_root(tmp_path, monkeypatch):
+    monkeypatch.setenv("BALANCE_RESULTS", str(tmp_path / "env"))
+    assert results_dir() == tmp_path / "env" and Store().root == tmp_path / "env"
+    assert results_dir(tmp_path / "arg") == tmp_path / "arg"
+    monkeypatch.delenv("BALANCE_RESULTS")
+    assert str(results_dir()) == "results"
+
+
+def test_write_text_atomic(tmp_path):
+    target = tmp_path / "deep" / "report.html"
+    write_text_atomic(target, "one")
+    write_text_atomic(target, "two")
+    assert target.read_text() == "two"
+    assert [p.name for p in target.parent.iterdir()] == ["report.html"]
+
+
+# ---------------------------------------------------------------- per-game rows
+
+
+def test_per_game_rows(tmp_path):
+    store = Store(tmp_path)
+    spec = _spec("momentum", per_game=True, n=N)
+    (res,) = run_many([spec], store=store, batch_size=64, progress=False)
+    df = res.per_game
+    assert df is not None and df.height == N
+    assert df["game"].to_list() == list(range(N))
+    assert (store.path("tosk", spec.key) / "games.parquet").is_file()
+    # rows agree with the engine and with the aggregates
+    out = tosk.simulate(spec.ruleset.vector(), spec.a.vector(), spec.b.vector(), SEED, 0, N)
+    for k, v in out.items():
+        assert df[k].to_list() == v.tolist(), k
+    pts = df["a_points"].to_numpy()
+    assert (pts == 2).sum() == res.a_wins and (pts == 0).sum() == res.b_wins
+    assert (pts == 1).sum() == res.draws
+    assert np.array_equal(pts[0::2] + pts[1::2], res.pair_points)
+    hist = np.bincount(df["rounds"].to_numpy(), minlength=len(res.rounds_hist))
+    assert np.array_equal(hist, res.rounds_hist)
+    (back,) = run_many([spec], store=store, progress=False)
+    assert back.cached
+    _assert_same(res, back)
+    # without per_game there are no rows
+    (plain,) = run_many([_spec("momentum", n=N)], store=store, progress=False)
+    assert plain.per_game is None
+    assert np.array_equal(plain.pair_points, res.pair_points)
+
+
+# ---------------------------------------------------------------- runner checks
+
+
+def test_check_games():
+    assert runner.check_games(1) == 2 and runner.check_games(400) == 400
+    for bad in (0, -2):
+        with pytest.raises(UserError, match="-n"):
+            runner.check_games(bad)
+
+
+@pytest.mark.parametrize("bad", [0, 3, -2])
+def test_bad_batch_size(bad):
+    with pytest.raises(UserError, match="batch"):
+        simulate_run(_spec(n=4), batch_size=bad)
+
+
+def test_card_counters_are_consistent():
+    res = simulate_run(_spec("advanced-techniques", n=N))
+    cards = res.cards
+    f = {name: i for i, name in enumerate(runner.CARD_FIELDS)}
+    assert cards.shape == (2, tosk.N_CARDS, len(runner.CARD_FIELDS))
+    # every card is either seen or not seen in each game
+    assert (cards[:, :, f["gih_n"]] + cards[:, :, f["gns_n"]] == N).all()
+    assert (cards[:, :, f["played_n"]] <= cards[:, :, f["gih_n"]]).all()
+    assert (cards[:, :, f["played_w"]] <= cards[:, :, f["played_n"]]).all()
+    assert (cards[0, :, f["gih_w"]] + cards[0, :, f["gns_w"]] == res.a_wins).all()
+    assert (cards[1, :, f["gih_w"]] + cards[1, :, f["gns_w"]] == res.b_wins).all()
+    assert (cards[0, :, f["gih_d"]] + cards[0, :, f["gns_d"]] == res.draws).all()
+    # each game's opening hand is 6 cards per side
+    assert cards[0, :, f["gih_n"]].sum() >= 6 * N
+
+
+def test_store_is_not_touched_without_a_store(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (res,) = run_many([_spec(n=4)], store=None, progress=False)
+    assert not res.cached and list(tmp_path.iterdir()) == []
+
+
+def test_copying_a_run_folder_keeps_it_readable(tmp_path):
+    a, b = Store(tmp_path / "a"), Store(tmp_path / "b")
+    spec = _spec(n=20)
+    (res,) = run_many([spec], store=a, progress=False)
+    shutil.copytree(a.root, b.root)
+    (back,) = run_many([spec], store=b, progress=False)
+    assert back.cached
+    _assert_same(res, back)
