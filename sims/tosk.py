@@ -480,10 +480,12 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     cap = rules[R_CAPACITY]
     max_hand = rules[R_MAX_HAND]
     start_hp = rules[R_START_HP]
-    deal_rng = np.zeros(4, dtype=np.uint64)
-    resh_rng = np.zeros(4, dtype=np.uint64)
-    noise0 = np.zeros(4, dtype=np.uint64)
-    noise1 = np.zeros(4, dtype=np.uint64)
+    # few allocations per game: small arrays are rows of a handful of blocks
+    rngs = np.empty((4, 4), dtype=np.uint64)
+    deal_rng = rngs[0]
+    resh_rng = rngs[1]
+    noise0 = rngs[2]
+    noise1 = rngs[3]
     rng.seed_state(deal_rng, seed, deal, rng.PURPOSE_DEAL)
     rng.seed_state(resh_rng, seed, deal, rng.PURPOSE_RESHUFFLE)
     rng.seed_state(noise0, seed, deal, rng.PURPOSE_SEAT0)
@@ -491,41 +493,49 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
 
     deck = np.arange(N_CARDS).astype(np.int64)
     rng.shuffle(deal_rng, deck, N_CARDS)
-    deck_n = np.array([N_CARDS], dtype=np.int64)
-    disc = np.zeros(N_CARDS, dtype=np.int64)
-    disc_n = np.zeros(1, dtype=np.int64)
+    disc = np.empty(N_CARDS, dtype=np.int64)
     hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
-    hand_n = np.zeros(2, dtype=np.int64)
-    hp = np.array([start_hp, start_hp], dtype=np.int64)
-    hp_combat = hp.copy()
-    seen = np.zeros(2, dtype=np.int64)
-    played_mask = np.zeros(2, dtype=np.int64)
-    reveals = np.zeros((2, 4), dtype=np.float64)  # n, atk sum, def sum, (unused)
-    last = np.zeros((2, 2), dtype=np.float64)
+    pairs = np.zeros((11, 2), dtype=np.int64)  # one row per per-seat counter
+    hand_n = pairs[0]
+    hp = pairs[1]
+    hp_combat = pairs[2]
+    seen = pairs[3]
+    played_mask = pairs[4]
+    chosen_mask = pairs[5]
+    p_cost = pairs[6]
+    p_atk = pairs[7]
+    p_def = pairs[8]
+    deck_n = pairs[9]  # deck_n[0], disc_n[0] are used
+    disc_n = pairs[10]
+    deck_n[0] = N_CARDS
+    hp[0] = start_hp
+    hp[1] = start_hp
+    seat_f = np.zeros((2, 5), dtype=np.float64)
+    reveals = seat_f[:, :3]  # rounds revealed, ATK sum, DEF sum
+    last = seat_f[:, 3:]  # last revealed ATK, DEF
 
     # deal alternately, seat 0 first, up to the maximum hand size
     for _ in range(max_hand):
         for s in range(2):
             _draw(rules, s, 1, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng)
 
-    max_cand = 2 * (1 << MAX_HAND)
-    c_atk = np.zeros(max_cand, dtype=np.float64)
-    c_def = np.zeros(max_cand, dtype=np.float64)
-    c_cost = np.zeros(max_cand, dtype=np.float64)
-    c_cards = np.zeros(max_cand, dtype=np.float64)
-    c_wasted = np.zeros(max_cand, dtype=np.float64)
-    c_mask = np.zeros(max_cand, dtype=np.int64)
-    ws = np.zeros((W_ROWS, 1 << MAX_HAND), dtype=np.int64)
+    n_masks = 1 << max_hand
+    cand = np.empty((5, 2 * n_masks), dtype=np.float64)  # written before read
+    c_atk = cand[0]
+    c_def = cand[1]
+    c_cost = cand[2]
+    c_cards = cand[3]
+    c_wasted = cand[4]
+    c_mask = np.empty(2 * n_masks, dtype=np.int64)
+    ws = np.empty((W_ROWS, max(n_masks, 4 * 8)), dtype=np.int64)  # see enumerate_plays
+    small_f = np.zeros((2, MAX_HAND), dtype=np.float64)
+    keeps = small_f[0]
+    ks = small_f[1]
     info = np.zeros(N_INFO, dtype=np.float64)
-    chosen_mask = np.zeros(2, dtype=np.int64)
-    p_cost = np.zeros(2, dtype=np.int64)
-    p_atk = np.zeros(2, dtype=np.int64)
-    p_def = np.zeros(2, dtype=np.int64)
-    keeps = np.zeros(MAX_HAND, dtype=np.float64)
-    order = np.zeros(MAX_HAND, dtype=np.int64)
-    idx = np.zeros(MAX_HAND, dtype=np.int64)
-    ks = np.zeros(MAX_HAND, dtype=np.float64)
-    drop = np.zeros(MAX_HAND, dtype=np.int64)
+    small_i = np.zeros((3, MAX_HAND), dtype=np.int64)
+    order = small_i[0]
+    idx = small_i[1]
+    drop = small_i[2]
 
     winner = DRAW
     reason = END_CAP
