@@ -149,27 +149,27 @@ def tosk_simulate(
         _echo_json(row)
         return
     g = row["games"]
-    _table(f"Tosk {row['variant']}: {row['a']} (A) vs {row['b']} (B), {fmt.count(g)} games, seed {row['seed']}",
+    _table(f"Tosk {row['variant']}: {row['a']} (A) vs {row['b']} (B), {fmt.fmt_int(g)} games, seed {row['seed']}",
            ["", "wins", "win rate [95% CI]", "draws", "score [95% CI, pentanomial]"],
-           [[f"A {row['a']}", fmt.count(row["a_wins"]),
-             fmt.pct_ci(row["winrate"], row["winrate_lo"], row["winrate_hi"]),
-             fmt.count(row["draws"]), fmt.pct_ci(row["score"], row["score_lo"], row["score_hi"])],
-            [f"B {row['b']}", fmt.count(row["b_wins"]),
-             fmt.pct_ci(row["b_winrate"], row["b_winrate_lo"], row["b_winrate_hi"]),
-             fmt.count(row["draws"]),
-             fmt.pct_ci(1 - row["score"], 1 - row["score_hi"], 1 - row["score_lo"])]])
-    typer.echo(f"draws {fmt.pct_ci(row['draw_rate'], row['draw_lo'], row['draw_hi'])} "
-               f"(round cap {fmt.count(row['end_round_cap'])}); rounds mean {row['rounds_mean']:.2f} "
+           [[f"A {row['a']}", fmt.fmt_int(row["a_wins"]),
+             fmt.fmt_pct_ci(row["winrate"], row["winrate_lo"], row["winrate_hi"]),
+             fmt.fmt_int(row["draws"]), fmt.fmt_pct_ci(row["score"], row["score_lo"], row["score_hi"])],
+            [f"B {row['b']}", fmt.fmt_int(row["b_wins"]),
+             fmt.fmt_pct_ci(row["b_winrate"], row["b_winrate_lo"], row["b_winrate_hi"]),
+             fmt.fmt_int(row["draws"]),
+             fmt.fmt_pct_ci(1 - row["score"], 1 - row["score_hi"], 1 - row["score_lo"])]])
+    typer.echo(f"draws {fmt.fmt_pct_ci(row['draw_rate'], row['draw_lo'], row['draw_hi'])} "
+               f"(round cap {fmt.fmt_int(row['end_round_cap'])}); rounds mean {row['rounds_mean']:.2f} "
                f"sd {row['rounds_sd']:.2f} (p10 {row['rounds_p10']:.0f}, median "
                f"{row['rounds_p50']:.0f}, p90 {row['rounds_p90']:.0f})")
-    typer.echo(f"ends: KO {fmt.count(row['end_ko'])}, both fell {fmt.count(row['end_double_ko'])}, "
-               f"sudden death {fmt.count(row['end_sudden_death'])}, round cap "
-               f"{fmt.count(row['end_round_cap'])}; seat 1 took "
-               f"{fmt.pct_ci(row['seat1_share_of_wins'], row['seat1_share_lo'], row['seat1_share_hi'])}"
+    typer.echo(f"ends: KO {fmt.fmt_int(row['end_ko'])}, both fell {fmt.fmt_int(row['end_double_ko'])}, "
+               f"sudden death {fmt.fmt_int(row['end_sudden_death'])}, round cap "
+               f"{fmt.fmt_int(row['end_round_cap'])}; seat 1 took "
+               f"{fmt.fmt_pct_ci(row['seat1_share_of_wins'], row['seat1_share_lo'], row['seat1_share_hi'])}"
                " of decided games")
-    typer.echo(f"pairing: paired SE / unpaired SE = {fmt.num(row['pair_variance_ratio'], 3)} "
-               f"over {fmt.count(row['pairs'])} seat-swapped pairs")
-    how = "read from the store" if row["cached"] else f"{fmt.count(row['games_per_s'])} games/s"
+    typer.echo(f"pairing: paired SE / unpaired SE = {fmt.fmt_num(row['pair_variance_ratio'], 3)} "
+               f"over {fmt.fmt_int(row['pairs'])} seat-swapped pairs")
+    how = "read from the store" if row["cached"] else f"{fmt.fmt_int(row['games_per_s'])} games/s"
     typer.echo(f"{how}; {row['elapsed_s']:.2f} s; run {row['config_hash']} in {row['store']}")
 
 
@@ -213,26 +213,26 @@ def tosk_compare(
                 cells.append(f"{100 * r.winrate:.1f}±{100 * (r.winrate_hi - r.winrate_lo) / 2:.1f}")
             st = t["strategies"]
             r = st[(st["variant"] == v) & (st["strategy"] == s)].iloc[0]
-            cells.append(fmt.pct_ci(r.winrate, r.winrate_lo, r.winrate_hi))
+            cells.append(fmt.fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi))
             rows.append(cells)
         games = int(mv["games"].iloc[0])
-        _table(f"{v}: win rate of row vs column (%, ± 95% CI half-width), {fmt.count(games)} games a cell",
+        _table(f"{v}: win rate of row vs column (%, ± 95% CI half-width), {fmt.fmt_int(games)} games a cell",
                ["", *snames, "mean win rate [95% CI]"], rows)
     vt = t["variants"]
     _table("Variants: game length, draws and luck vs skill",
            ["variant", "games", "rounds mean (sd)", "draws [95% CI]", "best vs random [95% CI]",
             "games to be 95% ahead"],
-           [[r.variant, fmt.count(r.games), f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
-             fmt.pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
-             (f"{r.best_strategy} " + fmt.pct_ci(r.luck_skill_winrate, r.luck_skill_lo,
+           [[r.variant, fmt.fmt_int(r.games), f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
+             fmt.fmt_pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
+             (f"{r.best_strategy} " + fmt.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo,
                                                  r.luck_skill_hi)) if r.best_strategy else "—",
-             fmt.count(r.games_needed)] for r in vt.itertuples()])
+             fmt.fmt_int(r.games_needed)] for r in vt.itertuples()])
     d = t["diffs"]
     if len(d):
         _table("Difference from base in each strategy's score, paired by seed (Holm-adjusted)",
                ["variant", "strategy", "pairs", "difference [95% CI]", "p", "p (Holm)", "significant"],
-               [[r.variant, r.strategy, fmt.count(r.n_pairs), fmt.pts_ci(r.diff, r.diff_lo, r.diff_hi),
-                 fmt.pval(r.p), fmt.pval(r.p_holm), "yes" if r.significant else "no"]
+               [[r.variant, r.strategy, fmt.fmt_int(r.n_pairs), fmt.fmt_pp_ci(r.diff, r.diff_lo, r.diff_hi),
+                 fmt.fmt_p(r.p), fmt.fmt_p(r.p_holm), "yes" if r.significant else "no"]
                 for r in d.itertuples()])
 
 
@@ -270,17 +270,17 @@ def tosk_cards(
         _table(f"{strategy} vs {vs} ({variant}): value by {label} — observational, biased by game length",
                [label, "played WR [95% CI]", "n", "in-hand WR [95% CI]", "n", "not-seen WR",
                 "IWD [95% CI]"],
-               [[str(r[label]), fmt.pct_ci(r["played_wr"], r["played_lo"], r["played_hi"]),
-                 fmt.count(r["played_n"]), fmt.pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"]),
-                 fmt.count(r["gih_n"]), fmt.pct(r["gns_wr"]),
-                 fmt.pts_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"])] for _, r in df.iterrows()])
+               [[str(r[label]), fmt.fmt_pct_ci(r["played_wr"], r["played_lo"], r["played_hi"]),
+                 fmt.fmt_int(r["played_n"]), fmt.fmt_pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"]),
+                 fmt.fmt_int(r["gih_n"]), fmt.fmt_pct(r["gns_wr"]),
+                 fmt.fmt_pp_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"])] for _, r in df.iterrows()])
     if "restricted" in t:
         df = t["restricted"]
         _table(f"Restricted play: {strategy}'s score when forbidden to play a rank, minus its "
                "score on the same deals (paired, Holm)",
                ["rank", "pairs", "effect [95% CI]", "p (Holm)", "significant"],
-               [[r["rank"], fmt.count(r["n_pairs"]), fmt.pts_ci(r["effect"], r["effect_lo"], r["effect_hi"]),
-                 fmt.pval(r["p_holm"]), "yes" if r["significant"] else "no"]
+               [[r["rank"], fmt.fmt_int(r["n_pairs"]), fmt.fmt_pp_ci(r["effect"], r["effect_lo"], r["effect_hi"]),
+                 fmt.fmt_p(r["p_holm"]), "yes" if r["significant"] else "no"]
                 for _, r in df.iterrows()])
 
 

@@ -156,7 +156,10 @@ def variant_table(results, variants) -> pd.DataFrame:
         seat0 = sum(int(r.seat_wins[0]) for r in runs)
         decided = sum(int(r.seat_wins.sum()) for r in runs)
         s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
-        rows.append({"variant": v, "games": games, "draws": draws,
+        names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
+        timeouts = (sum(int(r.reasons[names.index("round_cap")]) for r in runs)
+                    if "round_cap" in names else 0)
+        rows.append({"variant": v, "games": games, "draws": draws, "timeouts": timeouts,
                      "draw_rate": draws / games, "draw_lo": lo, "draw_hi": hi,
                      "rounds_mean": mean, "rounds_sd": sd,
                      "seat1_share": seat0 / decided if decided else np.nan,
