@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from balance import runner
-from balance.config import load_strategy, resolve_variant
+from balance.config import STRATEGY_DIR, load_strategy, resolve_variant
 from balance.errors import UserError
 from balance.runner import RunSpec, run_many, simulate_run
 from balance.store import Store, config_hash, results_dir, write_text_atomic
@@ -129,7 +129,7 @@ def test_forbidden_rank_changes_the_key():
 
 
 def test_same_name_other_weights_changes_the_key(tmp_path):
-    text = (tosk_strategy_dir() / "aggressor.toml").read_text()
+    text = (STRATEGY_DIR / "tosk" / "aggressor.toml").read_text()
     own = tmp_path / "aggressor.toml"
     own.write_text(text.replace("lethal = 10.0", "lethal = 9.0"))
     theirs = load_strategy("tosk", str(own))
@@ -139,12 +139,6 @@ def test_same_name_other_weights_changes_the_key(tmp_path):
     same.parent.mkdir()
     same.write_text(text)
     assert _spec(a=load_strategy("tosk", str(same))).key == _spec().key
-
-
-def tosk_strategy_dir():
-    from balance.config import STRATEGY_DIR
-
-    return STRATEGY_DIR / "tosk"
 
 
 def test_engine_version_is_part_of_the_key(monkeypatch):

@@ -18,9 +18,9 @@ import numba
 import numpy as np
 import pytest
 
-from balance.config import all_variant_combinations, load_strategy, resolve_variant
+from balance.config import Ruleset, all_variant_combinations, load_strategy, resolve_variant
 from balance.runner import RunSpec, simulate_run
-from sims import tosk
+from sims import rng, tosk
 from strategies.tosk import encode_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,8 +74,9 @@ def _replay(rules, log, res) -> dict:
     rounds = log.shape[0]
     assert rounds == res[1] and 1 <= rounds <= max_rounds
     assert res[9] == tosk.N_CARDS  # cards conserved
-    seen = {"plays": [], "heals": [], "hands": []}
+    seen = {"plays": [], "heals": [], "hands": [], "reshuffles": 0}
     hp_prev = [start, start]
+    deck_n, disc_n = tosk.N_CARDS - 2 * max_hand, 0  # TD1: both hands dealt full
     sudden = False
     played_mask = [0, 0]
     seen_mask = [0, 0]
@@ -131,7 +132,19 @@ def _replay(rules, log, res) -> dict:
             for s in range(2):
                 assert rows[s, tosk.L_HP_END] == hp[s]
             break
-        # recover (T9): heal, then draw
+        # recover (T9): discard the plays and heal for both, then draw seat 1 first
+        for s in range(2):
+            disc_n += bin(int(rows[s, tosk.L_PLAYED] | rows[s, tosk.L_HEALED])).count("1")
+        for s in range(2):
+            k = int(rows[s, tosk.L_DRAWN])
+            if k > deck_n:  # the deck runs out mid-draw: the discard pile becomes the deck
+                assert rows[s, tosk.L_RESHUFFLES] == 1
+                deck_n, disc_n = disc_n - (k - deck_n), 0
+                seen["reshuffles"] += 1
+            else:
+                assert rows[s, tosk.L_RESHUFFLES] == 0
+                deck_n -= k
+            assert deck_n >= 0
         for s in range(2):
             row = rows[s]
             n = len(hands[s])
@@ -207,8 +220,8 @@ def _check_outcomes(rules, out, n):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_invariants_over_many_games(variant, rules, strat):
     rv = rules[variant]
-    out = tosk.simulate(rv, strat["random"], strat["random"], SEED, 0, 2000)
-    _check_outcomes(rv, out, 2000)
+    out = tosk.simulate(rv, strat["random"], strat["random"], SEED, 0, 1000)
+    _check_outcomes(rv, out, 1000)
     for a, b in SCRIPTED_PAIRS:
         out = tosk.simulate(rv, strat[a], strat[b], SEED, 0, 1000)
         _check_outcomes(rv, out, 1000)
@@ -224,6 +237,7 @@ def test_replayed_games_follow_the_rules(variant, rules, strat):
     plays = [p for *_, s in traced for p in s["plays"]]
     hands = [n for *_, s in traced for n in s["hands"]]
     heals = [h for *_, s in traced for h in s["heals"]]
+    assert sum(s["reshuffles"] for *_, s in traced) > 0  # long games re-form the deck
     max_hand = int(rv[tosk.R_MAX_HAND])
     assert max(hands) == max_hand  # the opening hand is full
     assert heals, "nobody healed in any traced game"
@@ -299,7 +313,8 @@ def test_trace_events(rules, strat):
         assert all(e["player"] != seat1 for e in rounds if e["seat"] == 2)
         for e in rounds:
             row = log[e["round"] - 1, e["seat"] - 1]
-            assert (e["cost"], e["atk"], e["def"]) == tuple(int(x) for x in row[tosk.L_COST:tosk.L_DEF + 1])
+            logged = tuple(int(x) for x in row[tosk.L_COST:tosk.L_DEF + 1])
+            assert (e["cost"], e["atk"], e["def"]) == logged
             assert len(e["played"]) == bin(int(row[tosk.L_PLAYED])).count("1")
             assert set(e["played"]) <= set(e["hand"]) and e["hp_end"] <= 20
         end = events[-1]
@@ -368,11 +383,11 @@ def test_round_cap_makes_draws(max_rounds, strat):
     assert draw.sum() > 0
     assert (out["winner_seat"][draw] == -1).all() and (out["a_points"][draw] == 1).all()
     assert (out["rounds"] <= max_rounds).all()
-    log, res = tosk.trace_log(rv, strat["turtle"], strat["healer"], SEED, int(np.flatnonzero(draw)[0]))
+    first_draw = int(np.flatnonzero(draw)[0])
+    log, res = tosk.trace_log(rv, strat["turtle"], strat["healer"], SEED, first_draw)
     _replay(rv, log, res)
     assert log.shape[0] == max_rounds and res[0] == -1
     # the runner counts them as draws, never as wins
-    from balance.config import Ruleset
     base = resolve_variant("tosk", "base")
     rs = Ruleset("tosk", "base", (), {**base.rules, "max_rounds": max_rounds})
     spec = RunSpec(rs, load_strategy("tosk", "turtle"), load_strategy("tosk", "healer"), 400, SEED)
@@ -435,7 +450,7 @@ def test_batch_size_does_not_change_results():
         _same_run(r, runs[0])
     assert runs[0].games == 402 and len(runs[0].pair_points) == 201
     other = simulate_run(_run(n=402, seed=SEED + 1), batch_size=64)
-    assert not np.array_equal(other.pair_points, runs[0].pair_points)  # the seed matters
+    assert not np.array_equal(other.cards, runs[0].cards)  # the seed matters
 
 
 def test_game_depends_only_on_seed_and_index(rules, strat):
@@ -453,6 +468,20 @@ def test_game_depends_only_on_seed_and_index(rules, strat):
 def _opening(rv, a, b, game, seed=SEED):
     log, _ = tosk.trace_log(rv, a, b, seed, game)
     return log[0, :, tosk.L_HAND:tosk.L_HAND + tosk.MAX_HAND].tolist()
+
+
+def test_opening_deal_comes_from_the_deal_stream(rules, strat):
+    # TD1: one card at a time from the top of the deck shuffled by stream
+    # (seed, deal, PURPOSE_DEAL), alternating, seat 1 first
+    for game in (0, 5, 12):
+        st = np.zeros(4, dtype=np.uint64)
+        rng.seed_state(st, SEED, game // 2, rng.PURPOSE_DEAL)
+        deck = np.arange(tosk.N_CARDS, dtype=np.int64)
+        rng.shuffle(st, deck, tosk.N_CARDS)
+        top = deck[::-1].tolist()
+        for variant, mh in (("base", 6), ("battle-weary", 5)):
+            hands = _opening(rules[variant], strat["random"], strat["turtle"], game)
+            assert hands[0][:mh] == top[0:2 * mh:2] and hands[1][:mh] == top[1:2 * mh:2]
 
 
 def test_common_random_numbers_opening_hands(rules, strat):
@@ -502,7 +531,7 @@ def test_restricted_play_never_plays_the_rank(rank, rules):
 _NOJIT = """
 import json
 from balance.config import load_strategy, resolve_variant
-from sims import tosk
+from sims import rng, tosk
 rv = resolve_variant("tosk", "advanced-techniques+force+momentum").vector()
 a, b = load_strategy("tosk", "aggressor").vector(), load_strategy("tosk", "turtle").vector()
 out = tosk.simulate(rv, a, b, %d, 0, 4)

@@ -193,7 +193,8 @@ def test_force_applies_after_doubling():
 
 
 def test_force_after_doubling_two_techniques():
-    # 5♣ 5♦ J♣ J♦: both doubled → 8/4; Force +1 → 9/5 (doubling a Force bonus would give 10/6)
+    # 5♣ 5♦ J♣ J♦: both doubled → 8/4; Force +1 → 9/5
+    # (doubling a Force bonus would give 10/6)
     assert stats(play("force", "5C", "5D", "JC", "JD")) == (16, 9, 5)
 
 
