@@ -758,11 +758,19 @@ def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
     return [(s, None) for s in dict.fromkeys(df["strategy"])]
 
 
+def _render(job: tuple) -> str:
+    """Draw and save one chart (runs in a worker process): (function name,
+    positional args, keyword args, stem) -> inline SVG."""
+    name, args, kwargs, stem = job
+    return save(globals()[name](*args, **kwargs), stem)
+
+
 def all_charts(
     tables: Mapping[str, pd.DataFrame | None],
     chart_dir: Path,
     card_variant: str = "base",
     matrix_variants: Sequence[str] | None = None,
+    workers: int | None = None,
 ) -> dict[str, str]:
     """Render every standard chart for one game's tables into ``chart_dir``.
 
@@ -770,32 +778,48 @@ def all_charts(
     places on the page: ``overview``, ``diffs``, ``rounds``,
     ``matrix:<variant>`` (one per variant) and :func:`card_chart_key`
     (card value in ``card_variant``, one per strategy or per strategy and
-    opponent, when card tables exist).
+    opponent, when card tables exist). Charts are drawn in ``workers``
+    processes (default: one per core) when there are several.
     """
+    import os
+
     chart_dir = Path(chart_dir)
-    out: dict[str, str] = {}
+    jobs: list[tuple[str, tuple]] = []  # (page name, job)
 
     variants = tables.get("variants")
     if variants is not None and not variants.empty:
-        out["overview"] = save(variant_overview(variants), chart_dir / "overview")
+        jobs.append(("overview", ("variant_overview", (variants,), {}, chart_dir / "overview")))
     diffs = tables.get("diffs")
     if diffs is not None and not diffs.empty:
-        out["diffs"] = save(variant_diffs(diffs), chart_dir / "variant-diffs")
+        jobs.append(("diffs", ("variant_diffs", (diffs,), {}, chart_dir / "variant-diffs")))
     rounds = tables.get("rounds")
     if rounds is not None and not rounds.empty:
-        out["rounds"] = save(rounds_distribution(rounds), chart_dir / "rounds")
+        jobs.append(("rounds", ("rounds_distribution", (rounds,), {}, chart_dir / "rounds")))
     matrix = tables.get("matrix")
     if matrix is not None and not matrix.empty:
         names = list(matrix_variants) if matrix_variants is not None else sorted(
             matrix["variant"].unique(), key=_variant_sort_key
         )
         for i, v in enumerate(names):
-            out[f"matrix:{v}"] = save(matrix_heatmap(matrix, v), chart_dir / f"matrix-{i:02d}-{slug(v)}")
+            jobs.append((f"matrix:{v}", ("matrix_heatmap", (matrix[matrix["variant"] == v], v),
+                                         {}, chart_dir / f"matrix-{i:02d}-{slug(v)}")))
     cards = tables.get("cards")
     if cards is not None and not cards.empty:
         sub = cards[cards["variant"] == card_variant]
         for i, (s, o) in enumerate(_matchups(sub)):
-            fig = card_value(cards, tables.get("restricted"), variant=card_variant, strategy=s, opponent=o)
             stem = f"cards-{i:02d}-{slug(s)}" + ("" if o is None else f"-vs-{slug(o)}")
-            out[card_chart_key(s, o)] = save(fig, chart_dir / stem)
-    return out
+            jobs.append((card_chart_key(s, o), (
+                "card_value", (cards, tables.get("restricted")),
+                {"variant": card_variant, "strategy": s, "opponent": o}, chart_dir / stem)))
+    workers = workers or os.cpu_count() or 1
+    if workers > 1 and len(jobs) > 2:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: a clean interpreter per worker (no forked numba threads)
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+            svgs = list(pool.map(_render, [job for _, job in jobs], chunksize=1))
+    else:
+        svgs = [_render(job) for _, job in jobs]
+    return {name: svg for (name, _), svg in zip(jobs, svgs)}

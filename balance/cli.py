@@ -184,14 +184,17 @@ def tosk_compare(
     batch_size: BatchOpt = 1 << 15,
     results: ResultsOpt = None,
     charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write SVG and PNG charts to this folder.")] = None,
+    precision: Annotated[Optional[float], typer.Option("--precision", help="Extend every match until each win-rate CI is within ±P (e.g. 0.01); -n is then the pilot size.")] = None,
+    max_games: Annotated[int, typer.Option("--max-games", help="Upper bound on games per match with --precision.")] = 1_000_000,
     as_json: JsonOpt = False,
 ):
     """Round-robin matrix per variant, strategy win rates, game length, draws,
     luck vs skill, and each variant's paired difference from base (Holm)."""
     from balance import analysis, fmt
 
-    t, vnames, snames, runs = analysis.compare_command("tosk", variants, strategies, n, seed, threads,
-                                              batch_size, results)
+    t, vnames, snames, runs = analysis.compare_command("tosk", variants, strategies, n, seed,
+                                                       threads, batch_size, results, precision,
+                                                       max_games)
     if charts is not None:
         from balance import charts as ch
 
@@ -215,8 +218,9 @@ def tosk_compare(
             r = st[(st["variant"] == v) & (st["strategy"] == s)].iloc[0]
             cells.append(fmt.fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi))
             rows.append(cells)
-        games = int(mv["games"].iloc[0])
-        _table(f"{v}: win rate of row vs column (%, ± 95% CI half-width), {fmt.fmt_int(games)} games a cell",
+        lo_g, hi_g = int(mv["games"].min()), int(mv["games"].max())
+        games = fmt.fmt_int(lo_g) if lo_g == hi_g else f"{fmt.fmt_int(lo_g)}–{fmt.fmt_int(hi_g)}"
+        _table(f"{v}: win rate of row vs column (%, ± 95% CI half-width), {games} games a cell",
                ["", *snames, "mean win rate [95% CI]"], rows)
     vt = t["variants"]
     _table("Variants: game length, draws and luck vs skill",
@@ -298,8 +302,11 @@ def tosk_trace(
     from balance import config
     from sims import tosk
 
-    if game < 0:
-        raise UserError(f"--game must be ≥ 0, got {game}")
+    from balance.runner import check_seed
+
+    check_seed(seed)
+    if not 0 <= game < 2**62:
+        raise UserError(f"--game must be between 0 and 2**62-1, got {game}")
     rs = config.resolve_variant("tosk", variant)
     sa, sb = config.load_strategy("tosk", a), config.load_strategy("tosk", b)
     events = tosk.trace(rs.vector(), sa.vector(), sb.vector(), seed, game, (sa.name, sb.name))

@@ -265,6 +265,6 @@ def load_study(game: str) -> dict:
     path = CONFIG_DIR / game / "study.toml"
     data = load_toml(path)
     _check_keys(path, "the top level", data,
-                ["variants", "strategies", "games_per_pair", "seed", "cards_strategy",
-                 "cards_opponent", "cards_games"])
+                ["variants", "strategies", "precision", "pilot_games", "max_games_per_pair",
+                 "seed", "cards_strategy", "cards_opponent", "cards_games"])
     return data

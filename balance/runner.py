@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 import numpy as np
@@ -44,6 +44,11 @@ class RunSpec:
     n_games: int
     seed: int
     per_game: bool = False
+
+    def __post_init__(self):
+        check_seed(self.seed)
+        if self.n_games <= 0 or self.n_games % 2:
+            raise UserError(f"a run needs a positive even number of games, got {self.n_games}")
 
     @property
     def game(self) -> str:
@@ -87,6 +92,16 @@ class RunResult:
         return self.spec.key
 
 
+SEED_MAX = 2**64 - 1
+
+
+def check_seed(seed: int) -> int:
+    """Validate --seed: the RNG takes any 64-bit unsigned seed."""
+    if not 0 <= seed <= SEED_MAX:
+        raise UserError(f"--seed must be between 0 and 2**64-1, got {seed}")
+    return seed
+
+
 def check_games(n: int) -> int:
     """Validate -n: a positive number of games, rounded up to whole deal pairs."""
     if n <= 0:
@@ -121,6 +136,19 @@ class _Accumulator:
         self.n_cards = getattr(eng, "N_CARDS", 0)
         self.cards = np.zeros((2, self.n_cards, len(CARD_FIELDS)), np.int64) if self.n_cards else None
         self.games = []
+
+    def merge(self, res: "RunResult") -> None:
+        """Start from the counts of a finished run over games 0..res.games-1."""
+        self.pair_points[: len(res.pair_points)] = res.pair_points
+        self.wins += [res.a_wins, res.b_wins, res.draws]
+        self.seat_wins += res.seat_wins
+        k = min(len(self.rounds), len(res.rounds_hist))
+        self.rounds[:k] += res.rounds_hist[:k]
+        self.reasons += res.reasons
+        if self.cards is not None and res.cards is not None:
+            self.cards += res.cards
+        if res.per_game is not None:
+            self.games.append(res.per_game)
 
     def add(self, first_game: int, out: dict) -> None:
         pts = out["a_points"]
@@ -241,15 +269,27 @@ class _Progress:
             self.bar.stop()
 
 
-def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None) -> RunResult:
-    """Play one run in batches (no store); ``progress`` gets ``advance(n)``."""
+def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None,
+                 start: RunResult | None = None) -> RunResult:
+    """Play one run in batches (no store); ``progress`` gets ``advance(n)``.
+
+    With ``start``, a finished run of the same config over fewer games, only
+    the games it lacks are played: game i of a seed is the same game at any
+    run size, so the merged counts equal a run played from scratch.
+    """
     eng = get_game(spec.game).engine_module()
     rules = spec.ruleset.vector()
     va, vb = spec.a.vector(), spec.b.vector()
     if batch_size <= 0 or batch_size % 2:
         raise UserError(f"--batch-size must be a positive even number, got {batch_size}")
     acc = _Accumulator(spec, eng)
-    for first in range(0, spec.n_games, batch_size):
+    begin = 0
+    if start is not None:
+        if replace(start.spec, n_games=spec.n_games) != spec or start.games > spec.n_games:
+            raise ValueError("can only extend a smaller run of the same config")
+        begin = start.games
+        acc.merge(start)
+    for first in range(begin, spec.n_games, batch_size):
         n = min(batch_size, spec.n_games - first)
         out = eng.simulate(rules, va, vb, spec.seed, first, n)
         acc.add(first, out)
@@ -263,8 +303,13 @@ def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None) 
 
 def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int | None = None,
              batch_size: int = DEFAULT_BATCH, progress: bool = True,
-             label: str = "simulating") -> list[RunResult]:
-    """Run (or read from the store) every spec, with one progress bar for all."""
+             label: str = "simulating", extend: dict | None = None) -> list[RunResult]:
+    """Run (or read from the store) every spec, with one progress bar for all.
+
+    ``extend`` maps a spec's index to a finished smaller run of the same
+    config, which the new run continues instead of starting over.
+    """
+    extend = extend or {}
     threads = set_threads(threads)
     results: list[RunResult | None] = [None] * len(specs)
     todo = []
@@ -274,12 +319,13 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
             results[i] = _from_tables(spec, *loaded)
         else:
             todo.append(i)
-    bar = _Progress(sum(specs[i].n_games for i in todo), label,
+    bar = _Progress(sum(specs[i].n_games - (extend[i].games if i in extend else 0)
+                        for i in todo), label,
                     progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1")
     try:
         for i in todo:
             t0 = time.perf_counter()
-            res = simulate_run(specs[i], batch_size, bar)
+            res = simulate_run(specs[i], batch_size, bar, extend.get(i))
             res.manifest = _manifest(specs[i], time.perf_counter() - t0, threads)
             if store is not None:
                 store.save(specs[i].game, specs[i].key, res.manifest, _to_tables(res))

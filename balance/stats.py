@@ -25,6 +25,7 @@ Fishtest ``server/fishtest/stats/`` (pentanomial model).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -62,8 +63,9 @@ PAIR_POINTS: np.ndarray = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
 _PAIR_SCORE: np.ndarray = PAIR_POINTS / 2.0
 
 
+@functools.lru_cache(maxsize=64)
 def _z(alpha: float) -> float:
-    """Two-sided normal critical value ``z_{1 - alpha/2}``."""
+    """Two-sided normal critical value ``z_{1 - alpha/2}`` (cached: ppf is slow)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     return float(_sps.norm.ppf(1.0 - alpha / 2.0))

@@ -94,11 +94,14 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     g = get_game(game)
     plan = load_study(game)
     t0 = time.perf_counter()
-    n = _scaled(int(plan["games_per_pair"]), scale)
+    # --scale multiplies the games: the CIs narrow by its square root
+    n = _scaled(int(plan["pilot_games"]), scale)
+    precision = float(plan["precision"]) / math.sqrt(scale)
     variants = plan["variants"] if isinstance(plan["variants"], str) else ",".join(plan["variants"])
     t, vnames, snames, runs = analysis.compare_command(
         game, variants, ",".join(plan["strategies"]), n, int(plan["seed"]), threads, 1 << 15,
-        results)
+        results, precision=precision,
+        max_games=_scaled(int(plan["max_games_per_pair"]), scale))
     n_cards = _scaled(int(plan.get("cards_games", 20000)), scale)
     cards = analysis.cards_command(game, "base", plan["cards_strategy"], plan["cards_opponent"],
                                    n_cards, int(plan["seed"]), threads, 1 << 15, results)
@@ -124,7 +127,9 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
         "rulings": list(rulings(g.rulings)),
         "variants": vnames,
         "strategies": snames,
-        "games_per_pair": n,
+        "precision": precision,
+        "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
+                          f"{max(r.games for r in runs.values()):,}",
     }
     return {"name": g.title, "tables": t, "charts": svgs, "manifest": manifest,
             "summary": verdicts(g.title, t)}

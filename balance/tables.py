@@ -6,8 +6,6 @@ the engine's catalogue, never a game's rules.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 
@@ -203,9 +201,12 @@ def variant_diffs(results, variants, strategies, base: str = "base") -> pd.DataF
                 if vv != v or s not in (a, b) or a == b:
                     continue
                 ref = results.get((base, a, b))
-                if ref is None or ref.spec.seed != res.spec.seed or ref.games != res.games:
+                if ref is None or ref.spec.seed != res.spec.seed:
                     continue
-                d.append((_side_points(res, s) - _side_points(ref, s)) / 4.0)
+                # the same seed deals the same cards at any run size: pair the
+                # deals both runs played
+                k = min(len(res.pair_points), len(ref.pair_points))
+                d.append((_side_points(res, s)[:k] - _side_points(ref, s)[:k]) / 4.0)
             if not d:
                 continue
             pdiff = stats.paired_diff(np.concatenate(d))
@@ -233,12 +234,6 @@ def compare_tables(results, variants, strategies) -> dict[str, pd.DataFrame]:
         "diffs": variant_diffs(results, variants, strategies),
         "rounds": rounds_table(results, variants),
     }
-
-
-def round_robin_pairs(strategies: list[str]) -> list[tuple[str, str]]:
-    """The unordered pairs of a round robin (a strategy against itself is ½ by
-    construction under duplicate seating, so it is not simulated)."""
-    return list(combinations(strategies, 2))
 
 
 # ---- card value ------------------------------------------------------------------
