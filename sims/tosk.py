@@ -321,20 +321,26 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
     (restricted play). Returns the number of candidates.
     """
     _card_tables(rules, cards, n, forbidden, ws)
-    two_modes = _sort_actions(n, ws)
-    # The assignment depends only on the techniques and the actions of groups
-    # that hold a technique: memoise it on that part of the mask.
     tech_groups = 0
     for i in range(n):
         if ws[W_TECH, i]:
             tech_groups |= 1 << ws[W_GRP, i]
+    two_modes = False
     relevant = 0
-    for i in range(n):
-        if (tech_groups >> ws[W_GRP, i]) & 1:
-            relevant |= 1 << i
-    for m in range(1 << n):
-        ws[W_MEMO0, m] = -1
-        ws[W_MEMO1, m] = -1
+    if tech_groups:
+        two_modes = _sort_actions(n, ws)
+        # The assignment depends only on the techniques and the actions of
+        # groups that hold a technique: memoise it on that part of the mask.
+        for i in range(n):
+            if (tech_groups >> ws[W_GRP, i]) & 1:
+                relevant |= 1 << i
+        sub = relevant
+        while True:  # every subset of ``relevant``
+            ws[W_MEMO0, sub] = -1
+            ws[W_MEMO1, sub] = -1
+            if sub == 0:
+                break
+            sub = (sub - 1) & relevant
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0

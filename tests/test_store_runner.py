@@ -294,3 +294,51 @@ def test_copying_a_run_folder_keeps_it_readable(tmp_path):
     (back,) = run_many([spec], store=b, progress=False)
     assert back.cached
     _assert_same(res, back)
+
+
+# ---------------------------------------------------------------- extending and precision
+def test_extending_a_run_equals_running_it_from_scratch():
+    small = simulate_run(_spec(variant="force", n=300))
+    whole = simulate_run(_spec(variant="force", n=900))
+    grown = simulate_run(_spec(variant="force", n=900), batch_size=128, start=small)
+    assert grown.key == whole.key
+    _assert_same(grown, whole)
+
+
+def test_only_a_smaller_run_of_the_same_config_can_be_extended():
+    small = simulate_run(_spec(n=300))
+    with pytest.raises(ValueError):
+        simulate_run(_spec(n=900, seed=SEED + 1), start=small)
+    with pytest.raises(ValueError):
+        simulate_run(_spec(n=200), start=small)
+
+
+def test_needed_games_matches_the_wilson_half_width():
+    from balance.analysis import needed_games
+    from balance.stats import wilson
+
+    # a 50% match needs the classic 9,604 games for ±1 point
+    assert needed_games(5000, 10000, 0.01) == 9604
+    # a lopsided match needs far fewer, and at that size its CI is within ±1 point
+    n = int(needed_games(30, 1000, 0.01))
+    assert n < 2000
+    lo, hi = wilson(round(0.03 * n), n)
+    assert (hi - lo) / 2 <= 0.01 + 1e-4
+
+
+def test_precision_targeted_round_robin(tmp_path):
+    from balance.analysis import compare_command
+
+    t, vnames, snames, runs = compare_command(
+        "tosk", "base,force", "random,aggressor,turtle", 200, SEED, None, 1 << 15, tmp_path,
+        precision=0.03, max_games=20000)
+    m = t["matrix"]
+    half = (m["winrate_hi"] - m["winrate_lo"]) / 2
+    assert (half <= 0.03).all()
+    # lopsided matches stop early, even ones run on
+    sizes = {k: r.games for k, r in runs.items()}
+    assert min(sizes.values()) < max(sizes.values())
+    assert all(n % 2 == 0 and n >= 200 for n in sizes.values())
+    # variant differences pair the deals both runs played
+    d = t["diffs"]
+    assert len(d) == 3 and (d["n_pairs"] > 0).all()
