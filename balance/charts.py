@@ -733,7 +733,7 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
             for i, (g, h) in enumerate(zip(df["games_needed"], hi)):
                 if pd.notna(g) and np.isfinite(h):
                     ax.annotate(
-                        f"{_fmt_n(g)} games", (h, i), xytext=(4, 0), textcoords="offset points",
+                        f"{_fmt_n(g)} game{'' if g == 1 else 's'}", (h, i), xytext=(4, 0), textcoords="offset points",
                         va="center", fontsize=7.5, color=_MUTED,
                     )
             lo_x, hi_x = ax.get_xlim()
