@@ -40,7 +40,7 @@ def _child(args: list[str], env_extra: dict | None = None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _rate(game, variant, a, b, n, threads) -> float:
+def _rate(game, variant, a, b, n, threads) -> tuple[float, float]:
     from balance import config, runner
 
     runner.set_threads(threads)
@@ -50,9 +50,10 @@ def _rate(game, variant, a, b, n, threads) -> float:
     best = float("inf")
     for _ in range(2):
         t = time.perf_counter()
-        runner.simulate_run(spec)
+        res = runner.simulate_run(spec)
         best = min(best, time.perf_counter() - t)
-    return n / best
+    rounds = (res.rounds_hist * range(len(res.rounds_hist))).sum() / res.games
+    return n / best, float(rounds)
 
 
 def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "balanced",
@@ -65,12 +66,14 @@ def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "b
     n = check_games(n)
     out = {"game": game, "variant": variant, "strategies": f"{a} vs {b}",
            "cores": os.cpu_count(), "numba_threads_max": numba.config.NUMBA_NUM_THREADS}
-    r1 = _rate(game, variant, a, b, n, 1)
+    r1, rounds = _rate(game, variant, a, b, n, 1)
     threads2 = min(2, numba.config.NUMBA_NUM_THREADS)
-    r2 = _rate(game, variant, a, b, n, threads2)
+    r2, _ = _rate(game, variant, a, b, n, threads2)
+    out["mean_rounds_per_game"] = round(rounds, 2)
     out["games_per_s_1_thread"] = round(r1)
     out[f"games_per_s_{threads2}_threads"] = round(r2)
     out["thread_scaling"] = round(r2 / r1, 2)
+    out[f"rounds_per_s_{threads2}_threads"] = round(r2 * rounds)
     out[f"seconds_per_million_games_{threads2}_threads"] = round(1e6 / r2, 2)
     pure = _child([game, variant, a, b, pure_n, 1], {"NUMBA_DISABLE_JIT": "1"})
     pure_rate = pure_n / pure["first_run_s"]
@@ -86,6 +89,7 @@ def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "b
     subprocess.run([sys.executable, "-m", "balance.cli", "--help"], capture_output=True,
                    check=True)
     out["cli_help_s"] = round(time.perf_counter() - t, 2)
+    _child([game, variant, a, b, 2, 1])  # the default cache is warm: no compile in the figures
     for m in (100_000, 1_000_000):
         out[f"peak_rss_mb_{m:.0e}_games".replace("+0", "")] = round(
             _child([game, variant, a, b, m, threads2])["maxrss_mb"], 1)

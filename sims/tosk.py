@@ -308,6 +308,18 @@ _F_COST, _F_ATK, _F_DEF, _F_FATK, _F_FDEF, _F_N, _F_TG = 0, 12, 20, 28, 32, 36, 
 _G_FORB, _G_RUNS = 12, 16
 
 
+@njit(inline="always")
+def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, ncards, wasted,
+         mask):
+    """Write candidate ``k``."""
+    c_atk[k] = atk
+    c_def[k] = dfn
+    c_cost[k] = cost
+    c_cards[k] = ncards
+    c_wasted[k] = wasted
+    c_mask[k] = mask
+
+
 @njit
 def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_cards,
                     c_wasted, c_mask):
@@ -388,22 +400,14 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         if tg:
             # T5: doubling is on base pips, before the flat Force bonus
             ea, ed, wasted = _boost_memo(mask & relevant, tg, ws, W_ORD0, W_MEMO0)
-        c_atk[n_cand] = atk + ea
-        c_def[n_cand] = dfn + ed
-        c_cost[n_cand] = cost
-        c_cards[n_cand] = ncards
-        c_wasted[n_cand] = wasted
-        c_mask[n_cand] = mask
+        _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
+             atk + ea, dfn + ed, cost, ncards, wasted, mask)
         n_cand += 1
         if tg and two_modes:
             ea2, ed2, wasted2 = _boost_memo(mask & relevant, tg, ws, W_ORD1, W_MEMO1)
             if ea2 != ea or ed2 != ed:
-                c_atk[n_cand] = atk + ea2
-                c_def[n_cand] = dfn + ed2
-                c_cost[n_cand] = cost
-                c_cards[n_cand] = ncards
-                c_wasted[n_cand] = wasted2
-                c_mask[n_cand] = mask
+                _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
+                     atk + ea2, dfn + ed2, cost, ncards, wasted2, mask)
                 n_cand += 1
     return n_cand
 
