@@ -139,16 +139,26 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
             "luck_skill_hi": hi, "games_needed": np.nan if need is None else need}
 
 
+def _variant_runs(results, v) -> list[RunResult]:
+    return [r for (vv, _, _), r in results.items() if vv == v]
+
+
+def _pooled_rounds(runs: list[RunResult]) -> np.ndarray:
+    """Game-length histogram of several runs added up."""
+    n = max(len(r.rounds_hist) for r in runs)
+    return sum(np.pad(r.rounds_hist, (0, n - len(r.rounds_hist))) for r in runs)
+
+
 def variant_table(results, variants) -> pd.DataFrame:
     """Per variant: games, draws (Wilson), game length, luck vs skill."""
     rows = []
     for v in variants:
-        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        runs = _variant_runs(results, v)
         if not runs:
             continue
         games = sum(r.games for r in runs)
         draws = sum(r.draws for r in runs)
-        hist = sum(_pad(r.rounds_hist, max(len(x.rounds_hist) for x in runs)) for r in runs)
+        hist = _pooled_rounds(runs)
         mean, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
         lo, hi = stats.wilson(draws, games)
         seat0 = sum(int(r.seat_wins[0]) for r in runs)
@@ -166,19 +176,14 @@ def variant_table(results, variants) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _pad(h: np.ndarray, n: int) -> np.ndarray:
-    return np.pad(h, (0, n - len(h)))
-
-
 def rounds_table(results, variants) -> pd.DataFrame:
     """Histogram of game length per variant (all strategy pairs pooled)."""
     rows = []
     for v in variants:
-        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        runs = _variant_runs(results, v)
         if not runs:
             continue
-        n = max(len(r.rounds_hist) for r in runs)
-        hist = sum(_pad(r.rounds_hist, n) for r in runs)
+        hist = _pooled_rounds(runs)
         for k in np.nonzero(hist)[0]:
             rows.append({"variant": v, "rounds": int(k), "count": int(hist[k])})
     return pd.DataFrame(rows)

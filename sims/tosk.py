@@ -482,10 +482,11 @@ def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuf
 def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     """Play one game of deal ``deal``; ``strat0`` sits in seat 0.
 
-    ``result`` (int64[8]) receives: winner seat (-1 draw), rounds, end reason,
-    HP of seat 0 and 1, cards seen by seat 0 and 1 (bit masks), and is followed
-    by the played masks in ``result[7]`` (seat 0) — see ``simulate`` for the
-    layout actually stored. With ``do_log`` each round is written to ``log``.
+    ``result`` (int64[N_RESULT]) receives: winner seat (-1 draw), rounds, end
+    reason, HP of seat 0 and 1, the cards seen by seat 0 and 1 and the cards
+    played by seat 0 and 1 (48-bit masks), and the number of cards in deck,
+    discard and hands (48 when cards are conserved). With ``do_log`` each
+    round is written to ``log``.
     """
     cap = rules[R_CAPACITY]
     max_hand = rules[R_MAX_HAND]
