@@ -69,15 +69,17 @@ def _records(df) -> list[dict]:
     return out
 
 
-def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+def _table(title: str, columns: list[str], rows: list[list[str]], left: int = 1) -> None:
+    """Print a table; all text is literal (names from configs are never markup)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title=title, title_justify="left", header_style="bold")
+    t = Table(title=Text(title), title_justify="left", header_style="bold")
     for i, c in enumerate(columns):
-        t.add_column(c, justify="left" if i == 0 else "right")
+        t.add_column(Text(c), justify="left" if i < left else "right")
     for r in rows:
-        t.add_row(*r)
+        t.add_row(*(Text(str(x)) for x in r))
     Console(width=max(120, len(columns) * 14)).print(t)
 
 
@@ -349,6 +351,24 @@ def tosk_strategies(as_json: JsonOpt = False):
         return
     for r in rows:
         typer.echo(f"{r['strategy']:<12} {r['description']}")
+
+
+@tosk_app.command("features")
+def tosk_features(as_json: JsonOpt = False):
+    """What a strategy TOML can weigh: the features of each decision and the scalars."""
+    from balance.registry import get_game
+
+    mod = get_game("tosk").strategy_module()
+    rows = [{"section": sec, "key": name, "meaning": text}
+            for sec, (_, feats) in mod.SECTIONS.items() for name, text in feats]
+    rows += [{"section": "(top level)", "key": k, "meaning": text}
+             for k, (_, text) in mod.SCALARS.items()]
+    if as_json:
+        _echo_json(rows)
+        return
+    _table("Strategy TOML keys: [play] and [heal] weigh each candidate's features; [keep] "
+           "ranks the cards discarded to heal", ["section", "key", "meaning"],
+           [[r["section"], r["key"], r["meaning"]] for r in rows], left=3)
 
 
 # ---- study and bench ----------------------------------------------------------------------

@@ -259,3 +259,21 @@ def test_out_of_range_number_is_a_user_mistake(name, args, offending, mistakes):
 def test_no_arguments_prints_help(tmp_path):
     res = run_cli([], tmp_path)
     assert res.returncode == 0 and "tosk" in res.stdout and "Traceback" not in res.stderr
+
+
+def test_names_from_files_print_literally(tmp_path):
+    """A strategy file named like terminal markup shows as written."""
+    (tmp_path / "[bold]odd.toml").write_text(MY_STRATEGY)
+    out = _ok(run_cli(["tosk", "simulate", "-n", "40", "--a", "[bold]odd.toml"], tmp_path))
+    assert "[bold]odd" in out
+
+
+def test_features_lists_every_strategy_key(tmp_path):
+    from strategies import tosk as kernel
+
+    rows = json.loads(_ok(run_cli(["tosk", "features", "--json"], tmp_path)))
+    keys = {(r["section"], r["key"]) for r in rows}
+    for section, (_, feats) in kernel.SECTIONS.items():
+        assert {(section, name) for name, _ in feats} <= keys
+    assert {k for s, k in keys if s == "(top level)"} == set(kernel.SCALARS)
+    assert "[play]" in _ok(run_cli(["tosk", "features"], tmp_path))
