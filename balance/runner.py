@@ -159,19 +159,10 @@ class _Accumulator:
         self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))[: len(self.rounds)]
         self.reasons += np.bincount(out["reason"], minlength=len(self.reasons))
         if self.cards is not None:
-            bits = np.arange(self.n_cards, dtype=np.int64)
-            for side, (seen, played, win_pts) in enumerate(
-                ((out["seen_a"], out["played_a"], 2), (out["seen_b"], out["played_b"], 0))
-            ):
-                win = (pts == win_pts)[:, None]
-                draw = (pts == 1)[:, None]
-                s = ((seen[:, None] >> bits) & 1).astype(bool)
-                p = ((played[:, None] >> bits) & 1).astype(bool)
-                ns = ~s
-                for j, m in enumerate((s, p, ns)):
-                    self.cards[side, :, 3 * j] += m.sum(0)
-                    self.cards[side, :, 3 * j + 1] += (m & win).sum(0)
-                    self.cards[side, :, 3 * j + 2] += (m & draw).sum(0)
+            from sims.aggregate import card_counts
+
+            card_counts(self.n_cards, out["seen_a"], out["played_a"], out["seen_b"],
+                        out["played_b"], pts, self.cards)
         if self.spec.per_game:
             cols = {k: v for k, v in out.items()}
             cols["game"] = np.arange(first_game, first_game + len(pts))

@@ -342,3 +342,26 @@ def test_precision_targeted_round_robin(tmp_path):
     # variant differences pair the deals both runs played
     d = t["diffs"]
     assert len(d) == 3 and (d["n_pairs"] > 0).all()
+
+
+def test_card_counter_kernel_matches_a_numpy_reference():
+    """The numba card counters equal a plain numpy count over the same games."""
+    rs = resolve_variant("tosk", "force")
+    a, b = load_strategy("tosk", "aggressor"), load_strategy("tosk", "random")
+    spec = RunSpec(rs, a, b, 600, SEED)
+    out = tosk.simulate(rs.vector(), a.vector(), b.vector(), SEED, 0, 600)
+    acc = runner._Accumulator(spec, tosk)
+    acc.add(0, out)
+    pts = out["a_points"]
+    bits = np.arange(tosk.N_CARDS)
+    ref = np.zeros_like(acc.cards)
+    for side, (seen, played, win_pts) in enumerate(
+            ((out["seen_a"], out["played_a"], 2), (out["seen_b"], out["played_b"], 0))):
+        win, draw = (pts == win_pts)[:, None], (pts == 1)[:, None]
+        s = ((seen[:, None] >> bits) & 1).astype(bool)
+        p = ((played[:, None] >> bits) & 1).astype(bool)
+        for j, m in enumerate((s, p, ~s)):
+            ref[side, :, 3 * j] += m.sum(0)
+            ref[side, :, 3 * j + 1] += (m & win).sum(0)
+            ref[side, :, 3 * j + 2] += (m & draw).sum(0)
+    assert ref.sum() > 0 and np.array_equal(ref, acc.cards)
