@@ -196,7 +196,7 @@ def _popcount(x):
     return k
 
 
-@njit
+@njit(inline="always")
 def _card_tables(rules, cards, n, forbidden, ws):
     """Per-card cost, pips, group, flags of ``cards[:n]`` into the workspace."""
     mom_tech = rules[R_MOMENTUM_TECH] != 0
@@ -356,8 +356,6 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0
-    packed = ws[W_M_PACK]
-    flags = ws[W_M_FLAGS]
     # per-card packed contributions
     for i in range(n):
         ws[W_PACK, i] = (ws[W_COST, i] << _F_COST) | (ws[W_ATK, i] << _F_ATK) \
@@ -365,20 +363,20 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
         ws[W_FPACK, i] = ((1 if ws[W_ATK, i] > 0 else 0) << _F_FATK) \
             | ((1 if ws[W_DEF, i] > 0 else 0) << _F_FDEF)
         ws[W_FLAG, i] = ws[W_RANKBIT, i] | (ws[W_FORB, i] << _G_FORB) | (ws[W_RUNBIT, i] << _G_RUNS)
-    packed[0] = 0
-    flags[0] = 0
+    ws[W_M_PACK, 0] = 0
+    ws[W_M_FLAGS, 0] = 0
     n_cand = 0
     for mask in range(1 << n):
         if mask:
             i = _LOWBIT[mask]
             prev = mask & (mask - 1)
-            pk = packed[prev] + ws[W_PACK, i]
-            if flags[prev] & ws[W_RANKBIT, i]:
+            pk = ws[W_M_PACK, prev] + ws[W_PACK, i]
+            if ws[W_M_FLAGS, prev] & ws[W_RANKBIT, i]:
                 pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
-            packed[mask] = pk
-            flags[mask] = flags[prev] | ws[W_FLAG, i]
-        pk = packed[mask]
-        fl = flags[mask]
+            ws[W_M_PACK, mask] = pk
+            ws[W_M_FLAGS, mask] = ws[W_M_FLAGS, prev] | ws[W_FLAG, i]
+        pk = ws[W_M_PACK, mask]
+        fl = ws[W_M_FLAGS, mask]
         if (fl >> _G_FORB) & 1:
             continue
         cost = (pk >> _F_COST) & 4095
@@ -506,6 +504,8 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     rng.shuffle(deal_rng, deck, N_CARDS)
     disc = np.empty(N_CARDS, dtype=np.int64)
     hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
+    hand0 = hand[0]  # row views made once: a view per decision costs a refcount
+    hand1 = hand[1]
     pairs = np.zeros((11, 2), dtype=np.int64)  # one row per per-seat counter
     hand_n = pairs[0]
     hp = pairs[1]
@@ -561,8 +561,8 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             o = 1 - s
             n = hand_n[s]
             forbidden = np.int64(strat[P_FORBIDDEN])
-            n_cand = enumerate_plays(rules, hand[s], n, forbidden, ws, c_atk, c_def, c_cost,
-                                     c_cards, c_wasted, c_mask)
+            n_cand = enumerate_plays(rules, hand0 if s == 0 else hand1, n, forbidden, ws,
+                                     c_atk, c_def, c_cost, c_cards, c_wasted, c_mask)
             info[I_MY_HP] = hp[s]
             info[I_OPP_HP] = hp[o]
             info[I_START_HP] = start_hp
