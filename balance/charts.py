@@ -196,17 +196,12 @@ def _empty(fig: "Figure", ax: "Axes", message: str) -> "Figure":
     return fig
 
 
-def _wilson(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from statsmodels.stats.proportion import proportion_confint
-
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    lo = np.full(k.shape, np.nan)
-    hi = np.full(k.shape, np.nan)
-    ok = n > 0
-    if ok.any():
-        lo[ok], hi[ok] = proportion_confint(k[ok], n[ok], alpha=0.05, method="wilson")
-    return lo, hi
+def _placeholder(title: str, message: str, width: float = 6, height: float = 2) -> "Figure":
+    """A small titled figure that says why there is nothing to draw."""
+    fig = _figure(width, height)
+    ax = fig.add_subplot()
+    _titles(fig, title)
+    return _empty(fig, ax, message)
 
 
 # --------------------------------------------------------------------------- save
@@ -291,10 +286,8 @@ def matrix_heatmap(
     df = matrix_df[matrix_df["variant"] == variant]
     with _style():
         if df.empty:
-            fig = _figure(5, 2)
-            ax = fig.add_subplot()
-            _titles(fig, f"Head-to-head win rate — {variant}")
-            return _empty(fig, ax, "no games for this variant")
+            return _placeholder(f"Head-to-head win rate — {variant}",
+                                "no games for this variant", width=5)
 
         if order is None:
             strength = df.groupby("a")["winrate"].mean()
@@ -386,10 +379,8 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         df = df[df["strategy"].isin(list(strategies))]
     with _style():
         if df.empty:
-            fig = _figure(6, 2)
-            ax = fig.add_subplot()
-            _titles(fig, "Change in strategy score vs base")
-            return _empty(fig, ax, "no variants other than base to compare")
+            return _placeholder("Change in strategy score vs base",
+                                "no variants other than base to compare")
 
         strat_names = list(dict.fromkeys(strategies if strategies is not None else df["strategy"]))
         strat_names = [s for s in strat_names if (df["strategy"] == s).any()]
@@ -528,6 +519,8 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
     pooled GNS WR with a normal-approximation interval. Where a rank has a
     single card its own figures are kept as given.
     """
+    from balance.stats import wilson
+
     rows = []
     for rank, g in cards.groupby(cards["rank"].astype(str), sort=False):
         if len(g) == 1:
@@ -540,7 +533,7 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
             continue
         pn = float(g["played_n"].sum())
         pw = float((g["played_wr"].fillna(0) * g["played_n"]).sum())
-        plo, phi = _wilson(np.array([pw]), np.array([pn]))
+        plo, phi = wilson(np.array([pw]), np.array([pn]))
         gn = float(g["gih_n"].sum())
         nn = float(g["gns_n"].sum())
         gwr = float((g["gih_wr"].fillna(0) * g["gih_n"]).sum() / gn) if gn else np.nan
@@ -675,10 +668,7 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
     """
     with _style():
         if variants_df.empty:
-            fig = _figure(6, 2)
-            ax = fig.add_subplot()
-            _titles(fig, "Variants at a glance")
-            return _empty(fig, ax, "no variants")
+            return _placeholder("Variants at a glance", "no variants")
 
         df = variants_df.copy()
         df["_key"] = df["variant"].map(_variant_sort_key)
