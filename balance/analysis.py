@@ -9,8 +9,12 @@ from balance.store import Store
 
 
 def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
-                     threads, per_game: bool, batch_size: int, results, as_json: bool) -> dict:
-    """Library body of ``balance <game> simulate`` (returns the printed data)."""
+                     threads, per_game: bool, batch_size: int, results, as_json: bool,
+                     precision: float | None = None, max_games: int = 1_000_000) -> dict:
+    """Library body of ``balance <game> simulate`` (returns the printed data).
+
+    With ``precision``, ``n`` is a pilot and the run is extended until both
+    sides' win-rate CIs are within ±``precision`` (or ``max_games``)."""
     import time
 
     from balance import config, runner
@@ -24,6 +28,14 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     store = Store(results)
     t0 = time.perf_counter()
     res = runner.run_many([spec], store=store, threads=threads, batch_size=batch_size)[0]
+    if precision is not None:
+        check_precision(precision, max_games)
+        res = refine_to_precision([spec], [res], precision, runner.check_games(max_games),
+                                  lambda todo, extend=None: runner.run_many(
+                                      todo, store=store, threads=threads, batch_size=batch_size,
+                                      extend=extend))[0]
+        spec = res.spec
+        n = res.games
     elapsed = time.perf_counter() - t0
     row = tables.run_row(res)
     row.update({"cached": res.cached, "elapsed_s": round(elapsed, 3),
@@ -31,6 +43,14 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     if not res.cached:
         row["games_per_s"] = round(n / max(elapsed, 1e-9))
     return row
+
+
+def check_precision(precision: float, max_games: int) -> None:
+    if not 0 < precision < 0.5:
+        raise UserError(f"--precision must be between 0 and 0.5 (e.g. 0.01 for ±1 point), "
+                        f"got {precision}")
+    if max_games < 2:
+        raise UserError(f"--max-games must be at least 2, got {max_games}")
 
 
 def needed_games(wins, games, precision: float):
@@ -82,7 +102,8 @@ def refine_to_precision(specs: list, res: list, precision: float, max_games: int
 
 def compare_command(game: str, variants: str, strategies: str, n: int, seed: int, threads,
                     batch_size: int, results, precision: float | None = None,
-                    max_games: int = 1_000_000) -> tuple[dict, list, list, dict]:
+                    max_games: int = 1_000_000, store_only: bool = False,
+                    with_tables: bool = True) -> tuple[dict, list, list, dict]:
     """Run (or read) the round robin of ``strategies`` under every variant.
 
     With ``precision``, ``n`` is the pilot size of every match and matches are
@@ -112,24 +133,26 @@ def compare_command(game: str, variants: str, strategies: str, n: int, seed: int
     def run(todo, extend=None):
         return runner.run_many(todo, store=Store(results), threads=threads,
                                batch_size=batch_size, label=f"{game}: {len(todo)} matches",
-                               extend=extend)
+                               extend=extend, store_only=store_only)
 
+    if precision is not None:
+        check_precision(precision, max_games)
     res = run(specs)
     if precision is not None:
-        if not 0 < precision < 0.5:
-            raise UserError(f"--precision must be between 0 and 0.5, got {precision}")
         res = refine_to_precision(specs, res, precision, max_games, run)
     from balance import tables
 
     runs = dict(zip(keys, res))
     vnames = [r.name for r in rulesets]
     snames = [s.name for s in strats]
-    return tables.compare_tables(runs, vnames, snames), vnames, snames, runs
+    t = tables.compare_tables(runs, vnames, snames) if with_tables else {}
+    return t, vnames, snames, runs
 
 
-def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
-                  batch_size: int, results, restricted: bool = True) -> dict:
-    """Card value tables: observational (by card, rank, suit) and restricted play."""
+def cards_runs(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
+               batch_size: int, results, restricted: bool = True,
+               store_only: bool = False) -> tuple[list, list]:
+    """The card-value runs: the standard run, then one per forbidden rank."""
     from balance import config, runner
 
     n = runner.check_games(n)
@@ -141,7 +164,15 @@ def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed:
     ranks = list(eng.RANK_NAMES) if restricted else []
     specs += [runner.RunSpec(rs, s.restricted(i, r), o, n, seed) for i, r in enumerate(ranks)]
     res = runner.run_many(specs, store=Store(results), threads=threads, batch_size=batch_size,
-                          label=f"{game}: card value")
+                          label=f"{game}: card value", store_only=store_only)
+    return res, ranks
+
+
+def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
+                  batch_size: int, results, restricted: bool = True) -> dict:
+    """Card value tables: observational (by card, rank, suit) and restricted play."""
+    res, ranks = cards_runs(game, variant, strategy, vs, n, seed, threads, batch_size, results,
+                            restricted)
     from balance import tables
 
     out = {"by_card": tables.card_table(res[0], "card"), "by_rank": tables.card_table(res[0], "rank"),
@@ -151,3 +182,70 @@ def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed:
     return out
 
 
+
+
+def sprt_command(game: str, variant: str, vs: str, strategy: str, opponents: str | None,
+                 delta: float, alpha: float, beta: float, batch: int, max_games: int, seed: int,
+                 threads, results):
+    """``balance <game> sprt``: does variant ``vs`` change ``strategy``'s score
+    (against ``opponents``) by at least ``delta`` points, compared with
+    ``variant``? Plays seat-swapped deal pairs on the same seeds under both
+    rule sets in batches and yields the sequential test after each batch
+    (a dict from :func:`balance.stats.sprt_pair_diff`, plus ``games``),
+    stopping as soon as the log-likelihood ratio crosses a bound or
+    ``max_games`` per rule set is reached. The final runs go to the store.
+    """
+    import numpy as np
+
+    from balance import config, runner, stats
+
+    if not 0 < delta < 50:
+        raise UserError(f"--delta must be between 0 and 50 points of win rate, got {delta}")
+    for name, v in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < v < 0.5:
+            raise UserError(f"{name} must be between 0 and 0.5, got {v}")
+    if batch <= 0:
+        raise UserError(f"--batch must be a positive number of deal pairs, got {batch}")
+    runner.check_seed(seed)
+    max_games = runner.check_games(max_games)
+    ra, rb = config.resolve_variant(game, variant), config.resolve_variant(game, vs)
+    if ra.name == rb.name:
+        raise UserError(f"--variant and --vs are the same rules ('{ra.name}'); name two different ones")
+    s = config.load_strategy(game, strategy)
+    if opponents is None:
+        names = [x for x in config.load_study(game)["strategies"] if x != s.name]
+    else:
+        names = [x.strip() for x in opponents.split(",") if x.strip()]
+        if not names:
+            raise UserError("--opponents names no strategy")
+    opps = [config.load_strategy(game, o) for o in names]
+    threads = runner.set_threads(threads)
+    per_step = 2 * batch * len(opps)  # games per rule set per step
+    cur: dict = {}
+    n_opp = 0
+    cap = max(2, (max_games // len(opps)) // 2 * 2)  # games per opponent per rule set
+    while True:
+        n_opp = min(n_opp + 2 * batch, cap)
+        pts = {ra.name: [], rb.name: []}
+        for rs in (ra, rb):
+            for o in opps:
+                spec = runner.RunSpec(rs, s, o, n_opp, seed)
+                res = runner.simulate_run(spec, start=cur.get((rs.name, o.name)))
+                cur[(rs.name, o.name)] = res
+                pts[rs.name].append(res.pair_points)
+        counts = stats.pair_diff_counts(np.concatenate(pts[ra.name]), np.concatenate(pts[rb.name]))
+        out = stats.sprt_pair_diff(counts, delta / 100.0, alpha, beta)
+        out["games"] = n_opp * len(opps)
+        out["games_per_step"] = per_step
+        done = out["decision"] != "continue" or n_opp >= cap
+        if done:
+            store = Store(results)
+            for (vname, oname), res in cur.items():
+                res.manifest = runner._manifest(res.spec, 0.0, threads)
+                store.save(game, res.key, res.manifest, runner._to_tables(res))
+            out["final"] = True
+            out["opponents"] = [o.name for o in opps]
+            out["variant"], out["vs"], out["strategy"] = ra.name, rb.name, s.name
+            yield out
+            return
+        yield out

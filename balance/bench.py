@@ -94,3 +94,43 @@ def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "b
         out[f"peak_rss_mb_{m:.0e}_games".replace("+0", "")] = round(
             _child([game, variant, a, b, m, threads2])["maxrss_mb"], 1)
     return out
+
+
+def bench_report(results=None) -> dict:
+    """``balance bench report``: seconds to build the default study's report
+    from the store, end to end in a fresh process as a user runs it
+    (``balance report``), with the chart cache warm and cold."""
+    import shutil
+
+    from balance.registry import GAMES
+    from balance.store import results_dir
+
+    root = results_dir(results)
+    for game in GAMES:
+        if not (root / "_studies" / f"{game}.json").is_file():
+            from balance.errors import UserError
+
+            raise UserError(f"no stored study of {game} in {root}; run `balance study` first")
+    out = {"results": str(root), "cores": os.cpu_count()}
+    cli = [sys.executable, "-m", "balance.cli", "report", "--results", str(root)]
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([*cli, "-o", tmp], capture_output=True, check=True, text=True)  # warm
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run([*cli, "-o", tmp], capture_output=True, check=True, text=True)
+            times.append(time.perf_counter() - t)
+        out["report_s_warm_chart_cache (best of 3)"] = round(min(times), 2)
+        out["report_s_warm_chart_cache (worst of 3)"] = round(max(times), 2)
+        cold = os.path.join(tmp, "cold-cache")
+        t = time.perf_counter()
+        subprocess.run([*cli, "-o", tmp], capture_output=True, check=True, text=True,
+                       env={**os.environ, "BALANCE_CHART_CACHE": cold})
+        out["report_s_cold_chart_cache (draws every chart)"] = round(time.perf_counter() - t, 2)
+        shutil.rmtree(cold, ignore_errors=True)
+        pages = sorted(p for p in os.listdir(tmp) if p.endswith(".html"))
+        out["pages"] = ", ".join(pages)
+        out["page_kb"] = {p: round(os.path.getsize(os.path.join(tmp, p)) / 1024) for p in pages}
+        data = json.loads((root / "_studies" / f"{next(iter(GAMES))}.json").read_text())
+        out["runs_read"] = len(data["runs"])
+    return out

@@ -38,6 +38,7 @@ __all__ = [
     "rounds_distribution",
     "card_value",
     "variant_overview",
+    "ratings_chart",
     "all_charts",
     "card_chart_key",
     "slug",
@@ -224,27 +225,38 @@ def _inline_svg(svg: str, prefix: str) -> str:
     return svg.strip() + "\n"
 
 
-def save(fig: "Figure", stem: Path) -> str:
-    """Write ``stem.svg`` and ``stem.png``, close the figure, return inline SVG text.
+def save(fig: "Figure", stem: Path, png: bool = True, write: bool = True) -> str:
+    """Write ``stem.svg`` (and ``stem.png`` with ``png``), close the figure,
+    return inline SVG text; with ``write=False`` nothing is written and only
+    the inline SVG is made (a report page needs no files).
 
     The returned text starts with ``<svg`` (no XML prolog or doctype), has
     its ids prefixed with the stem name so several charts can share a page,
     and carries no date. The files on disk are standard standalone SVG/PNG.
     """
+    import io
+
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     svg_path = stem.with_name(stem.name + ".svg")
     png_path = stem.with_name(stem.name + ".png")
     try:
         with _style():
-            _atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
-            # The layout is resolution-independent: keep the one just computed
-            # instead of solving it again for the PNG.
-            fig.set_layout_engine("none")
-            _atomic_savefig(fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None})
+            if write:
+                stem.parent.mkdir(parents=True, exist_ok=True)
+                _atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
+                svg = svg_path.read_text(encoding="utf-8")
+            else:
+                buf = io.StringIO()
+                fig.savefig(buf, format="svg", metadata={"Date": None})
+                svg = buf.getvalue()
+            if write and png:
+                # The layout is resolution-independent: keep the one just computed
+                # instead of solving it again for the PNG.
+                fig.set_layout_engine("none")
+                _atomic_savefig(fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None})
     finally:
         _close(fig)
-    return _inline_svg(svg_path.read_text(encoding="utf-8"), slug(stem.name))
+    return _inline_svg(svg, slug(stem.name))
 
 
 def _atomic_savefig(fig: "Figure", path: Path, **kwargs) -> None:
@@ -741,6 +753,50 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
 
 
 # --------------------------------------------------------------------------- all at once
+def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
+    """Bradley–Terry Elo of each strategy with its 95% CI, and its weight in
+    the max-entropy Nash mixture (with bootstrap CI) beside it."""
+    df = ratings_df[ratings_df["variant"] == variant].sort_values("elo", ascending=True)
+    with _style():
+        if df.empty:
+            return _placeholder(f"Strategy ratings ({_label(variant)})", "no round robin to rate")
+        has_nash = df["nash_p"].notna().any()
+        n = len(df)
+        fig = _figure(9.0, max(2.4, 0.34 * n + 1.5))
+        axes = fig.subplots(1, 2, sharey=True, width_ratios=[3, 2]) if has_nash else [fig.add_subplot()]
+        ax = axes[0]
+        y = np.arange(n)
+        elo, lo, hi = (df[c].to_numpy(dtype=float) for c in ("elo", "elo_lo", "elo_hi"))
+        colors = [_POS if a > 0 else (_NEG if b < 0 else _NEUTRAL) for a, b in zip(lo, hi)]
+        ax.axvline(0, color=_INK, linewidth=0.9)
+        ax.errorbar(elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors,
+                    elinewidth=1.4)
+        ax.scatter(elo, y, color=colors, s=30, zorder=3)
+        ax.set_yticks(y, [_label(s) for s in df["strategy"]])
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.set_xlabel("Elo vs field average (Bradley–Terry, 95% CI)")
+        if has_nash:
+            ax2 = axes[1]
+            p = df["nash_p"].to_numpy(dtype=float) * 100
+            plo = df["nash_p_lo"].to_numpy(dtype=float) * 100
+            phi = df["nash_p_hi"].to_numpy(dtype=float) * 100
+            ax2.barh(y, p, color=_POS, height=0.6)
+            ok = np.isfinite(plo) & np.isfinite(phi)
+            ax2.errorbar(p[ok], y[ok], xerr=np.vstack([np.clip(p - plo, 0, None)[ok],
+                                                        np.clip(phi - p, 0, None)[ok]]),
+                         fmt="none", ecolor=_INK, elinewidth=1)
+            ax2.set_xlim(0, 100)
+            ax2.grid(axis="x", color=_GRID, linewidth=0.8)
+            ax2.set_xlabel("weight in the Nash mixture (%, bootstrap 95% CI)")
+            ax2.tick_params(axis="y", length=0)
+        games = df["games"].to_numpy(dtype=float) / 2
+        _titles(fig, f"Strategy ratings and the Nash mixture ({_label(variant)})",
+                f"round robin of {n} strategies, n = {_n_range(games)} games per strategy; "
+                "blue / red: reliably above / below the field average")
+    return fig
+
+
 def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
     """(strategy, opponent) pairs in table order; opponent None if not recorded."""
     if "opponent" in df.columns:
@@ -750,9 +806,26 @@ def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
 
 def _render(job: tuple) -> str:
     """Draw and save one chart (runs in a worker process): (function name,
-    positional args, keyword args, stem) -> inline SVG."""
+    positional args, keyword args, stem, png, write) -> inline SVG."""
+    name, args, kwargs, stem, png, write = job
+    return save(globals()[name](*args, **kwargs), stem, png=png, write=write)
+
+
+def _fingerprint(job: tuple) -> str:
+    """A hash of a chart job's kind, data and name, and of this module's code."""
+    import hashlib
+
     name, args, kwargs, stem = job
-    return save(globals()[name](*args, **kwargs), stem)
+    h = hashlib.sha256()
+    h.update(Path(__file__).read_bytes())
+    h.update(repr((name, Path(stem).name, sorted(kwargs.items()))).encode())
+    for a in args:
+        if isinstance(a, pd.DataFrame):
+            h.update(repr((list(a.columns), [str(t) for t in a.dtypes])).encode())
+            h.update(pd.util.hash_pandas_object(a, index=False).to_numpy().tobytes())
+        else:
+            h.update(repr(a).encode())
+    return h.hexdigest()[:32]
 
 
 def all_charts(
@@ -761,6 +834,8 @@ def all_charts(
     card_variant: str = "base",
     matrix_variants: Sequence[str] | None = None,
     workers: int | None = None,
+    png: bool = True,
+    cache_dir: Path | None = None,
 ) -> dict[str, str]:
     """Render every standard chart for one game's tables into ``chart_dir``.
 
@@ -768,12 +843,19 @@ def all_charts(
     places on the page: ``overview``, ``diffs``, ``rounds``,
     ``matrix:<variant>`` (one per variant) and :func:`card_chart_key`
     (card value in ``card_variant``, one per strategy or per strategy and
-    opponent, when card tables exist). Charts are drawn in ``workers``
-    processes (default: one per core) when there are several.
+    opponent, when card tables exist) and ``ratings:<variant>``. Charts are
+    drawn in ``workers`` processes (default: one per core) when there are
+    several.
+
+    With ``chart_dir=None`` no files are written (the page's inline SVG
+    only). With ``cache_dir``, each chart's inline SVG is kept there under a
+    hash of its data, its kind and this module's code, so a report rebuilt
+    from the same runs draws nothing again.
     """
     import os
 
-    chart_dir = Path(chart_dir)
+    write = chart_dir is not None
+    chart_dir = Path(chart_dir) if write else Path("chart")
     jobs: list[tuple[str, tuple]] = []  # (page name, job)
 
     variants = tables.get("variants")
@@ -793,6 +875,14 @@ def all_charts(
         for i, v in enumerate(names):
             jobs.append((f"matrix:{v}", ("matrix_heatmap", (matrix[matrix["variant"] == v], v),
                                          {}, chart_dir / f"matrix-{i:02d}-{slug(v)}")))
+    ratings = tables.get("ratings")
+    if ratings is not None and not ratings.empty:
+        names = list(matrix_variants) if matrix_variants is not None else sorted(
+            ratings["variant"].unique(), key=_variant_sort_key)
+        for i, v in enumerate(names):
+            if (ratings["variant"] == v).any():
+                jobs.append((f"ratings:{v}", ("ratings_chart", (ratings[ratings["variant"] == v], v),
+                                              {}, chart_dir / f"ratings-{i:02d}-{slug(v)}")))
     cards = tables.get("cards")
     if cards is not None and not cards.empty:
         sub = cards[cards["variant"] == card_variant]
@@ -801,15 +891,30 @@ def all_charts(
             jobs.append((card_chart_key(s, o), (
                 "card_value", (cards, tables.get("restricted")),
                 {"variant": card_variant, "strategy": s, "opponent": o}, chart_dir / stem)))
+    keys = [_fingerprint(job) for _, job in jobs] if cache_dir is not None else [None] * len(jobs)
+    svgs: list[str | None] = [None] * len(jobs)
+    if cache_dir is not None and not write:
+        for i, k in enumerate(keys):
+            f = Path(cache_dir) / f"{k}.svg"
+            if f.is_file():
+                svgs[i] = f.read_text(encoding="utf-8")
+    todo = [i for i, v in enumerate(svgs) if v is None]
+    work = [(*jobs[i][1], png, write) for i in todo]
     workers = workers or os.cpu_count() or 1
-    if workers > 1 and len(jobs) > 2:
+    if workers > 1 and len(work) > 2:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         # spawn: a clean interpreter per worker (no forked numba threads)
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
-            svgs = list(pool.map(_render, [job for _, job in jobs], chunksize=1))
+        with ProcessPoolExecutor(max_workers=min(workers, len(work)), mp_context=ctx) as pool:
+            done = list(pool.map(_render, work, chunksize=1))
     else:
-        svgs = [_render(job) for _, job in jobs]
+        done = [_render(job) for job in work]
+    for i, svg in zip(todo, done):
+        svgs[i] = svg
+        if cache_dir is not None:
+            from balance.store import write_text_atomic
+
+            write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", svg)
     return {name: svg for (name, _), svg in zip(jobs, svgs)}

@@ -34,6 +34,11 @@ ThreadsOpt = Annotated[Optional[int], typer.Option(
 ResultsOpt = Annotated[Optional[Path], typer.Option(
     "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
 BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]
+PrecisionOpt = Annotated[Optional[float], typer.Option(
+    "--precision", help="Run until every win-rate 95% CI is within ±P (e.g. 0.01 = ±1 point); "
+    "-n is then the pilot size.")]
+MaxGamesOpt = Annotated[int, typer.Option(
+    "--max-games", help="Upper bound on games per match with --precision.")]
 VariantOpt = Annotated[str, typer.Option(
     "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum).")]
 
@@ -140,13 +145,15 @@ def tosk_simulate(
     per_game: Annotated[bool, typer.Option("--per-game", help="Also store one row per game.")] = False,
     batch_size: BatchOpt = 1 << 15,
     results: ResultsOpt = None,
+    precision: PrecisionOpt = None,
+    max_games: MaxGamesOpt = 1_000_000,
     as_json: JsonOpt = False,
 ):
     """Play strategy A against B: wins, draws, win rate with Wilson CI, rounds."""
     from balance import analysis, fmt
 
     row = analysis.simulate_command("tosk", variant, a, b, n, seed, threads, per_game, batch_size,
-                           results, as_json)
+                                    results, as_json, precision, max_games)
     if as_json:
         _echo_json(row)
         return
@@ -186,8 +193,8 @@ def tosk_compare(
     batch_size: BatchOpt = 1 << 15,
     results: ResultsOpt = None,
     charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write SVG and PNG charts to this folder.")] = None,
-    precision: Annotated[Optional[float], typer.Option("--precision", help="Extend every match until each win-rate CI is within ±P (e.g. 0.01); -n is then the pilot size.")] = None,
-    max_games: Annotated[int, typer.Option("--max-games", help="Upper bound on games per match with --precision.")] = 1_000_000,
+    precision: PrecisionOpt = None,
+    max_games: MaxGamesOpt = 1_000_000,
     as_json: JsonOpt = False,
 ):
     """Round-robin matrix per variant, strategy win rates, game length, draws,
@@ -371,6 +378,75 @@ def tosk_features(as_json: JsonOpt = False):
            [[r["section"], r["key"], r["meaning"]] for r in rows], left=3)
 
 
+# ---- tosk sprt -------------------------------------------------------------------------------
+@tosk_app.command("sprt")
+def tosk_sprt(
+    vs: Annotated[str, typer.Option("--vs", help="The rules to test (e.g. force).")],
+    strategy: Annotated[str, typer.Option("--strategy", help="Whose score is compared.")],
+    variant: Annotated[str, typer.Option("--variant", "-v", help="The reference rules.")] = "base",
+    delta: Annotated[float, typer.Option("--delta", help="Smallest change worth finding, in points of score (win + ½ draw).")] = 2.0,
+    opponents: Annotated[Optional[str], typer.Option("--opponents", help="Comma-separated opponents (default: the study's other strategies).")] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="False alarm rate (two-sided).")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Miss rate for a change of delta.")] = 0.05,
+    batch: Annotated[int, typer.Option("--batch", help="Deal pairs per opponent per step.")] = 500,
+    max_games: Annotated[int, typer.Option("--max-games", help="Stop by this many games per rule set.")] = 1_000_000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Sequential test: does --vs change the strategy's score by at least
+    --delta points against --variant? Plays seat-swapped pairs on the same
+    deals in batches, prints the log-likelihood ratios as it goes and stops
+    as soon as the answer is known (pentanomial GSPRT, as in Fishtest)."""
+    from balance import analysis, fmt
+
+    steps = []
+    for out in analysis.sprt_command("tosk", variant, vs, strategy, opponents, delta, alpha, beta,
+                                     batch, max_games, seed, threads, results):
+        steps.append(out)
+        if not as_json:
+            typer.echo(f"{fmt.fmt_int(out['games']):>10} games each: Δ {fmt.fmt_pp_ci(out['diff'], out['lo'], out['hi'])}"
+                       f"  LLR raise {out['llr_up']:+6.2f}  lower {out['llr_down']:+6.2f}"
+                       f"  (bounds {out['lower']:+.2f}, {out['upper']:+.2f})")
+    last = steps[-1]
+    verdict = {"raises": f"{last['vs']} raises {last['strategy']}'s score by at least about {delta:g} points",
+               "lowers": f"{last['vs']} lowers {last['strategy']}'s score by at least about {delta:g} points",
+               "no change": f"{last['vs']} does not change {last['strategy']}'s score by {delta:g} points or more",
+               "continue": f"undecided after {fmt.fmt_int(last['games'])} games per rule set (--max-games reached)"}[last["decision"]]
+    if as_json:
+        _echo_json({"verdict": verdict, "steps": steps})
+        return
+    typer.echo(f"verdict: {verdict} (vs {last['variant']}; Δ = "
+               f"{fmt.fmt_pp_ci(last['diff'], last['lo'], last['hi'], last['n_pairs'])} pairs; "
+               f"α={alpha:g}, β={beta:g}; opponents: {', '.join(last['opponents'])})")
+
+
+# ---- report --------------------------------------------------------------------------------
+@app.command("report")
+def report_cmd(
+    runs: Annotated[Optional[list[Path]], typer.Argument(help="Stored run folders, or folders holding runs (e.g. results/tosk). Default: the latest `balance study`.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="With RUNS: the .html file to write (default reports/report.html). Without: the report folder (default reports/).")] = None,
+    title: Annotated[Optional[str], typer.Option("--title", help="Page title (with RUNS).")] = None,
+    results: ResultsOpt = None,
+):
+    """Build a self-contained HTML report from stored runs (nothing is simulated)."""
+    from balance import pages, study
+
+    if runs:
+        path, skipped = pages.report_from_runs(list(runs), out or Path("reports/report.html"),
+                                               results, title)
+        if skipped:
+            typer.echo(f"skipped {len(skipped)} run(s) this version cannot use, e.g. {skipped[0]}",
+                       err=True)
+    else:
+        if out is not None and out.suffix.lower() in (".html", ".htm"):
+            raise UserError("without RUNS the report is the study's folder of pages; "
+                            "give -o a folder (e.g. reports), or name runs to write one file")
+        path = study.report_study(out or Path("reports"), results)
+    typer.echo(f"report: {path}")
+
+
 # ---- study and bench ----------------------------------------------------------------------
 @app.command("study")
 def study_cmd(
@@ -402,6 +478,19 @@ def bench_tosk(
         return
     for k, v in res.items():
         typer.echo(f"{k:<34} {v}")
+
+
+@bench_app.command("report")
+def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
+    """Seconds to build the default study's report from the store (target < 10 s)."""
+    from balance import bench
+
+    res = bench.bench_report(results)
+    if as_json:
+        _echo_json(res)
+        return
+    for k, v in res.items():
+        typer.echo(f"{k:<46} {v}")
 
 
 def _click_exceptions():

@@ -205,13 +205,19 @@ def strategy_names(game: str) -> list[str]:
 def _validate_strategy(game: str, path, data: dict) -> dict:
     mod = get_game(game).strategy_module()
     sections = {name: [f[0] for f in feats] for name, (_, feats) in mod.SECTIONS.items()}
-    top = ["description", *mod.SCALARS, *sections]
+    top = ["name", "description", *mod.SCALARS, *sections]
     _check_keys(path, "the top level", data, top)
     spec: dict = {}
     for key, value in data.items():
         if key == "description":
             if not isinstance(value, str):
                 raise UserError(f"{path}: 'description' must be a string")
+            continue
+        if key == "name":  # display name (used for a strategy loaded by path), not a weight
+            if not isinstance(value, str) or not value.strip() or len(value) > 80:
+                got = f"{len(value)} characters" if isinstance(value, str) else repr(value)
+                raise UserError(f"{path}: 'name' must be a non-empty string of at most 80 "
+                                f"characters, got {got}")
             continue
         if key in sections:
             if not isinstance(value, dict):
@@ -246,6 +252,8 @@ def load_strategy(game: str, name: str) -> Strategy:
         label = name
     data = load_toml(path)
     spec = _validate_strategy(game, path, data)
+    if name.endswith(".toml") and "name" in data:
+        label = data["name"]
     return Strategy(game, label, spec, str(data.get("description", "")))
 
 
@@ -257,7 +265,13 @@ def parse_strategy_list(game: str, text: str) -> list[Strategy]:
         raise UserError(f"no strategies given; allowed: {', '.join(strategy_names(game))}")
     if len(set(items)) != len(items):
         raise UserError("a strategy is listed twice")
-    return [load_strategy(game, s) for s in items]
+    out = [load_strategy(game, s) for s in items]
+    names = [s.name for s in out]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise UserError(f"two strategies are named '{dup}' (a file's stem or its 'name' key); "
+                        "give each a different name")
+    return out
 
 
 def load_study(game: str) -> dict:

@@ -108,12 +108,39 @@ def _slug(text: Any) -> str:
     return s or "x"
 
 
-_UNSAFE_SVG = re.compile(
-    r"<\s*(?:script|foreignObject|iframe|object|embed)\b|\son[a-z]+\s*=|javascript:"
-    r"|(?:href|src)\s*=\s*[\"']?\s*(?:https?:)?//|@import",
-    re.I,
-)
 _PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.S)
+_UNSAFE_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "animate", "set",
+                "handler", "listener"}
+_UNSAFE_VALUE = re.compile(r"javascript:|@import|url\(\s*['\"]?\s*(?!#)", re.I)
+
+
+def _svg_problem(text: str) -> str | None:
+    """Why an SVG is not plain chart markup (None if it is).
+
+    The check walks the parsed elements and attributes, so a name drawn as
+    text (``&lt;img onerror=…&gt;`` inside a ``<text>``) is data, not markup."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        return f"not well-formed ({exc})"
+    for el in root.iter():
+        tag = str(el.tag).rsplit("}", 1)[-1].lower()
+        if tag in _UNSAFE_TAGS:
+            return f"<{tag}> element"
+        for name, value in el.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            if local.startswith("on"):
+                return f"event attribute {local}"
+            if local in ("href", "src") and not (
+                    value.startswith("#") or re.match(r"data:image/(png|jpeg);base64,", value)):
+                return f"link {value[:40]!r}"
+            if _UNSAFE_VALUE.search(value):
+                return f"attribute {local} loads or runs something"
+        if tag == "style" and el.text and _UNSAFE_VALUE.search(el.text):
+            return "stylesheet loads something"
+    return None
 
 
 def _trusted_svg(name: str, svg: str):
@@ -121,10 +148,9 @@ def _trusted_svg(name: str, svg: str):
     from markupsafe import Markup
 
     text = _PROLOG.sub("", str(svg), count=1).strip()
-    if not text.startswith("<svg") or _UNSAFE_SVG.search(text):
-        raise ValueError(
-            f"chart {name!r} is not plain SVG from balance.charts (script, external link or no <svg>)"
-        )
+    problem = "no <svg> root" if not text.startswith("<svg") else _svg_problem(text)
+    if problem:
+        raise ValueError(f"chart {name!r} is not plain SVG from balance.charts ({problem})")
     return Markup(text)
 
 
@@ -179,7 +205,8 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             if len(m):
                 ls_n = m["games"].iloc[0]
         cells += [
-            _cell(MISSING if _missing(best) else str(best), None if _missing(best) else str(best)),
+            _cell(MISSING if _missing(best) else str(best), None if _missing(best) else str(best),
+                  cls="txt"),
             _cell(fmt_pct_ci(r.get("luck_skill_winrate"), r.get("luck_skill_lo"), r.get("luck_skill_hi"), ls_n),
                   r.get("luck_skill_winrate")),
             _cell(fmt_games_needed(r.get("games_needed")), r.get("games_needed"),
@@ -252,7 +279,7 @@ def _diff_rows(df: pd.DataFrame) -> list[dict]:
         sig = bool(r.get("significant")) if not _missing(r.get("significant")) else False
         cls = ("pos" if r["diff"] > 0 else "neg") if sig else ""
         rows.append({"name": str(r["variant"]), "cells": [
-            _cell(str(r["strategy"]), str(r["strategy"])),
+            _cell(str(r["strategy"]), str(r["strategy"]), cls="txt"),
             _cell(fmt_pp_ci(r["diff"], r["diff_lo"], r["diff_hi"], r["n_pairs"]), r["diff"], cls=cls),
             _cell(fmt_p(r.get("p")), r.get("p")),
             _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
@@ -322,19 +349,170 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
     return {"variant": str(variant), "blocks": blocks, "other_variants": len(variants) - 1}
 
 
+def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> list[dict]:
+    rt = _table(tables, "ratings")
+    if rt is None:
+        return []
+    cy = _table(tables, "cycles")
+    out = []
+    for i, v in enumerate(sorted(rt["variant"].unique(), key=_variant_key)):
+        sub = rt[rt["variant"] == v].sort_values(["elo", "strategy"], ascending=[False, True])
+        has_nash = sub["nash_p"].notna().any()
+        rows = []
+        for r in sub.to_dict("records"):
+            cells = [
+                _cell(fmt_int(r["games"]), r["games"]),
+                _cell(f"{_num(r['elo'], 0)} [{_num(r['elo_lo'], 0)}, {_num(r['elo_hi'], 0)}]",
+                      r["elo"], cls="pos" if r["elo_lo"] > 0 else ("neg" if r["elo_hi"] < 0 else "")),
+            ]
+            if has_nash:
+                cells += [
+                    _cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
+                    _cell(fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]), r["nash_rating"],
+                          cls="neg" if r["nash_hi"] < -1e-9 else ""),
+                    _cell(fmt_pct(r["nash_support"]), r["nash_support"]),
+                ]
+            dom = bool(r["dominant"])
+            cells.append(_cell("yes" if dom else "no", int(dom), cls="sig" if dom else "muted"))
+            rows.append({"name": str(r["strategy"]), "cells": cells})
+        cycles = []
+        if cy is not None:
+            for r in cy[cy["variant"] == v].to_dict("records"):
+                cycles.append({"name": f"{r['a']} → {r['b']} → {r['c']} → {r['a']}", "cells": [
+                    _cell(f"{fmt_pct(r['ab_lo'])} / {fmt_pct(r['bc_lo'])} / {fmt_pct(r['ca_lo'])}",
+                          min(r["ab_lo"], r["bc_lo"], r["ca_lo"])),
+                    _cell(fmt_int(r["games"]), r["games"]),
+                ]})
+        out.append({"variant": str(v), "open": i == 0, "rows": rows, "has_nash": bool(has_nash),
+                    "cycles": cycles, "chart": charts.get(f"ratings:{v}")})
+    return out
+
+
+def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
+    m = _table(tables, "metrics")
+    if m is None:
+        return None
+    has_trace = "lead_changes" in m.columns and m["lead_changes"].notna().any()
+    rows = []
+    for r in sorted(m.to_dict("records"), key=lambda r: _variant_key(r["variant"])):
+        g = r["games"]
+        cells = [
+            _cell(fmt_int(g), g),
+            _cell(_num(r["balance"], 3), r["balance"]),
+            _cell(fmt_pp_ci(r["seat_advantage"], r["seat_adv_lo"], r["seat_adv_hi"]), r["seat_advantage"],
+                  cls=_side(r["seat_adv_lo"], r["seat_adv_hi"], 0.0)),
+            _cell(fmt_pct_ci(r["completion"], r["completion_lo"], r["completion_hi"]), r["completion"]),
+            _cell(fmt_pct_ci(r["draw_rate"], r["draw_lo"], r["draw_hi"]), r["draw_rate"]),
+            _cell(f"{fmt_int(r['timeouts'])} · {fmt_pct_ci(r['timeout_rate'], r['timeout_lo'], r['timeout_hi'])}",
+                  r["timeout_rate"]),
+            _cell(f"{_num(r['duration'], 1)} [{_num(r['duration_lo'], 1)}, {_num(r['duration_hi'], 1)}]",
+                  r["duration"]),
+            _cell(f"{_num(r['duration_p50'], 0)} ({_num(r['duration_p10'], 0)}–{_num(r['duration_p90'], 0)})",
+                  r["duration_p50"]),
+        ]
+        if has_trace:
+            cells += [
+                _cell(f"{_num(r['lead_changes'], 2)} [{_num(r['lead_changes_lo'], 2)}, {_num(r['lead_changes_hi'], 2)}]",
+                      r["lead_changes"]),
+                _cell(fmt_pct_ci(r["comeback_share"], r["comeback_share_lo"], r["comeback_share_hi"]),
+                      r["comeback_share"]),
+                _cell(f"{_num(r['drama'], 2)} [{_num(r['drama_lo'], 2)}, {_num(r['drama_hi'], 2)}]",
+                      r["drama"]),
+                _cell(fmt_pct_ci(r["decisiveness"], r["decisiveness_lo"], r["decisiveness_hi"]),
+                      r["decisiveness"]),
+            ]
+        rows.append({"name": str(r["variant"]), "base": r["variant"] == "base", "cells": cells})
+    return {"rows": rows, "has_trace": bool(has_trace)}
+
+
+def _pairing_summary(tables: Mapping[str, Any]) -> dict | None:
+    p = _table(tables, "pairing")
+    if p is None:
+        return None
+    ratio = p["ratio"].dropna()
+    if ratio.empty:
+        return None
+    return {"median": _num(ratio.median(), 3), "lo": _num(ratio.min(), 3), "hi": _num(ratio.max(), 3),
+            "matches": fmt_int(len(ratio)), "games": fmt_int(p["games"].sum()),
+            "saving": _num(100 * (1 - ratio.median() ** 2), 0)}
+
+
+def _runs_table(tables: Mapping[str, Any]) -> list[dict]:
+    r = _table(tables, "runs")
+    if r is None:
+        return []
+    rows = []
+    for x in r.sort_values(["variant", "a", "b"], key=lambda c: c.map(str)).to_dict("records"):
+        rows.append({"name": str(x["variant"]), "cells": [
+            _cell(str(x["a"]), str(x["a"]), cls="txt"), _cell(str(x["b"]), str(x["b"]), cls="txt"),
+            _cell(fmt_int(x["games"]), x["games"]), _cell(str(x["seed"]), x["seed"]),
+            _cell(str(x["config_hash"]), str(x["config_hash"]), cls="code"),
+            _cell(str(x["date"]), str(x["date"]), cls="txt"),
+        ]})
+    return rows
+
+
+METHODS = [
+    ("Experimental design",
+     "Counter-based randomness (splitmix64 seeding xoshiro256**): game i of a seed draws only "
+     "from streams named by (seed, i, purpose), so results are bit-identical for any thread count "
+     "or batch size, and the same seed deals the same cards under every variant and strategy "
+     "pair (common random numbers). Every deal is played twice with seats swapped (duplicate "
+     "seating)."),
+    ("Win rates", "Wilson score interval, 95% (statsmodels proportion_confint, method='wilson'). "
+     "Draws are counted apart, never folded into wins; score = win + ½ draw."),
+    ("Scores of seat-swapped pairs", "Pentanomial model (Fishtest): each deal pair scores 0, ½, 1, "
+     "1½ or 2 points; the score's SE is the SD of pair scores / √pairs."),
+    ("Paired differences", "Variant minus base on the same deals: mean of per-pair differences "
+     "± 1.96·SD/√n, two-sided z test; Holm's method (statsmodels multipletests) across every "
+     "variant × strategy comparison on the page. Restricted play (Jaffe et al. 2012) is paired the "
+     "same way and Holm-corrected across ranks."),
+    ("Strategy ratings", "Bradley–Terry model fitted by maximum likelihood (statsmodels GLM, "
+     "binomial) on each variant's round-robin scores, shown on the Elo scale "
+     "(400·log10 odds) centred on the field average, with 95% Wald intervals. The binomial "
+     "likelihood treats games as independent, which is conservative under duplicate seating. "
+     "A strategy is dominant when the lower 95% bound of its score is above 50% against every "
+     "other; a significant 3-cycle has each of its three edges above 50% at 95%."),
+    ("Nash averaging", "Max-entropy Nash equilibrium of the antisymmetric matrix A = score − ½ "
+     "(Balduzzi et al. 2018, as in OpenSpiel); a strategy's Nash average is its expected "
+     "score − ½ against the Nash mixture (0 for strategies in the support, negative outside). "
+     "Adding a clone of a strategy does not change anyone's Nash average. Intervals come from a "
+     "parametric bootstrap of the matrix (200 draws from each cell's pentanomial SE)."),
+    ("Game metrics (Browne / Ludii)", "Balance = 1 − |w₁ − w₂| from the two seats' win rates; "
+     "seat advantage w₁ − w₂ with a multinomial 95% CI; completion = decided share; draws and "
+     "timeouts (draws at the round cap) apart; duration = rounds per game (mean ± 1.96·SD/√n, "
+     "median and 10th–90th percentiles). From the per-round score trace (HP difference at the end "
+     "of each round): lead changes = times the leading seat changes (a tied round keeps the "
+     "previous leader); comeback share = decided games in which the eventual winner trailed at "
+     "the end of some round; drama = the winner's largest HP deficit, averaged over decided games; "
+     "decisiveness = the share of the game played before the winner took the lead for good "
+     "(0% = led from the first round)."),
+    ("Luck vs skill", "The strongest scripted strategy's win rate p against random play, and the "
+     "smallest n with P(Bin(n, p) > n/2) ≥ 0.95: the games it needs to be ahead with 95% "
+     "probability."),
+    ("Card value", "Observational (17lands style): played, games-in-hand and not-seen win rates "
+     "and IWD, biased by game length and shown as association only. Causal: restricted play on "
+     "the same deals."),
+    ("Sequential tests and equivalence", "Available from the command line: a pentanomial GSPRT "
+     "(balance <game> sprt) stops as soon as the log-likelihood ratio crosses ln(β/(1−α)) or "
+     "ln((1−β)/α); TOST with a margin tests equivalence (balance.stats.tost)."),
+]
+
+
 def _manifest_items(manifest: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
     """(label, value, is_code) rows for the reproducibility block."""
     known = [
         ("command", "Command", True), ("seed", "Seed", True), ("config_hash", "Config hash", True),
         ("engine_version", "Engine version", True), ("date", "Date", False),
-        ("games_total", "Games simulated", False), ("elapsed_s", "Elapsed", False),
+        ("games_total", "Games simulated", False), ("runs", "Stored runs", False),
+        ("elapsed_s", "Elapsed", False),
     ]
     items = []
     for key, label, code in known:
         if key not in manifest:
             continue
         val = manifest[key]
-        if key == "games_total":
+        if key in ("games_total", "runs"):
             text = fmt_int(val)
         elif key == "elapsed_s":
             text = fmt_seconds(val)
@@ -377,7 +555,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
     charts = {str(k): _trusted_svg(str(k), v) for k, v in raw_charts.items() if v}
 
     placed = {"overview", "rounds", "diffs"}
-    placed |= {k for k in charts if k.startswith("matrix:") or k.startswith("cards:")}
+    placed |= {k for k in charts if k.split(":")[0] in ("matrix", "cards", "ratings")}
     extra = [
         {"title": k, "caption": "", "svg": charts[k]} for k in charts if k not in placed
     ]
@@ -401,8 +579,17 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "chart_rounds": chart("rounds"),
         "chart_diffs": chart("diffs"),
         "extra_charts": extra,
+        "ratings": _ratings_section(tables, charts),
+        "metrics": _metrics_section(tables),
+        "pairing": _pairing_summary(tables),
+        "runs": _runs_table(tables),
+        "methods": [(k, v) for k, v in METHODS
+                    if (k != "Card value" or _cards_section(tables, charts) is not None)
+                    and (k not in ("Strategy ratings", "Nash averaging")
+                         or _table(tables, "ratings") is not None)],
         "rulings": [str(r) for r in (manifest.get("rulings") or [])],
         "manifest": _manifest_items(manifest),
+        "file": str(game.get("file", "")),
     }
 
 
@@ -420,29 +607,52 @@ def _environment():
     )
 
 
-def render_index(games: Sequence[Mapping[str, Any]]) -> str:
-    """The report page as a string (see the module docstring for ``games``)."""
-    contexts = [_game_context(g, i) for i, g in enumerate(games)]
-    names = [c["name"] for c in contexts]
-    title = "Balance report" + (f" — {names[0]}" if len(names) == 1 else "")
+def _page_title(games: Sequence[Mapping[str, Any]]) -> str:
+    titles = {str(g.get("title")) for g in games if g.get("title")}
+    if titles:
+        return titles.pop()
+    names = [str(g.get("name", "")) for g in games]
+    return "Balance report" + (f" — {names[0]}" if len(names) == 1 else "")
+
+
+def _date(games: Sequence[Mapping[str, Any]]) -> str:
+    """The page's date, readable: 2026-11-30 16:28 UTC."""
+    from datetime import datetime, timezone
+
     dates = [str(g.get("manifest", {}).get("date")) for g in games if g.get("manifest", {}).get("date")]
+    if not dates:
+        return ""
+    try:
+        d = datetime.fromisoformat(dates[0].replace("Z", "+00:00")).astimezone(timezone.utc)
+        return d.strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        return dates[0]
+
+
+def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = None) -> str:
+    """A full report page for one or more games (see the module docstring)."""
+    contexts = [_game_context(g, i) for i, g in enumerate(games)]
+    return _environment().get_template("page.html.j2").render(
+        title=_page_title(games), games=contexts, date=_date(games), index_link=index_link)
+
+
+def render_index(games: Sequence[Mapping[str, Any]]) -> str:
+    """The study's front page: each game's verdicts, facts and a link to its page
+    (``game["file"]``, relative to the index)."""
+    contexts = [{"name": str(g.get("name")), "file": str(g.get("file", "")),
+                 "summary": [str(x) for x in g.get("summary") or []],
+                 "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),
+                 "manifest": _manifest_items(g.get("manifest") or {})}
+                for g in games]
     return _environment().get_template("index.html.j2").render(
-        title=title, games=contexts, date=dates[0] if dates else "",
-    )
+        title="Balance study", games=contexts, date=_date(games))
 
 
-def write_index(out_dir: Path, games: list[dict]) -> Path:
-    """Write ``out_dir/index.html`` atomically and return its path.
-
-    The page is rendered fully in memory first, then written to a temporary
-    file in the same folder and renamed over ``index.html``, so an
-    interrupted run never leaves a half-written report.
-    """
-    out_dir = Path(out_dir)
-    html = render_index(games)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / "index.html"
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".index.", suffix=".html.tmp")
+def _write_html(target: Path, html: str) -> Path:
+    """Write ``html`` to ``target`` atomically (a temporary sibling, then a rename)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=".html.tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(html)
@@ -455,3 +665,28 @@ def write_index(out_dir: Path, games: list[dict]) -> Path:
             os.unlink(tmp)
         raise
     return target
+
+
+def write_page(path: Path, games: list[dict]) -> Path:
+    """Render one self-contained page for ``games`` and write it atomically."""
+    return _write_html(Path(path), render_page(games))
+
+
+def write_index(out_dir: Path, games: list[dict]) -> Path:
+    """Write one page per game (``<out>/<game>.html``) and the front page
+    ``<out>/index.html`` linking them; returns the index's path.
+
+    Every page is rendered fully in memory before anything is written, and
+    each file is written atomically, so an interrupted run never leaves a
+    half-written report.
+    """
+    out_dir = Path(out_dir)
+    pages = []
+    for i, g in enumerate(games):
+        g = dict(g)
+        g.setdefault("file", f"{_slug(g.get('game') or g.get('name') or i).lower()}.html")
+        pages.append((g, render_page([g], index_link="index.html")))
+    index = render_index([g for g, _ in pages])
+    for g, html in pages:
+        _write_html(out_dir / g["file"], html)
+    return _write_html(out_dir / "index.html", index)

@@ -86,6 +86,9 @@ class RunResult:
     per_game: pl.DataFrame | None = None
     manifest: dict = field(default_factory=dict)
     cached: bool = False
+    # per-game score-trace metrics: histogram (count of games by value) per name
+    # of the engine's METRICS; None when the engine has none
+    metrics: dict[str, np.ndarray] | None = None
 
     @property
     def key(self) -> str:
@@ -135,6 +138,9 @@ class _Accumulator:
         self.wins = np.zeros(3, dtype=np.int64)  # A wins, B wins, draws
         self.n_cards = getattr(eng, "N_CARDS", 0)
         self.cards = np.zeros((2, self.n_cards, len(CARD_FIELDS)), np.int64) if self.n_cards else None
+        sizes = getattr(eng, "METRICS", None)
+        self.metrics = ({name: np.zeros(int(size), np.int64) for name, size in sizes.items()}
+                        if sizes else None)
         self.games = []
 
     def merge(self, res: "RunResult") -> None:
@@ -147,6 +153,13 @@ class _Accumulator:
         self.reasons += res.reasons
         if self.cards is not None and res.cards is not None:
             self.cards += res.cards
+        if self.metrics is not None:
+            if res.metrics is None or set(res.metrics) != set(self.metrics):
+                self.metrics = None  # the earlier games lack them: no partial histograms
+            else:
+                for name, hist in self.metrics.items():
+                    k = min(len(hist), len(res.metrics[name]))
+                    hist[:k] += res.metrics[name][:k]
         if res.per_game is not None:
             self.games.append(res.per_game)
 
@@ -163,6 +176,11 @@ class _Accumulator:
 
             card_counts(self.n_cards, out["seen_a"], out["played_a"], out["seen_b"],
                         out["played_b"], pts, self.cards)
+        if self.metrics is not None:
+            for name, hist in self.metrics.items():
+                v = out[name]
+                v = np.minimum(v[v >= 0], len(hist) - 1)  # -1: undefined (e.g. a draw)
+                hist += np.bincount(v, minlength=len(hist))
         if self.spec.per_game:
             cols = {k: v for k, v in out.items()}
             cols["game"] = np.arange(first_game, first_game + len(pts))
@@ -203,6 +221,15 @@ def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
         for j, name in enumerate(CARD_FIELDS):
             cols[name] = res.cards[:, :, j].ravel()
         t["cards"] = pl.DataFrame(cols)
+    if res.metrics is not None:  # every bin, so histogram lengths round-trip
+        names = [name for name, h in res.metrics.items() for _ in range(len(h))]
+        t["metrics"] = pl.DataFrame({
+            "metric": pl.Series(names, dtype=pl.Utf8),
+            "value": np.concatenate([np.arange(len(h)) for h in res.metrics.values()]
+                                    + [np.zeros(0, np.int64)]).astype(np.int64),
+            "count": np.concatenate([np.asarray(h, np.int64) for h in res.metrics.values()]
+                                    + [np.zeros(0, np.int64)]),
+        })
     if res.per_game is not None:
         t["games"] = res.per_game
     return t
@@ -216,12 +243,23 @@ def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> R
         n_cards = df["card"].max() + 1
         cards = np.stack([df[name].to_numpy() for name in CARD_FIELDS], axis=-1).reshape(
             2, n_cards, len(CARD_FIELDS))
+    metrics = None
+    if "metrics" in t:
+        metrics = {}
+        for name, value, count in t["metrics"].select("metric", "value", "count").iter_rows():
+            metrics.setdefault(name, []).append((value, count))
+        for name, rows in metrics.items():
+            hist = np.zeros(max(v for v, _ in rows) + 1, np.int64)
+            for v, c in rows:
+                hist[v] += c
+            metrics[name] = hist
     return RunResult(
         spec=spec, games=s["games"], a_wins=s["a_wins"], b_wins=s["b_wins"], draws=s["draws"],
         seat_wins=np.array([s["seat0_wins"], s["seat1_wins"]]),
         pair_points=t["pairs"]["points"].to_numpy().astype(np.uint8),
         rounds_hist=t["rounds"]["count"].to_numpy(), reasons=t["reasons"]["count"].to_numpy(),
         cards=cards, per_game=t.get("games"), manifest=manifest, cached=True,
+        metrics=metrics,
     )
 
 
@@ -289,16 +327,19 @@ def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None,
     per_game = pl.concat(acc.games) if acc.games else None
     return RunResult(spec, spec.n_games, int(acc.wins[0]), int(acc.wins[1]), int(acc.wins[2]),
                      acc.seat_wins, acc.pair_points, acc.rounds, acc.reasons, acc.cards,
-                     per_game)
+                     per_game, metrics=acc.metrics)
 
 
 def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int | None = None,
              batch_size: int = DEFAULT_BATCH, progress: bool = True,
-             label: str = "simulating", extend: dict | None = None) -> list[RunResult]:
+             label: str = "simulating", extend: dict | None = None,
+             store_only: bool = False) -> list[RunResult]:
     """Run (or read from the store) every spec, with one progress bar for all.
 
     ``extend`` maps a spec's index to a finished smaller run of the same
-    config, which the new run continues instead of starting over.
+    config, which the new run continues instead of starting over. With
+    ``store_only``, nothing is simulated: a run missing from the store is a
+    user error (a report is built from stored runs only).
     """
     extend = extend or {}
     threads = set_threads(threads)
@@ -310,6 +351,13 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
             results[i] = _from_tables(spec, *loaded)
         else:
             todo.append(i)
+    if store_only and todo:
+        s = specs[todo[0]]
+        raise UserError(
+            f"{len(todo)} of the {len(specs)} runs this needs are not in the store "
+            f"{store.root if store is not None else ''} (first: {s.game} {s.ruleset.name}, "
+            f"{s.a.name} vs {s.b.name}, {s.n_games:,} games, seed {s.seed}); "
+            "run `balance study` (or the command that makes them) first")
     bar = _Progress(sum(specs[i].n_games - (extend[i].games if i in extend else 0)
                         for i in todo), label,
                     progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1")
@@ -324,3 +372,18 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     finally:
         bar.close()
     return results  # type: ignore[return-value]
+
+
+def load_run(folder, spec: RunSpec, manifest: dict | None = None) -> RunResult | None:
+    """A stored run from its folder (None if its files are not this format)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    try:
+        if manifest is None:
+            manifest = json.loads((folder / "manifest.json").read_text())
+        tables = {p.stem: pl.read_parquet(p) for p in folder.glob("*.parquet")}
+        return _from_tables(spec, manifest, tables)
+    except (OSError, KeyError, ValueError, pl.exceptions.PolarsError):
+        return None

@@ -85,3 +85,10 @@ def write_text_atomic(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def chart_cache(results=None) -> Path:
+    """Where drawn charts are kept by content hash ($BALANCE_CHART_CACHE or
+    ``<results>/_charts``)."""
+    env = os.environ.get("BALANCE_CHART_CACHE")
+    return Path(env) if env else results_dir(results) / "_charts"

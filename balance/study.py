@@ -3,26 +3,25 @@
 For each game, ``configs/<game>/study.toml`` names the variants, strategies,
 games per strategy pair, seed and the card-value run. The study runs (or
 reads from the store) every match, writes the tables (Parquet and CSV) and
-charts (SVG and PNG) under ``<out>/<game>/``, and a page a person can open,
-``<out>/index.html``.
+charts (SVG and PNG) under ``<out>/<game>/``, one page per game
+(``<out>/<game>.html``) and the front page ``<out>/index.html`` linking them.
+The final run keys of each game's study are recorded in the store
+(``_studies/<game>.json``), so ``balance report`` rebuilds the pages from the
+store alone.
 """
 
 from __future__ import annotations
 
+import json
 import math
-import shlex
-import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
-
-from balance import __version__, analysis, charts, report
+from balance import analysis, pages, report
 from balance.config import load_study
-from balance.registry import GAMES, get_game
-from balance.rulings import rulings
-from balance.store import config_hash
+from balance.errors import UserError
+from balance.registry import GAMES
+from balance.store import Store, chart_cache, results_dir, write_text_atomic
 
 
 def _scaled(n: int, scale: float) -> int:
@@ -30,113 +29,75 @@ def _scaled(n: int, scale: float) -> int:
     return n + n % 2
 
 
-def _p_text(p) -> str:
-    text = report.fmt_p(p)
-    return f"p{text}" if text.startswith("<") else f"p={text}"
+def _record_path(results, game: str) -> Path:
+    return results_dir(results) / "_studies" / f"{game}.json"
 
 
-def verdicts(game_title: str, t: dict[str, pd.DataFrame]) -> list[str]:
-    """Plain-language verdicts from a study's tables, each with its CI and n."""
-    out = []
-    st = t["strategies"]
-    base = st[st["variant"] == "base"].sort_values("winrate", ascending=False)
-    if len(base):
-        r = base.iloc[0]
-        w = base.iloc[-1]
-        out.append(
-            f"{game_title}, base rules: the strongest scripted strategy is {r.strategy}, "
-            f"winning {report.fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi, r.games)} of its "
-            f"games; the weakest is {w.strategy} at "
-            f"{report.fmt_pct_ci(w.winrate, w.winrate_lo, w.winrate_hi, w.games)}.")
-    vt = t["variants"]
-    b = vt[vt["variant"] == "base"]
-    if len(b) and b.iloc[0].best_strategy:
-        r = b.iloc[0]
-        need = r.games_needed
-        out.append(
-            f"Luck vs skill (base): the strongest strategy, {r.best_strategy}, beats random "
-            f"{report.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)}; "
-            + (f"it needs {int(need):,} game{'s' if need != 1 else ''} to be ahead with 95% "
-               "probability."
-               if not pd.isna(need) else "it is not reliably ahead at any game count."))
-    d = t["diffs"]
-    sig = d[d["significant"]].copy()
-    if len(sig):
-        sig["abs"] = sig["diff"].abs()
-        for r in sig.sort_values("abs", ascending=False).head(5).itertuples():
-            verb = "raises" if r.diff > 0 else "lowers"
-            size, lo, hi = ((r.diff, r.diff_lo, r.diff_hi) if r.diff > 0
-                            else (-r.diff, -r.diff_hi, -r.diff_lo))
-            out.append(
-                f"{r.variant} {verb} {r.strategy}'s score by {100 * size:.1f} points "
-                f"[{100 * lo:.1f}, {100 * hi:.1f}] (n={r.n_pairs:,} seat-swapped deal pairs, "
-                f"paired with base on the same deals), significant after Holm "
-                f"({_p_text(r.p_holm)}).")
-        out.append(f"{len(sig)} of {len(d)} variant-by-strategy differences from base are "
-                   "significant after Holm.")
-    elif len(d):
-        out.append(f"No variant changes any strategy's score significantly after Holm "
-                   f"({len(d)} comparisons).")
-    if len(vt):
-        lo = vt.loc[vt["rounds_mean"].idxmin()]
-        hi = vt.loc[vt["rounds_mean"].idxmax()]
-        out.append(f"Games last {lo.rounds_mean:.1f} rounds on average under {lo.variant} and "
-                   f"{hi.rounds_mean:.1f} under {hi.variant}.")
-        dr = vt.loc[vt["draw_rate"].idxmax()]
-        out.append(f"Draws (round cap): at most "
-                   f"{report.fmt_pct_ci(dr.draw_rate, dr.draw_lo, dr.draw_hi, dr.games)} "
-                   f"(under {dr.variant}); draws are counted apart, never as wins.")
-    return out
-
-
-def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
-    """Run one game's study plan; returns the page's dict for that game."""
-    g = get_game(game)
+def study_runs(game: str, scale: float, threads, results, store_only: bool = False) -> tuple[list, dict]:
+    """Every run of one game's study plan (simulated, extended or read from
+    the store); with ``store_only`` nothing is simulated."""
     plan = load_study(game)
-    t0 = time.perf_counter()
-    # --scale multiplies the games: the CIs narrow by its square root
     n = _scaled(int(plan["pilot_games"]), scale)
     precision = float(plan["precision"]) / math.sqrt(scale)
     variants = plan["variants"] if isinstance(plan["variants"], str) else ",".join(plan["variants"])
-    t, vnames, snames, runs = analysis.compare_command(
+    _, vnames, snames, runs = analysis.compare_command(
         game, variants, ",".join(plan["strategies"]), n, int(plan["seed"]), threads, 1 << 15,
-        results, precision=precision,
-        max_games=_scaled(int(plan["max_games_per_pair"]), scale))
+        results, precision=precision, max_games=_scaled(int(plan["max_games_per_pair"]), scale),
+        store_only=store_only, with_tables=False)
     n_cards = _scaled(int(plan.get("cards_games", 20000)), scale)
-    cards = analysis.cards_command(game, "base", plan["cards_strategy"], plan["cards_opponent"],
-                                   n_cards, int(plan["seed"]), threads, 1 << 15, results)
-    t["cards"] = cards["by_card"]
-    t["restricted"] = cards["restricted"]
-    elapsed = time.perf_counter() - t0
+    cres, _ = analysis.cards_runs(game, "base", plan["cards_strategy"], plan["cards_opponent"],
+                                  n_cards, int(plan["seed"]), threads, 1 << 15, results,
+                                  store_only=store_only)
+    extra = {"precision": precision, "study_scale": scale,
+             "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
+                               f"{max(r.games for r in runs.values()):,}"}
+    return [*runs.values(), *cres], extra
+
+
+def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
+    """Run one game's study plan; write its tables and charts; return its page."""
+    t0 = time.perf_counter()
+    runs, extra = study_runs(game, scale, threads, results)
+    write_text_atomic(_record_path(results, game), json.dumps(
+        {"game": game, "scale": scale, "extra": extra, "runs": [r.key for r in runs]}, indent=1))
+    group = pages.organise(runs)[game]
     folder = out / game
+    extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
+    page = pages.build_page(game, group, chart_dir=folder / "charts", png=True,
+                            extra_manifest=extra, cache_dir=chart_cache(results))
     (folder / "tables").mkdir(parents=True, exist_ok=True)
-    for name, df in t.items():
+    for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
         df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
-    svgs = charts.all_charts(t, folder / "charts", matrix_variants=vnames)
-    games_total = sum(r.games for r in runs.values()) + n_cards * (1 + len(cards["restricted"]))
-    manifest = {
-        "command": " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
-        "seed": int(plan["seed"]),
-        "config_hash": config_hash({"plan": plan, "scale": scale,
-                                    "runs": sorted(r.key for r in runs.values())}),
-        "engine_version": f"{g.engine} {g.engine_module().VERSION} (toolkit {__version__})",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "games_total": games_total,
-        "elapsed_s": round(elapsed, 1),
-        "rulings": list(rulings(g.rulings)),
-        "variants": vnames,
-        "strategies": snames,
-        "precision": precision,
-        "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
-                          f"{max(r.games for r in runs.values()):,}",
-    }
-    return {"name": g.title, "tables": t, "charts": svgs, "manifest": manifest,
-            "summary": verdicts(g.title, t)}
+    return page
 
 
 def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path:
-    """Run every game's default study and write ``<out>/index.html``."""
+    """Run every game's default study; write ``<out>/index.html`` and a page per game."""
     out = Path(out)
-    pages = [study_game(name, out, scale, threads, results) for name in GAMES]
-    return report.write_index(out, pages)
+    pages_ = [study_game(name, out, scale, threads, results) for name in GAMES]
+    return report.write_index(out, pages_)
+
+
+def report_study(out: Path, results=None) -> Path:
+    """Rebuild the default study's report from the store alone (nothing is
+    simulated): the runs of each game's latest ``balance study``."""
+    from balance.runner import load_run
+
+    out = Path(out)
+    pages_ = []
+    for game in GAMES:
+        rec = _record_path(results, game)
+        if not rec.is_file():
+            raise UserError(f"no stored study of {game} in {results_dir(results)}; "
+                            "run `balance study` first (or name runs: balance report RUNS -o FILE)")
+        data = json.loads(rec.read_text())
+        store = Store(results)
+        runs, _ = pages.load_runs([store.path(game, k) for k in data["runs"]])
+        if len(runs) != len(data["runs"]):
+            raise UserError(f"the stored study of {game} is incomplete or was made by another "
+                            "engine version; run `balance study` again")
+        group = pages.organise(runs)[game]
+        pages_.append(pages.build_page(game, group, extra_manifest=data.get("extra"),
+                                       cache_dir=chart_cache(results)))
+    return report.write_index(out, pages_)

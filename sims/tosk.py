@@ -25,7 +25,7 @@ from strategies.tosk import (
 )
 
 GAME = "tosk"
-VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+VERSION = "1.1.0"  # bump whenever simulated behaviour changes (1.1.0: score-trace metrics)
 
 N_CARDS = 48
 N_RANKS = 12
@@ -97,6 +97,16 @@ L_DRAWN = L_HP_END + 1
 L_RESHUFFLES = L_DRAWN + 1
 L_SUDDEN = L_RESHUFFLES + 1  # 1 if this round was played in sudden death
 LOG_WIDTH = L_SUDDEN + 1
+
+# ---- per-game score-trace metrics (histogram sizes for the runner) ---------------
+# The score of a round is hp[0] - hp[1] at the end of the round (after healing;
+# in the deciding round, after combat). Values >= size are counted in the last
+# bin; -1 (not defined, e.g. for a draw) is not counted. See ``outcome_arrays``.
+METRICS = {"lead_changes": 256, "max_deficit": 128, "decided_pct": 101}
+# their columns in play_game's result row (seat 0, then seat 1 for the pairs)
+R_LEAD_CHANGES = 10
+R_MAX_DEFICIT = 11  # 11, 12
+R_NOT_AHEAD = 13  # 13, 14
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
@@ -476,15 +486,50 @@ def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuf
     return drawn, resh
 
 
+@njit(inline="always")
+def _track_score(hp, rnd1, lead, max_def, not_ahead):
+    """Score-trace bookkeeping at the end of round ``rnd1`` (1-based).
+
+    ``lead`` is [leader seat (-1 before anyone led), lead changes]; a tied
+    round keeps the leader. ``max_def[s]`` is seat s's largest deficit so far
+    (at least 0), ``not_ahead[s]`` the last round at whose end seat s was not
+    strictly ahead (0 while it has been ahead at every round end).
+    """
+    d = hp[0] - hp[1]
+    new = lead[0]
+    if d > 0:
+        new = 0
+    elif d < 0:
+        new = 1
+    if lead[0] >= 0 and new != lead[0]:
+        lead[1] += 1
+    lead[0] = new
+    if -d > max_def[0]:
+        max_def[0] = -d
+    if d > max_def[1]:
+        max_def[1] = d
+    if d <= 0:
+        not_ahead[0] = rnd1
+    if d >= 0:
+        not_ahead[1] = rnd1
+
+
 @njit
 def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     """Play one game of deal ``deal``; ``strat0`` sits in seat 0.
 
     ``result`` (int64[N_RESULT]) receives: winner seat (-1 draw), rounds, end
     reason, HP of seat 0 and 1, the cards seen by seat 0 and 1 and the cards
-    played by seat 0 and 1 (48-bit masks), and the number of cards in deck,
-    discard and hands (48 when cards are conserved). With ``do_log`` each
-    round is written to ``log``.
+    played by seat 0 and 1 (48-bit masks), the number of cards in deck,
+    discard and hands (48 when cards are conserved), and the score trace:
+    lead changes, each seat's largest deficit, each seat's last round not
+    ahead (``R_LEAD_CHANGES`` etc.). The score of a round is ``hp[0] - hp[1]``
+    at its end (after healing; in the deciding round, after combat); the
+    leader is the seat strictly ahead, a tied round keeps the previous leader,
+    and a lead change is a switch of leader from one seat to the other (the
+    first lead is not a change). A seat's deficit in a round is the
+    opponent's HP minus its own (at least 0). With ``do_log`` each round is
+    written to ``log``.
     """
     cap = rules[R_CAPACITY]
     max_hand = rules[R_MAX_HAND]
@@ -506,7 +551,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
     hand0 = hand[0]  # row views made once: a view per decision costs a refcount
     hand1 = hand[1]
-    pairs = np.zeros((11, 2), dtype=np.int64)  # one row per per-seat counter
+    pairs = np.zeros((14, 2), dtype=np.int64)  # one row per per-seat counter
     hand_n = pairs[0]
     hp = pairs[1]
     hp_combat = pairs[2]
@@ -518,6 +563,10 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     p_def = pairs[8]
     deck_n = pairs[9]  # deck_n[0], disc_n[0] are used
     disc_n = pairs[10]
+    lead = pairs[11]  # leader seat (-1: nobody yet), lead changes
+    max_def = pairs[12]  # largest deficit per seat
+    not_ahead = pairs[13]  # last round (1-based) not strictly ahead, per seat
+    lead[0] = -1
     deck_n[0] = N_CARDS
     hp[0] = start_hp
     hp[1] = start_hp
@@ -636,6 +685,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             if do_log:
                 for s in range(2):
                     log[rnd, s, L_HP_END] = hp[s]
+            _track_score(hp, rounds, lead, max_def, not_ahead)
             break
 
         # ---- 3. recover: discard plays, heal, draw (T9)
@@ -714,6 +764,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             if do_log:
                 log[rnd, s, L_HEALED] = healed_log
                 log[rnd, s, L_HP_END] = hp[s]
+        _track_score(hp, rounds, lead, max_def, not_ahead)
         for s in range(2):
             k = min(cap - p_cost[s], max_hand - hand_n[s])
             drawn, resh = _draw(rules, s, k, hand, hand_n, deck, deck_n, disc, disc_n,
@@ -732,9 +783,14 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     result[7] = played_mask[0]
     result[8] = played_mask[1]
     result[9] = deck_n[0] + disc_n[0] + hand_n[0] + hand_n[1]  # conservation check
+    result[R_LEAD_CHANGES] = lead[1]
+    result[R_MAX_DEFICIT] = max_def[0]
+    result[R_MAX_DEFICIT + 1] = max_def[1]
+    result[R_NOT_AHEAD] = not_ahead[0]
+    result[R_NOT_AHEAD + 1] = not_ahead[1]
 
 
-N_RESULT = 10
+N_RESULT = 15
 
 
 @pnjit
@@ -765,7 +821,9 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     ``winner_seat`` (-1 draw), ``a_seat``, ``a_result`` (1 win, 0 loss, -1 draw
     — see ``a_points``), ``a_points`` (half points 0/1/2), ``rounds``,
     ``reason``, ``hp_seat0``, ``hp_seat1``, ``seen_a``/``seen_b`` and
-    ``played_a``/``played_b`` (48-bit card masks), ``cards_total``.
+    ``played_a``/``played_b`` (48-bit card masks), ``cards_total``, and the
+    score-trace metrics (see ``outcome_arrays``): ``lead_changes``,
+    ``max_deficit``, ``decided_pct``.
     """
     if first_game % 2 or n_games % 2:
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
@@ -777,7 +835,19 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
 
 
 def outcome_arrays(out: np.ndarray) -> dict:
-    """Per-game dict of arrays from the raw kernel rows (A's point of view)."""
+    """Per-game dict of arrays from the raw kernel rows (A's point of view).
+
+    Score-trace metrics (the score is ``hp[0] - hp[1]`` at each round's end,
+    see ``play_game``), each sized by ``METRICS`` for the runner's histograms:
+
+    - ``lead_changes``: how often the lead passed from one seat to the other;
+    - ``max_deficit``: the eventual winner's largest deficit over the game's
+      rounds (0: never behind at a round end); -1 for a draw;
+    - ``decided_pct``: ``(100 * r) // rounds`` where ``r`` is the last round
+      at whose end the winner was not strictly ahead (0 if it was ahead at
+      every round end): the share of the game, in whole percent, played
+      before the winner took the lead for good; -1 for a draw.
+    """
     n = out.shape[0]
     a_seat = np.arange(n) % 2
     winner = out[:, 0]
@@ -786,11 +856,18 @@ def outcome_arrays(out: np.ndarray) -> dict:
     sb = np.where(a_seat == 0, out[:, 6], out[:, 5])
     pa = np.where(a_seat == 0, out[:, 7], out[:, 8])
     pb = np.where(a_seat == 0, out[:, 8], out[:, 7])
+    decided = winner != DRAW
     return {
         "winner_seat": winner, "a_seat": a_seat, "a_points": a_points,
         "rounds": out[:, 1], "reason": out[:, 2], "hp_seat0": out[:, 3],
         "hp_seat1": out[:, 4], "seen_a": sa, "seen_b": sb, "played_a": pa, "played_b": pb,
         "cards_total": out[:, 9],
+        "lead_changes": out[:, R_LEAD_CHANGES],
+        "max_deficit": np.where(decided, np.where(winner == 0, out[:, R_MAX_DEFICIT],
+                                                  out[:, R_MAX_DEFICIT + 1]), -1),
+        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, R_NOT_AHEAD],
+                                                         out[:, R_NOT_AHEAD + 1]))
+                                // np.maximum(out[:, 1], 1), -1),
     }
 
 

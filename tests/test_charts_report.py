@@ -221,14 +221,20 @@ def page(tables, rendered):
     chart_dir, svgs = rendered
     out = chart_dir.parent
     games = [dict(name="Tosk", tables=tables, charts=svgs, manifest=MANIFEST, summary=[VERDICT])]
-    path = report.write_index(out, games)
+    path = report.write_page(out / "tosk.html", games)
     return path, path.read_text(encoding="utf-8")
 
 
-def test_index_written_atomically(page):
-    path, _ = page
+def test_index_and_pages_written_atomically(tables, tmp_path):
+    games = [dict(name="Tosk", game="tosk", tables=tables, charts={}, manifest=MANIFEST,
+                  summary=[VERDICT])]
+    path = report.write_index(tmp_path, games)
     assert path.name == "index.html"
-    assert [p.name for p in path.parent.iterdir() if p.is_file()] == ["index.html"]  # no temp left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "tosk.html"]  # no temp left
+    index = path.read_text(encoding="utf-8")
+    assert VERDICT in index and 'href="tosk.html"' in index
+    page = (tmp_path / "tosk.html").read_text(encoding="utf-8")
+    assert VERDICT in page and 'href="index.html"' in page
 
 
 def test_index_content(page, tables):
@@ -274,7 +280,7 @@ def test_index_is_self_contained(page):
 def test_index_without_optional_tables(tmp_path):
     t = make_tables(variants=["base"], cards=False)
     games = [dict(name="Tosk", tables=t, charts={}, manifest=MANIFEST, summary=["Only base."])]
-    html = report.write_index(tmp_path, games).read_text(encoding="utf-8")
+    html = report.write_page(tmp_path / "t.html", games).read_text(encoding="utf-8")
     assert "Only base." in html
     assert "No variants other than base" in html
     assert "Card value" not in html
@@ -286,7 +292,7 @@ def test_untrusted_chart_svg_refused(tmp_path, tables):
                   manifest=MANIFEST, summary=[])]
     with pytest.raises(ValueError):
         report.write_index(tmp_path, games)
-    assert not (tmp_path / "index.html").exists()
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even the front page
 
 
 def test_opponent_and_seat_columns(tables, tmp_path):
@@ -304,7 +310,28 @@ def test_opponent_and_seat_columns(tables, tmp_path):
     assert "aggressor vs random, base" in svg
     key = charts.card_chart_key("aggressor", "random")
     games = [dict(name="Tosk", tables=t, charts={key: svg}, manifest=MANIFEST, summary=[])]
-    html = report.write_index(tmp_path, games).read_text(encoding="utf-8")
+    html = report.write_page(tmp_path / "t.html", games).read_text(encoding="utf-8")
     assert re.search(r"<summary>aggressor <span class=\"muted\">vs</span> random</summary>\s*"
                      r"<figure class=\"chart\"><div class=\"svg\"><svg", html)
     assert "First seat wins" in html and "55.0% [54.0, 56.0]" in html
+
+
+def test_chart_check_reads_markup_not_text():
+    """A hostile name drawn as chart text is data; script or links in the markup are refused."""
+    ok = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+          '<text>&lt;img src=x onerror="alert(1)"&gt; javascript: x</text>'
+          '<use xlink:href="#m1"/><path clip-path="url(#c1)"/></svg>')
+    assert "onerror" in str(report._trusted_svg("ok", ok))
+    bad = [
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+        '<image xlink:href="https://example.org/x.png"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><a href="javascript:alert(1)"><text>x</text></a></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><style>@import "https://e.org/x.css";</style></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject/></svg>',
+        "<div>not svg</div>",
+    ]
+    for svg in bad:
+        with pytest.raises(ValueError, match="not plain SVG"):
+            report._trusted_svg("bad", svg)

@@ -59,7 +59,7 @@ def test_run_is_stored_once_and_read_back(tmp_path):
     assert folder == tmp_path / "tosk" / spec.key
     assert {p.name for p in folder.iterdir()} == {
         "manifest.json", "summary.parquet", "pairs.parquet", "rounds.parquet",
-        "reasons.parquet", "cards.parquet"}
+        "reasons.parquet", "cards.parquet", "metrics.parquet"}
     stamp = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     (second,) = run_many([spec], store=store, progress=False)
     assert second.cached

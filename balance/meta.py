@@ -1,0 +1,156 @@
+"""The meta-game and the game's shape, from a round robin's runs.
+
+- ``ratings``: Bradley–Terry (Elo) ratings with 95% CIs per variant, the
+  max-entropy Nash mixture of the score matrix and each strategy's Nash
+  average (its score minus ½ against that mixture, with a bootstrap CI), and
+  which strategies dominate (lower CI above ½ against every other).
+- ``cycles``: significant 3-cycles (a beats b beats c beats a, each at 95%).
+- ``game_metrics``: Browne/Ludii metrics per variant: seat balance and
+  advantage, completion, draws and timeouts, duration, and from the per-round
+  HP trace lead changes, drama and decisiveness.
+- ``pairing``: what duplicate seating bought: paired SE / unpaired SE per
+  match.
+
+Game-agnostic: everything is computed from :class:`balance.runner.RunResult`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from balance import stats
+from balance.registry import get_game
+
+
+def _score_matrix(results, variant: str, strategies: list[str]):
+    """Row's mean score vs column (pentanomial), its SE and lower/upper bounds."""
+    n = len(strategies)
+    idx = {s: i for i, s in enumerate(strategies)}
+    score = np.full((n, n), np.nan)
+    se = np.full((n, n), np.nan)
+    lo = np.full((n, n), np.nan)
+    np.fill_diagonal(score, 0.5)
+    np.fill_diagonal(se, 0.0)
+    games = np.zeros((n, n), dtype=np.int64)
+    for (v, a, b), res in results.items():
+        if v != variant or a not in idx or b not in idx or a == b:
+            continue
+        i, j = idx[a], idx[b]
+        pen = stats.pentanomial_score(stats.pentanomial_counts(res.pair_points))
+        score[i, j], score[j, i] = pen["score"], 1 - pen["score"]
+        se[i, j] = se[j, i] = pen["se"]
+        lo[i, j], lo[j, i] = pen["lo"], 1 - pen["hi"]
+        games[i, j] = games[j, i] = res.games
+    return score, se, lo, games
+
+
+def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[str, pd.DataFrame]:
+    """Per variant: Bradley–Terry Elo, Nash mixture and average, dominance, 3-cycles."""
+    rows, cyc = [], []
+    for v in variants:
+        present = sorted({s for (vv, a, b) in results if vv == v for s in (a, b)},
+                         key=strategies.index)
+        if len(present) < 2:
+            continue
+        score, se, lo, games = _score_matrix(results, v, present)
+        n = len(present)
+        iu, ju = np.triu_indices(n, 1)
+        have = games[iu, ju] > 0
+        args = (n, iu[have], ju[have], games[iu, ju][have], (score[iu, ju] * games[iu, ju])[have])
+        bt = stats.bradley_terry(*args, names=present)
+        if not bt.attrs.get("mle_exists", True):
+            # a strategy that never scores has no finite MLE (Ford 1957): one
+            # virtual draw per pair gives finite, slightly shrunk ratings
+            bt = stats.bradley_terry(*args, names=present, virtual_draws=1.0)
+        complete = bool(have.all())
+        if complete:
+            nash = stats.nash_average(score, se, n_boot=200, seed=0)
+        dom = set(stats.dominant(lo)) if complete else set()
+        for i, s in enumerate(present):
+            r = bt.iloc[i]
+            row = {"variant": v, "strategy": s, "games": int(games[i].sum()),
+                   "elo": r["rating"], "elo_lo": r["lo"], "elo_hi": r["hi"], "elo_se": r["se"],
+                   "dominant": i in dom}
+            if complete:
+                row.update({"nash_p": nash["p"][i], "nash_p_lo": nash["p_lo"][i],
+                            "nash_p_hi": nash["p_hi"][i], "nash_rating": nash["rating"][i],
+                            "nash_lo": nash["rating_lo"][i], "nash_hi": nash["rating_hi"][i],
+                            "nash_support": nash["support_share"][i]})
+            rows.append(row)
+        if complete:
+            for i, j, k in stats.three_cycles(lo):
+                cyc.append({"variant": v, "a": present[i], "b": present[j], "c": present[k],
+                            "ab_lo": lo[i, j], "bc_lo": lo[j, k], "ca_lo": lo[k, i],
+                            "games": int(min(games[i, j], games[j, k], games[k, i]))})
+    cols = ["variant", "strategy", "games", "elo", "elo_lo", "elo_hi", "elo_se", "dominant",
+            "nash_p", "nash_p_lo", "nash_p_hi", "nash_rating", "nash_lo", "nash_hi",
+            "nash_support"]
+    ratings = pd.DataFrame(rows).reindex(columns=cols)
+    cycles = pd.DataFrame(cyc, columns=["variant", "a", "b", "c", "ab_lo", "bc_lo", "ca_lo",
+                                        "games"])
+    return {"ratings": ratings, "cycles": cycles}
+
+
+def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
+    """Browne/Ludii game metrics per variant, all strategy pairs pooled."""
+    from balance.metrics import metrics_table
+
+    trace = metrics_table(results, variants)
+    rows = []
+    for v in variants:
+        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        if not runs:
+            continue
+        games = sum(r.games for r in runs)
+        s0 = sum(int(r.seat_wins[0]) for r in runs)
+        s1 = sum(int(r.seat_wins[1]) for r in runs)
+        draws = sum(int(r.draws) for r in runs)
+        sb = stats.seat_balance(s0, s1, games, draws=draws)
+        names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
+        timeouts = (sum(int(r.reasons[names.index("round_cap")]) for r in runs)
+                    if "round_cap" in names else 0)
+        t_lo, t_hi = stats.wilson(timeouts, games)
+        n = max(len(r.rounds_hist) for r in runs)
+        hist = sum(np.pad(r.rounds_hist, (0, n - len(r.rounds_hist))) for r in runs)
+        dur = stats.hist_mean_ci(np.arange(n), hist)
+        q = stats.quantile_from_hist(np.arange(n), hist, [0.1, 0.5, 0.9])
+        row = {"variant": v, "games": games, "balance": sb["balance"],
+               "seat_advantage": sb["seat_advantage"], "seat_adv_lo": sb["adv_lo"],
+               "seat_adv_hi": sb["adv_hi"], "completion": sb["completion"],
+               "completion_lo": sb["completion_lo"], "completion_hi": sb["completion_hi"],
+               "draw_rate": sb["draw_rate"], "draw_lo": sb["draw_lo"], "draw_hi": sb["draw_hi"],
+               "timeouts": timeouts, "timeout_rate": timeouts / games if games else np.nan,
+               "timeout_lo": t_lo, "timeout_hi": t_hi,
+               "duration": dur["mean"], "duration_lo": dur["lo"], "duration_hi": dur["hi"],
+               "duration_sd": dur["sd"], "duration_p10": float(q[0]),
+               "duration_p50": float(q[1]), "duration_p90": float(q[2])}
+        if trace is not None and len(trace):
+            m = trace[trace["variant"] == v]
+            if len(m):
+                for k, val in m.iloc[0].items():
+                    if k not in ("variant", "games"):
+                        row[k] = val
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pairing_table(results) -> pd.DataFrame:
+    """Per match: paired (pentanomial) SE of the score / SE if games were independent."""
+    rows = []
+    for (v, a, b), res in results.items():
+        counts = stats.pentanomial_counts(res.pair_points)
+        draw = res.draws / res.games if res.games else np.nan
+        pen = stats.pentanomial_score(counts)
+        rows.append({"variant": v, "a": a, "b": b, "games": res.games,
+                     "paired_se": pen["se"], "unpaired_se": stats.unpaired_score_se(counts, draw),
+                     "ratio": stats.variance_reduction(counts, draw_rate=draw)})
+    return pd.DataFrame(rows)
+
+
+def meta_tables(results, variants: list[str], strategies: list[str]) -> dict[str, pd.DataFrame]:
+    """Every meta-game and game-shape table of a round robin."""
+    out = ratings_tables(results, variants, strategies)
+    out["metrics"] = game_metrics_table(results, variants)
+    out["pairing"] = pairing_table(results)
+    return out

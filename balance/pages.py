@@ -1,0 +1,256 @@
+"""From stored runs to report pages.
+
+``balance report`` and the default study both come through here: stored runs
+(read from the store, never re-simulated) are sorted into the round robins of
+each variant and the card-value runs, turned into tables (``balance.tables``,
+``balance.meta``), charts (``balance.charts``) and plain-language verdicts,
+and handed to ``balance.report`` for rendering.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from balance import __version__
+from balance.errors import UserError
+from balance.registry import GAMES, get_game
+from balance.rulings import rulings
+from balance.store import chart_cache, config_hash
+
+
+# --------------------------------------------------------------------------- loading runs
+def spec_from_resolved(resolved: dict):
+    """Rebuild the :class:`~balance.runner.RunSpec` a stored run was made from."""
+    from balance.config import Ruleset, Strategy
+    from balance.runner import RunSpec
+
+    game = resolved["game"]
+    name = resolved["variant"]
+    variants = () if name == "base" else tuple(name.split("+"))
+    rs = Ruleset(game, name, variants, dict(resolved["rules"]))
+
+    def strat(d):
+        return Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)))
+
+    return RunSpec(rs, strat(resolved["a"]), strat(resolved["b"]), int(resolved["n_games"]),
+                   int(resolved["seed"]), bool(resolved.get("per_game", False)))
+
+
+def _run_folders(path: Path) -> list[Path]:
+    if (path / "manifest.json").is_file():
+        return [path]
+    return sorted(p.parent for p in path.rglob("manifest.json") if not p.parent.name.startswith("."))
+
+
+def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
+    """Every stored run under ``paths`` (run folders, or folders holding them).
+
+    Runs made by another engine version or store format are skipped (their
+    numbers may differ from what this engine computes); the second value
+    lists why each skipped run was skipped.
+    """
+    from balance.runner import load_run
+
+    runs, skipped, seen = [], [], set()
+    for path in paths:
+        path = Path(path)
+        if not path.exists():
+            raise UserError(f"no such run or folder: '{path}'")
+        folders = _run_folders(path)
+        if not folders:
+            raise UserError(f"'{path}' holds no stored runs (no manifest.json under it)")
+        for folder in folders:
+            if folder.resolve() in seen:
+                continue
+            seen.add(folder.resolve())
+            try:
+                manifest = json.loads((folder / "manifest.json").read_text())
+                resolved = manifest["resolved_config"]
+                game = get_game(resolved["game"])
+            except (OSError, ValueError, KeyError, UserError):
+                skipped.append(f"{folder}: not a run of this toolkit")
+                continue
+            if resolved.get("engine_version") != game.engine_module().VERSION:
+                skipped.append(f"{folder}: engine {resolved.get('engine_version')}, "
+                               f"this is {game.engine_module().VERSION}")
+                continue
+            spec = spec_from_resolved(resolved)
+            if spec.key != folder.name and spec.key != manifest.get("config_hash"):
+                skipped.append(f"{folder}: stored with another format")
+                continue
+            res = load_run(folder, spec, manifest)
+            if res is None:
+                skipped.append(f"{folder}: stored with another format")
+                continue
+            runs.append(res)
+    return runs, skipped
+
+
+def _base_strategy_name(strategy) -> str:
+    return strategy.name if not strategy.forbidden_ranks else strategy.name.rsplit("-no", 1)[0]
+
+
+def organise(runs: list) -> dict[str, dict]:
+    """Sort runs by game: round-robin matches and card-value groups.
+
+    Where several runs share a config but differ in size (a pilot and its
+    extension), the largest is kept; matches of a variant pair with base only
+    on the same seed (``balance.tables.variant_diffs``).
+    """
+    best: dict[tuple, object] = {}
+    for r in runs:
+        s = r.spec
+        k = (s.game, s.ruleset.name, s.a.name, s.a.forbidden_ranks, s.b.name,
+             s.b.forbidden_ranks, s.seed)
+        if k not in best or r.games > best[k].games:
+            best[k] = r
+    # one seed per matchup: the one with the most games
+    chosen: dict[tuple, object] = {}
+    for k, r in best.items():
+        k2 = k[:-1]
+        if k2 not in chosen or r.games > chosen[k2].games:
+            chosen[k2] = r
+    out: dict[str, dict] = {}
+    for (game, variant, a, fa, b, fb), r in chosen.items():
+        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {}})
+        if fa or fb:
+            g["restricted"].setdefault((variant, _base_strategy_name(r.spec.a), b, r.spec.seed),
+                                       []).append(r)
+        elif a == b:
+            g["card_base"][(variant, a, b, r.spec.seed)] = r
+        else:
+            g["matches"][(variant, a, b)] = r
+    for g in out.values():  # a card run against another strategy is a match too
+        for (variant, a, b, seed), rest in g["restricted"].items():
+            if (variant, a, b, seed) not in g["card_base"] and (variant, a, b) in g["matches"]:
+                m = g["matches"][(variant, a, b)]
+                if m.spec.seed == seed:
+                    g["card_base"][(variant, a, b, seed)] = m
+    return out
+
+
+# --------------------------------------------------------------------------- tables
+def _variant_order(names) -> list[str]:
+    return sorted(set(names), key=lambda n: (n != "base", n.count("+"), n))
+
+
+def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
+    """Every table of one game's page from its organised runs."""
+    from balance import meta, tables
+
+    matches = group["matches"]
+    vnames = _variant_order(v for v, _, _ in matches)
+    snames = sorted({s for _, a, b in matches for s in (a, b)})
+    t = tables.compare_tables(matches, vnames, snames) if matches else {}
+    if matches:
+        t.update(meta.meta_tables(matches, vnames, snames))
+    cards, restricted = [], []
+    eng = get_game(game).engine_module()
+    ranks = list(getattr(eng, "RANK_NAMES", []))
+    for (variant, s, o, seed), base in sorted(group["card_base"].items()):
+        rest = group["restricted"].get((variant, s, o, seed), [])
+        cards.append(tables.card_table(base, "card"))
+        if rest:
+            by_rank = {}
+            for r in rest:
+                mask = r.spec.a.forbidden_ranks
+                if mask and mask & (mask - 1) == 0 and mask.bit_length() - 1 < len(ranks):
+                    by_rank[ranks[mask.bit_length() - 1]] = r
+            by_rank = {k: by_rank[k] for k in ranks if k in by_rank}
+            restricted.append(tables.restricted_table(base, by_rank))
+    if cards:
+        t["cards"] = pd.concat(cards, ignore_index=True)
+    if restricted:
+        t["restricted"] = pd.concat(restricted, ignore_index=True)
+    return t, vnames, snames
+
+
+def _all_runs(group: dict) -> list:
+    seen, out = set(), []
+    for r in [*group["matches"].values(), *group["card_base"].values(),
+              *(x for rs in group["restricted"].values() for x in rs)]:
+        if r.key not in seen:
+            seen.add(r.key)
+            out.append(r)
+    return out
+
+
+def run_list(group: dict) -> pd.DataFrame:
+    """One row per run on the page: what it is, its size, seed and store key."""
+    rows = []
+    for r in _all_runs(group):
+        s = r.spec
+        rows.append({"variant": s.ruleset.name, "a": s.a.name, "b": s.b.name,
+                     "games": r.games, "seed": s.seed, "config_hash": r.key,
+                     "date": (r.manifest or {}).get("date", ""),
+                     "command": (r.manifest or {}).get("command", "")})
+    return pd.DataFrame(rows)
+
+
+def page_manifest(game: str, group: dict, command: str | None = None,
+                  extra: dict | None = None) -> dict:
+    """The reproducibility block of a page."""
+    g = get_game(game)
+    runs = _all_runs(group)
+    seeds = sorted({r.spec.seed for r in runs})
+    cmds = sorted({(r.manifest or {}).get("command", "") for r in runs} - {""})
+    m = {
+        "command": command or " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
+        "seed": seeds[0] if len(seeds) == 1 else ", ".join(map(str, seeds)),
+        "config_hash": config_hash(sorted(r.key for r in runs)),
+        "engine_version": f"{g.engine} {g.engine_module().VERSION} (toolkit {__version__})",
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "games_total": sum(r.games for r in runs),
+        "runs": len(runs),
+        "rulings": list(rulings(g.rulings)),
+        "variants": _variant_order(r.spec.ruleset.name for r in runs),
+    }
+    if cmds:
+        m["simulated_by"] = "; ".join(cmds[:5]) + (f" (+{len(cmds) - 5} more)" if len(cmds) > 5 else "")
+    m.update(extra or {})
+    return m
+
+
+def build_page(game: str, group: dict, chart_dir: Path | None = None, png: bool = False,
+               command: str | None = None, extra_manifest: dict | None = None,
+               cache_dir: Path | None = None) -> dict:
+    """A report page for one game: tables, charts, verdicts, manifest."""
+    from balance import charts, verdicts
+
+    t0 = time.perf_counter()
+    t, vnames, snames = game_tables(game, group)
+    t["runs"] = run_list(group)
+    g = get_game(game)
+    svgs = charts.all_charts(t, chart_dir, matrix_variants=vnames, png=png, cache_dir=cache_dir)
+    manifest = page_manifest(game, group, command, extra_manifest)
+    return {"game": game, "name": g.title, "tables": t, "charts": svgs, "manifest": manifest,
+            "summary": verdicts.verdicts(g.title, t), "variants": vnames, "strategies": snames}
+
+
+def report_from_runs(paths: list[Path], out: Path, results=None, title: str | None = None) -> tuple[Path, list[str]]:
+    """``balance report RUNS -o OUT``: one self-contained page for the given runs."""
+    from balance import report
+
+    out = Path(out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"-o must name an .html file, got '{out}'")
+    runs, skipped = load_runs(paths)
+    if not runs:
+        raise UserError("none of the given runs can be read by this version: "
+                        + (skipped[0] if skipped else "no runs"))
+    groups = organise(runs)
+    cache = chart_cache(results)
+    pages = [build_page(game, groups[game], cache_dir=cache) for game in GAMES if game in groups]
+    if title:
+        for p in pages:
+            p["title"] = title
+    path = report.write_page(out, pages)
+    return path, skipped

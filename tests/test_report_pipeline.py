@@ -1,0 +1,216 @@
+"""From stored runs to report pages: `balance report`, the study's record,
+precision-targeted simulate and the sequential test, through the installed
+command and in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from balance import pages, runner, stats, study
+from balance.errors import UserError
+
+BALANCE = Path(sys.executable).with_name("balance")
+
+
+def run(*args, env=None):
+    return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def ok(*args, env=None):
+    p = run(*args, env=env)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def one_line_error(p) -> str:
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    assert "Traceback" not in p.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("report")
+    res = d / "results"
+    # a pilot and its extension: the report keeps the larger run of each match
+    for n in (200, 400):
+        ok("tosk", "compare", "--variants", "base,force", "--strategies",
+           "random,aggressor,balanced", "-n", n, "--seed", 3, "--results", res)
+    return d
+
+
+@pytest.fixture(scope="module")
+def page(store):
+    out = store / "page.html"
+    text = ok("report", store / "results" / "tosk", "-o", out, "--results", store / "results")
+    assert f"report: {out}" in text
+    return out.read_text(encoding="utf-8")
+
+
+def test_report_from_runs_has_every_section(page):
+    for heading in ("Summary", "Game shape (Browne / Ludii metrics)", "Strategies, per variant",
+                    "Ratings and the meta-game", "What each variant changes, compared with base",
+                    "Methods", "Rulings in force", "Reproducibility"):
+        assert heading in page, heading
+    for method in ("Wilson", "Pentanomial", "Holm", "Bradley–Terry", "Max-entropy Nash",
+                   "Lead changes", "paired SE / unpaired SE"):
+        assert method.lower() in page.lower(), method
+    assert page.count("<svg") >= 5  # overview, rounds, diffs, a matrix and ratings per variant
+    assert "T3" in page  # rulings in force
+
+
+def test_report_keeps_the_largest_run_of_each_match(store):
+    runs, skipped = pages.load_runs([store / "results" / "tosk"])
+    assert not skipped
+    assert len(runs) == 12  # 2 variants x 3 pairs x 2 sizes
+    group = pages.organise(runs)["tosk"]
+    assert len(group["matches"]) == 6
+    assert {r.games for r in group["matches"].values()} == {400}
+
+
+def test_report_numbers_match_the_runs(store, page):
+    runs, _ = pages.load_runs([store / "results" / "tosk"])
+    r = next(r for r in runs if r.games == 400 and r.spec.ruleset.name == "base"
+             and r.spec.a.name == "random" and r.spec.b.name == "aggressor")
+    lo, hi = stats.wilson(r.b_wins, r.games)
+    # the matrix cell shows aggressor's win rate vs random with its CI half-width
+    assert f"{100 * r.b_wins / r.games:.1f}% ±{100 * (hi - lo) / 2:.1f}" in page
+    assert f"n={r.games:,}" in page
+    assert r.key in page  # each run's config hash is listed for reproducibility
+
+
+def test_report_never_simulates(store, tmp_path, monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("the report simulated a game")
+
+    monkeypatch.setattr(runner, "simulate_run", boom)
+    path, skipped = pages.report_from_runs([store / "results"], tmp_path / "r.html",
+                                           store / "results")
+    assert path.is_file() and not skipped
+
+
+def test_report_bad_input_is_one_line_and_writes_nothing(store, tmp_path):
+    out = tmp_path / "x.html"
+    msg = one_line_error(run("report", tmp_path / "missing", "-o", out))
+    assert "no such run or folder" in msg
+    msg = one_line_error(run("report", tmp_path, "-o", out))
+    assert "holds no stored runs" in msg
+    msg = one_line_error(run("report", store / "results" / "tosk", "-o", tmp_path / "x.txt"))
+    assert ".html" in msg
+    msg = one_line_error(run("report", "-o", tmp_path / "folder", "--results", tmp_path / "empty"))
+    assert "balance study" in msg
+    assert not out.exists() and not (tmp_path / "folder").exists()
+
+
+def test_store_only_refuses_to_simulate(store):
+    from balance import config
+    from balance.store import Store
+
+    spec = runner.RunSpec(config.resolve_variant("tosk", "momentum"),
+                          config.load_strategy("tosk", "random"),
+                          config.load_strategy("tosk", "turtle"), 100, 3)
+    with pytest.raises(UserError, match="not in the store"):
+        runner.run_many([spec], store=Store(store / "results"), store_only=True)
+
+
+TINY_PLAN = {"variants": "base,force", "strategies": ["random", "aggressor", "balanced"],
+             "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200, "seed": 11,
+             "cards_strategy": "balanced", "cards_opponent": "balanced", "cards_games": 100}
+
+
+def _strip_dates(html: str) -> str:
+    html = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?", "DATE", html)
+    return re.sub(r"<dt>Command</dt><dd><code>[^<]*</code>", "", html)
+
+
+def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(study, "load_study", lambda game: dict(TINY_PLAN))
+    res = tmp_path / "results"
+    index = study.run_study(tmp_path / "study", results=res)
+    assert index.name == "index.html"
+    assert sorted(p.name for p in index.parent.glob("*.html")) == ["index.html", "tosk.html"]
+    front = index.read_text(encoding="utf-8")
+    assert 'href="tosk.html"' in front
+    rec = json.loads((res / "_studies" / "tosk.json").read_text())
+    from sims.tosk import RANK_NAMES
+
+    # the matches, the card run and one restricted run per rank
+    assert len(rec["runs"]) == 2 * 3 + 1 + len(RANK_NAMES)
+
+    def boom(*a, **k):
+        raise AssertionError("the report simulated a game")
+
+    monkeypatch.setattr(runner, "simulate_run", boom)
+    again = study.report_study(tmp_path / "again", results=res)
+    a = _strip_dates((tmp_path / "study" / "tosk.html").read_text(encoding="utf-8"))
+    b = _strip_dates((again.parent / "tosk.html").read_text(encoding="utf-8"))
+    # only the elapsed time of the study differs between the two pages
+    a = re.sub(r"<dt>Elapsed</dt><dd>[^<]*</dd>\n?", "", a)
+    b = re.sub(r"<dt>Elapsed</dt><dd>[^<]*</dd>\n?", "", b)
+    assert a == b
+    assert "Card value" in b and "Restricted play" in b
+
+
+def test_simulate_precision_reaches_its_target(tmp_path):
+    out = json.loads(ok("tosk", "simulate", "--a", "aggressor", "--b", "turtle", "-n", 100,
+                        "--precision", 0.04, "--seed", 5, "--results", tmp_path, "--json"))
+    assert out["games"] > 100
+    for side in ("", "b_"):
+        half = (out[f"{side}winrate_hi"] - out[f"{side}winrate_lo"]) / 2
+        assert half <= 0.04
+    capped = json.loads(ok("tosk", "simulate", "--a", "aggressor", "--b", "turtle", "-n", 100,
+                           "--precision", 0.001, "--max-games", 300, "--seed", 5,
+                           "--results", tmp_path, "--json"))
+    assert capped["games"] == 300
+    msg = one_line_error(run("tosk", "simulate", "--precision", 0.7, "--results", tmp_path))
+    assert "--precision" in msg
+
+
+def test_sprt_stops_when_the_answer_is_known(tmp_path):
+    # potent healing against base for the healer: a large change, found fast
+    text = ok("tosk", "sprt", "--vs", "potent-healing", "--strategy", "healer",
+              "--opponents", "aggressor", "--delta", 3, "--batch", 200, "--seed", 2,
+              "--results", tmp_path, "--max-games", 20000)
+    lines = text.strip().splitlines()
+    assert lines[-1].startswith("verdict: ")
+    assert "LLR" in lines[0]
+    out = json.loads(ok("tosk", "sprt", "--vs", "potent-healing", "--strategy", "healer",
+                        "--opponents", "aggressor", "--delta", 3, "--batch", 200, "--seed", 2,
+                        "--results", tmp_path, "--max-games", 20000, "--json"))
+    last = out["steps"][-1]
+    assert last["decision"] in ("raises", "lowers", "no change")
+    assert last["games"] < 20000  # it stopped early
+    hit = max(last["llr_up"], last["llr_down"])
+    assert hit >= last["upper"] or (last["llr_up"] <= last["lower"]
+                                    and last["llr_down"] <= last["lower"])
+    # the LLR printed is the one the library computes from the stored runs' pairs
+    runs, _ = pages.load_runs([tmp_path / "tosk"])
+    base = np.concatenate([r.pair_points for r in runs if r.spec.ruleset.name == "base"])
+    ph = np.concatenate([r.pair_points for r in runs if r.spec.ruleset.name == "potent-healing"])
+    again = stats.sprt_pair_diff(stats.pair_diff_counts(base, ph), 0.03)
+    assert again["llr_up"] == pytest.approx(last["llr_up"], abs=1e-9)
+    assert again["decision"] == last["decision"]
+
+
+def test_sprt_bad_input(tmp_path):
+    msg = one_line_error(run("tosk", "sprt", "--vs", "force", "--strategy", "aggressor",
+                             "--delta", 0, "--results", tmp_path))
+    assert "--delta" in msg
+    msg = one_line_error(run("tosk", "sprt", "--vs", "base", "--strategy", "aggressor",
+                             "--results", tmp_path))
+    assert "same rules" in msg
+    msg = one_line_error(run("tosk", "sprt", "--vs", "nope", "--strategy", "aggressor",
+                             "--results", tmp_path))
+    assert "nope" in msg
+    assert not any(tmp_path.iterdir())
