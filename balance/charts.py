@@ -17,6 +17,7 @@ proportions, normal for means and paired differences); every chart names its n.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from contextlib import contextmanager
@@ -811,18 +812,29 @@ def _render(job: tuple) -> str:
     return save(globals()[name](*args, **kwargs), stem, png=png, write=write)
 
 
+@functools.lru_cache(maxsize=1)
+def _code_hash() -> bytes:
+    import hashlib
+
+    return hashlib.sha256(Path(__file__).read_bytes()).digest()
+
+
 def _fingerprint(job: tuple) -> str:
     """A hash of a chart job's kind, data and name, and of this module's code."""
     import hashlib
 
     name, args, kwargs, stem = job
-    h = hashlib.sha256()
-    h.update(Path(__file__).read_bytes())
+    h = hashlib.sha256(_code_hash())
     h.update(repr((name, Path(stem).name, sorted(kwargs.items()))).encode())
     for a in args:
         if isinstance(a, pd.DataFrame):
-            h.update(repr((list(a.columns), [str(t) for t in a.dtypes])).encode())
-            h.update(pd.util.hash_pandas_object(a, index=False).to_numpy().tobytes())
+            h.update(repr((list(a.columns), [str(t) for t in a.dtypes], a.shape)).encode())
+            for col in a.columns:
+                v = a[col].to_numpy()
+                if v.dtype.kind in "biuf":
+                    h.update(np.ascontiguousarray(v).tobytes())
+                else:
+                    h.update("\x1f".join(map(repr, v.tolist())).encode())
         else:
             h.update(repr(a).encode())
     return h.hexdigest()[:32]

@@ -7,6 +7,7 @@ game. Modules are imported on first use, keeping ``balance --help`` instant.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import import_module
 
 from balance.errors import UserError
@@ -21,10 +22,15 @@ class Game:
     rulings: str  # prefix of the rulings that apply (e.g. "T")
 
     def engine_module(self):
-        return import_module(self.engine)
+        return _module(self.engine)
 
     def strategy_module(self):
-        return import_module(self.strategies)
+        return _module(self.strategies)
+
+
+@lru_cache(maxsize=None)
+def _module(path: str):
+    return import_module(path)
 
 
 GAMES = {

@@ -85,10 +85,19 @@ from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpe
 
 
 # --------------------------------------------------------------------------- page model
-def _cell(text: str, sort: Any = None, cls: str = "", title: str = "") -> dict:
-    """A table cell: display text, a numeric sort key, an optional class/tooltip."""
+def _cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
+    """A table cell as escaped HTML: display text, a numeric sort key
+    (``data-v``), an optional class and tooltip. Built here rather than in a
+    template macro: a study page has tens of thousands of cells."""
+    from markupsafe import Markup, escape
+
     v = "" if _missing(sort) else (f"{float(sort):.10g}" if isinstance(sort, (int, float, np.number)) else str(sort))
-    return {"t": text, "v": v, "cls": cls, "title": title}
+    attrs = f' data-v="{escape(v)}"'
+    if cls:
+        attrs += f' class="{escape(cls)}"'
+    if title:
+        attrs += f' title="{escape(title)}"'
+    return Markup(f"<td{attrs}>{escape(text)}</td>")
 
 
 def _side(lo: Any, hi: Any, ref: float = 0.5) -> str:

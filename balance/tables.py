@@ -62,23 +62,40 @@ def _side_points(res: RunResult, strategy: str) -> np.ndarray:
 def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     """Round-robin matrix: one row per ordered pair (a, b), a ≠ b, per variant.
 
-    ``results`` maps (variant, a, b) to the run of a (side A) against b.
+    ``results`` maps (variant, a, b) to the run of a (side A) against b. Both
+    directions of a match come from its one run: b's wins, b's Wilson
+    interval and b's pentanomial score (4 − A's pair points).
     """
+    keys = list(results)
+    if not keys:
+        return pd.DataFrame(columns=["variant", "a", "b", "games", "a_wins", "b_wins", "draws",
+                                     "winrate", "winrate_lo", "winrate_hi", "score", "score_lo",
+                                     "score_hi", "rounds_mean", "rounds_sd"])
+    runs = [results[k] for k in keys]
+    games = np.array([r.games for r in runs], dtype=np.int64)
+    aw = np.array([r.a_wins for r in runs], dtype=np.int64)
+    bw = np.array([r.b_wins for r in runs], dtype=np.int64)
+    draws = np.array([r.draws for r in runs], dtype=np.int64)
+    a_lo, a_hi = stats.wilson(aw, games)
+    b_lo, b_hi = stats.wilson(bw, games)
+    pa = [stats.pentanomial_score(stats.pentanomial_counts(r.pair_points)) for r in runs]
+    rounds = [_rounds(r) for r in runs]
     rows = []
-    for (variant, a, b), res in results.items():
-        r = run_row(res)
-        pen = stats.pentanomial_score(stats.pentanomial_counts(4 - res.pair_points.astype(int)))
-        rows.append({k: r[k] for k in ("variant", "a", "b", "games", "a_wins", "b_wins",
-                                       "draws", "winrate", "winrate_lo", "winrate_hi", "score",
-                                       "score_lo", "score_hi", "rounds_mean", "rounds_sd")})
-        rows.append({
-            "variant": variant, "a": b, "b": a, "games": res.games, "a_wins": res.b_wins,
-            "b_wins": res.a_wins, "draws": res.draws, "winrate": r["b_winrate"],
-            "winrate_lo": r["b_winrate_lo"], "winrate_hi": r["b_winrate_hi"],
-            "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
-            "rounds_mean": r["rounds_mean"], "rounds_sd": r["rounds_sd"],
-        })
-    return pd.DataFrame(rows)
+    for i, (variant, a, b) in enumerate(keys):
+        mean, sd = rounds[i]
+        p = pa[i]
+        common = {"variant": variant, "games": int(games[i]), "draws": int(draws[i]),
+                  "rounds_mean": mean, "rounds_sd": sd}
+        rows.append({**common, "a": a, "b": b, "a_wins": int(aw[i]), "b_wins": int(bw[i]),
+                     "winrate": aw[i] / games[i], "winrate_lo": a_lo[i], "winrate_hi": a_hi[i],
+                     "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"]})
+        # B's pair points are 4 - A's: its score is 1 - A's, its interval mirrored
+        rows.append({**common, "a": b, "b": a, "a_wins": int(bw[i]), "b_wins": int(aw[i]),
+                     "winrate": bw[i] / games[i], "winrate_lo": b_lo[i], "winrate_hi": b_hi[i],
+                     "score": 1 - p["score"], "score_lo": 1 - p["hi"], "score_hi": 1 - p["lo"]})
+    cols = ["variant", "a", "b", "games", "a_wins", "b_wins", "draws", "winrate", "winrate_lo",
+            "winrate_hi", "score", "score_lo", "score_hi", "rounds_mean", "rounds_sd"]
+    return pd.DataFrame(rows)[cols]
 
 
 def strategy_table(results, variants, strategies) -> pd.DataFrame:

@@ -723,3 +723,17 @@ def test_hist_mean_ci():
     assert math.isnan(e["mean"]) and math.isnan(e["lo"]) and e["n"] == 0
     one = st.hist_mean_ci([1, 2], [0, 1])
     assert one["mean"] == 2.0 and math.isnan(one["sd"])
+
+
+def test_wilson_closed_form_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(7)
+    n = rng.integers(1, 100_000, 500)
+    k = rng.integers(0, n + 1)
+    for alpha in (0.05, 0.01, 0.2):
+        lo, hi = st.wilson(k, n, alpha)
+        slo, shi = proportion_confint(k, n, alpha=alpha, method="wilson")
+        np.testing.assert_allclose(lo, np.clip(slo, 0, 1), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(hi, np.clip(shi, 0, 1), rtol=0, atol=1e-12)
+    assert st.wilson(0, 10)[0] == 0.0 and st.wilson(10, 10)[1] == 1.0

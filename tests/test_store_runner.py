@@ -7,6 +7,7 @@ import json
 import shutil
 
 import numpy as np
+from dataclasses import replace
 import polars as pl
 import pytest
 
@@ -58,8 +59,7 @@ def test_run_is_stored_once_and_read_back(tmp_path):
     folder = store.path("tosk", spec.key)
     assert folder == tmp_path / "tosk" / spec.key
     assert {p.name for p in folder.iterdir()} == {
-        "manifest.json", "summary.parquet", "pairs.parquet", "rounds.parquet",
-        "reasons.parquet", "cards.parquet", "metrics.parquet"}
+        "manifest.json", "run.parquet"}
     stamp = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     (second,) = run_many([spec], store=store, progress=False)
     assert second.cached
@@ -152,20 +152,20 @@ def test_engine_version_is_part_of_the_key(monkeypatch):
 
 def test_failed_save_leaves_nothing(tmp_path, monkeypatch):
     store = Store(tmp_path)
-    spec = _spec()
+    spec = replace(_spec(), per_game=True)  # two files: run.parquet and games.parquet
     real = pl.DataFrame.write_parquet
     calls = []
 
     def flaky(self, path, *args, **kwargs):
         calls.append(path)
-        if len(calls) == 3:  # fail midway, with files already written
+        if len(calls) == 2:  # fail midway, with a file already written
             raise OSError("disk full")
         return real(self, path, *args, **kwargs)
 
     monkeypatch.setattr(pl.DataFrame, "write_parquet", flaky)
     with pytest.raises(OSError, match="disk full"):
         run_many([spec], store=store, progress=False)
-    assert len(calls) == 3
+    assert len(calls) == 2
     assert not store.has("tosk", spec.key) and store.load("tosk", spec.key) is None
     assert not store.path("tosk", spec.key).exists()
     assert _leftovers(tmp_path) == []
