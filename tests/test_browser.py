@@ -2,10 +2,8 @@
 driven by Playwright.
 
 A tiny round robin is run with the installed ``balance`` command in a scratch
-folder and turned into a report page: with ``balance report`` when that
-command exists, otherwise with the library calls ``balance study`` makes
-(:func:`balance.analysis.compare_command`, :func:`balance.charts.all_charts`,
-:func:`balance.report.write_index`). The page is opened from a ``file://``
+folder and turned into a report page with ``balance report``. The page is
+opened from a ``file://``
 URL and must run without console errors, load nothing from the network, show
 every chart at a non-zero size, have rows in every table and sort a column
 when its header is clicked. A second report, built from strategies whose
@@ -22,10 +20,8 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -44,38 +40,6 @@ GAMES = 200  # per strategy pair and variant: enough for every table, quick to r
 
 EVIL_SCRIPT = "<script>window.__pwned=1</script>"
 EVIL_IMG = '<img src=x onerror="window.__pwned=2">'
-
-# The page as ``balance study`` builds it, from the runs the CLI stored.
-# Used only while ``balance report`` does not exist yet.
-FALLBACK = textwrap.dedent("""\
-    import sys
-    from pathlib import Path
-    from balance import analysis, charts, report
-    from balance.registry import get_game
-    from balance.rulings import rulings
-    try:
-        from balance.verdicts import verdicts
-    except ImportError:
-        from balance.study import verdicts
-
-    variants, strategies, n, seed, results, out = sys.argv[1:]
-    out = Path(out)
-    t, vnames, snames, runs = analysis.compare_command(
-        "tosk", variants, strategies, int(n), int(seed), None, 1 << 15, results)
-    g = get_game("tosk")
-    svgs = charts.all_charts(t, out / "charts", matrix_variants=vnames)
-    manifest = {"command": "balance tosk compare (test)", "seed": int(seed),
-                "games_total": sum(r.games for r in runs.values()),
-                "rulings": list(rulings(g.rulings)), "variants": vnames,
-                "strategies": snames}
-    page = {"name": g.title, "tables": t, "charts": svgs, "manifest": manifest,
-            "summary": verdicts(g.title, t)}
-    if hasattr(report, "write_page"):  # one page with everything on it
-        print(report.write_page(out / "report.html", [page]))
-    else:
-        print(report.write_index(out, [page]))
-""")
-
 
 # ---- skipping: never under CI ----------------------------------------------------------
 def _under_ci() -> bool:
@@ -120,13 +84,6 @@ def _run(cmd: list[str], folder: Path) -> str:
     return res.stdout
 
 
-@cache
-def _has_report_command() -> bool:
-    res = subprocess.run([*BASE_CMD, "report", "--help"], cwd=ROOT, env=_env(ROOT),
-                         capture_output=True, text=True, timeout=120)
-    return res.returncode == 0
-
-
 def build_report(folder: Path, variants: str, strategies: str,
                  played: threading.Event | None = None,
                  after: threading.Event | None = None) -> Path:
@@ -146,13 +103,9 @@ def build_report(folder: Path, variants: str, strategies: str,
         if played is not None:
             played.set()
     page = folder / "report.html"
-    if _has_report_command():
-        _run([*BASE_CMD, "report", str(results / "tosk"), "-o", str(page),
-              "--results", str(results)], folder)
-    else:  # the runs are in the store now: this reads them, it does not play again
-        out = _run([sys.executable, "-c", FALLBACK, variants, strategies, str(GAMES), "1",
-                    str(results), str(folder / "site")], folder)
-        page = Path(out.strip().splitlines()[-1])
+    # the runs are in the store now: the report reads them, it does not play again
+    _run([*BASE_CMD, "report", str(results / "tosk"), "-o", str(page),
+          "--results", str(results)], folder)
     assert page.is_file(), f"no report at {page}"
     return page
 
