@@ -225,11 +225,11 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
     return {"rows": rows, "has_timeouts": has_timeouts, "has_seat": has_seat}
 
 
-def _matrix_table(matrix: pd.DataFrame, variant: str, order: Sequence[str]) -> dict | None:
-    m = matrix[matrix["variant"] == variant]
-    if m.empty:
+def _matrix_table(records: list[dict], order: Sequence[str]) -> dict | None:
+    """The head-to-head table of one variant from its matrix rows."""
+    if not records:
         return None
-    by = {(r["a"], r["b"]): r for r in m.to_dict("records")}
+    by = {(r["a"], r["b"]): r for r in records}
     rows = []
     for a in order:
         cells = []
@@ -246,8 +246,8 @@ def _matrix_table(matrix: pd.DataFrame, variant: str, order: Sequence[str]) -> d
                        f"score {fmt_pct_ci(r.get('score'), r.get('score_lo'), r.get('score_hi'))}"),
             ))
         rows.append({"name": str(a), "cells": cells})
-    n = m["games"]
-    n_text = fmt_int(n.min()) if n.min() == n.max() else f"{fmt_int(n.min())}–{fmt_int(n.max())}"
+    n = [r["games"] for r in records]
+    n_text = fmt_int(min(n)) if min(n) == max(n) else f"{fmt_int(min(n))}–{fmt_int(max(n))}"
     return {"columns": [str(s) for s in order], "rows": rows, "n": n_text}
 
 
@@ -256,12 +256,18 @@ def _strategies_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) ->
     if s is None:
         return []
     matrix = _table(tables, "matrix")
+    by_variant: dict[Any, list[dict]] = {}
+    for r in (matrix.to_dict("records") if matrix is not None else []):
+        by_variant.setdefault(r["variant"], []).append(r)
+    strat_rows: dict[Any, list[dict]] = {}
+    for r in s.to_dict("records"):
+        strat_rows.setdefault(r["variant"], []).append(r)
     out = []
-    names = sorted(s["variant"].unique(), key=_variant_key)
+    names = sorted(strat_rows, key=_variant_key)
     for i, v in enumerate(names):
-        sub = s[s["variant"] == v].sort_values(["score", "strategy"], ascending=[False, True])
+        recs = sorted(strat_rows[v], key=lambda r: (-r["score"], str(r["strategy"])))
         rows = []
-        for r in sub.to_dict("records"):
+        for r in recs:
             games, wins, draws = r["games"], r["wins"], r["draws"]
             losses = None if _missing(games) else games - wins - draws
             rows.append({"name": str(r["strategy"]), "cells": [
@@ -271,8 +277,8 @@ def _strategies_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) ->
                 _cell(fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], games), r["score"],
                       cls=_side(r["score_lo"], r["score_hi"])),
             ]})
-        order = [str(x) for x in sub["strategy"]]
-        mt = _matrix_table(matrix, v, list(sub["strategy"])) if matrix is not None else None
+        order = [str(r["strategy"]) for r in recs]
+        mt = _matrix_table(by_variant.get(v, []), [r["strategy"] for r in recs])
         chart = charts.get(f"matrix:{v}")
         out.append({
             "variant": str(v), "open": i == 0, "rows": rows, "order": order,

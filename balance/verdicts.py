@@ -143,8 +143,8 @@ def _shape(t: dict) -> list[str]:
                      f"{fmt_pct_ci(r.comeback_share, r.comeback_share_lo, r.comeback_share_hi)}"
                      " of decided games")
         if "decisiveness" in r and not pd.isna(r.get("decisiveness")):
-            text += (f"; the winner took the lead for good after {100 * r.decisiveness:.0f}% "
-                     f"[{100 * r.decisiveness_lo:.0f}, {100 * r.decisiveness_hi:.0f}] of the game")
+            text += (f"; the winner took the lead for good after {100 * r.decisiveness:.1f}% "
+                     f"[{100 * r.decisiveness_lo:.1f}, {100 * r.decisiveness_hi:.1f}] of the game")
         out.append(text + ".")
     return out
 
