@@ -298,9 +298,20 @@ def _diff_rows(df: pd.DataFrame) -> list[dict]:
             _cell(fmt_pp_ci(r["diff"], r["diff_lo"], r["diff_hi"], r["n_pairs"]), r["diff"], cls=cls),
             _cell(fmt_p(r.get("p")), r.get("p")),
             _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
+            _cell(fmt_p(r.get("p_bh")), r.get("p_bh")),
             _cell("yes" if sig else "no", int(sig), cls="sig" if sig else "muted"),
+            _cell(_equiv_text(r), r.get("tost_p"),
+                  cls="sig" if r.get("equivalent") is True else "muted"),
         ]})
     return rows
+
+
+def _equiv_text(r: Mapping[str, Any]) -> str:
+    if _missing(r.get("tost_p")):
+        return MISSING
+    m = _num(100 * float(r.get("margin", 0.01)), 1)
+    return (f"yes, within ±{m} pt" if r.get("equivalent") else "not shown") + \
+        f" (TOST p={fmt_p(r['tost_p'])})"
 
 
 def _diffs_section(tables: Mapping[str, Any]) -> dict:
@@ -480,7 +491,9 @@ METHODS = [
      "1½ or 2 points; the score's SE is the SD of pair scores / √pairs."),
     ("Paired differences", "Variant minus base on the same deals: mean of per-pair differences "
      "± 1.96·SD/√n, two-sided z test; Holm's method (statsmodels multipletests) across every "
-     "variant × strategy comparison on the page. Restricted play (Jaffe et al. 2012) is paired the "
+     "variant × strategy comparison on the page, and Benjamini–Hochberg q-values (false "
+     "discovery rate) for the same family. Equivalence: two one-sided tests (TOST) of "
+     "|change| < 1 point. Restricted play (Jaffe et al. 2012) is paired the "
      "same way and Holm-corrected across ranks."),
     ("Strategy ratings", "Bradley–Terry model fitted by maximum likelihood (statsmodels GLM, "
      "binomial) on each variant's round-robin scores, shown on the Elo scale "
@@ -508,9 +521,10 @@ METHODS = [
     ("Card value", "Observational (17lands style): played, games-in-hand and not-seen win rates "
      "and IWD, biased by game length and shown as association only. Causal: restricted play on "
      "the same deals."),
-    ("Sequential tests and equivalence", "Available from the command line: a pentanomial GSPRT "
+    ("Sequential test", "From the command line: a pentanomial GSPRT "
      "(balance <game> sprt) stops as soon as the log-likelihood ratio crosses ln(β/(1−α)) or "
-     "ln((1−β)/α); TOST with a margin tests equivalence (balance.stats.tost)."),
+     "ln((1−β)/α); its two-sided question (a change of at least δ either way) runs two "
+     "one-sided tests at α/2 each."),
 ]
 
 

@@ -206,12 +206,20 @@ def rounds_table(results, variants) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def variant_diffs(results, variants, strategies, base: str = "base") -> pd.DataFrame:
+EQUIVALENCE_MARGIN = 0.01  # ±1 point of score: "no practical change" in the diffs table
+
+
+def variant_diffs(results, variants, strategies, base: str = "base",
+                  margin: float = EQUIVALENCE_MARGIN) -> pd.DataFrame:
     """Each variant's paired difference from ``base`` in each strategy's score.
 
     For strategy s, every deal of every match of s is a pair: its score under
     the variant minus its score under base on the same seed. Holm adjusts the
-    whole family (all variants × strategies).
+    whole family (all variants × strategies) for familywise error, and
+    Benjamini–Hochberg gives the false-discovery-rate view of the same family
+    (``p_bh``). TOST asks the opposite question, whether the change is within
+    ±``margin`` (``tost_p``, ``equivalent``): failing to find a difference is
+    not the same as finding none.
     """
     rows = []
     for v in variants:
@@ -232,18 +240,22 @@ def variant_diffs(results, variants, strategies, base: str = "base") -> pd.DataF
             if not d:
                 continue
             pdiff = stats.paired_diff(np.concatenate(d))
+            eq = stats.tost(pdiff["mean"], pdiff["se"], margin)
             rows.append({"variant": v, "strategy": s, "n_pairs": pdiff["n"],
                          "diff": pdiff["mean"], "diff_lo": pdiff["lo"], "diff_hi": pdiff["hi"],
-                         "p": pdiff["p"]})
+                         "p": pdiff["p"], "tost_p": eq["p"], "equivalent": bool(eq["equivalent"]),
+                         "margin": margin})
     df = pd.DataFrame(rows, columns=["variant", "strategy", "n_pairs", "diff", "diff_lo",
-                                     "diff_hi", "p"])
+                                     "diff_hi", "p", "tost_p", "equivalent", "margin"])
     if len(df):
         reject, padj = stats.holm(df["p"].to_numpy())
         df["p_holm"] = padj
         df["significant"] = reject
+        df["p_bh"] = stats.bh(df["p"].to_numpy())[1]
     else:
         df["p_holm"] = []
         df["significant"] = []
+        df["p_bh"] = []
     return df
 
 

@@ -214,3 +214,20 @@ def test_sprt_bad_input(tmp_path):
                              "--results", tmp_path))
     assert "nope" in msg
     assert not any(tmp_path.iterdir())
+
+
+def test_diffs_carry_holm_bh_and_tost(store, page):
+    from statsmodels.stats.multitest import multipletests
+
+    runs, _ = pages.load_runs([store / "results" / "tosk"])
+    t, _, _ = pages.game_tables("tosk", pages.organise(runs)["tosk"])
+    d = t["diffs"]
+    assert len(d) == 3  # force vs base, for each of the 3 strategies
+    np.testing.assert_allclose(d["p_bh"], multipletests(d["p"], method="fdr_bh")[1])
+    np.testing.assert_allclose(d["p_holm"], multipletests(d["p"], method="holm")[1])
+    for r in d.itertuples():
+        se = (r.diff_hi - r.diff_lo) / (2 * 1.959963984540054)
+        eq = stats.tost(r.diff, se, 0.01)
+        assert r.tost_p == pytest.approx(eq["p"], rel=1e-9)
+        assert r.equivalent == eq["equivalent"]
+    assert "BH q" in page and "Equivalent (TOST)" in page
