@@ -187,10 +187,20 @@ class Strategy:
     spec: dict = field(hash=False)
     description: str = ""
     forbidden_ranks: int = 0  # restricted play: bit mask of rank indices
+    loadout: int | None = None  # games with loadouts (Clash): index into the engine's LOADOUTS
 
     def vector(self) -> np.ndarray:
         mod = get_game(self.game).strategy_module()
+        if self.loadout is not None:
+            return mod.encode_strategy(self.spec, self.loadout)
         return mod.encode_strategy(self.spec, self.forbidden_ranks)
+
+    def with_loadout(self, index: int) -> "Strategy":
+        """The same strategy playing loadout ``index`` (named ``strategy@loadout``)."""
+        eng = get_game(self.game).engine_module()
+        base = self.name.split("@", 1)[0]
+        return Strategy(self.game, f"{base}@{eng.loadout_name(index)}", self.spec,
+                        self.description, self.forbidden_ranks, index)
 
     def restricted(self, rank_index: int, rank_name: str) -> "Strategy":
         """The same strategy forbidden to play one rank (restricted play)."""
@@ -202,16 +212,36 @@ def strategy_names(game: str) -> list[str]:
     return sorted(p.stem for p in (STRATEGY_DIR / game).glob("*.toml"))
 
 
+def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
+    """A loadout written ``item+item/maneuver`` (e.g. ``sword+shield/armor``) → its index."""
+    eng = get_game(game).engine_module()
+    names = [eng.loadout_name(i) for i in range(len(eng.LOADOUTS))]
+    key = str(text).strip().lower().replace(" ", "")
+    if "/" in key:
+        items, man = key.split("/", 1)
+        for cand in (f"{items}/{man}", "+".join(reversed(items.split("+"))) + f"/{man}"):
+            if cand in names:
+                return names.index(cand)
+    raise UserError(f"{where}: unknown loadout '{text}'; a loadout is item+item/maneuver, one of: "
+                    f"{', '.join(names)}")
+
+
 def _validate_strategy(game: str, path, data: dict) -> dict:
     mod = get_game(game).strategy_module()
     sections = {name: [f[0] for f in feats] for name, (_, feats) in mod.SECTIONS.items()}
     top = ["name", "description", *mod.SCALARS, *sections]
+    if hasattr(get_game(game).engine_module(), "LOADOUTS"):
+        top.append("loadout")
     _check_keys(path, "the top level", data, top)
     spec: dict = {}
     for key, value in data.items():
         if key == "description":
             if not isinstance(value, str):
                 raise UserError(f"{path}: 'description' must be a string")
+            continue
+        if key == "loadout":  # the loadout this strategy plays by default (checked on load)
+            if not isinstance(value, str):
+                raise UserError(f"{path}: 'loadout' must be a string like 'sword+shield/armor'")
             continue
         if key == "name":  # display name (used for a strategy loaded by path), not a weight
             if not isinstance(value, str) or not value.strip() or len(value) > 80:
@@ -254,7 +284,10 @@ def load_strategy(game: str, name: str) -> Strategy:
     spec = _validate_strategy(game, path, data)
     if name.endswith(".toml") and "name" in data:
         label = data["name"]
-    return Strategy(game, label, spec, str(data.get("description", "")))
+    loadout = None
+    if hasattr(get_game(game).engine_module(), "LOADOUTS"):
+        loadout = parse_loadout(game, data["loadout"], f"{path}: 'loadout'") if "loadout" in data else 0
+    return Strategy(game, label, spec, str(data.get("description", "")), 0, loadout)
 
 
 def parse_strategy_list(game: str, text: str) -> list[Strategy]:

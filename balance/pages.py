@@ -38,7 +38,7 @@ def spec_from_resolved(resolved: dict):
     rs = Ruleset(game, name, variants, dict(resolved["rules"]))
 
     def strat(d):
-        return Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)))
+        return Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)), d.get("loadout"))
 
     return RunSpec(rs, strat(resolved["a"]), strat(resolved["b"]), int(resolved["n_games"]),
                    int(resolved["seed"]), bool(resolved.get("per_game", False)))

@@ -60,8 +60,7 @@ class RunSpec:
         return {
             "game": self.game, "engine_version": eng.VERSION, "variant": self.ruleset.name,
             "rules": self.ruleset.rules,
-            "a": {"name": self.a.name, "spec": self.a.spec, "forbidden": self.a.forbidden_ranks},
-            "b": {"name": self.b.name, "spec": self.b.spec, "forbidden": self.b.forbidden_ranks},
+            "a": _side(self.a), "b": _side(self.b),
             "n_games": self.n_games, "seed": self.seed, "per_game": self.per_game,
             "store_format": STORE_FORMAT,
         }
@@ -69,6 +68,13 @@ class RunSpec:
     @cached_property
     def key(self) -> str:
         return config_hash(self.resolved())
+
+
+def _side(s: Strategy) -> dict:
+    out = {"name": s.name, "spec": s.spec, "forbidden": s.forbidden_ranks}
+    if s.loadout is not None:  # only games with loadouts: Tosk's run keys are unchanged
+        out["loadout"] = s.loadout
+    return out
 
 
 @dataclass

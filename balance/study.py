@@ -44,10 +44,12 @@ def study_runs(game: str, scale: float, threads, results, store_only: bool = Fal
         game, variants, ",".join(plan["strategies"]), n, int(plan["seed"]), threads, 1 << 15,
         results, precision=precision, max_games=_scaled(int(plan["max_games_per_pair"]), scale),
         store_only=store_only, with_tables=False)
-    n_cards = _scaled(int(plan.get("cards_games", 20000)), scale)
-    cres, _ = analysis.cards_runs(game, "base", plan["cards_strategy"], plan["cards_opponent"],
-                                  n_cards, int(plan["seed"]), threads, 1 << 15, results,
-                                  store_only=store_only)
+    cres = []
+    if plan.get("cards_strategy"):  # games with a card catalogue: the card-value runs
+        n_cards = _scaled(int(plan.get("cards_games", 20000)), scale)
+        cres, _ = analysis.cards_runs(game, "base", plan["cards_strategy"],
+                                      plan["cards_opponent"], n_cards, int(plan["seed"]),
+                                      threads, 1 << 15, results, store_only=store_only)
     extra = {"precision": precision, "study_scale": scale,
              "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
                                f"{max(r.games for r in runs.values()):,}"}
