@@ -22,7 +22,10 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
                   help="Monte Carlo balance analysis for tabletop card games.")
 tosk_app = typer.Typer(no_args_is_help=True, help="Tosk: the two-player stamina duel.")
 bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
+clash_app = typer.Typer(no_args_is_help=True,
+                        help="Clash of Steel: the duel of items, stances and stamina bids.")
 app.add_typer(tosk_app, name="tosk")
+app.add_typer(clash_app, name="clash")
 app.add_typer(bench_app, name="bench")
 
 STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
@@ -434,6 +437,114 @@ add_game_commands(tosk_app, "tosk", "Tosk", "balanced", STANDARD,
                   "base,battle-weary,potent-healing,force,momentum,advanced-techniques")
 
 
+add_game_commands(clash_app, "clash", "Clash of Steel", "counter",
+                  "random,aggressive,counter,ranger,miser,bluffer", "base")
+
+
+@clash_app.command("loadouts")
+def clash_loadouts(
+    strategy: Annotated[str, typer.Option("--strategy", help="The strategy playing the row loadouts.")] = "counter",
+    vs: Annotated[Optional[str], typer.Option("--vs", help="The strategy playing the column loadouts (default: the same).")] = None,
+    variant: VariantOpt = "base",
+    n: Annotated[int, typer.Option("-n", help="Games per loadout pairing.")] = 2000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """The 27 × 27 loadout matrix (seat-swapped): item pairs, maneuvers, each item's
+    marginal value, the best response to each loadout and the Nash-averaged strength."""
+    from balance import fmt, loadouts
+
+    runs = loadouts.run_matrix("clash", variant, strategy, vs or strategy, n, seed, threads,
+                               results)
+    t = loadouts.loadout_tables("clash", runs)
+    if as_json:
+        _echo_json({k: _records(v) for k, v in t.items()})
+        return
+    games = fmt.fmt_int(int(t["loadout_matrix"]["games"].min()))
+    pct = fmt.fmt_pct_ci
+    _table(f"Item pairs: pooled score of the loadouts holding them ({strategy} vs {vs or strategy}, "
+           f"{games} games a pairing)", ["items", "loadouts", "score [95% CI]", "games"],
+           [[r.items, r.loadouts, pct(r.score, r.score_lo, r.score_hi), fmt.fmt_int(r.games)]
+            for r in t["item_pairs"].itertuples()])
+    _table("Maneuvers", ["maneuver", "loadouts", "score [95% CI]", "games"],
+           [[r.maneuver, r.loadouts, pct(r.score, r.score_lo, r.score_hi), fmt.fmt_int(r.games)]
+            for r in t["maneuvers"].itertuples()])
+    _table("Each item's marginal value: loadouts with it minus without it",
+           ["item", "with", "without", "marginal [95% CI]"],
+           [[r.item, fmt.fmt_pct(r.with_item), fmt.fmt_pct(r.without_item),
+             fmt.fmt_pp_ci(r.marginal, r.marginal_lo, r.marginal_hi)]
+            for r in t["items"].itertuples()])
+    lo = t["loadouts"].sort_values("score", ascending=False)
+    has_nash = "nash_rating" in lo.columns
+    _table("Loadouts against the field of all 27" + (" and their Nash averages" if has_nash else ""),
+           ["loadout", "score vs field [95% CI]"] + (["Nash weight", "Nash average [95% CI]"] if has_nash else []),
+           [[r.loadout, pct(r.score, r.score_lo, r.score_hi)]
+            + ([fmt.fmt_pct_ci(r.nash_p, r.nash_p_lo, r.nash_p_hi),
+                fmt.fmt_pp_ci(r.nash_rating, r.nash_lo, r.nash_hi)] if has_nash else [])
+            for r in lo.itertuples()])
+    _table("Best response to each loadout", ["against", "best response", "its score [95% CI]"],
+           [[r.against, r.best_response, pct(r.score, r.score_lo, r.score_hi)]
+            for r in t["best_response"].itertuples()])
+
+
+@clash_app.command("ranges")
+def clash_ranges(
+    strategy: Annotated[str, typer.Option("--strategy", help="The strategy playing every loadout.")] = "counter",
+    variant: VariantOpt = "base",
+    n: Annotated[int, typer.Option("-n", help="Games per loadout pairing.")] = 2000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Where each loadout wins its rounds: the share of rounds won at each range,
+    against the field of all loadouts (the loadout matrix's runs)."""
+    from balance import fmt, loadouts
+
+    runs = loadouts.run_matrix("clash", variant, strategy, strategy, n, seed, threads, results)
+    t = loadouts.ranges_by_loadout("clash", runs)
+    if as_json:
+        _echo_json(_records(t))
+        return
+    rows = []
+    for name, g in t.groupby("loadout", sort=False):
+        cells = [name]
+        for r in g.itertuples():
+            cells.append("—" if not r.rounds else
+                         f"{fmt.fmt_pct_ci(r.share, r.share_lo, r.share_hi)} of {fmt.fmt_int(r.rounds)}")
+        rows.append(cells)
+    _table(f"Share of rounds won at each range ({strategy}, every loadout vs every loadout; "
+           "rounds of a game are not independent, so the CIs are indicative)",
+           ["loadout", "Hand", "Arm", "Step", "Reach"], rows)
+
+
+@clash_app.command("initiative")
+def clash_initiative(
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies: every pairing is played.")] = "random,aggressive,counter,ranger,miser,bluffer",
+    variant: VariantOpt = "base",
+    n: Annotated[int, typer.Option("-n", help="Games per strategy pairing.")] = 20000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """The value of winning the opening bid, by the size of the winning bid."""
+    from balance import analysis, fmt, loadouts
+
+    _, _, _, runs = analysis.compare_command("clash", variant, strategies, n, seed, threads,
+                                             1 << 15, results, with_tables=False)
+    t = loadouts.initiative_table(list(runs.values()))
+    if as_json:
+        _echo_json(_records(t))
+        return
+    _table("The opening bid's winner: win rate by the size of its winning bid (all pairings pooled)",
+           ["winning bid", "games", "bid winner's win rate [95% CI]", "draws", "score"],
+           [[str(r.bid), fmt.fmt_int(r.games), fmt.fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi),
+             fmt.fmt_int(r.draws), fmt.fmt_pct(r.score)] for r in t.itertuples()])
+
+
 # ---- report --------------------------------------------------------------------------------
 @app.command("report")
 def report_cmd(
@@ -492,6 +603,22 @@ def bench_tosk(
     from balance import bench
 
     res = bench.bench_game("tosk", n)
+    if as_json:
+        _echo_json(res)
+        return
+    for k, v in res.items():
+        typer.echo(f"{k:<34} {v}")
+
+
+@bench_app.command("clash")
+def bench_clash(
+    n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 400_000,
+    as_json: JsonOpt = False,
+):
+    """Games/s at 1 and 2 threads (counter vs aggressive), numba vs pure Python, compile time, memory."""
+    from balance import bench
+
+    res = bench.bench_game("clash", n, a="counter", b="aggressive")
     if as_json:
         _echo_json(res)
         return

@@ -213,15 +213,17 @@ def strategy_names(game: str) -> list[str]:
 
 
 def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
-    """A loadout written ``item+item/maneuver`` (e.g. ``sword+shield/armor``) → its index."""
+    """A loadout written ``item+item/maneuver`` (e.g. ``Sword+Shield/Armor``, any
+    case, items in either order) → its index in the engine's ``LOADOUTS``."""
     eng = get_game(game).engine_module()
     names = [eng.loadout_name(i) for i in range(len(eng.LOADOUTS))]
+    norm = [n.lower().replace(" ", "") for n in names]
     key = str(text).strip().lower().replace(" ", "")
     if "/" in key:
         items, man = key.split("/", 1)
         for cand in (f"{items}/{man}", "+".join(reversed(items.split("+"))) + f"/{man}"):
-            if cand in names:
-                return names.index(cand)
+            if cand in norm:
+                return norm.index(cand)
     raise UserError(f"{where}: unknown loadout '{text}'; a loadout is item+item/maneuver, one of: "
                     f"{', '.join(names)}")
 

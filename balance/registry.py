@@ -35,6 +35,7 @@ def _module(path: str):
 
 GAMES = {
     "tosk": Game("tosk", "Tosk", "sims.tosk", "strategies.tosk", "T"),
+    "clash": Game("clash", "Clash of Steel", "sims.clash", "strategies.clash", "C"),
 }
 
 

@@ -127,6 +127,10 @@ def test_store_only_refuses_to_simulate(store):
 TINY_PLAN = {"variants": "base,force", "strategies": ["random", "aggressor", "balanced"],
              "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200, "seed": 11,
              "cards_strategy": "balanced", "cards_opponent": "balanced", "cards_games": 100}
+TINY_PLANS = {"tosk": TINY_PLAN,
+              "clash": {"variants": "base", "strategies": ["random", "counter", "aggressive"],
+                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
+                        "seed": 11}}
 
 
 def _strip_dates(html: str) -> str:
@@ -135,13 +139,14 @@ def _strip_dates(html: str) -> str:
 
 
 def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
-    monkeypatch.setattr(study, "load_study", lambda game: dict(TINY_PLAN))
+    monkeypatch.setattr(study, "load_study", lambda game: dict(TINY_PLANS[game]))
     res = tmp_path / "results"
     index = study.run_study(tmp_path / "study", results=res)
     assert index.name == "index.html"
-    assert sorted(p.name for p in index.parent.glob("*.html")) == ["index.html", "tosk.html"]
+    assert sorted(p.name for p in index.parent.glob("*.html")) == ["clash.html", "index.html",
+                                                                    "tosk.html"]
     front = index.read_text(encoding="utf-8")
-    assert 'href="tosk.html"' in front
+    assert 'href="tosk.html"' in front and 'href="clash.html"' in front
     rec = json.loads((res / "_studies" / "tosk.json").read_text())
     from sims.tosk import RANK_NAMES
 

@@ -1,0 +1,262 @@
+"""Loadout analyses for games whose players pick equipment before play
+(Clash of Steel: 2 of 5 items and 1 of 3 maneuvers).
+
+An engine with loadouts exposes ``LOADOUTS`` (a list of ``(item, item,
+maneuver)`` index tuples), ``ITEMS`` and ``MANEUVERS`` (names) and
+``loadout_name(i)``; a strategy carries its loadout in its vector
+(:meth:`balance.config.Strategy.with_loadout`). Every figure here comes from
+seat-swapped runs on common seeds and carries its CI and n:
+
+- the loadout matrix: row loadout's score against column loadout;
+- each loadout's score against the field of all loadouts, and its Nash
+  average (max-entropy Nash of the matrix: clone-proof);
+- item pairs and maneuvers: the pooled score of the loadouts that hold them;
+- each item's marginal value: loadouts holding it minus those that do not;
+- the best response to each loadout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from balance import stats
+from balance.registry import get_game
+
+
+def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) -> list:
+    """Every run of the loadout matrix of strategy ``a`` (rows) against ``b``
+    (columns). With the same strategy on both sides the matrix is
+    antisymmetric, so only i ≤ j is played (the diagonal scores ½ exactly and
+    is played as a check); otherwise every ordered pair is played."""
+    from balance import config, runner
+
+    rs = config.resolve_variant(game, variant)
+    sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
+    eng = get_game(game).engine_module()
+    k = len(eng.LOADOUTS)
+    same = sa.name == sb.name
+    specs = []
+    for i in range(k):
+        for j in range(i if same else 0, k):
+            specs.append(runner.RunSpec(rs, sa.with_loadout(i), sb.with_loadout(j), n, seed))
+    return specs
+
+
+def _points(res, row_side: int) -> np.ndarray:
+    pts = res.pair_points.astype(np.int64)
+    return pts if row_side == 0 else 4 - pts
+
+
+def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
+    """Long table of the matrix (row, col, score with CI, n) and the per-cell
+    pair points (row's half-points per deal) for pooling."""
+    eng = get_game(game).engine_module()
+    k = len(eng.LOADOUTS)
+    cells: dict[tuple[int, int], np.ndarray] = {}
+    same = runs and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
+    for r in runs:
+        i, j = r.spec.a.loadout, r.spec.b.loadout
+        cells[(i, j)] = _points(r, 0)
+        if same and i != j:
+            cells[(j, i)] = _points(r, 1)
+    rows = []
+    for (i, j), pts in sorted(cells.items()):
+        pen = stats.pentanomial_score(stats.pentanomial_counts(pts))
+        rows.append({"row": eng.loadout_name(i), "col": eng.loadout_name(j), "i": i, "j": j,
+                     "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
+                     "se": pen["se"], "games": pen["n_games"]})
+    df = pd.DataFrame(rows)
+    return df, cells
+
+
+def _pooled(cells: dict, keep) -> dict:
+    pts = [p for (i, j), p in cells.items() if keep(i, j)]
+    if not pts:
+        return {"score": np.nan, "lo": np.nan, "hi": np.nan, "n_games": 0}
+    return stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
+
+
+def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
+    """Every loadout table from the runs of one strategy pairing."""
+    eng = get_game(game).engine_module()
+    L = list(eng.LOADOUTS)
+    k = len(L)
+    names = [eng.loadout_name(i) for i in range(k)]
+    matrix, cells = loadout_matrix(game, runs)
+    score = np.full((k, k), np.nan)
+    se = np.full((k, k), np.nan)
+    for r in matrix.itertuples():
+        score[r.i, r.j] = r.score
+        se[r.i, r.j] = r.se
+    # the field: each loadout against every loadout (itself included), pooled
+    field = []
+    for i in range(k):
+        p = _pooled(cells, lambda a, b, i=i: a == i)
+        field.append({"loadout": names[i], "item1": eng.ITEMS[L[i][0]], "item2": eng.ITEMS[L[i][1]],
+                      "maneuver": eng.MANEUVERS[L[i][2]], "score": p["score"],
+                      "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
+    field = pd.DataFrame(field)
+    # Nash averaging needs a symmetric game: the same strategy on both sides,
+    # where the matrix is antisymmetric by construction (score[j, i] = 1 - score[i, j])
+    symmetric = np.isfinite(score).all() and np.allclose(score + score.T, 1.0)
+    if symmetric:
+        nash = stats.nash_average(score, se, n_boot=200, seed=0)
+        field["nash_p"] = nash["p"]
+        field["nash_rating"] = nash["rating"]
+        field["nash_lo"] = nash["rating_lo"]
+        field["nash_hi"] = nash["rating_hi"]
+        field["nash_p_lo"] = nash["p_lo"]
+        field["nash_p_hi"] = nash["p_hi"]
+    # best response to each column loadout
+    best = []
+    for j in range(k):
+        col = score[:, j]
+        if not np.isfinite(col).any():
+            continue
+        i = int(np.nanargmax(col))
+        r = matrix[(matrix["i"] == i) & (matrix["j"] == j)].iloc[0]
+        best.append({"against": names[j], "best_response": names[i], "score": r.score,
+                     "score_lo": r.score_lo, "score_hi": r.score_hi, "games": int(r.games)})
+    best = pd.DataFrame(best)
+    # item pairs and maneuvers: pooled over the loadouts that hold them
+    pairs = []
+    for pair in sorted({(min(a, b), max(a, b)) for a, b, _ in L}):
+        members = [i for i, (a, b, _) in enumerate(L) if (min(a, b), max(a, b)) == pair]
+        p = _pooled(cells, lambda a, b, m=set(members): a in m)
+        pairs.append({"items": f"{eng.ITEMS[pair[0]]}+{eng.ITEMS[pair[1]]}", "loadouts": len(members),
+                      "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"],
+                      "games": p["n_games"]})
+    pairs = pd.DataFrame(pairs).sort_values("score", ascending=False, ignore_index=True)
+    mans = []
+    for m, mname in enumerate(eng.MANEUVERS):
+        members = {i for i, (_, _, mm) in enumerate(L) if mm == m}
+        p = _pooled(cells, lambda a, b, s=members: a in s)
+        mans.append({"maneuver": mname, "loadouts": len(members), "score": p["score"],
+                     "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
+    mans = pd.DataFrame(mans).sort_values("score", ascending=False, ignore_index=True)
+    # each item's marginal value: with it minus without it (paired by deal where
+    # both cells exist is not possible across loadouts, so the difference of two
+    # pooled scores with independent-sample CI)
+    items = []
+    for it, iname in enumerate(eng.ITEMS):
+        hold = {i for i, (a, b, _) in enumerate(L) if it in (a, b)}
+        if not hold:
+            continue
+        w = _pooled(cells, lambda a, b, s=hold: a in s)
+        wo = _pooled(cells, lambda a, b, s=hold: a not in s)
+        d = w["score"] - wo["score"]
+        se_d = np.hypot(w.get("se", np.nan), wo.get("se", np.nan))
+        items.append({"item": iname, "loadouts": len(hold), "with_item": w["score"],
+                      "without_item": wo["score"], "marginal": d,
+                      "marginal_lo": d - 1.959963984540054 * se_d,
+                      "marginal_hi": d + 1.959963984540054 * se_d,
+                      "games_with": w["n_games"], "games_without": wo["n_games"]})
+    items = pd.DataFrame(items).sort_values("marginal", ascending=False, ignore_index=True)
+    return {"loadout_matrix": matrix, "loadouts": field, "best_response": best,
+            "item_pairs": pairs, "maneuvers": mans, "items": items}
+
+
+# ---- initiative and ranges (from the engine's exact histograms) -------------------------
+def _hist_sum(runs: list, name: str) -> np.ndarray | None:
+    hs = [r.metrics.get(name) for r in runs if r.metrics and name in r.metrics]
+    if not hs:
+        return None
+    n = max(len(h) for h in hs)
+    return sum(np.pad(np.asarray(h, np.int64), (0, n - len(h))) for h in hs)
+
+
+def initiative_table(runs: list) -> pd.DataFrame:
+    """The value of winning the opening bid, by the winning bid's size.
+
+    From the engine's ``init_bid`` histogram: value = 3 × (the bid winner's
+    bid sum) + the bid winner's result (0 loss, 1 draw, 2 win). Each row: bid
+    size, games, the bid winner's win rate (Wilson) and score."""
+    h = _hist_sum(runs, "init_bid")
+    if h is None:
+        return pd.DataFrame(columns=["bid", "games", "wins", "draws", "winrate", "winrate_lo",
+                                     "winrate_hi", "score"])
+    h = np.pad(h, (0, (-len(h)) % 3)).reshape(-1, 3)
+    rows = []
+    for size, (loss, draw, win) in enumerate(h):
+        games = int(loss + draw + win)
+        if not games:
+            continue
+        lo, hi = stats.wilson(int(win), games)
+        rows.append({"bid": size, "games": games, "wins": int(win), "draws": int(draw),
+                     "winrate": win / games, "winrate_lo": lo, "winrate_hi": hi,
+                     "score": (win + draw / 2) / games})
+    tot = h.sum(axis=0)
+    games = int(tot.sum())
+    if games:
+        lo, hi = stats.wilson(int(tot[2]), games)
+        rows.append({"bid": "all", "games": games, "wins": int(tot[2]), "draws": int(tot[1]),
+                     "winrate": tot[2] / games, "winrate_lo": lo, "winrate_hi": hi,
+                     "score": (tot[2] + tot[1] / 2) / games})
+    return pd.DataFrame(rows)
+
+
+RANGE_KEYS = ("hand", "arm", "step", "reach")
+
+
+def ranges_table(game: str, runs: list) -> pd.DataFrame:
+    """Where each side's loadout wins its rounds: per run side and range, the
+    rounds fought there and the share won (Wilson; rounds of one game are not
+    independent, so the interval is indicative)."""
+    rows = []
+    for r in runs:
+        for side, strat in (("a", r.spec.a), ("b", r.spec.b)):
+            for rng_name in RANGE_KEYS:
+                fought = _hist_sum([r], f"rounds_{rng_name}")
+                won = _hist_sum([r], f"{side}_wins_{rng_name}")
+                if fought is None or won is None:
+                    continue
+                n = int((np.arange(len(fought)) * fought).sum())
+                w = int((np.arange(len(won)) * won).sum())
+                lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
+                rows.append({"strategy": strat.name, "range": rng_name.capitalize(),
+                             "rounds": n, "won": w, "share": w / n if n else np.nan,
+                             "share_lo": lo, "share_hi": hi, "games": r.games})
+    return pd.DataFrame(rows)
+
+
+def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threads, results,
+               batch_size: int = 1 << 15) -> list:
+    """Play (or read from the store) every run of the loadout matrix."""
+    from balance import runner
+    from balance.store import Store
+
+    n = runner.check_games(n)
+    runner.check_seed(seed)
+    specs = loadout_specs(game, variant, a, b, n, seed)
+    return runner.run_many(specs, store=Store(results), threads=threads, batch_size=batch_size,
+                           label=f"{game}: {len(specs)} loadout pairings")
+
+
+def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
+    """Per row loadout, pooled over its opponents: rounds fought and the share
+    won at each range."""
+    rows = []
+    eng = get_game(game).engine_module()
+    same = runs and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
+    for i in range(len(eng.LOADOUTS)):
+        for rng_name in RANGE_KEYS:
+            n = w = 0
+            for r in runs:
+                sides = []
+                if r.spec.a.loadout == i:
+                    sides.append("a")
+                if same and r.spec.b.loadout == i and r.spec.a.loadout != i:
+                    sides.append("b")
+                for side in sides:
+                    f = _hist_sum([r], f"rounds_{rng_name}")
+                    x = _hist_sum([r], f"{side}_wins_{rng_name}")
+                    if f is None or x is None:
+                        continue
+                    n += int((np.arange(len(f)) * f).sum())
+                    w += int((np.arange(len(x)) * x).sum())
+            lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
+            rows.append({"loadout": eng.loadout_name(i), "range": rng_name.capitalize(),
+                         "rounds": n, "won": w, "share": w / n if n else np.nan,
+                         "share_lo": lo, "share_hi": hi})
+    return pd.DataFrame(rows)

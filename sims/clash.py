@@ -1,0 +1,1042 @@
+"""Clash of Steel: the rules engine (rulebook ``rules/clash-of-steel.txt``,
+rulings C1–C15).
+
+State is plain numpy arrays; the rules are an int64 vector (``RULE_FIELDS``);
+``simulate`` plays deals in parallel, each twice with seats swapped, and
+returns per-game outcome arrays. Only numbers cross this boundary. The rules
+have no chance (C14): the only randomness is the strategies' own mixed
+choices, drawn from per-seat streams ``(seed, deal, PURPOSE_SEAT0 + seat)``.
+
+Each side's loadout (2 items + 1 maneuver, C1) is element 0 of its strategy
+vector (``strategies.clash.encode_strategy(spec, loadout)``), an index into
+``LOADOUTS``.
+
+Rules vector (``RULE_FIELDS``; defaults in ``DEFAULT_RULES``):
+
+=======================  =======  ==============================================
+field                    default  meaning
+=======================  =======  ==============================================
+max_rounds               60       round cap, then a draw (C15)
+allow_shield_spear       false    Shield and Spear may form a loadout (C1)
+stamina_1 .. stamina_5   3        stamina cards of each value 1..5 (15 cards)
+hit_discard_stack_only   false    [decided] a hit player's extra discard is the
+                                  highest card *left* including played cards
+                                  that return (C9 "highest stamina left");
+                                  true: from the unplayed stack first
+spear_vs_spear           false    [decided] Spear's "+1 Attack against any
+                                  *other* item outside Hand" also applies
+                                  against a played Spear
+feint_order              0        [decided] 0: both decide on Feint at once
+                                  from the face-up cards; 1: the initiative
+                                  loser decides first, then the holder (who
+                                  sees a face-up swap)
+=======================  =======  ==============================================
+
+Other decided points (not rule knobs): a bid tie that leaves a player with no
+stamina defeats it (both: a draw, ``double_defeat``); a game decided in the
+bid has 0 rounds. When a player who was not hit would discard its last card
+(C9), it keeps the highest of the cards it would discard. Second Wind (C13)
+is used in the discard step and returns the highest discarded card. Armor
+(C10) is offered only against a wound of a kind not yet held (a repeat wound
+has no penalty to negate). Every player must play an available item (C5).
+"""
+
+import numpy as np
+
+from sims import rng
+from sims.jit import njit, pnjit, prange
+from sims.tosk import _track_score
+from strategies.clash import (  # noqa: F401  (card enums re-exported)
+    ARM, ARMOR, ATTACK, AXE, DAGGER, DEFEND, FEINT, HAND, HEAD, HIGH, LEGS, LOW, MID, MOVE,
+    N_VIEW, NEUTRAL, NO_ITEM, NOT_PLAYED, P_LOADOUT, QUICK, REACH, SECOND_WIND, SHIELD, SPEAR,
+    STANCE_MOD, STEP, STRONG, SWORD, T_ACTION, T_ITEM, T_STANCE, T_TARGET, TORSO, V_DISC,
+    V_HAND, V_INIT, V_MY_AVAIL, V_MY_CARD, V_MY_ITEM, V_MY_MAN, V_MY_MAN_LEFT, V_MY_N,
+    V_MY_STAM, V_MY_WOUND, V_OPP_ACT, V_OPP_ATK_TGT, V_OPP_AVAIL, V_OPP_CARD, V_OPP_DEF_TGT,
+    V_OPP_ITEM, V_OPP_N, V_OPP_ROUNDS, V_OPP_STAM, V_OPP_STANCE, V_OPP_WOUND, V_RANGE,
+    V_ROUND, choose_bid, choose_card, choose_feint, choose_range, choose_retrieve,
+    choose_stamina, choose_wait, refresh_view, use_armor, use_second_wind,
+)
+
+GAME = "clash"
+VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+
+ITEMS = ("Axe", "Dagger", "Shield", "Spear", "Sword")
+MANEUVERS = ("Armor", "Feint", "Second Wind")
+STANCES = ("Quick", "Neutral", "Strong")
+ACTIONS = ("Attack", "Defend", "Move")
+TARGETS = ("High", "Mid", "Low")
+WOUNDS = ("Head", "Torso", "Legs")
+RANGES = ("Hand", "Arm", "Step", "Reach")
+
+
+def _loadouts():
+    legal, illegal = [], []
+    for i in range(5):
+        for j in range(i + 1, 5):
+            for m in range(3):
+                (illegal if (i, j) == (SHIELD, SPEAR) else legal).append((i, j, m))
+    return legal, illegal
+
+
+# C1: the 27 loadouts legal by default, in a fixed order (item pairs in index
+# order, then the maneuver); ALL_LOADOUTS appends the 3 Shield+Spear ones
+# (indices 27..29), legal only with ``allow_shield_spear``.
+LOADOUTS, _SHIELD_SPEAR = _loadouts()
+ALL_LOADOUTS = LOADOUTS + _SHIELD_SPEAR
+LOADOUT_TABLE = np.array(ALL_LOADOUTS, dtype=np.int64)
+
+
+def loadout_name(i: int) -> str:
+    """``'Axe+Sword/Feint'`` style name of loadout index ``i``."""
+    a, b, m = ALL_LOADOUTS[int(i)]
+    return f"{ITEMS[a]}+{ITEMS[b]}/{MANEUVERS[m]}"
+
+
+def loadout_index(name: str) -> int:
+    """Index of a loadout name as written by ``loadout_name`` (case-insensitive)."""
+    key = name.strip().lower().replace(" ", "")
+    for i in range(len(ALL_LOADOUTS)):
+        if loadout_name(i).lower().replace(" ", "") == key:
+            return i
+    raise ValueError(f"unknown loadout '{name}'")
+
+
+def legal_loadouts(rules) -> list[int]:
+    """Indices of the loadouts legal under ``rules`` (vector or dict)."""
+    allow = (rules["allow_shield_spear"] if isinstance(rules, dict)
+             else rules[R_ALLOW_SHIELD_SPEAR])
+    return list(range(len(ALL_LOADOUTS) if allow else len(LOADOUTS)))
+
+
+# ---- rules vector ------------------------------------------------------------
+RULE_FIELDS = (
+    "max_rounds", "allow_shield_spear", "stamina_1", "stamina_2", "stamina_3", "stamina_4",
+    "stamina_5", "hit_discard_stack_only", "spear_vs_spear", "feint_order",
+)
+DEFAULT_RULES = {
+    "max_rounds": 60, "allow_shield_spear": False, "stamina_1": 3, "stamina_2": 3,
+    "stamina_3": 3, "stamina_4": 3, "stamina_5": 3, "hit_discard_stack_only": False,
+    "spear_vs_spear": False, "feint_order": 0,
+}
+RULE_LIMITS = {
+    "max_rounds": (1, 10000), "stamina_1": (0, 6), "stamina_2": (0, 6), "stamina_3": (0, 6),
+    "stamina_4": (0, 6), "stamina_5": (0, 6), "feint_order": (0, 1),
+}
+(R_MAX_ROUNDS, R_ALLOW_SHIELD_SPEAR, R_STAMINA, _, _, _, _, R_HIT_STACK_ONLY,
+ R_SPEAR_VS_SPEAR, R_FEINT_ORDER) = range(len(RULE_FIELDS))
+
+
+def encode_rules(cfg: dict) -> np.ndarray:
+    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
+    vec = np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
+    if vec[R_STAMINA:R_STAMINA + 5].sum() < 1:
+        raise ValueError("the stamina deck is empty (stamina_1 .. stamina_5 are all 0)")
+    return vec
+
+
+# ---- outcome codes -----------------------------------------------------------
+DRAW = -1
+END_DEFEAT = 0  # one player lost its last stamina card
+END_CAP = 1  # round cap reached: a draw (C15)
+END_DOUBLE = 2  # a tied bid emptied both hands: a draw
+END_NAMES = ("defeat", "round_cap", "double_defeat")
+
+# ---- per-game score-trace metrics (histogram sizes for the runner) -------------
+# The score of a round is seat 0's stamina cards minus seat 1's at its end.
+METRICS = {"lead_changes": 64, "max_deficit": 32, "decided_pct": 101,
+           # the value of the opening bid: 3 × the bid winner's bid sum + its result
+           # (0 loss, 1 draw, 2 win); -1 when the bid ended the game
+           "init_bid": 3 * 16,
+           # where A (and B) win their rounds: per game, rounds won at each range
+           # and rounds fought there (the runner keeps exact histograms of each)
+           **{f"{side}_wins_{r}": 61 for side in ("a", "b")
+              for r in ("hand", "arm", "step", "reach")},
+           **{f"rounds_{r}": 61 for r in ("hand", "arm", "step", "reach")}}
+
+# ---- result row ----------------------------------------------------------------
+(X_WINNER, X_ROUNDS, X_REASON, X_N0, X_N1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
+ X_NOTAHEAD1, X_BID0, X_BID1, X_BID_WINNER, X_BIDS) = range(14)
+X_RANGE_WINS = 14  # 8: seat 0 at Hand..Reach, then seat 1
+X_RANGE_ROUNDS = 22  # 4: rounds fought at Hand..Reach
+X_CONSERVED = 26  # 1 if every stamina card of both seats is in hand or discard at the end
+X_WOUNDS = 27  # 2: wounds held per seat at the end
+X_MAN_ROUND = 29  # 2: round (1-based) each seat used its maneuver, 0 unused
+X_DISARMED = 31  # 2: times each seat was disarmed
+X_HITS = 33  # 2: times each seat was hit
+X_START_RANGE = 35
+X_TOTAL_CARDS = 36  # 2: stamina cards per seat in hand + discard at the end
+N_RESULT = 38
+
+# ---- trace log columns: one row per round; seat blocks of SEAT_W columns -----------
+G_RANGE, G_INIT, G_WAIT, G_WINNER, G_NEW_RANGE, G_NEXT_INIT = range(6)
+SEAT0 = 6
+(S_STANCE, S_ITEM, S_ACTION, S_TARGET, S_FACEUP, S_P1, S_P2, S_FEINT, S_FEINT_FROM, S_T_STAM,
+ S_T_STANCE, S_T_ITEM, S_T_TARGET, S_T_WOUND, S_TOTAL, S_HIT, S_WOUND, S_ARMOR, S_DISARMED,
+ S_RETRIEVED, S_SW, S_LEFT, S_DISC, S_HAND) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                               14, 15, 16, 17, 18, 19, 20, 21, 22, 27)
+SEAT_W = 32  # S_DISC: 5 counts discarded this round; S_HAND: 5 counts in hand at the start
+LOG_WIDTH = SEAT0 + 2 * SEAT_W
+MAX_BIDS = 32
+BID_W = 12  # per bid: seat 0 counts (5), seat 1 counts (5), sum 0, sum 1
+
+
+# ---- rules kernels (pure; the rulebook tests call them) -----------------------------
+@njit
+def item_mod(action, item, rng_, opp_item, spear_vs_spear):
+    """C7: modifier of ``item`` (-1/5: none) to ``action`` at range ``rng_``
+    against the opponent's played ``opp_item`` (-1/5: none)."""
+    if item < 0 or item == NO_ITEM or action == MOVE:
+        return 0
+    has_opp = opp_item >= 0 and opp_item != NO_ITEM
+    m = 0
+    if item == AXE:
+        if action == ATTACK and opp_item == SHIELD:
+            m += 1
+        if rng_ == ARM:
+            m += 1
+    elif item == DAGGER:
+        if rng_ == HAND:
+            if action == ATTACK:
+                m += 2
+        else:
+            m -= 1
+    elif item == SHIELD:
+        if action == DEFEND:
+            m += 1
+            if opp_item == SPEAR:
+                m += 1
+    elif item == SPEAR:
+        if rng_ == REACH:
+            m += 1
+        if (action == ATTACK and rng_ != HAND and has_opp
+                and (opp_item != SPEAR or spear_vs_spear != 0)):
+            m += 1
+    elif item == SWORD:
+        if rng_ == STEP:
+            m += 1
+        if action == ATTACK and opp_item == AXE:
+            m += 1
+    return m
+
+
+@njit
+def item_mod_table(rules):
+    """``imod[action, item, range, opp_item]`` (item index 5 = none) for the kernels."""
+    t = np.zeros((3, 6, 4, 6), dtype=np.int64)
+    for a in range(3):
+        for i in range(6):
+            for r in range(4):
+                for o in range(6):
+                    t[a, i, r, o] = item_mod(a, i, r, o, rules[R_SPEAR_VS_SPEAR])
+    return t
+
+
+@njit
+def total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_action, opp_target,
+                wounds_head, wounds_torso, wounds_legs, spear_vs_spear, out):
+    """C6: the parts of an action's total into ``out``: stamina, stance, item,
+    target bonus, wound. Returns the total."""
+    out[0] = stamina
+    out[1] = STANCE_MOD[stance]
+    out[2] = item_mod(action, item, rng_, opp_item, spear_vs_spear)
+    out[3] = 1 if (action == DEFEND and opp_action == ATTACK and target == opp_target) else 0
+    if action == ATTACK:
+        out[4] = -wounds_torso
+    elif action == DEFEND:
+        out[4] = -wounds_head
+    else:
+        out[4] = -wounds_legs
+    return out[0] + out[1] + out[2] + out[3] + out[4]
+
+
+@njit
+def action_total(action, stamina, stance, item, opp_item, rng_, target, opp_action, opp_target,
+                 wounds_head=0, wounds_torso=0, wounds_legs=0, spear_vs_spear=0):
+    """C6: the total of ``action`` played with ``stamina`` (sum of the played
+    stamina), ``stance``, ``item`` (-1 none) against the opponent's item,
+    action and target, with the player's wounds (0/1 each)."""
+    parts = np.zeros(5, dtype=np.int64)
+    return total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_action,
+                       opp_target, wounds_head, wounds_torso, wounds_legs, spear_vs_spear, parts)
+
+
+@njit
+def round_winner(total0, total1, initiative):
+    """C6: the seat with the higher total; a tie goes to the initiative holder."""
+    if total0 > total1:
+        return 0
+    if total1 > total0:
+        return 1
+    return initiative
+
+
+@njit
+def next_initiative(stance0, stance1, winner):
+    """C11: who holds the initiative next round."""
+    if stance0 == stance1:
+        return winner
+    if stance0 == QUICK:
+        return 0
+    if stance1 == QUICK:
+        return 1
+    # one Neutral, one Strong: the Strong player's opponent
+    return 1 if stance0 == STRONG else 0
+
+
+@njit
+def resolve(action0, action1, winner):
+    """C8: what the round does. Returns ``(hit, disarmed, mover)``: the seat
+    that is hit, the seat whose played item is disarmed, the seat that moves
+    (-1 for none)."""
+    loser = 1 - winner
+    a = action0 if winner == 0 else action1
+    if a == ATTACK:
+        return loser, -1, -1
+    if a == DEFEND:
+        return -1, loser, -1
+    return -1, -1, winner
+
+
+@njit
+def discard_counts(hand, played, action, hit, stack_only, out):
+    """C9 discards of one player, as counts of values 1..5 written to ``out``.
+
+    ``hand`` holds the counts of the cards not played this round, ``played``
+    the counts of the 1–2 cards played. Attack discards both played, Defend
+    the highest, Move the lowest; a hit player also discards the highest
+    stamina left (``stack_only``: from the unplayed stack first). A player who
+    was not hit keeps its last card (the highest of those it would discard).
+    Returns the number of cards left.
+    """
+    for v in range(5):
+        out[v] = 0
+    hi = -1
+    lo = -1
+    n_played = 0
+    for v in range(5):
+        if played[v] > 0:
+            if lo < 0:
+                lo = v
+            hi = v
+            n_played += played[v]
+    if n_played > 0:
+        if action == ATTACK:
+            for v in range(5):
+                out[v] = played[v]
+        elif action == DEFEND:
+            out[hi] += 1
+        else:
+            out[lo] += 1
+    n_hand = 0
+    for v in range(5):
+        n_hand += hand[v]
+    left = n_hand + n_played
+    for v in range(5):
+        left -= out[v]
+    if hit:
+        # highest left: the stack first if stack_only, else stack + returning cards
+        pick = -1
+        if stack_only:
+            for v in range(4, -1, -1):
+                if hand[v] > 0:
+                    pick = v
+                    break
+        if pick < 0:
+            for v in range(4, -1, -1):
+                if hand[v] + played[v] - out[v] > 0:
+                    pick = v
+                    break
+        if pick >= 0:
+            out[pick] += 1
+            left -= 1
+    elif left == 0 and n_played > 0:
+        # C9: never discard the last card unless hit: keep the highest discarded
+        for v in range(4, -1, -1):
+            if out[v] > 0:
+                out[v] -= 1
+                left = 1
+                break
+    return left
+
+
+# ---- the game ------------------------------------------------------------------
+@njit
+def _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, man_left):
+    """The public state and seat ``s``'s own state into its view (history and
+    this round's cards are kept up to date separately)."""
+    o = 1 - s
+    view[V_RANGE] = rng_
+    view[V_INIT] = 1.0 if init == s else 0.0
+    view[V_ROUND] = rnd
+    n_s = 0
+    n_o = 0
+    for v in range(5):
+        view[V_HAND + v] = hand[s, v]
+        view[V_DISC + v] = disc[s, v]
+        n_s += hand[s, v]
+        n_o += hand[o, v]
+    view[V_MY_N] = n_s
+    view[V_OPP_N] = n_o
+    for k in range(3):
+        view[V_MY_WOUND + k] = wounds[s, k]
+        view[V_OPP_WOUND + k] = wounds[o, k]
+    for k in range(2):
+        view[V_MY_ITEM + k] = items[s, k]
+        view[V_MY_AVAIL + k] = avail[s, k]
+        view[V_OPP_ITEM + k] = items[o, k]
+        view[V_OPP_AVAIL + k] = avail[o, k]
+    view[V_MY_MAN] = man[s]
+    view[V_MY_MAN_LEFT] = man_left[s]
+
+
+@njit(inline="always")
+def _n(counts, s):
+    return counts[s, 0] + counts[s, 1] + counts[s, 2] + counts[s, 3] + counts[s, 4]
+
+
+@njit(inline="always")
+def _value(counts, s):
+    return (counts[s, 0] + 2 * counts[s, 1] + 3 * counts[s, 2] + 4 * counts[s, 3]
+            + 5 * counts[s, 4])
+
+
+@njit
+def settle_bid(hand, disc, bid):
+    """C2: settle one round of bidding. ``hand``, ``disc``, ``bid`` are
+    int64[2, 5] counts of values 1..5 (the bid cards are still in hand). The
+    higher sum wins the initiative and discards its bid, the loser keeps its
+    cards; a tie discards both bids. Returns the winning seat, -1 for a tie.
+    """
+    s0 = _value(bid, 0)
+    s1 = _value(bid, 1)
+    if s0 == s1:
+        for s in range(2):
+            for v in range(5):
+                hand[s, v] -= bid[s, v]
+                disc[s, v] += bid[s, v]
+        return -1
+    w = 0 if s0 > s1 else 1
+    for v in range(5):
+        hand[w, v] -= bid[w, v]
+        disc[w, v] += bid[w, v]
+    return w
+
+
+@njit
+def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result):
+    """Play one game of deal ``deal``; ``strat0`` sits in seat 0.
+
+    ``result`` (int64[N_RESULT]) receives the ``X_*`` fields. The score of a
+    round is seat 0's stamina cards minus seat 1's at its end (after the
+    discard step, in the deciding round too), tracked as in Tosk. With
+    ``do_log`` each round goes to ``log`` (``G_*``, ``SEAT0 + s * SEAT_W +
+    S_*`` columns) and each bid to ``blog``.
+    """
+    spear = rules[R_SPEAR_VS_SPEAR]
+    stack_only = rules[R_HIT_STACK_ONLY]
+    rngs = np.empty((2, 4), dtype=np.uint64)
+    noise0 = rngs[0]
+    noise1 = rngs[1]
+    rng.seed_state(noise0, seed, deal, rng.PURPOSE_SEAT0)
+    rng.seed_state(noise1, seed, deal, rng.PURPOSE_SEAT0 + 1)
+
+    ints = np.zeros((16, 2, 5), dtype=np.int64)
+    hand = ints[0]
+    disc = ints[1]
+    played = ints[2]  # stamina played this round
+    bid = ints[3]
+    dis = ints[4]  # discards this round
+    wounds = ints[5, :, :3]
+    items = ints[6, :, :2]
+    avail = ints[7, :, :2]
+    cards = ints[8, :, :4]  # this round's stance, item, action, target
+    faceup = ints[9, :, :4]
+    total = ints[10, :, 0]
+    man = ints[10, :, 1]
+    man_left = ints[10, :, 2]
+    left = ints[10, :, 3]
+    hit_count = ints[10, :, 4]
+    parts = ints[11]  # parts of each seat's total
+    range_wins = ints[12, :, :4]
+    range_rounds = ints[13, 0, :4]
+    disarm_count = ints[13, 1, :]
+    man_round = ints[14, 0, :2]
+    feint = ints[14, 1, :2]
+    trk = ints[15]
+    lead = trk[0, :2]
+    max_def = trk[1, :2]
+    not_ahead = trk[0, 2:4]
+    score = trk[1, 2:4]
+    lead[0] = -1
+    views = np.zeros((2, N_VIEW), dtype=np.float64)
+    sc = np.zeros((2, 24), dtype=np.float64)
+    edges_ok = False  # the views' range edges (refresh_view) match the items available
+
+    for s in range(2):
+        strat = strat0 if s == 0 else strat1
+        lo = int(strat[P_LOADOUT])
+        items[s, 0] = LOADOUT_TABLE[lo, 0]
+        items[s, 1] = LOADOUT_TABLE[lo, 1]
+        man[s] = LOADOUT_TABLE[lo, 2]
+        man_left[s] = 1
+        avail[s, 0] = 1
+        avail[s, 1] = 1
+        for v in range(5):
+            hand[s, v] = rules[R_STAMINA + v]
+
+    winner = DRAW
+    reason = END_CAP
+    rounds = 0
+    # ---- initiative bid (C2)
+    nb = 0
+    init = 0
+    while True:
+        for s in range(2):
+            _fill_view(views[s], s, nb, 0, -1, hand, disc, wounds, items, avail, man, man_left)
+        for s in range(2):
+            choose_bid(strat0 if s == 0 else strat1, views[s], noise0 if s == 0 else noise1,
+                       bid[s])
+        if do_log and nb < MAX_BIDS:
+            for v in range(5):
+                blog[nb, v] = bid[0, v]
+                blog[nb, 5 + v] = bid[1, v]
+            blog[nb, 10] = _value(bid, 0)
+            blog[nb, 11] = _value(bid, 1)
+        if nb == 0:
+            result[X_BID0] = _value(bid, 0)
+            result[X_BID1] = _value(bid, 1)
+        nb += 1
+        init = settle_bid(hand, disc, bid)
+        if init >= 0:
+            break
+        e0 = _n(hand, 0) == 0
+        e1 = _n(hand, 1) == 0
+        if e0 or e1:
+            if e0 and e1:
+                reason = END_DOUBLE
+            else:
+                winner = 1 if e0 else 0
+                reason = END_DEFEAT
+            init = -1
+            break
+    result[X_BID_WINNER] = init
+    result[X_BIDS] = nb
+    if init >= 0 and _n(hand, init) == 0:  # the winner bid its last card
+        winner = 1 - init
+        reason = END_DEFEAT
+
+    rng_ = 0
+    if winner == DRAW and reason == END_CAP:
+        # ---- starting range (C3): the initiative winner, seeing both loadouts
+        _fill_view(views[init], init, 0, 0, init, hand, disc, wounds, items, avail, man, man_left)
+        refresh_view(views[init], imod)
+        rng_ = choose_range(strat0 if init == 0 else strat1, views[init], imod, -1,
+                            noise0 if init == 0 else noise1, sc[init])
+        result[X_START_RANGE] = rng_
+
+        for rnd in range(rules[R_MAX_ROUNDS]):
+            rounds = rnd + 1
+            for s in range(2):
+                view = views[s]
+                _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man,
+                           man_left)
+                for t in range(4):
+                    view[V_MY_CARD + t] = NOT_PLAYED
+                    view[V_OPP_CARD + t] = -1
+                    cards[s, t] = NOT_PLAYED
+                    faceup[s, t] = 0
+                view[V_MY_STAM] = 0
+                feint[s] = 0
+                if not edges_ok:
+                    refresh_view(view, imod)
+            edges_ok = True
+            if do_log:
+                log[rnd, G_RANGE] = rng_
+                log[rnd, G_INIT] = init
+                for s in range(2):
+                    for v in range(5):
+                        log[rnd, SEAT0 + s * SEAT_W + S_HAND + v] = hand[s, v]
+            other = 1 - init
+            # ---- play the cards (C4)
+            waits = 0
+            for t in range(4):
+                sh = strat0 if init == 0 else strat1
+                wait = choose_wait(sh, views[init], t, noise0 if init == 0 else noise1)
+                order0 = other if wait else init
+                for k in range(2):
+                    s = order0 if k == 0 else 1 - order0
+                    strat = strat0 if s == 0 else strat1
+                    if t == T_ITEM and avail[s, 0] == 0 and avail[s, 1] == 0:
+                        c = -1  # C5: no item to play
+                    else:
+                        c = choose_card(strat, views[s], imod, t, noise0 if s == 0 else noise1,
+                                        sc[s])
+                    cards[s, t] = c
+                    views[s][V_MY_CARD + t] = c
+                    if wait:
+                        faceup[s, t] = 1
+                        views[1 - s][V_OPP_CARD + t] = c
+                if wait:
+                    waits |= 1 << t
+            if do_log:
+                log[rnd, G_WAIT] = waits
+            # stamina: always face down; both choose from what they see
+            for s in range(2):
+                strat = strat0 if s == 0 else strat1
+                choose_stamina(strat, views[s], imod, noise0 if s == 0 else noise1, sc[s],
+                               played[s])
+                ssum = 0
+                for v in range(5):
+                    hand[s, v] -= played[s, v]
+                    ssum += played[s, v] * (v + 1)
+                views[s][V_MY_STAM] = ssum
+            # ---- Feint (C12): before the reveal, from the face-up cards only
+            for k in range(2):
+                s = other if k == 0 else init
+                if man[s] == FEINT and man_left[s] == 1:
+                    strat = strat0 if s == 0 else strat1
+                    f = choose_feint(strat, views[s], imod, noise0 if s == 0 else noise1, sc[s])
+                    feint[s] = f
+                    if f > 0:
+                        man_left[s] = 0
+                        man_round[s] = rounds
+                        t = T_ACTION if f <= 3 else T_TARGET
+                        nv = f - 1 if f <= 3 else f - 4
+                        if do_log:
+                            log[rnd, SEAT0 + s * SEAT_W + S_FEINT_FROM] = cards[s, t]
+                        cards[s, t] = nv
+                        views[s][V_MY_CARD + t] = nv
+                        if faceup[s, t] and rules[R_FEINT_ORDER] == 1:
+                            views[1 - s][V_OPP_CARD + t] = nv
+            # ---- reveal and totals (C6, C7)
+            for s in range(2):
+                o = 1 - s
+                ssum = 0
+                for v in range(5):
+                    ssum += played[s, v] * (v + 1)
+                total[s] = total_parts(cards[s, T_ACTION], ssum, cards[s, T_STANCE],
+                                       cards[s, T_ITEM], cards[o, T_ITEM], rng_,
+                                       cards[s, T_TARGET], cards[o, T_ACTION],
+                                       cards[o, T_TARGET], wounds[s, HEAD], wounds[s, TORSO],
+                                       wounds[s, LEGS], spear, parts[s])
+                if do_log:
+                    b = SEAT0 + s * SEAT_W
+                    log[rnd, b + S_STANCE] = cards[s, T_STANCE]
+                    log[rnd, b + S_ITEM] = cards[s, T_ITEM]
+                    log[rnd, b + S_ACTION] = cards[s, T_ACTION]
+                    log[rnd, b + S_TARGET] = cards[s, T_TARGET]
+                    log[rnd, b + S_FACEUP] = (faceup[s, 0] | (faceup[s, 1] << 1)
+                                              | (faceup[s, 2] << 2) | (faceup[s, 3] << 3))
+                    p1 = 0
+                    p2 = 0
+                    for v in range(4, -1, -1):
+                        for _ in range(played[s, v]):
+                            if p1 == 0:
+                                p1 = v + 1
+                            else:
+                                p2 = v + 1
+                    log[rnd, b + S_P1] = p1
+                    log[rnd, b + S_P2] = p2
+                    log[rnd, b + S_FEINT] = feint[s]
+                    for k in range(5):
+                        log[rnd, b + S_T_STAM + k] = parts[s, k]
+                    log[rnd, b + S_TOTAL] = total[s]
+            w = round_winner(total[0], total[1], init)
+            range_wins[w, rng_] += 1
+            range_rounds[rng_] += 1
+            hit, disarmed, mover = resolve(cards[0, T_ACTION], cards[1, T_ACTION], w)
+            # ---- discard stamina (C9), Second Wind (C13), defeat
+            for s in range(2):
+                left[s] = discard_counts(hand[s], played[s], cards[s, T_ACTION], hit == s,
+                                         stack_only, dis[s])
+                for v in range(5):
+                    hand[s, v] += played[s, v] - dis[s, v]
+                    disc[s, v] += dis[s, v]
+                if do_log:
+                    b = SEAT0 + s * SEAT_W
+                    for v in range(5):
+                        log[rnd, b + S_DISC + v] = dis[s, v]
+                    log[rnd, b + S_HIT] = 1 if hit == s else 0
+                if man[s] == SECOND_WIND and man_left[s] == 1:
+                    strat = strat0 if s == 0 else strat1
+                    if use_second_wind(strat, left[s]):
+                        for v in range(4, -1, -1):
+                            if disc[s, v] > 0:
+                                disc[s, v] -= 1
+                                hand[s, v] += 1
+                                left[s] += 1
+                                man_left[s] = 0
+                                man_round[s] = rounds
+                                if do_log:
+                                    log[rnd, SEAT0 + s * SEAT_W + S_SW] = v + 1
+                                break
+                if do_log:
+                    log[rnd, SEAT0 + s * SEAT_W + S_LEFT] = left[s]
+            if do_log:
+                log[rnd, G_WINNER] = w
+                log[rnd, G_NEW_RANGE] = rng_
+                log[rnd, G_NEXT_INIT] = -1
+                for s in range(2):
+                    b = SEAT0 + s * SEAT_W
+                    log[rnd, b + S_WOUND] = -1
+                    log[rnd, b + S_DISARMED] = -1
+                    log[rnd, b + S_RETRIEVED] = -1
+            score[0] = left[0]
+            score[1] = left[1]
+            if left[0] == 0 or left[1] == 0:
+                winner = 1 if left[0] == 0 else 0
+                reason = END_DEFEAT
+                _track_score(score, rounds, lead, max_def, not_ahead)
+                break
+            # ---- wounds and Armor (C10)
+            if hit >= 0:
+                hit_count[hit] += 1
+                kind = cards[w, T_TARGET]  # High -> Head, Mid -> Torso, Low -> Legs
+                if wounds[hit, kind] == 0:
+                    negate = False
+                    if man[hit] == ARMOR and man_left[hit] == 1:
+                        _fill_view(views[hit], hit, rnd, rng_, init, hand, disc, wounds, items,
+                                   avail, man, man_left)
+                        negate = use_armor(strat0 if hit == 0 else strat1, views[hit], kind,
+                                           noise0 if hit == 0 else noise1)
+                    if negate:
+                        man_left[hit] = 0
+                        man_round[hit] = rounds
+                        if do_log:
+                            log[rnd, SEAT0 + hit * SEAT_W + S_ARMOR] = 1
+                    else:
+                        wounds[hit, kind] = 1
+                        if do_log:
+                            log[rnd, SEAT0 + hit * SEAT_W + S_WOUND] = kind
+                elif do_log:
+                    log[rnd, SEAT0 + hit * SEAT_W + S_WOUND] = kind  # a repeat: no new penalty
+            # ---- disarm (C8)
+            if disarmed >= 0:
+                it = cards[disarmed, T_ITEM]
+                if it >= 0:
+                    for k in range(2):
+                        if items[disarmed, k] == it:
+                            avail[disarmed, k] = 0
+                    disarm_count[disarmed] += 1
+                    edges_ok = False
+                    if do_log:
+                        log[rnd, SEAT0 + disarmed * SEAT_W + S_DISARMED] = it
+            # ---- change range and retrieve (C8)
+            if mover >= 0:
+                strat = strat0 if mover == 0 else strat1
+                mv = views[mover]
+                _fill_view(mv, mover, rnd, rng_, init, hand, disc, wounds, items, avail, man,
+                           man_left)
+                for t in range(4):  # all cards are face up now
+                    mv[V_OPP_CARD + t] = cards[1 - mover, t]
+                rng_ = choose_range(strat, mv, imod, rng_, noise0 if mover == 0 else noise1,
+                                    sc[mover])
+                if avail[mover, 0] == 0 or avail[mover, 1] == 0:
+                    mv[V_RANGE] = rng_
+                    k = choose_retrieve(strat, mv, imod, rng_)
+                    avail[mover, k] = 1
+                    edges_ok = False
+                    if do_log:
+                        log[rnd, SEAT0 + mover * SEAT_W + S_RETRIEVED] = items[mover, k]
+            # ---- next initiative (C11)
+            init = next_initiative(cards[0, T_STANCE], cards[1, T_STANCE], w)
+            if do_log:
+                log[rnd, G_NEW_RANGE] = rng_
+                log[rnd, G_NEXT_INIT] = init
+            # ---- the opponent models: every card is revealed now
+            for s in range(2):
+                o = 1 - s
+                view = views[s]
+                oa = cards[o, T_ACTION]
+                view[V_OPP_ACT + oa] += 1.0
+                if oa == ATTACK:
+                    view[V_OPP_ATK_TGT + cards[o, T_TARGET]] += 1.0
+                elif oa == DEFEND:
+                    view[V_OPP_DEF_TGT + cards[o, T_TARGET]] += 1.0
+                view[V_OPP_STANCE + cards[o, T_STANCE]] += 1.0
+                for v in range(5):
+                    view[V_OPP_STAM] += played[o, v] * (v + 1)
+                view[V_OPP_ROUNDS] += 1.0
+            _track_score(score, rounds, lead, max_def, not_ahead)
+    result[X_WINNER] = winner
+    result[X_ROUNDS] = rounds
+    result[X_REASON] = reason
+    result[X_N0] = _n(hand, 0)
+    result[X_N1] = _n(hand, 1)
+    result[X_LEAD] = lead[1]
+    result[X_MAXDEF0] = max_def[0]
+    result[X_MAXDEF1] = max_def[1]
+    result[X_NOTAHEAD0] = not_ahead[0]
+    result[X_NOTAHEAD1] = not_ahead[1]
+    for s in range(2):
+        for r in range(4):
+            result[X_RANGE_WINS + 4 * s + r] = range_wins[s, r]
+        result[X_WOUNDS + s] = wounds[s, 0] + wounds[s, 1] + wounds[s, 2]
+        result[X_MAN_ROUND + s] = man_round[s]
+        result[X_DISARMED + s] = disarm_count[s]
+        result[X_HITS + s] = hit_count[s]
+        result[X_TOTAL_CARDS + s] = _n(hand, s) + _n(disc, s)
+    for r in range(4):
+        result[X_RANGE_ROUNDS + r] = range_rounds[r]
+    ok = 1
+    for s in range(2):
+        for v in range(5):
+            if hand[s, v] + disc[s, v] != rules[R_STAMINA + v] or hand[s, v] < 0:
+                ok = 0
+    result[X_CONSERVED] = ok
+
+
+@pnjit
+def _simulate(rules, imod, strat_a, strat_b, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
+    n_games = 2 * n_deals
+    for g in prange(n_games):
+        deal = first_deal + g // 2
+        log = np.zeros((1, LOG_WIDTH), dtype=np.int64)
+        blog = np.zeros((1, BID_W), dtype=np.int64)
+        res = np.zeros(N_RESULT, dtype=np.int64)
+        if g % 2 == 0:
+            play_game(rules, imod, strat_a, strat_b, seed, deal, log, blog, False, res)
+        else:
+            play_game(rules, imod, strat_b, strat_a, seed, deal, log, blog, False, res)
+        for k in range(N_RESULT):
+            out[g, k] = res[k]
+
+
+def _check_loadouts(rules, *strats):
+    legal = legal_loadouts(rules)
+    for st in strats:
+        lo = int(st[P_LOADOUT])
+        if lo not in legal:
+            name = loadout_name(lo) if 0 <= lo < len(ALL_LOADOUTS) else str(lo)
+            raise ValueError(f"loadout {name} is not legal under these rules (C1)")
+
+
+def _prep(rules, strat_a, strat_b):
+    rules = np.asarray(rules, np.int64)
+    sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
+    _check_loadouts(rules, sa, sb)
+    return rules, item_mod_table(rules), sa, sb
+
+
+def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
+    """Play games ``first_game .. first_game + n_games`` of seed ``seed``.
+
+    Games come in seat-swapped pairs: game ``2d`` puts strategy A in seat 0
+    and game ``2d + 1`` puts it in seat 1, both with the noise streams of deal
+    ``d``, so ``first_game`` and ``n_games`` must be even. Returns a dict of
+    int64 arrays, one entry per game:
+
+    - ``winner_seat`` (-1 draw), ``a_seat`` (A's seat), ``a_points`` (A's half
+      points: 2 win, 1 draw, 0 loss), ``rounds`` (combat rounds; 0 when the
+      bid decided the game), ``reason`` (index into ``END_NAMES``);
+    - ``stamina_seat0``/``stamina_seat1``: stamina cards left in hand;
+    - score-trace metrics (score = seat 0's stamina cards minus seat 1's at
+      each round's end): ``lead_changes``, ``max_deficit`` (the winner's
+      largest deficit, -1 for a draw), ``decided_pct`` (share of the game, in
+      whole percent, before the winner led for good; -1 for a draw);
+    - the opening bid: ``bid_seat0``/``bid_seat1`` (sums of the first bid),
+      ``bid_winner`` (seat that won the initiative, -1 if the bid ended the
+      game), ``bids`` (bids made, ties included), ``start_range``;
+    - ranges: ``wins_seat{0,1}_{hand,arm,step,reach}`` rounds won by that seat
+      at that range (the range the round was fought at),
+      ``rounds_{hand,arm,step,reach}`` rounds fought there;
+    - ``wounds_seat0/1`` (wounds held at the end), ``hits_seat0/1`` (times
+      hit), ``disarmed_seat0/1`` (times disarmed), ``maneuver_round_seat0/1``
+      (round its maneuver was used, 0 unused), ``cards_seat0/1`` (stamina
+      cards in hand + discard at the end: the deck size) and ``conserved``
+      (1 when every stamina card of both seats is in hand or discard).
+    """
+    if first_game % 2 or n_games % 2:
+        raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
+    rules, imod, sa, sb = _prep(rules, strat_a, strat_b)
+    out = np.zeros((n_games, N_RESULT), dtype=np.int64)
+    _simulate(rules, imod, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
+    return outcome_arrays(out)
+
+
+def outcome_arrays(out: np.ndarray) -> dict:
+    """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
+    n = out.shape[0]
+    a_seat = np.arange(n) % 2
+    winner = out[:, X_WINNER]
+    decided = winner != DRAW
+    a_points = np.where(winner == -1, 1, np.where(winner == a_seat, 2, 0))
+    res = {
+        "winner_seat": winner, "a_seat": a_seat, "a_points": a_points,
+        "rounds": out[:, X_ROUNDS], "reason": out[:, X_REASON],
+        "stamina_seat0": out[:, X_N0], "stamina_seat1": out[:, X_N1],
+        "lead_changes": out[:, X_LEAD],
+        "max_deficit": np.where(decided, np.where(winner == 0, out[:, X_MAXDEF0],
+                                                  out[:, X_MAXDEF1]), -1),
+        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, X_NOTAHEAD0],
+                                                         out[:, X_NOTAHEAD1]))
+                                // np.maximum(out[:, X_ROUNDS], 1), -1),
+        "bid_seat0": out[:, X_BID0], "bid_seat1": out[:, X_BID1],
+        "bid_winner": out[:, X_BID_WINNER], "bids": out[:, X_BIDS],
+        "start_range": out[:, X_START_RANGE],
+    }
+    for s in range(2):
+        for r, name in enumerate(RANGES):
+            res[f"wins_seat{s}_{name.lower()}"] = out[:, X_RANGE_WINS + 4 * s + r]
+    for r, name in enumerate(RANGES):
+        res[f"rounds_{name.lower()}"] = out[:, X_RANGE_ROUNDS + r]
+    for s in range(2):
+        res[f"wounds_seat{s}"] = out[:, X_WOUNDS + s]
+        res[f"hits_seat{s}"] = out[:, X_HITS + s]
+        res[f"disarmed_seat{s}"] = out[:, X_DISARMED + s]
+        res[f"maneuver_round_seat{s}"] = out[:, X_MAN_ROUND + s]
+        res[f"cards_seat{s}"] = out[:, X_TOTAL_CARDS + s]
+    res["conserved"] = out[:, X_CONSERVED]
+    # A's point of view, for the runner's exact histograms (METRICS)
+    bw = out[:, X_BID_WINNER]
+    bid_sum = np.where(bw == 0, out[:, X_BID0], out[:, X_BID1])
+    bw_result = np.where(winner == DRAW, 1, np.where(winner == bw, 2, 0))
+    res["init_bid"] = np.where(bw >= 0, 3 * np.minimum(bid_sum, 15) + bw_result, -1)
+    for r, name in enumerate(RANGES):
+        w0, w1 = out[:, X_RANGE_WINS + r], out[:, X_RANGE_WINS + 4 + r]
+        res[f"a_wins_{name.lower()}"] = np.where(a_seat == 0, w0, w1)
+        res[f"b_wins_{name.lower()}"] = np.where(a_seat == 0, w1, w0)
+    return res
+
+
+def trace_log(rules, strat_a, strat_b, seed, game):
+    """Replay game ``game`` with a round-by-round log.
+
+    Returns ``(log, bids, result)``: ``log`` int64[rounds, LOG_WIDTH],
+    ``bids`` int64[bids, BID_W] and the kernel's result row. Game ``2d`` has A
+    in seat 0, game ``2d + 1`` has A in seat 1 (as in ``simulate``).
+    """
+    rules, imod, sa, sb = _prep(rules, strat_a, strat_b)
+    log = np.zeros((int(rules[R_MAX_ROUNDS]), LOG_WIDTH), dtype=np.int64)
+    blog = np.zeros((MAX_BIDS, BID_W), dtype=np.int64)
+    res = np.zeros(N_RESULT, dtype=np.int64)
+    if game % 2 == 0:
+        play_game(rules, imod, sa, sb, np.uint64(seed), game // 2, log, blog, True, res)
+    else:
+        play_game(rules, imod, sb, sa, np.uint64(seed), game // 2, log, blog, True, res)
+    return log[: res[X_ROUNDS]], blog[: min(int(res[X_BIDS]), MAX_BIDS)], res
+
+
+def _vals(counts) -> list[int]:
+    return [v + 1 for v in range(4, -1, -1) for _ in range(int(counts[v]))]
+
+
+def _fmt_vals(counts) -> str:
+    return "+".join(str(v) for v in _vals(counts)) or "-"
+
+
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
+    """The events of one game, in order, each a dict with a readable ``text``.
+
+    ``names`` label strategy A and B; seats are numbered 1 and 2. Events: the
+    loadouts, each bid, the starting range, one per round, and the end.
+    """
+    log, bids, res = trace_log(rules, strat_a, strat_b, seed, game)
+    sa, sb = np.asarray(strat_a), np.asarray(strat_b)
+    who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
+    lo = (int(sa[P_LOADOUT]), int(sb[P_LOADOUT])) if game % 2 == 0 else \
+        (int(sb[P_LOADOUT]), int(sa[P_LOADOUT]))
+    events = [{"kind": "loadouts", "loadouts": [loadout_name(lo[0]), loadout_name(lo[1])],
+               "text": f"seat 1 {who[0]}: {loadout_name(lo[0])}; "
+                       f"seat 2 {who[1]}: {loadout_name(lo[1])}"}]
+    for i, b in enumerate(bids):
+        s0, s1 = int(b[10]), int(b[11])
+        if s0 == s1:
+            out = "tie: both bids discarded, bid again"
+        else:
+            w = 0 if s0 > s1 else 1
+            out = f"seat {w + 1} ({who[w]}) gains the initiative and discards its bid; " \
+                  f"seat {2 - w} takes its bid back"
+        events.append({"kind": "bid", "bid": i + 1, "sums": [s0, s1],
+                       "text": f"bid {i + 1}: seat 1 bids {_fmt_vals(b[0:5])} = {s0}, "
+                               f"seat 2 bids {_fmt_vals(b[5:10])} = {s1}: {out}"})
+    if res[X_BID_WINNER] >= 0 and log.shape[0] > 0:
+        w = int(res[X_BID_WINNER])
+        events.append({"kind": "range", "range": RANGES[int(res[X_START_RANGE])],
+                       "text": f"seat {w + 1} ({who[w]}) chooses the starting range: "
+                               f"{RANGES[int(res[X_START_RANGE])]}"})
+    for r in range(log.shape[0]):
+        row = log[r]
+        init = int(row[G_INIT])
+        waits = int(row[G_WAIT])
+        wtxt = " ".join(f"{n}:{'wait' if (waits >> t) & 1 else 'act'}"
+                        for t, n in enumerate(("stance", "item", "action", "target")))
+        parts = []
+        seats = []
+        for s in range(2):
+            b = SEAT0 + s * SEAT_W
+            x = row[b:b + SEAT_W]
+            face = int(x[S_FACEUP])
+            item = ITEMS[int(x[S_ITEM])] if x[S_ITEM] >= 0 else "no item"
+
+            def f(name, t):
+                return name + ("" if (face >> t) & 1 else "*")
+
+            stam = "+".join(str(int(v)) for v in (x[S_P1], x[S_P2]) if v > 0)
+            feint = ""
+            if x[S_FEINT] > 0:
+                fk = int(x[S_FEINT])
+                if fk <= 3:
+                    feint = f" [Feint: Action {ACTIONS[int(x[S_FEINT_FROM])]} -> {ACTIONS[fk - 1]}]"
+                else:
+                    feint = f" [Feint: Target {TARGETS[int(x[S_FEINT_FROM])]} -> {TARGETS[fk - 4]}]"
+            mods = (f"stamina {int(x[S_T_STAM])} stance {int(x[S_T_STANCE]):+d} "
+                    f"item {int(x[S_T_ITEM]):+d} target {int(x[S_T_TARGET]):+d} "
+                    f"wound {int(x[S_T_WOUND]):+d}")
+            extra = []
+            disc = _vals(x[S_DISC:S_DISC + 5])
+            extra.append("discards " + ("+".join(map(str, disc)) if disc else "nothing"))
+            if x[S_HIT]:
+                extra.append("is hit")
+            if x[S_WOUND] >= 0:
+                extra.append(f"takes a {WOUNDS[int(x[S_WOUND])]} wound")
+            if x[S_ARMOR]:
+                extra.append("Armor negates the wound")
+            if x[S_DISARMED] >= 0:
+                extra.append(f"is disarmed of its {ITEMS[int(x[S_DISARMED])]}")
+            if x[S_RETRIEVED] >= 0:
+                extra.append(f"retrieves its {ITEMS[int(x[S_RETRIEVED])]}")
+            if x[S_SW] > 0:
+                extra.append(f"Second Wind returns a {int(x[S_SW])}")
+            extra.append(f"{int(x[S_LEFT])} stamina cards left")
+            parts.append(
+                f"seat {s + 1} {who[s]}: {f(STANCES[int(x[S_STANCE])], 0)} "
+                f"{f(item, 1)} {f(ACTIONS[int(x[S_ACTION])], 2)} {f(TARGETS[int(x[S_TARGET])], 3)}"
+                f" stamina {stam}{feint} = {int(x[S_TOTAL])} ({mods}); {', '.join(extra)}")
+            seats.append({"player": who[s], "stance": STANCES[int(x[S_STANCE])],
+                          "item": item, "action": ACTIONS[int(x[S_ACTION])],
+                          "target": TARGETS[int(x[S_TARGET])],
+                          "stamina": [int(v) for v in (x[S_P1], x[S_P2]) if v > 0],
+                          "faceup": face, "total": int(x[S_TOTAL]), "discarded": disc,
+                          "hit": bool(x[S_HIT]), "left": int(x[S_LEFT])})
+        w = int(row[G_WINNER])
+        end = f"seat {w + 1} wins the round"
+        if row[G_NEW_RANGE] != row[G_RANGE]:
+            end += f"; range {RANGES[int(row[G_RANGE])]} -> {RANGES[int(row[G_NEW_RANGE])]}"
+        if row[G_NEXT_INIT] >= 0:
+            end += f"; initiative to seat {int(row[G_NEXT_INIT]) + 1}"
+        text = (f"round {r + 1:>2} at {RANGES[int(row[G_RANGE])]}, initiative seat {init + 1} "
+                f"({wtxt}; * = face down) | " + " | ".join(parts) + " | " + end)
+        events.append({"kind": "round", "round": r + 1, "range": RANGES[int(row[G_RANGE])],
+                       "initiative_seat": init + 1, "waits": waits, "seats": seats,
+                       "winner_seat": w + 1, "text": text})
+    winner = int(res[X_WINNER])
+    reason = END_NAMES[int(res[X_REASON])]
+    if winner == DRAW:
+        text = f"draw after {int(res[X_ROUNDS])} rounds ({reason})"
+    else:
+        text = (f"seat {winner + 1} ({who[winner]}) wins after {int(res[X_ROUNDS])} rounds "
+                f"({reason}); stamina cards {int(res[X_N0])} : {int(res[X_N1])}")
+    events.append({"kind": "end", "winner_seat": winner + 1 if winner != DRAW else None,
+                   "winner": who[winner] if winner != DRAW else None, "reason": reason,
+                   "rounds": int(res[X_ROUNDS]), "stamina": [int(res[X_N0]), int(res[X_N1])],
+                   "text": text})
+    return events
+
+
+def catalogue() -> list[dict]:
+    """Every loadout with its items and maneuver (for tables and docs)."""
+    return [{"id": i, "name": loadout_name(i), "items": [ITEMS[a], ITEMS[b]],
+             "maneuver": MANEUVERS[m], "default_legal": i < len(LOADOUTS)}
+            for i, (a, b, m) in enumerate(ALL_LOADOUTS)]

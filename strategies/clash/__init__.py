@@ -1,0 +1,771 @@
+"""Clash of Steel strategy kernel: scores every legal choice from features.
+
+A strategy is a named weight set (``strategies/clash/*.toml``) plus a loadout.
+The engine (``sims.clash``) hands each seat a *view*: a float vector holding
+only what that seat may know (its own cards and stamina, the public state,
+the opponent's face-up cards and its revealed history; ruling C4). For each
+decision this kernel builds a feature vector per candidate, scores it with the
+strategy's weights and plays the best one, or samples the softmax when the
+strategy has a temperature (Gumbel arg-max on the seat's own noise stream).
+
+Decisions (and their TOML section): the initiative bid ``[bid]``, the
+starting range and every Move destination ``[range]``, Wait or Act per card
+type for the initiative holder ``[wait]``, the Stance ``[stance]``, Item
+``[item]``, Action ``[action]``, Target ``[target]``, the 1–2 Stamina cards
+``[stamina]``, and Armor ``[armor]``; Feint and Second Wind are timed by the
+scalars ``feint_margin`` and ``second_wind_at``.
+
+Strategy vector (``encode_strategy(spec, loadout)``): element 0
+(``P_LOADOUT``) is the loadout index (``sims.clash.LOADOUTS``); then one block
+of weights per section in ``SECTIONS`` order, then the scalars of ``SCALARS``.
+Nothing here decides a rule: item modifiers come in the engine's table
+``imod[action, item, range, opponent item]`` (index 5 = no item).
+"""
+
+import numpy as np
+
+from sims.jit import njit
+from sims.rng import gumbel
+
+# --- card and table enums (shared with the engine) ----------------------------
+AXE, DAGGER, SHIELD, SPEAR, SWORD = 0, 1, 2, 3, 4
+NO_ITEM = 5  # index of "no item played" in the modifier table
+ARMOR, FEINT, SECOND_WIND = 0, 1, 2
+QUICK, NEUTRAL, STRONG = 0, 1, 2
+ATTACK, DEFEND, MOVE = 0, 1, 2
+HIGH, MID, LOW = 0, 1, 2
+HEAD, TORSO, LEGS = 0, 1, 2
+HAND, ARM, STEP, REACH = 0, 1, 2, 3
+T_STANCE, T_ITEM, T_ACTION, T_TARGET = 0, 1, 2, 3
+NOT_PLAYED = -2  # a card of mine not played yet this round (-1: no item / hidden)
+
+# --- the view: what one seat may know (written by the engine) ----------------
+V_RANGE = 0
+V_INIT = 1  # 1 if this seat holds the initiative
+V_ROUND = 2  # 0-based round (the bid: number of tied bids so far)
+V_MY_N = 3  # my stamina cards (hand; during a round, not counting played cards)
+V_OPP_N = 4  # the opponent's stamina cards (public: discards are open)
+V_HAND = 5  # 5: my hand, count of each value 1..5
+V_DISC = 10  # 5: my discard pile, count of each value 1..5
+V_MY_WOUND = 15  # 3: Head, Torso, Legs held (0/1)
+V_OPP_WOUND = 18  # 3
+V_MY_ITEM = 21  # 2: my item ids
+V_MY_AVAIL = 23  # 2: 1 if not disarmed
+V_OPP_ITEM = 25  # 2: the opponent's item ids (revealed after the bid, C3)
+V_OPP_AVAIL = 27  # 2
+V_MY_MAN = 29  # my maneuver id
+V_MY_MAN_LEFT = 30  # 1 while my maneuver is unused
+V_MY_CARD = 31  # 4: my cards this round (stance, item, action, target); -2 not yet, -1 no item
+V_OPP_CARD = 35  # 4: the opponent's face-up cards this round, -1 hidden / none
+V_MY_STAM = 39  # sum of the stamina I played this round (0 before)
+V_OPP_ACT = 40  # 3: opponent's revealed actions so far (counts)
+V_OPP_ATK_TGT = 43  # 3: targets of its revealed Attacks
+V_OPP_DEF_TGT = 46  # 3: targets of its revealed Defends
+V_OPP_STAM = 49  # sum of its revealed stamina plays
+V_OPP_ROUNDS = 50  # rounds it has revealed
+V_OPP_STANCE = 51  # 3: its revealed stances
+V_EDGE = 54  # 16: per range r, my_atk, my_def, opp_atk, opp_def at V_EDGE + 4r (``refresh_view``)
+N_VIEW = 70
+
+# --- features, per section ------------------------------------------------------
+BID_FEATURES = (
+    ("sum", "total of the bid"),
+    ("cards", "cards bid"),
+    ("fives", "5s in the bid"),
+    ("lows", "1s and 2s in the bid"),
+    ("gap", "|sum - bid_target|"),
+    ("rebid_sum", "bid total times the number of tied bids so far"),
+)
+RANGE_FEATURES = (
+    ("my_atk", "best Attack modifier of my available items at the range (opponent items averaged)"),
+    ("my_def", "best Defend modifier of my available items at the range"),
+    ("opp_atk", "best Attack modifier of the opponent's available items at the range"),
+    ("opp_def", "best Defend modifier of the opponent's available items at the range"),
+    ("edge", "(my_atk + my_def) - (opp_atk + opp_def)"),
+    ("hand", "1 for Hand range"),
+    ("arm", "1 for Arm range"),
+    ("step", "1 for Step range"),
+    ("reach", "1 for Reach range"),
+)
+WAIT_FEATURES = (  # score of Wait (Act scores 0); only the initiative holder decides
+    ("bias", "every Wait"),
+    ("stance", "Wait on the Stance"),
+    ("item", "Wait on the Item"),
+    ("action", "Wait on the Action"),
+    ("target", "Wait on the Target"),
+    ("ahead", "my stamina cards minus the opponent's"),
+)
+STANCE_FEATURES = (
+    ("quick", "1 for Quick"),
+    ("strong", "1 for Strong"),
+    ("mod", "the stance's modifier to the action (-1, 0, +1)"),
+    ("mod_attack", "modifier when the planned action is Attack"),
+    ("mod_defend", "modifier when the planned action is Defend"),
+    ("init_gain", "chance of holding the initiative next round (C11; 0.5 where the round decides)"),
+)
+ITEM_FEATURES = (
+    ("mod", "item modifier to the planned action (opponent item seen or averaged)"),
+    ("atk_mod", "item's Attack modifier"),
+    ("def_mod", "item's Defend modifier"),
+)
+ACTION_FEATURES = (
+    ("attack", "1 for Attack"),
+    ("defend", "1 for Defend"),
+    ("move", "1 for Move"),
+    ("mod", "my total modifier for the action (stance, item, wound) as far as played"),
+    ("att_vs_att", "Attack x P(opponent attacks)"),
+    ("att_vs_def", "Attack x P(opponent defends)"),
+    ("att_vs_move", "Attack x P(opponent moves)"),
+    ("def_vs_att", "Defend x P(opponent attacks)"),
+    ("def_vs_def", "Defend x P(opponent defends)"),
+    ("def_vs_move", "Defend x P(opponent moves)"),
+    ("move_vs_att", "Move x P(opponent attacks)"),
+    ("move_vs_def", "Move x P(opponent defends)"),
+    ("move_vs_move", "Move x P(opponent moves)"),
+    ("range_gain", "Move x (best other range's edge - this range's edge)"),
+    ("retrieve", "Move x 1 if one of my items is disarmed"),
+    ("lead_attack", "Attack x (my stamina cards - the opponent's)"),
+    ("def_unarmed", "Defend x 1 if the opponent has no item available (nothing to disarm)"),
+    ("finish", "Attack x 1 if the opponent has at most 2 stamina cards"),
+)
+TARGET_FEATURES = (
+    ("high", "1 for High"),
+    ("mid", "1 for Mid"),
+    ("low", "1 for Low"),
+    ("def_match", "Defend x P(the opponent attacks this target)"),
+    ("att_dodge", "Attack x (1 - P(the opponent defends this target))"),
+    ("new_wound", "Attack x 1 if the opponent has no wound of this kind yet"),
+)
+STAMINA_FEATURES = (
+    ("sum", "stamina played"),
+    ("cost", "stamina value discarded if not hit (Attack both, Defend highest, Move lowest)"),
+    ("cards", "cards played (1 or 2)"),
+    ("win_est", "estimated chance of winning the round"),
+    ("margin", "my expected total minus the opponent's (clipped to +-6)"),
+)
+ARMOR_FEATURES = (  # score of using Armor on a new wound (keeping it scores 0)
+    ("bias", "every use"),
+    ("head", "the wound is Head"),
+    ("torso", "the wound is Torso"),
+    ("legs", "the wound is Legs"),
+)
+
+P_LOADOUT = 0
+_sizes = (len(BID_FEATURES), len(RANGE_FEATURES), len(WAIT_FEATURES), len(STANCE_FEATURES),
+          len(ITEM_FEATURES), len(ACTION_FEATURES), len(TARGET_FEATURES),
+          len(STAMINA_FEATURES), len(ARMOR_FEATURES))
+P_BID = 1
+P_RANGE = P_BID + _sizes[0]
+P_WAIT = P_RANGE + _sizes[1]
+P_STANCE = P_WAIT + _sizes[2]
+P_ITEM = P_STANCE + _sizes[3]
+P_ACTION = P_ITEM + _sizes[4]
+P_TARGET = P_ACTION + _sizes[5]
+P_STAMINA = P_TARGET + _sizes[6]
+P_ARMOR = P_STAMINA + _sizes[7]
+P_SCALAR = P_ARMOR + _sizes[8]
+(P_TEMP, P_BID_TEMP, P_WAIT_TEMP, P_BID_TARGET, P_PRIOR_WEIGHT, P_PRIOR_STAMINA,
+ P_FEINT_MARGIN, P_SECOND_WIND_AT, P_WIN_SPREAD) = range(P_SCALAR, P_SCALAR + 9)
+N_PARAMS = P_SCALAR + 9
+
+SECTIONS = {
+    "bid": (P_BID, BID_FEATURES), "range": (P_RANGE, RANGE_FEATURES),
+    "wait": (P_WAIT, WAIT_FEATURES), "stance": (P_STANCE, STANCE_FEATURES),
+    "item": (P_ITEM, ITEM_FEATURES), "action": (P_ACTION, ACTION_FEATURES),
+    "target": (P_TARGET, TARGET_FEATURES), "stamina": (P_STAMINA, STAMINA_FEATURES),
+    "armor": (P_ARMOR, ARMOR_FEATURES),
+}
+SCALARS = {
+    "temperature": (P_TEMP, "softmax temperature of the card, range and Armor choices (0 = best)"),
+    "bid_temperature": (P_BID_TEMP, "softmax temperature of the bid"),
+    "wait_temperature": (P_WAIT_TEMP, "softmax temperature of Wait/Act"),
+    "bid_target": (P_BID_TARGET, "the bid total the 'gap' feature measures from (default 6)"),
+    "prior_weight": (P_PRIOR_WEIGHT,
+                     "rounds' worth of weight on the uniform prior of the opponent model "
+                     "(default 3)"),
+    "prior_stamina": (P_PRIOR_STAMINA,
+                      "expected opponent stamina per play before any reveal (default 5)"),
+    "feint_margin": (P_FEINT_MARGIN,
+                     "Feint when swapping the Action or Target gains more than this score "
+                     "(default 1e9: never)"),
+    "second_wind_at": (P_SECOND_WIND_AT,
+                       "use Second Wind when left with at most this many stamina cards "
+                       "(0: only to escape defeat; -1: never; default 0)"),
+    "win_spread": (P_WIN_SPREAD, "spread of the win estimate's logistic curve (default 1.5)"),
+}
+_DEFAULTS = {P_BID_TARGET: 6.0, P_PRIOR_WEIGHT: 3.0, P_PRIOR_STAMINA: 5.0,
+             P_FEINT_MARGIN: 1e9, P_SECOND_WIND_AT: 0.0, P_WIN_SPREAD: 1.5}
+
+STANCE_MOD = np.array([-1, 0, 1], dtype=np.int64)
+# bid candidates: every multiset of 1..MAX_BID_CARDS stamina values (the
+# kernel's own limit; the rules allow any bid of one or more cards)
+MAX_BID_CARDS = 3
+
+
+def _multisets(max_cards):
+    out = []
+
+    def rec(start, left, cur):
+        if cur:
+            out.append(list(cur))
+        if left == 0:
+            return
+        for v in range(start, 5):
+            cur.append(v)
+            rec(v, left - 1, cur)
+            cur.pop()
+
+    rec(0, max_cards, [])
+    rows = np.zeros((len(out), 5), dtype=np.int64)
+    for i, ms in enumerate(out):
+        for v in ms:
+            rows[i, v] += 1
+    return rows
+
+
+BID_SETS = _multisets(MAX_BID_CARDS)  # counts of values 1..5 per candidate
+STAM_SETS = _multisets(2)  # stamina plays: 5 singles, 15 pairs
+
+
+def encode_strategy(spec: dict, loadout: int = 0) -> np.ndarray:
+    """The kernel's parameter vector for a validated strategy table.
+
+    ``spec`` has optional sections (``SECTIONS``: feature name → weight) and
+    scalars (``SCALARS``); ``loadout`` is an index into ``sims.clash.LOADOUTS``
+    and goes to element ``P_LOADOUT`` (0). Unknown names are the config
+    loader's job to refuse.
+    """
+    p = np.zeros(N_PARAMS, dtype=np.float64)
+    for idx, val in _DEFAULTS.items():
+        p[idx] = val
+    for section, (base, feats) in SECTIONS.items():
+        names = [f[0] for f in feats]
+        for key, val in spec.get(section, {}).items():
+            p[base + names.index(key)] = float(val)
+    for key, (idx, _) in SCALARS.items():
+        if key in spec:
+            p[idx] = float(spec[key])
+    p[P_LOADOUT] = float(int(loadout))
+    return p
+
+
+# ---- helpers -----------------------------------------------------------------------
+@njit(inline="always")
+def _noisy(s, temp, noise):
+    if temp > 0.0:
+        return s + temp * gumbel(noise)
+    return s
+
+
+@njit(inline="always")
+def _idx(item):
+    return NO_ITEM if item < 0 else item
+
+
+@njit(inline="always")
+def opp_action_probs(p, view, out):
+    """P(opponent's action): its face-up Action, else its history with a uniform prior."""
+    a = view[V_OPP_CARD + T_ACTION]
+    if a >= 0:
+        for k in range(3):
+            out[k] = 0.0
+        out[int(a)] = 1.0
+        return
+    pw = p[P_PRIOR_WEIGHT] / 3.0
+    tot = 3.0 * pw
+    for k in range(3):
+        tot += view[V_OPP_ACT + k]
+    for k in range(3):
+        out[k] = (view[V_OPP_ACT + k] + pw) / tot if tot > 0 else 1.0 / 3.0
+
+
+@njit(inline="always")
+def _opp_target_p(p, view, base, t):
+    """P(the opponent's target is t) from its face-up target or history row ``base``."""
+    ot = view[V_OPP_CARD + T_TARGET]
+    if ot >= 0:
+        return 1.0 if int(ot) == t else 0.0
+    pw = p[P_PRIOR_WEIGHT] / 3.0
+    tot = 3.0 * pw + view[base] + view[base + 1] + view[base + 2]
+    if tot <= 0:
+        return 1.0 / 3.0
+    return (view[base + t] + pw) / tot
+
+
+@njit(inline="always")
+def item_mod_vs(view, imod, action, item, rng):
+    """Modifier of my ``item`` for ``action`` at ``rng``: against the opponent's
+    face-up item, else averaged over its available items (none if disarmed)."""
+    oi = view[V_OPP_CARD + T_ITEM]
+    ii = _idx(item)
+    if oi >= 0:
+        return float(imod[action, ii, rng, int(oi)])
+    tot = 0.0
+    n = 0
+    for k in range(2):
+        if view[V_OPP_AVAIL + k] > 0:
+            tot += imod[action, ii, rng, int(view[V_OPP_ITEM + k])]
+            n += 1
+    if n == 0:
+        return float(imod[action, ii, rng, NO_ITEM])
+    return tot / n
+
+
+@njit
+def range_edge(view, imod, rng, out):
+    """my_atk, my_def, opp_atk, opp_def at range ``rng`` (best available item of
+    each side against the other side's available items, averaged)."""
+    for side in range(2):
+        ib = V_MY_ITEM if side == 0 else V_OPP_ITEM
+        ab = V_MY_AVAIL if side == 0 else V_OPP_AVAIL
+        ob = V_OPP_ITEM if side == 0 else V_MY_ITEM
+        oab = V_OPP_AVAIL if side == 0 else V_MY_AVAIL
+        for act in range(2):
+            best = -1e9
+            for k in range(2):
+                if view[ab + k] > 0:
+                    it = int(view[ib + k])
+                    tot = 0.0
+                    n = 0
+                    for j in range(2):
+                        if view[oab + j] > 0:
+                            tot += imod[act, it, rng, int(view[ob + j])]
+                            n += 1
+                    v = tot / n if n > 0 else float(imod[act, it, rng, NO_ITEM])
+                    if v > best:
+                        best = v
+            if best == -1e9:
+                best = 0.0
+            out[2 * side + act] = best
+
+
+@njit
+def refresh_view(view, imod):
+    """Derived view fields that change only with the items available: the
+    item edge of every range (``V_EDGE``). The engine calls it whenever it
+    rewrites the public state."""
+    for r in range(4):
+        range_edge(view, imod, r, view[V_EDGE + 4 * r:V_EDGE + 4 * r + 4])
+
+
+@njit(inline="always")
+def _edge(view, r):
+    b = V_EDGE + 4 * r
+    return view[b] + view[b + 1] - view[b + 2] - view[b + 3]
+
+
+@njit(inline="always")
+def _range_score(p, view, imod, r, tmp):
+    w = P_RANGE
+    b = V_EDGE + 4 * r
+    return (p[w] * view[b] + p[w + 1] * view[b + 1] + p[w + 2] * view[b + 2]
+            + p[w + 3] * view[b + 3] + p[w + 4] * _edge(view, r) + p[w + 5 + r])
+
+
+@njit
+def choose_range(p, view, imod, exclude, noise, sc):
+    """A range (0..3) other than ``exclude`` (-1: any): the starting range of the
+    initiative winner (C3) or the destination of a winning Move (C8)."""
+    tmp = sc[4:8]
+    best = -1
+    best_s = -np.inf
+    for r in range(4):
+        if r == exclude:
+            continue
+        s = _noisy(_range_score(p, view, imod, r, tmp), p[P_TEMP], noise)
+        if s > best_s:
+            best_s = s
+            best = r
+    return best
+
+
+@njit
+def choose_retrieve(p, view, imod, rng):
+    """Which disarmed item slot (0/1) a winning Move retrieves: the one with the
+    larger Attack + Defend modifier at the new range ``rng``."""
+    best = -1
+    best_s = -np.inf
+    for k in range(2):
+        if view[V_MY_AVAIL + k] == 0:
+            it = int(view[V_MY_ITEM + k])
+            s = item_mod_vs(view, imod, ATTACK, it, rng) + item_mod_vs(view, imod, DEFEND, it, rng)
+            if s > best_s:
+                best_s = s
+                best = k
+    return best
+
+
+@njit
+def choose_bid(p, view, noise, out):
+    """Write the bid (count of each value 1..5) to ``out``: one or more cards,
+    at most ``MAX_BID_CARDS``, keeping one card when holding two or more."""
+    n = int(view[V_MY_N])
+    for v in range(5):
+        out[v] = 0
+    if n == 0:
+        return
+    max_cards = min(MAX_BID_CARDS, n - 1) if n >= 2 else 1
+    ties = view[V_ROUND]
+    w = P_BID
+    best = -1
+    best_s = -np.inf
+    for k in range(BID_SETS.shape[0]):
+        cards = 0
+        ssum = 0
+        ok = True
+        for v in range(5):
+            c = BID_SETS[k, v]
+            if c > view[V_HAND + v]:
+                ok = False
+                break
+            cards += c
+            ssum += c * (v + 1)
+        if not ok or cards > max_cards:
+            continue
+        s = (p[w] * ssum + p[w + 1] * cards + p[w + 2] * BID_SETS[k, 4]
+             + p[w + 3] * (BID_SETS[k, 0] + BID_SETS[k, 1])
+             + p[w + 4] * abs(ssum - p[P_BID_TARGET]) + p[w + 5] * ssum * ties)
+        s = _noisy(s, p[P_BID_TEMP], noise)
+        if s > best_s:
+            best_s = s
+            best = k
+    for v in range(5):
+        out[v] = BID_SETS[best, v]
+
+
+@njit
+def choose_wait(p, view, t, noise):
+    """True if the initiative holder Waits on card type ``t`` (C4)."""
+    w = P_WAIT
+    s = p[w] + p[w + 1 + t] + p[w + 5] * (view[V_MY_N] - view[V_OPP_N])
+    temp = p[P_WAIT_TEMP]
+    return _noisy(s, temp, noise) > _noisy(0.0, temp, noise)
+
+
+@njit(inline="always")
+def _my_mod(view, imod, action, stance, item):
+    """My known modifier for ``action``: stance (if played), item (if not played
+    yet: my best available one), wound (Torso -1 Attack, Head -1 Defend, Legs
+    -1 Move)."""
+    m = 0.0
+    if stance >= 0:
+        m += STANCE_MOD[stance]
+    rng = int(view[V_RANGE])
+    if item >= 0:
+        m += item_mod_vs(view, imod, action, item, rng)
+    elif item == NOT_PLAYED:
+        best = -1e9
+        for k in range(2):
+            if view[V_MY_AVAIL + k] > 0:
+                v = item_mod_vs(view, imod, action, int(view[V_MY_ITEM + k]), rng)
+                if v > best:
+                    best = v
+        if best > -1e9:
+            m += best
+    if action == ATTACK:
+        m -= view[V_MY_WOUND + TORSO]
+    elif action == DEFEND:
+        m -= view[V_MY_WOUND + HEAD]
+    else:
+        m -= view[V_MY_WOUND + LEGS]
+    return m
+
+
+@njit(inline="always")
+def action_score(p, view, imod, a, probs, tmp):
+    """Score of playing action ``a`` (features ``ACTION_FEATURES``)."""
+    w = P_ACTION
+    stance = int(view[V_MY_CARD + T_STANCE])
+    item = int(view[V_MY_CARD + T_ITEM])
+    s = p[w + a] + p[w + 3] * _my_mod(view, imod, a, stance, item)
+    for b in range(3):
+        s += p[w + 4 + 3 * a + b] * probs[b]
+    if a == MOVE:
+        cur = int(view[V_RANGE])
+        here = 0.0
+        best = -1e9
+        for r in range(4):
+            e = _edge(view, r)
+            if r == cur:
+                here = e
+            elif e > best:
+                best = e
+        s += p[w + 13] * (best - here)
+        if view[V_MY_AVAIL] == 0 or view[V_MY_AVAIL + 1] == 0:
+            s += p[w + 14]
+    elif a == ATTACK:
+        s += p[w + 15] * (view[V_MY_N] - view[V_OPP_N])
+        if view[V_OPP_N] <= 2:
+            s += p[w + 17]
+    elif view[V_OPP_AVAIL] == 0 and view[V_OPP_AVAIL + 1] == 0:
+        s += p[w + 16]
+    return s
+
+
+@njit
+def plan_action(p, view, imod, sc):
+    """The action the strategy would play now, without noise (guides Stance and Item)."""
+    probs = sc[0:3]
+    tmp = sc[4:8]
+    opp_action_probs(p, view, probs)
+    best = 0
+    best_s = -np.inf
+    for a in range(3):
+        s = action_score(p, view, imod, a, probs, tmp)
+        if s > best_s:
+            best_s = s
+            best = a
+    return best
+
+
+@njit(inline="always")
+def init_chance(view, st):
+    """P(I hold the initiative next round) if I play stance ``st`` (C11)."""
+    ost = view[V_OPP_CARD + T_STANCE]
+    if ost >= 0:
+        o = int(ost)
+        if st == o:
+            return 0.5
+        if st == QUICK:
+            return 1.0
+        if o == QUICK:
+            return 0.0
+        return 0.0 if st == STRONG else 1.0
+    if st == QUICK:
+        return 1.0
+    if st == STRONG:
+        return 0.0
+    return 0.5
+
+
+@njit(inline="always")
+def target_score(p, view, a, t):
+    w = P_TARGET
+    s = p[w + t]
+    if a == DEFEND:
+        # P(opponent attacks) x P(its attack target is t)
+        oa = view[V_OPP_CARD + T_ACTION]
+        pa = 0.0
+        if oa >= 0:
+            pa = 1.0 if int(oa) == ATTACK else 0.0
+        else:
+            pw = p[P_PRIOR_WEIGHT] / 3.0
+            tot = 3.0 * pw + view[V_OPP_ACT] + view[V_OPP_ACT + 1] + view[V_OPP_ACT + 2]
+            pa = (view[V_OPP_ACT] + pw) / tot if tot > 0 else 1.0 / 3.0
+        s += p[w + 3] * pa * _opp_target_p(p, view, V_OPP_ATK_TGT, t)
+    elif a == ATTACK:
+        oa = view[V_OPP_CARD + T_ACTION]
+        if oa >= 0:
+            pd = 1.0 if int(oa) == DEFEND else 0.0
+        else:
+            pw = p[P_PRIOR_WEIGHT] / 3.0
+            tot = 3.0 * pw + view[V_OPP_ACT] + view[V_OPP_ACT + 1] + view[V_OPP_ACT + 2]
+            pd = (view[V_OPP_ACT + 1] + pw) / tot if tot > 0 else 1.0 / 3.0
+        s += p[w + 4] * (1.0 - pd * _opp_target_p(p, view, V_OPP_DEF_TGT, t))
+        if view[V_OPP_WOUND + t] == 0:
+            s += p[w + 5]
+    return s
+
+
+@njit
+def choose_card(p, view, imod, t, noise, sc):
+    """The card of type ``t`` (stance, item, action or target) to play now.
+
+    Returns a stance, an item id (-1 when no item is available, C5), an action
+    or a target. Stance and Item follow the action the strategy plans to play
+    (``plan_action``); the Action is chosen afresh from what is now visible.
+    """
+    temp = p[P_TEMP]
+    best = -1
+    best_s = -np.inf
+    if t == T_STANCE:
+        plan = plan_action(p, view, imod, sc)
+        w = P_STANCE
+        for st in range(3):
+            m = float(STANCE_MOD[st])
+            s = (p[w] * (st == QUICK) + p[w + 1] * (st == STRONG) + p[w + 2] * m
+                 + p[w + 3] * m * (plan == ATTACK) + p[w + 4] * m * (plan == DEFEND)
+                 + p[w + 5] * init_chance(view, st))
+            s = _noisy(s, temp, noise)
+            if s > best_s:
+                best_s = s
+                best = st
+        return best
+    if t == T_ITEM:
+        plan = plan_action(p, view, imod, sc)
+        w = P_ITEM
+        rng = int(view[V_RANGE])
+        for k in range(2):
+            if view[V_MY_AVAIL + k] == 0:
+                continue
+            it = int(view[V_MY_ITEM + k])
+            am = item_mod_vs(view, imod, ATTACK, it, rng)
+            dm = item_mod_vs(view, imod, DEFEND, it, rng)
+            pm = am if plan == ATTACK else (dm if plan == DEFEND else 0.0)
+            s = _noisy(p[w] * pm + p[w + 1] * am + p[w + 2] * dm, temp, noise)
+            if s > best_s:
+                best_s = s
+                best = it
+        return best
+    if t == T_ACTION:
+        probs = sc[0:3]
+        tmp = sc[4:8]
+        opp_action_probs(p, view, probs)
+        for a in range(3):
+            s = _noisy(action_score(p, view, imod, a, probs, tmp), temp, noise)
+            if s > best_s:
+                best_s = s
+                best = a
+        return best
+    a = int(view[V_MY_CARD + T_ACTION])
+    for tg in range(3):
+        s = _noisy(target_score(p, view, a, tg), temp, noise)
+        if s > best_s:
+            best_s = s
+            best = tg
+    return best
+
+
+@njit
+def expected_margin(p, view, imod, sc):
+    """My expected total without stamina minus the opponent's expected total
+    (its face-up cards exactly, the rest from its history)."""
+    a = int(view[V_MY_CARD + T_ACTION])
+    rng = int(view[V_RANGE])
+    mine = _my_mod(view, imod, a, int(view[V_MY_CARD + T_STANCE]), int(view[V_MY_CARD + T_ITEM]))
+    my_t = int(view[V_MY_CARD + T_TARGET])
+    oa = view[V_OPP_CARD + T_ACTION]
+    ot = view[V_OPP_CARD + T_TARGET]
+    if a == DEFEND:  # the target bonus (C6)
+        if oa >= 0 and ot >= 0:
+            mine += 1.0 if (int(oa) == ATTACK and int(ot) == my_t) else 0.0
+        else:
+            probs = sc[0:3]
+            opp_action_probs(p, view, probs)
+            mine += probs[ATTACK] * _opp_target_p(p, view, V_OPP_ATK_TGT, my_t)
+    pw = p[P_PRIOR_WEIGHT]
+    opp = (p[P_PRIOR_STAMINA] * pw + view[V_OPP_STAM]) / (pw + view[V_OPP_ROUNDS]) \
+        if pw + view[V_OPP_ROUNDS] > 0 else p[P_PRIOR_STAMINA]
+    ost = view[V_OPP_CARD + T_STANCE]
+    if ost >= 0:
+        opp += STANCE_MOD[int(ost)]
+    if oa >= 0:
+        o = int(oa)
+        oi = view[V_OPP_CARD + T_ITEM]
+        my_item = int(view[V_MY_CARD + T_ITEM])
+        if oi >= 0:
+            opp += imod[o, int(oi), rng, _idx(my_item)]
+        if o == ATTACK:
+            opp -= view[V_OPP_WOUND + TORSO]
+        elif o == DEFEND:
+            opp -= view[V_OPP_WOUND + HEAD]
+            if a == ATTACK and ot >= 0 and int(ot) == my_t:
+                opp += 1.0
+        else:
+            opp -= view[V_OPP_WOUND + LEGS]
+    return mine - opp + (0.5 if view[V_INIT] > 0 else -0.5)
+
+
+@njit
+def choose_stamina(p, view, imod, noise, sc, out):
+    """Write the stamina play (count of each value 1..5, one or two cards) to ``out``."""
+    base = expected_margin(p, view, imod, sc)
+    a = int(view[V_MY_CARD + T_ACTION])
+    n = view[V_MY_N]
+    spread = p[P_WIN_SPREAD] if p[P_WIN_SPREAD] > 0 else 1.0
+    temp = p[P_TEMP]
+    w = P_STAMINA
+    best = 0
+    best_s = -np.inf
+    wins = sc[8:19]  # the win estimate for each stamina sum 0..10
+    if p[w + 3] != 0.0:
+        for k in range(11):
+            wins[k] = 1.0 / (1.0 + np.exp(-(base + k) / spread))
+    for k in range(STAM_SETS.shape[0]):
+        cards = 0
+        ssum = 0
+        hi = 0
+        lo = 9
+        ok = True
+        for v in range(5):
+            c = STAM_SETS[k, v]
+            if c > view[V_HAND + v]:
+                ok = False
+                break
+            if c > 0:
+                cards += c
+                ssum += c * (v + 1)
+                if v + 1 > hi:
+                    hi = v + 1
+                if v + 1 < lo:
+                    lo = v + 1
+        if not ok:
+            continue
+        if a == ATTACK:
+            cost = ssum
+            ncost = cards
+        elif a == DEFEND:
+            cost = hi
+            ncost = 1
+        else:
+            cost = lo
+            ncost = 1
+        if n - cards + (cards - ncost) == 0:  # the last card is kept unless hit (C9)
+            cost -= hi
+        margin = base + ssum
+        win = wins[ssum] if p[w + 3] != 0.0 else 0.0
+        s = (p[w] * ssum + p[w + 1] * cost + p[w + 2] * cards + p[w + 3] * win
+             + p[w + 4] * min(6.0, max(-6.0, margin)))
+        s = _noisy(s, temp, noise)
+        if s > best_s:
+            best_s = s
+            best = k
+    for v in range(5):
+        out[v] = STAM_SETS[best, v]
+
+
+@njit
+def choose_feint(p, view, imod, noise, sc):
+    """Feint (C12): 0 none, 1 + a to swap the Action to ``a``, 4 + t to swap
+    the Target to ``t``; when the best swap gains more than ``feint_margin``."""
+    temp = p[P_TEMP]
+    probs = sc[0:3]
+    tmp = sc[4:8]
+    opp_action_probs(p, view, probs)
+    a0 = int(view[V_MY_CARD + T_ACTION])
+    t0 = int(view[V_MY_CARD + T_TARGET])
+    cur_a = action_score(p, view, imod, a0, probs, tmp)
+    cur_t = target_score(p, view, a0, t0)
+    best = 0
+    best_gain = p[P_FEINT_MARGIN]
+    for a in range(3):
+        if a == a0:
+            continue
+        g = _noisy(action_score(p, view, imod, a, probs, tmp) - cur_a, temp, noise)
+        if g > best_gain:
+            best_gain = g
+            best = 1 + a
+    for t in range(3):
+        if t == t0:
+            continue
+        g = _noisy(target_score(p, view, a0, t) - cur_t, temp, noise)
+        if g > best_gain:
+            best_gain = g
+            best = 4 + t
+    return best
+
+
+@njit
+def use_armor(p, view, kind, noise):
+    """True to spend Armor on a new wound of ``kind`` (C10)."""
+    w = P_ARMOR
+    s = p[w] + p[w + 1 + kind]
+    temp = p[P_TEMP]
+    return _noisy(s, temp, noise) > _noisy(0.0, temp, noise)
+
+
+@njit
+def use_second_wind(p, n_left):
+    """True to spend Second Wind now (C13), left with ``n_left`` stamina cards."""
+    at = p[P_SECOND_WIND_AT]
+    return at >= 0 and n_left <= at

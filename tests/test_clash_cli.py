@@ -1,0 +1,89 @@
+"""Clash of Steel through the installed command: simulate, trace, the loadout
+matrix, ranges and initiative, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from balance import config, loadouts, runner
+from balance.errors import UserError
+
+BALANCE = Path(sys.executable).with_name("balance")
+
+
+def run(*args):
+    return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "BALANCE_RESULTS"})
+
+
+def ok(*args):
+    p = run(*args)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_simulate_and_trace(tmp_path):
+    out = json.loads(ok("clash", "simulate", "--a", "counter", "--b", "aggressive", "-n", 2000,
+                        "--results", tmp_path, "--json"))
+    assert out["games"] == 2000 and out["a_wins"] + out["b_wins"] + out["draws"] == 2000
+    assert out["winrate_lo"] <= out["winrate"] <= out["winrate_hi"]
+    text = ok("clash", "trace", "--a", "counter", "--b", "ranger", "--seed", 3, "--game", 1)
+    assert text.startswith("Clash of Steel base, seed 3, game 1")
+    lines = text.strip().splitlines()
+    assert "counter" in lines[1] and "ranger" in lines[1]  # both loadouts are shown
+    assert "wins after" in lines[-1] or "draw" in lines[-1]
+
+
+def test_strategy_loadout_key(tmp_path):
+    s = config.load_strategy("clash", "counter")
+    assert s.loadout is not None and s.vector()[0] == s.loadout
+    f = tmp_path / "mine.toml"
+    f.write_text('loadout = "sword+shield/armor"\n', encoding="utf-8")
+    mine = config.load_strategy("clash", str(f))
+    from sims import clash
+
+    assert clash.loadout_name(mine.loadout) == "Shield+Sword/Armor"
+    f.write_text('loadout = "shield+spear/armor"\n', encoding="utf-8")  # illegal (C1)
+    with pytest.raises(UserError, match="unknown loadout"):
+        config.load_strategy("clash", str(f))
+    p = run("clash", "simulate", "--a", str(f), "--results", tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "loadout" in p.stderr
+
+
+def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
+    runs = loadouts.run_matrix("clash", "base", "counter", "counter", 20, 5, None, tmp_path)
+    assert len(runs) == 27 * 28 // 2
+    t = loadouts.loadout_tables("clash", runs)
+    m = t["loadout_matrix"]
+    assert len(m) == 27 * 27
+    score = np.full((27, 27), np.nan)
+    for r in m.itertuples():
+        score[r.i, r.j] = r.score
+    np.testing.assert_allclose(np.diag(score), 0.5)  # a loadout against itself: exactly ½
+    np.testing.assert_allclose(score + score.T, 1.0)  # X vs Y plus Y vs X is 1
+    assert len(t["item_pairs"]) == 9 and len(t["maneuvers"]) == 3 and len(t["items"]) == 5
+    assert abs(t["loadouts"]["nash_p"].sum() - 1) < 1e-9
+    assert (t["best_response"]["score"] >= 0.5 - 1e-12).all()  # the best row beats ½ or ties
+    # the CLI reads the same runs back from the store
+    text = ok("clash", "loadouts", "-n", 20, "--seed", 5, "--results", tmp_path)
+    assert "Item pairs" in text and "Maneuvers" in text and "Best response" in text
+    ranges = json.loads(ok("clash", "ranges", "-n", 20, "--seed", 5, "--results", tmp_path,
+                           "--json"))
+    assert len(ranges) == 27 * 4
+    assert all(r["won"] <= r["rounds"] for r in ranges)
+
+
+def test_initiative_table_counts_every_game(tmp_path):
+    rows = json.loads(ok("clash", "initiative", "--strategies", "counter,aggressive,miser",
+                         "-n", 400, "--results", tmp_path, "--json"))
+    total = next(r for r in rows if r["bid"] == "all")
+    assert total["games"] == sum(r["games"] for r in rows if r["bid"] != "all")
+    assert total["games"] <= 3 * 400
+    assert all(r["winrate_lo"] <= r["winrate"] <= r["winrate_hi"] for r in rows)
