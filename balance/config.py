@@ -315,5 +315,6 @@ def load_study(game: str) -> dict:
     data = load_toml(path)
     _check_keys(path, "the top level", data,
                 ["variants", "strategies", "precision", "pilot_games", "max_games_per_pair",
-                 "seed", "cards_strategy", "cards_opponent", "cards_games"])
+                 "seed", "cards_strategy", "cards_opponent", "cards_games", "loadout_strategy",
+                 "loadout_games"])
     return data

@@ -127,8 +127,11 @@ def organise(runs: list) -> dict[str, dict]:
             chosen[k2] = r
     out: dict[str, dict] = {}
     for (game, variant, a, fa, b, fb), r in chosen.items():
-        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {}})
-        if fa or fb:
+        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {},
+                                  "loadouts": []})
+        if "@" in a and "@" in b:  # a loadout-matrix run (strategy@loadout)
+            g["loadouts"].append(r)
+        elif fa or fb:
             g["restricted"].setdefault((variant, _base_strategy_name(r.spec.a), b, r.spec.seed),
                                        []).append(r)
         elif a == b:
@@ -173,6 +176,10 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
                     by_rank[ranks[mask.bit_length() - 1]] = r
             by_rank = {k: by_rank[k] for k in ranks if k in by_rank}
             restricted.append(tables.restricted_table(base, by_rank))
+    if group.get("loadouts"):
+        from balance import loadouts
+
+        t.update(loadouts.loadout_tables(game, group["loadouts"]))
     if cards:
         t["cards"] = pd.concat(cards, ignore_index=True)
     if restricted:
@@ -183,7 +190,8 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
 def _all_runs(group: dict) -> list:
     seen, out = set(), []
     for r in [*group["matches"].values(), *group["card_base"].values(),
-              *(x for rs in group["restricted"].values() for x in rs)]:
+              *(x for rs in group["restricted"].values() for x in rs),
+              *group.get("loadouts", [])]:
         if r.key not in seen:
             seen.add(r.key)
             out.append(r)

@@ -414,6 +414,49 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
     return out
 
 
+def _records(tables: Mapping[str, Any], key: str) -> list[dict]:
+    df = _table(tables, key)
+    return [] if df is None else df.to_dict("records")
+
+
+def _loadouts_section(tables: Mapping[str, Any]) -> dict | None:
+    """Loadout analyses (games with loadouts): item pairs, maneuvers, items,
+    loadouts against the field with Nash averages, best responses."""
+    lo = _table(tables, "loadouts")
+    if lo is None:
+        return None
+
+    def score_cells(r, n_key="games"):
+        return [_cell(fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r.get(n_key)), r["score"],
+                      cls=_side(r["score_lo"], r["score_hi"]))]
+
+    out: dict[str, Any] = {"pairs": [], "maneuvers": [], "item_rows": [], "loadouts": [], "best": []}
+    for r in _records(tables, "item_pairs"):
+        out["pairs"].append({"name": str(r["items"]), "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)]})
+    for r in _records(tables, "maneuvers"):
+        out["maneuvers"].append({"name": str(r["maneuver"]), "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)]})
+    for r in _records(tables, "items"):
+        out["item_rows"].append({"name": str(r["item"]), "cells": [
+            _cell(fmt_pct(r["with_item"]), r["with_item"]), _cell(fmt_pct(r["without_item"]), r["without_item"]),
+            _cell(fmt_pp_ci(r["marginal"], r["marginal_lo"], r["marginal_hi"]), r["marginal"],
+                  cls=_side(r["marginal_lo"], r["marginal_hi"], 0.0))]})
+    has_nash = "nash_p" in lo.columns
+    for r in lo.sort_values("score", ascending=False).to_dict("records"):
+        cells = score_cells(r)
+        if has_nash:
+            cells += [_cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
+                      _cell(fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]), r["nash_rating"],
+                            cls="neg" if r["nash_hi"] < -1e-9 else "")]
+        out["loadouts"].append({"name": str(r["loadout"]), "cells": cells})
+    for r in _records(tables, "best_response"):
+        out["best"].append({"name": str(r["against"]), "cells": [
+            _cell(str(r["best_response"]), str(r["best_response"]), cls="txt"), *score_cells(r)]})
+    m = _table(tables, "loadout_matrix")
+    out["n"] = fmt_int(int(m["games"].min())) if m is not None else MISSING
+    out["has_nash"] = has_nash
+    return out
+
+
 def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
     m = _table(tables, "metrics")
     if m is None:
@@ -485,7 +528,7 @@ METHODS = [
      "or batch size, and the same seed deals the same cards under every variant and strategy "
      "pair (common random numbers). Every deal is played twice with seats swapped (duplicate "
      "seating)."),
-    ("Win rates", "Wilson score interval, 95% (statsmodels proportion_confint, method='wilson'). "
+    ("Win rates", "Wilson score interval, 95% (closed form, checked against statsmodels proportion_confint, method='wilson'). "
      "Draws are counted apart, never folded into wins; score = win + ½ draw."),
     ("Scores of seat-swapped pairs", "Pentanomial model (Fishtest): each deal pair scores 0, ½, 1, "
      "1½ or 2 points; the score's SE is the SD of pair scores / √pairs."),
@@ -610,6 +653,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "extra_charts": extra,
         "ratings": _ratings_section(tables, charts),
         "metrics": _metrics_section(tables),
+        "loadouts": _loadouts_section(tables),
         "pairing": _pairing_summary(tables),
         "runs": _runs_table(tables),
         "methods": [(k, v) for k, v in METHODS
