@@ -131,6 +131,6 @@ def bench_report(results=None) -> dict:
         pages = sorted(p for p in os.listdir(tmp) if p.endswith(".html"))
         out["pages"] = ", ".join(pages)
         out["page_kb"] = {p: round(os.path.getsize(os.path.join(tmp, p)) / 1024) for p in pages}
-        data = json.loads((root / "_studies" / f"{next(iter(GAMES))}.json").read_text())
-        out["runs_read"] = len(data["runs"])
+        out["runs_read"] = sum(len(json.loads((root / "_studies" / f"{g}.json").read_text())["runs"])
+                               for g in GAMES)
     return out
