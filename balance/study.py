@@ -86,10 +86,42 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     return page
 
 
+_WARM = ("import numpy as np, sys\n"
+         "from balance import config, runner\n"
+         "g = sys.argv[1]\n"
+         "s = config.load_strategy(g, config.load_study(g)['strategies'][0])\n"
+         "runner.simulate_run(runner.RunSpec(config.resolve_variant(g, 'base'), s, s, 2, 1))\n")
+
+
+def _prewarm(game: str):
+    """Compile ``game``'s engine (numba's on-disk cache) in a separate process,
+    so the compile overlaps the studies of the games before it; None if the
+    cache is already warm enough that it does not matter."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-c", _WARM, game], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
 def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path:
-    """Run every game's default study; write ``<out>/index.html`` and a page per game."""
+    """Run every game's default study; write ``<out>/index.html`` and a page per game.
+
+    The engines of the later games compile in the background while the first
+    game's study runs (a cold compile of an engine takes up to a minute)."""
     out = Path(out)
-    pages_ = [study_game(name, out, scale, threads, results) for name in GAMES]
+    names = list(GAMES)
+    warm = {name: _prewarm(name) for name in names[1:]}
+    pages_ = []
+    try:
+        for name in names:
+            if name in warm:
+                warm[name].wait()  # its compiled code is in the cache now (or it failed: no harm)
+            pages_.append(study_game(name, out, scale, threads, results))
+    finally:
+        for p in warm.values():
+            if p.poll() is None:
+                p.kill()
     return report.write_index(out, pages_)
 
 
