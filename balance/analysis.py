@@ -242,7 +242,7 @@ def sprt_command(game: str, variant: str, vs: str, strategy: str, opponents: str
             store = Store(results)
             for (vname, oname), res in cur.items():
                 res.manifest = runner._manifest(res.spec, 0.0, threads)
-                store.save(game, res.key, res.manifest, runner._to_tables(res))
+                runner.save_run(store, res)
             out["final"] = True
             out["opponents"] = [o.name for o in opps]
             out["variant"], out["vs"], out["strategy"] = ra.name, rb.name, s.name

@@ -441,12 +441,17 @@ add_game_commands(clash_app, "clash", "Clash of Steel", "counter",
                   "random,aggressive,counter,ranger,miser,bluffer", "base")
 
 
+LoadoutStrategyOpt = Annotated[str, typer.Option(
+    "--strategy", help="The strategy playing every (row) loadout.")]
+PairingGamesOpt = Annotated[int, typer.Option("-n", help="Games per loadout pairing.")]
+
+
 @clash_app.command("loadouts")
 def clash_loadouts(
-    strategy: Annotated[str, typer.Option("--strategy", help="The strategy playing the row loadouts.")] = "counter",
+    strategy: LoadoutStrategyOpt = "counter",
     vs: Annotated[Optional[str], typer.Option("--vs", help="The strategy playing the column loadouts (default: the same).")] = None,
     variant: VariantOpt = "base",
-    n: Annotated[int, typer.Option("-n", help="Games per loadout pairing.")] = 2000,
+    n: PairingGamesOpt = 2000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
@@ -491,9 +496,9 @@ def clash_loadouts(
 
 @clash_app.command("ranges")
 def clash_ranges(
-    strategy: Annotated[str, typer.Option("--strategy", help="The strategy playing every loadout.")] = "counter",
+    strategy: LoadoutStrategyOpt = "counter",
     variant: VariantOpt = "base",
-    n: Annotated[int, typer.Option("-n", help="Games per loadout pairing.")] = 2000,
+    n: PairingGamesOpt = 2000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,

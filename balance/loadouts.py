@@ -166,6 +166,12 @@ def _hist_sum(runs: list, name: str) -> np.ndarray | None:
     return sum(np.pad(np.asarray(h, np.int64), (0, n - len(h))) for h in hs)
 
 
+def _total(run, name: str) -> int:
+    """The sum over games of a per-game count kept as a histogram (0 if absent)."""
+    h = _hist_sum([run], name)
+    return 0 if h is None else int((np.arange(len(h)) * h).sum())
+
+
 def initiative_table(runs: list) -> pd.DataFrame:
     """The value of winning the opening bid, by the winning bid's size.
 
@@ -199,27 +205,6 @@ def initiative_table(runs: list) -> pd.DataFrame:
 RANGE_KEYS = ("hand", "arm", "step", "reach")
 
 
-def ranges_table(game: str, runs: list) -> pd.DataFrame:
-    """Where each side's loadout wins its rounds: per run side and range, the
-    rounds fought there and the share won (Wilson; rounds of one game are not
-    independent, so the interval is indicative)."""
-    rows = []
-    for r in runs:
-        for side, strat in (("a", r.spec.a), ("b", r.spec.b)):
-            for rng_name in RANGE_KEYS:
-                fought = _hist_sum([r], f"rounds_{rng_name}")
-                won = _hist_sum([r], f"{side}_wins_{rng_name}")
-                if fought is None or won is None:
-                    continue
-                n = int((np.arange(len(fought)) * fought).sum())
-                w = int((np.arange(len(won)) * won).sum())
-                lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
-                rows.append({"strategy": strat.name, "range": rng_name.capitalize(),
-                             "rounds": n, "won": w, "share": w / n if n else np.nan,
-                             "share_lo": lo, "share_hi": hi, "games": r.games})
-    return pd.DataFrame(rows)
-
-
 def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threads, results,
                batch_size: int = 1 << 15) -> list:
     """Play (or read from the store) every run of the loadout matrix."""
@@ -249,12 +234,8 @@ def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
                 if same and r.spec.b.loadout == i and r.spec.a.loadout != i:
                     sides.append("b")
                 for side in sides:
-                    f = _hist_sum([r], f"rounds_{rng_name}")
-                    x = _hist_sum([r], f"{side}_wins_{rng_name}")
-                    if f is None or x is None:
-                        continue
-                    n += int((np.arange(len(f)) * f).sum())
-                    w += int((np.arange(len(x)) * x).sum())
+                    n += _total(r, f"rounds_{rng_name}")
+                    w += _total(r, f"{side}_wins_{rng_name}")
             lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
             rows.append({"loadout": eng.loadout_name(i), "range": rng_name.capitalize(),
                          "rounds": n, "won": w, "share": w / n if n else np.nan,

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from balance import stats
-from balance.registry import get_game
 
 
 def _score_matrix(results, variant: str, strategies: list[str]):
@@ -97,9 +96,11 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
     from balance.metrics import metrics_table
 
     trace = metrics_table(results, variants)
+    from balance.tables import _pooled_rounds, _variant_runs, timeouts
+
     rows = []
     for v in variants:
-        runs = [r for (vv, _, _), r in results.items() if vv == v]
+        runs = _variant_runs(results, v)
         if not runs:
             continue
         games = sum(r.games for r in runs)
@@ -107,12 +108,10 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         s1 = sum(int(r.seat_wins[1]) for r in runs)
         draws = sum(int(r.draws) for r in runs)
         sb = stats.seat_balance(s0, s1, games, draws=draws)
-        names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
-        timeouts = (sum(int(r.reasons[names.index("round_cap")]) for r in runs)
-                    if "round_cap" in names else 0)
-        t_lo, t_hi = stats.wilson(timeouts, games)
-        n = max(len(r.rounds_hist) for r in runs)
-        hist = sum(np.pad(r.rounds_hist, (0, n - len(r.rounds_hist))) for r in runs)
+        n_timeouts = timeouts(runs)
+        t_lo, t_hi = stats.wilson(n_timeouts, games)
+        hist = _pooled_rounds(runs)
+        n = len(hist)
         dur = stats.hist_mean_ci(np.arange(n), hist)
         q = stats.quantile_from_hist(np.arange(n), hist, [0.1, 0.5, 0.9])
         row = {"variant": v, "games": games, "balance": sb["balance"],
@@ -120,7 +119,7 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
                "seat_adv_hi": sb["adv_hi"], "completion": sb["completion"],
                "completion_lo": sb["completion_lo"], "completion_hi": sb["completion_hi"],
                "draw_rate": sb["draw_rate"], "draw_lo": sb["draw_lo"], "draw_hi": sb["draw_hi"],
-               "timeouts": timeouts, "timeout_rate": timeouts / games if games else np.nan,
+               "timeouts": n_timeouts, "timeout_rate": n_timeouts / games if games else np.nan,
                "timeout_lo": t_lo, "timeout_hi": t_hi,
                "duration": dur["mean"], "duration_lo": dur["lo"], "duration_hi": dur["hi"],
                "duration_sd": dur["sd"], "duration_p10": float(q[0]),

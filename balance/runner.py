@@ -341,6 +341,11 @@ def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None,
                      per_game, metrics=acc.metrics)
 
 
+def save_run(store: Store, res: RunResult) -> None:
+    """Write a finished run (its manifest set) to the store."""
+    store.save(res.spec.game, res.key, res.manifest, _to_tables(res))
+
+
 def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int | None = None,
              batch_size: int = DEFAULT_BATCH, progress: bool = True,
              label: str = "simulating", extend: dict | None = None,
@@ -378,7 +383,7 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
             res = simulate_run(specs[i], batch_size, bar, extend.get(i))
             res.manifest = _manifest(specs[i], time.perf_counter() - t0, threads)
             if store is not None:
-                store.save(specs[i].game, specs[i].key, res.manifest, _to_tables(res))
+                save_run(store, res)
             results[i] = res
     finally:
         bar.close()

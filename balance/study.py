@@ -51,16 +51,13 @@ def study_runs(game: str, scale: float, threads, results, store_only: bool = Fal
                                       plan["cards_opponent"], n_cards, int(plan["seed"]),
                                       threads, 1 << 15, results, store_only=store_only)
     if plan.get("loadout_strategy"):  # games with loadouts: the loadout matrix
-        from balance import loadouts
+        from balance import loadouts, runner
 
         specs = loadouts.loadout_specs(game, "base", plan["loadout_strategy"],
                                        plan["loadout_strategy"],
                                        _scaled(int(plan.get("loadout_games", 1000)), scale),
                                        int(plan["seed"]))
-        from balance import runner
-        from balance.store import Store as _Store
-
-        cres = [*cres, *runner.run_many(specs, store=_Store(results), threads=threads,
+        cres = [*cres, *runner.run_many(specs, store=Store(results), threads=threads,
                                         label=f"{game}: loadout matrix", store_only=store_only)]
     extra = {"precision": precision, "study_scale": scale,
              "games_per_pair": f"{min(r.games for r in runs.values()):,}–"

@@ -156,6 +156,14 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
             "luck_skill_hi": hi, "games_needed": np.nan if need is None else need}
 
 
+def timeouts(runs: list[RunResult]) -> int:
+    """Games of ``runs`` stopped at the round cap (0 for an engine without one)."""
+    if not runs:
+        return 0
+    names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
+    return sum(int(r.reasons[names.index("round_cap")]) for r in runs) if "round_cap" in names else 0
+
+
 def _variant_runs(results, v) -> list[RunResult]:
     return [r for (vv, _, _), r in results.items() if vv == v]
 
@@ -181,10 +189,7 @@ def variant_table(results, variants) -> pd.DataFrame:
         seat0 = sum(int(r.seat_wins[0]) for r in runs)
         decided = sum(int(r.seat_wins.sum()) for r in runs)
         s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
-        names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
-        timeouts = (sum(int(r.reasons[names.index("round_cap")]) for r in runs)
-                    if "round_cap" in names else 0)
-        rows.append({"variant": v, "games": games, "draws": draws, "timeouts": timeouts,
+        rows.append({"variant": v, "games": games, "draws": draws, "timeouts": timeouts(runs),
                      "draw_rate": draws / games, "draw_lo": lo, "draw_hi": hi,
                      "rounds_mean": mean, "rounds_sd": sd,
                      "seat1_share": seat0 / decided if decided else np.nan,
