@@ -44,11 +44,11 @@ has no penalty to negate). Every player must play an available item (C5).
 import numpy as np
 
 from sims import rng
-from sims.jit import njit, pnjit, prange
+from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from strategies.clash import (  # noqa: F401  (card enums re-exported)
     ARM, ARMOR, ATTACK, AXE, DAGGER, DEFEND, FEINT, HAND, HEAD, HIGH, LEGS, LOW, MID, MOVE,
-    N_VIEW, NEUTRAL, NO_ITEM, NOT_PLAYED, P_LOADOUT, QUICK, REACH, SECOND_WIND, SHIELD, SPEAR,
+    N_VIEW, NEUTRAL, SCRATCH, NO_ITEM, NOT_PLAYED, P_LOADOUT, QUICK, REACH, SECOND_WIND, SHIELD, SPEAR,
     STANCE_MOD, STEP, STRONG, SWORD, T_ACTION, T_ITEM, T_STANCE, T_TARGET, TORSO, V_DISC,
     V_HAND, V_INIT, V_MY_AVAIL, V_MY_CARD, V_MY_ITEM, V_MY_MAN, V_MY_MAN_LEFT, V_MY_N,
     V_MY_STAM, V_MY_WOUND, V_OPP_ACT, V_OPP_ATK_TGT, V_OPP_AVAIL, V_OPP_CARD, V_OPP_DEF_TGT,
@@ -58,7 +58,7 @@ from strategies.clash import (  # noqa: F401  (card enums re-exported)
 )
 
 GAME = "clash"
-VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+VERSION = "1.1.0"  # bump whenever simulated behaviour changes
 
 ITEMS = ("Axe", "Dagger", "Shield", "Spear", "Sword")
 MANEUVERS = ("Armor", "Feint", "Second Wind")
@@ -181,7 +181,7 @@ BID_W = 12  # per bid: seat 0 counts (5), seat 1 counts (5), sum 0, sum 1
 
 
 # ---- rules kernels (pure; the rulebook tests call them) -----------------------------
-@njit
+@leaf
 def item_mod(action, item, rng_, opp_item, spear_vs_spear):
     """C7: modifier of ``item`` (-1/5: none) to ``action`` at range ``rng_``
     against the opponent's played ``opp_item`` (-1/5: none)."""
@@ -231,7 +231,7 @@ def item_mod_table(rules):
     return t
 
 
-@njit
+@leaf
 def total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_action, opp_target,
                 wounds_head, wounds_torso, wounds_legs, spear_vs_spear, out):
     """C6: the parts of an action's total into ``out``: stamina, stance, item,
@@ -260,7 +260,7 @@ def action_total(action, stamina, stance, item, opp_item, rng_, target, opp_acti
                        opp_target, wounds_head, wounds_torso, wounds_legs, spear_vs_spear, parts)
 
 
-@njit
+@leaf
 def round_winner(total0, total1, initiative):
     """C6: the seat with the higher total; a tie goes to the initiative holder."""
     if total0 > total1:
@@ -270,7 +270,7 @@ def round_winner(total0, total1, initiative):
     return initiative
 
 
-@njit
+@leaf
 def next_initiative(stance0, stance1, winner):
     """C11: who holds the initiative next round."""
     if stance0 == stance1:
@@ -283,7 +283,7 @@ def next_initiative(stance0, stance1, winner):
     return 1 if stance0 == STRONG else 0
 
 
-@njit
+@leaf
 def resolve(action0, action1, winner):
     """C8: what the round does. Returns ``(hit, disarmed, mover)``: the seat
     that is hit, the seat whose played item is disarmed, the seat that moves
@@ -297,7 +297,7 @@ def resolve(action0, action1, winner):
     return -1, -1, winner
 
 
-@njit
+@leaf
 def discard_counts(hand, played, action, hit, stack_only, out):
     """C9 discards of one player, as counts of values 1..5 written to ``out``.
 
@@ -360,7 +360,7 @@ def discard_counts(hand, played, action, hit, stack_only, out):
 
 
 # ---- the game ------------------------------------------------------------------
-@njit
+@leaf
 def _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, man_left):
     """The public state and seat ``s``'s own state into its view (history and
     this round's cards are kept up to date separately)."""
@@ -389,18 +389,18 @@ def _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, 
     view[V_MY_MAN_LEFT] = man_left[s]
 
 
-@njit(inline="always")
+@leaf
 def _n(counts, s):
     return counts[s, 0] + counts[s, 1] + counts[s, 2] + counts[s, 3] + counts[s, 4]
 
 
-@njit(inline="always")
+@leaf
 def _value(counts, s):
     return (counts[s, 0] + 2 * counts[s, 1] + 3 * counts[s, 2] + 4 * counts[s, 3]
             + 5 * counts[s, 4])
 
 
-@njit
+@leaf
 def settle_bid(hand, disc, bid):
     """C2: settle one round of bidding. ``hand``, ``disc``, ``bid`` are
     int64[2, 5] counts of values 1..5 (the bid cards are still in hand). The
@@ -432,15 +432,39 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
     ``do_log`` each round goes to ``log`` (``G_*``, ``SEAT0 + s * SEAT_W +
     S_*`` columns) and each bid to ``blog``.
     """
+    rngs, ints, views, sc = _work()
+    _start(seed, deal, rngs, ints, views, sc, result)
+    _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log, result)
+
+
+@njit
+def _work():
+    """The work arrays of one game: noise streams, integer state, views, scratch."""
+    return (np.empty((2, 4), dtype=np.uint64), np.empty((16, 2, 5), dtype=np.int64),
+            np.empty((2, N_VIEW), dtype=np.float64), np.empty((2, SCRATCH), dtype=np.float64))
+
+
+@leaf
+def _start(seed, deal, rngs, ints, views, sc, result):
+    """Zero the work arrays and the result row, and seed both seats' noise
+    streams for deal ``deal`` (so one set of arrays serves game after game)."""
+    rng.seed_state(rngs[0], seed, deal, rng.PURPOSE_SEAT0)
+    rng.seed_state(rngs[1], seed, deal, rng.PURPOSE_SEAT0 + 1)
+    ints[:] = 0
+    views[:] = 0.0
+    sc[:] = 0.0
+    result[:] = 0
+
+
+@leaf
+def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log, result):
+    """The game itself, on the work arrays ``play_game`` allocates (zeroed;
+    ``rngs`` seeded): a leaf kernel, so no array it touches is reference
+    counted."""
     spear = rules[R_SPEAR_VS_SPEAR]
     stack_only = rules[R_HIT_STACK_ONLY]
-    rngs = np.empty((2, 4), dtype=np.uint64)
     noise0 = rngs[0]
     noise1 = rngs[1]
-    rng.seed_state(noise0, seed, deal, rng.PURPOSE_SEAT0)
-    rng.seed_state(noise1, seed, deal, rng.PURPOSE_SEAT0 + 1)
-
-    ints = np.zeros((16, 2, 5), dtype=np.int64)
     hand = ints[0]
     disc = ints[1]
     played = ints[2]  # stamina played this round
@@ -468,8 +492,6 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
     not_ahead = trk[0, 2:4]
     score = trk[1, 2:4]
     lead[0] = -1
-    views = np.zeros((2, N_VIEW), dtype=np.float64)
-    sc = np.zeros((2, 24), dtype=np.float64)
     edges_ok = False  # the views' range edges (refresh_view) match the items available
 
     for s in range(2):
@@ -495,7 +517,7 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
             _fill_view(views[s], s, nb, 0, -1, hand, disc, wounds, items, avail, man, man_left)
         for s in range(2):
             choose_bid(strat0 if s == 0 else strat1, views[s], noise0 if s == 0 else noise1,
-                       bid[s])
+                       sc[s], bid[s])
         if do_log and nb < MAX_BIDS:
             for v in range(5):
                 blog[nb, v] = bid[0, v]
@@ -572,10 +594,10 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
                         c = choose_card(strat, views[s], imod, t, noise0 if s == 0 else noise1,
                                         sc[s])
                     cards[s, t] = c
-                    views[s][V_MY_CARD + t] = c
+                    views[s, V_MY_CARD + t] = c
                     if wait:
                         faceup[s, t] = 1
-                        views[1 - s][V_OPP_CARD + t] = c
+                        views[1 - s, V_OPP_CARD + t] = c
                 if wait:
                     waits |= 1 << t
             if do_log:
@@ -589,7 +611,7 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
                 for v in range(5):
                     hand[s, v] -= played[s, v]
                     ssum += played[s, v] * (v + 1)
-                views[s][V_MY_STAM] = ssum
+                views[s, V_MY_STAM] = ssum
             # ---- Feint (C12): before the reveal, from the face-up cards only
             for k in range(2):
                 s = other if k == 0 else init
@@ -605,9 +627,9 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
                         if do_log:
                             log[rnd, SEAT0 + s * SEAT_W + S_FEINT_FROM] = cards[s, t]
                         cards[s, t] = nv
-                        views[s][V_MY_CARD + t] = nv
+                        views[s, V_MY_CARD + t] = nv
                         if faceup[s, t] and rules[R_FEINT_ORDER] == 1:
-                            views[1 - s][V_OPP_CARD + t] = nv
+                            views[1 - s, V_OPP_CARD + t] = nv
             # ---- reveal and totals (C6, C7)
             for s in range(2):
                 o = 1 - s
@@ -786,21 +808,27 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
     result[X_CONSERVED] = ok
 
 
+CHUNK = 32  # games per parallel task: each task allocates its work arrays once
+
+
 @pnjit
 def _simulate(rules, imod, strat_a, strat_b, seed, first_deal, n_deals, out):
     """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
     n_games = 2 * n_deals
-    for g in prange(n_games):
-        deal = first_deal + g // 2
+    for c in prange((n_games + CHUNK - 1) // CHUNK):
         log = np.zeros((1, LOG_WIDTH), dtype=np.int64)
         blog = np.zeros((1, BID_W), dtype=np.int64)
         res = np.zeros(N_RESULT, dtype=np.int64)
-        if g % 2 == 0:
-            play_game(rules, imod, strat_a, strat_b, seed, deal, log, blog, False, res)
-        else:
-            play_game(rules, imod, strat_b, strat_a, seed, deal, log, blog, False, res)
-        for k in range(N_RESULT):
-            out[g, k] = res[k]
+        rngs, ints, views, sc = _work()
+        for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
+            deal = first_deal + g // 2
+            _start(seed, deal, rngs, ints, views, sc, res)
+            if g % 2 == 0:
+                _play(rules, imod, strat_a, strat_b, rngs, ints, views, sc, log, blog, False, res)
+            else:
+                _play(rules, imod, strat_b, strat_a, rngs, ints, views, sc, log, blog, False, res)
+            for k in range(N_RESULT):
+                out[g, k] = res[k]
 
 
 def _check_loadouts(rules, *strats):

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from sims.jit import njit
+from sims.jit import leaf
 
 # Under NUMBA_DISABLE_JIT the same code runs on numpy scalars, which warn on the
 # uint64 wrap-around that the generator relies on.
@@ -49,7 +49,7 @@ _NINE = np.uint64(9)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit
+@leaf
 def mix64(z):
     """The splitmix64 finaliser: a bijection of uint64."""
     z = (z ^ (z >> _S30)) * _M1
@@ -57,7 +57,7 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit
+@leaf
 def stream_key(seed, index, purpose):
     """A 64-bit key for the stream ``(seed, index, purpose)``."""
     h = mix64(np.uint64(seed) + _GAMMA)
@@ -66,7 +66,7 @@ def stream_key(seed, index, purpose):
     return h
 
 
-@njit
+@leaf
 def seed_state(state, seed, index, purpose):
     """Fill ``state`` (uint64[4]) for the stream ``(seed, index, purpose)``."""
     x = stream_key(seed, index, purpose)
@@ -75,12 +75,12 @@ def seed_state(state, seed, index, purpose):
         state[k] = mix64(x)
 
 
-@njit
+@leaf
 def _rotl(x, k):
     return (x << k) | (x >> (_S64 - k))
 
 
-@njit
+@leaf
 def next_u64(state):
     """Next output of xoshiro256** (advances ``state`` in place)."""
     result = _rotl(state[1] * _FIVE, _S7) * _NINE
@@ -94,26 +94,26 @@ def next_u64(state):
     return result
 
 
-@njit
+@leaf
 def uniform(state):
     """A double in [0, 1) with 53 random bits."""
     return float(next_u64(state) >> _S11) * _INV53
 
 
-@njit
+@leaf
 def randint(state, n):
     """An integer in [0, n) (n ≥ 1), by scaling a 53-bit uniform."""
     return int(uniform(state) * n)
 
 
-@njit
+@leaf
 def gumbel(state):
     """A standard Gumbel variate, for sampling a softmax by arg-max."""
     u = (float(next_u64(state) >> _S11) + 0.5) * _INV53
     return -np.log(-np.log(u))
 
 
-@njit
+@leaf
 def shuffle(state, arr, n):
     """Fisher–Yates shuffle of the first ``n`` entries of ``arr`` in place."""
     for i in range(n - 1, 0, -1):

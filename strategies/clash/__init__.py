@@ -24,8 +24,8 @@ Nothing here decides a rule: item modifiers come in the engine's table
 
 import numpy as np
 
-from sims.jit import njit
-from sims.rng import gumbel
+from sims.jit import leaf, njit
+from sims.rng import gumbel, uniform
 
 # --- card and table enums (shared with the engine) ----------------------------
 AXE, DAGGER, SHIELD, SPEAR, SWORD = 0, 1, 2, 3, 4
@@ -250,21 +250,70 @@ def encode_strategy(spec: dict, loadout: int = 0) -> np.ndarray:
 
 
 # ---- helpers -----------------------------------------------------------------------
-@njit(inline="always")
+@leaf
 def _noisy(s, temp, noise):
     if temp > 0.0:
         return s + temp * gumbel(noise)
     return s
 
 
-@njit(inline="always")
+# The scratch row ``sc`` of a seat (float64[SCRATCH]): [0:3] the opponent's
+# action probabilities, [8:19] win estimates, then a candidate list: scores at
+# SC_SCORE, candidate ids at SC_ID (at most MAX_CANDIDATES each).
+SC_SCORE = 32
+MAX_CANDIDATES = 64
+SC_ID = SC_SCORE + MAX_CANDIDATES
+SCRATCH = SC_ID + MAX_CANDIDATES
+
+
+@leaf
+def _pick(sc, n, temp, noise):
+    """The chosen one of the ``n`` candidates listed in ``sc`` (scores at
+    ``SC_SCORE``, ids at ``SC_ID``): the first best score when ``temp`` is 0,
+    else a draw from softmax(score / temp) by inversion of one uniform (the
+    same distribution as Gumbel arg-max, with one random number instead of
+    one per candidate). Returns the candidate's id."""
+    best = 0
+    for i in range(1, n):
+        if sc[SC_SCORE + i] > sc[SC_SCORE + best]:
+            best = i
+    if temp > 0.0 and n > 1:
+        top = sc[SC_SCORE + best]
+        tot = 0.0
+        for i in range(n):
+            w = np.exp((sc[SC_SCORE + i] - top) / temp)
+            sc[SC_SCORE + i] = w
+            tot += w
+        u = uniform(noise) * tot
+        acc = 0.0
+        for i in range(n):
+            w = sc[SC_SCORE + i]
+            if w > 0.0:
+                acc += w
+                best = i
+                if u < acc:
+                    break
+    return int(sc[SC_ID + best])
+
+
+@leaf
+def _coin(s, temp, noise):
+    """True with probability logistic(s / temp) (true iff s > 0 when ``temp``
+    is 0): a binary choice scoring ``s`` against 0, as ``_pick`` does it."""
+    if temp > 0.0:
+        return uniform(noise) * (1.0 + np.exp(-s / temp)) < 1.0
+    return s > 0.0
+
+
+@leaf
 def _idx(item):
     return NO_ITEM if item < 0 else item
 
 
-@njit(inline="always")
+@leaf
 def opp_action_probs(p, view, out):
-    """P(opponent's action): its face-up Action, else its history with a uniform prior."""
+    """P(opponent's action) into ``out[0:3]``: its face-up Action, else its
+    history with a uniform prior."""
     a = view[V_OPP_CARD + T_ACTION]
     if a >= 0:
         for k in range(3):
@@ -279,7 +328,7 @@ def opp_action_probs(p, view, out):
         out[k] = (view[V_OPP_ACT + k] + pw) / tot if tot > 0 else 1.0 / 3.0
 
 
-@njit(inline="always")
+@leaf
 def _opp_target_p(p, view, base, t):
     """P(the opponent's target is t) from its face-up target or history row ``base``."""
     ot = view[V_OPP_CARD + T_TARGET]
@@ -292,7 +341,7 @@ def _opp_target_p(p, view, base, t):
     return (view[base + t] + pw) / tot
 
 
-@njit(inline="always")
+@leaf
 def item_mod_vs(view, imod, action, item, rng):
     """Modifier of my ``item`` for ``action`` at ``rng``: against the opponent's
     face-up item, else averaged over its available items (none if disarmed)."""
@@ -311,10 +360,12 @@ def item_mod_vs(view, imod, action, item, rng):
     return tot / n
 
 
-@njit
-def range_edge(view, imod, rng, out):
-    """my_atk, my_def, opp_atk, opp_def at range ``rng`` (best available item of
-    each side against the other side's available items, averaged)."""
+@leaf
+def range_edge(view, imod, rng, out, at=0):
+    """my_atk, my_def, opp_atk, opp_def at range ``rng`` into ``out[at:at + 4]``
+    (best available item of each side against the other side's available
+    items, averaged). Kernels pass offsets, never slices: a slice costs two
+    atomic reference-count updates."""
     for side in range(2):
         ib = V_MY_ITEM if side == 0 else V_OPP_ITEM
         ab = V_MY_AVAIL if side == 0 else V_OPP_AVAIL
@@ -336,50 +387,47 @@ def range_edge(view, imod, rng, out):
                         best = v
             if best == -1e9:
                 best = 0.0
-            out[2 * side + act] = best
+            out[at + 2 * side + act] = best
 
 
-@njit
+@leaf
 def refresh_view(view, imod):
     """Derived view fields that change only with the items available: the
     item edge of every range (``V_EDGE``). The engine calls it whenever it
     rewrites the public state."""
     for r in range(4):
-        range_edge(view, imod, r, view[V_EDGE + 4 * r:V_EDGE + 4 * r + 4])
+        range_edge(view, imod, r, view, V_EDGE + 4 * r)
 
 
-@njit(inline="always")
+@leaf
 def _edge(view, r):
     b = V_EDGE + 4 * r
     return view[b] + view[b + 1] - view[b + 2] - view[b + 3]
 
 
-@njit(inline="always")
-def _range_score(p, view, imod, r, tmp):
+@leaf
+def _range_score(p, view, r):
     w = P_RANGE
     b = V_EDGE + 4 * r
     return (p[w] * view[b] + p[w + 1] * view[b + 1] + p[w + 2] * view[b + 2]
             + p[w + 3] * view[b + 3] + p[w + 4] * _edge(view, r) + p[w + 5 + r])
 
 
-@njit
+@leaf
 def choose_range(p, view, imod, exclude, noise, sc):
     """A range (0..3) other than ``exclude`` (-1: any): the starting range of the
     initiative winner (C3) or the destination of a winning Move (C8)."""
-    tmp = sc[4:8]
-    best = -1
-    best_s = -np.inf
+    n = 0
     for r in range(4):
         if r == exclude:
             continue
-        s = _noisy(_range_score(p, view, imod, r, tmp), p[P_TEMP], noise)
-        if s > best_s:
-            best_s = s
-            best = r
-    return best
+        sc[SC_SCORE + n] = _range_score(p, view, r)
+        sc[SC_ID + n] = r
+        n += 1
+    return _pick(sc, n, p[P_TEMP], noise)
 
 
-@njit
+@leaf
 def choose_retrieve(p, view, imod, rng):
     """Which disarmed item slot (0/1) a winning Move retrieves: the one with the
     larger Attack + Defend modifier at the new range ``rng``."""
@@ -395,8 +443,8 @@ def choose_retrieve(p, view, imod, rng):
     return best
 
 
-@njit
-def choose_bid(p, view, noise, out):
+@leaf
+def choose_bid(p, view, noise, sc, out):
     """Write the bid (count of each value 1..5) to ``out``: one or more cards,
     at most ``MAX_BID_CARDS``, keeping one card when holding two or more."""
     n = int(view[V_MY_N])
@@ -407,8 +455,7 @@ def choose_bid(p, view, noise, out):
     max_cards = min(MAX_BID_CARDS, n - 1) if n >= 2 else 1
     ties = view[V_ROUND]
     w = P_BID
-    best = -1
-    best_s = -np.inf
+    m = 0
     for k in range(BID_SETS.shape[0]):
         cards = 0
         ssum = 0
@@ -425,24 +472,23 @@ def choose_bid(p, view, noise, out):
         s = (p[w] * ssum + p[w + 1] * cards + p[w + 2] * BID_SETS[k, 4]
              + p[w + 3] * (BID_SETS[k, 0] + BID_SETS[k, 1])
              + p[w + 4] * abs(ssum - p[P_BID_TARGET]) + p[w + 5] * ssum * ties)
-        s = _noisy(s, p[P_BID_TEMP], noise)
-        if s > best_s:
-            best_s = s
-            best = k
+        sc[SC_SCORE + m] = s
+        sc[SC_ID + m] = k
+        m += 1
+    best = _pick(sc, m, p[P_BID_TEMP], noise)
     for v in range(5):
         out[v] = BID_SETS[best, v]
 
 
-@njit
+@leaf
 def choose_wait(p, view, t, noise):
     """True if the initiative holder Waits on card type ``t`` (C4)."""
     w = P_WAIT
     s = p[w] + p[w + 1 + t] + p[w + 5] * (view[V_MY_N] - view[V_OPP_N])
-    temp = p[P_WAIT_TEMP]
-    return _noisy(s, temp, noise) > _noisy(0.0, temp, noise)
+    return _coin(s, p[P_WAIT_TEMP], noise)
 
 
-@njit(inline="always")
+@leaf
 def _my_mod(view, imod, action, stance, item):
     """My known modifier for ``action``: stance (if played), item (if not played
     yet: my best available one), wound (Torso -1 Attack, Head -1 Defend, Legs
@@ -471,9 +517,10 @@ def _my_mod(view, imod, action, stance, item):
     return m
 
 
-@njit(inline="always")
-def action_score(p, view, imod, a, probs, tmp):
-    """Score of playing action ``a`` (features ``ACTION_FEATURES``)."""
+@leaf
+def action_score(p, view, imod, a, probs):
+    """Score of playing action ``a`` (features ``ACTION_FEATURES``) given the
+    opponent's action probabilities ``probs[0:3]``."""
     w = P_ACTION
     stance = int(view[V_MY_CARD + T_STANCE])
     item = int(view[V_MY_CARD + T_ITEM])
@@ -502,23 +549,21 @@ def action_score(p, view, imod, a, probs, tmp):
     return s
 
 
-@njit
+@leaf
 def plan_action(p, view, imod, sc):
     """The action the strategy would play now, without noise (guides Stance and Item)."""
-    probs = sc[0:3]
-    tmp = sc[4:8]
-    opp_action_probs(p, view, probs)
+    opp_action_probs(p, view, sc)
     best = 0
     best_s = -np.inf
     for a in range(3):
-        s = action_score(p, view, imod, a, probs, tmp)
+        s = action_score(p, view, imod, a, sc)
         if s > best_s:
             best_s = s
             best = a
     return best
 
 
-@njit(inline="always")
+@leaf
 def init_chance(view, st):
     """P(I hold the initiative next round) if I play stance ``st`` (C11)."""
     ost = view[V_OPP_CARD + T_STANCE]
@@ -538,7 +583,7 @@ def init_chance(view, st):
     return 0.5
 
 
-@njit(inline="always")
+@leaf
 def target_score(p, view, a, t):
     w = P_TARGET
     s = p[w + t]
@@ -567,7 +612,7 @@ def target_score(p, view, a, t):
     return s
 
 
-@njit
+@leaf
 def choose_card(p, view, imod, t, noise, sc):
     """The card of type ``t`` (stance, item, action or target) to play now.
 
@@ -575,23 +620,18 @@ def choose_card(p, view, imod, t, noise, sc):
     or a target. Stance and Item follow the action the strategy plans to play
     (``plan_action``); the Action is chosen afresh from what is now visible.
     """
-    temp = p[P_TEMP]
-    best = -1
-    best_s = -np.inf
+    n = 0
     if t == T_STANCE:
         plan = plan_action(p, view, imod, sc)
         w = P_STANCE
         for st in range(3):
             m = float(STANCE_MOD[st])
-            s = (p[w] * (st == QUICK) + p[w + 1] * (st == STRONG) + p[w + 2] * m
-                 + p[w + 3] * m * (plan == ATTACK) + p[w + 4] * m * (plan == DEFEND)
-                 + p[w + 5] * init_chance(view, st))
-            s = _noisy(s, temp, noise)
-            if s > best_s:
-                best_s = s
-                best = st
-        return best
-    if t == T_ITEM:
+            sc[SC_SCORE + n] = (p[w] * (st == QUICK) + p[w + 1] * (st == STRONG) + p[w + 2] * m
+                                + p[w + 3] * m * (plan == ATTACK) + p[w + 4] * m * (plan == DEFEND)
+                                + p[w + 5] * init_chance(view, st))
+            sc[SC_ID + n] = st
+            n += 1
+    elif t == T_ITEM:
         plan = plan_action(p, view, imod, sc)
         w = P_ITEM
         rng = int(view[V_RANGE])
@@ -602,31 +642,27 @@ def choose_card(p, view, imod, t, noise, sc):
             am = item_mod_vs(view, imod, ATTACK, it, rng)
             dm = item_mod_vs(view, imod, DEFEND, it, rng)
             pm = am if plan == ATTACK else (dm if plan == DEFEND else 0.0)
-            s = _noisy(p[w] * pm + p[w + 1] * am + p[w + 2] * dm, temp, noise)
-            if s > best_s:
-                best_s = s
-                best = it
-        return best
-    if t == T_ACTION:
-        probs = sc[0:3]
-        tmp = sc[4:8]
-        opp_action_probs(p, view, probs)
+            sc[SC_SCORE + n] = p[w] * pm + p[w + 1] * am + p[w + 2] * dm
+            sc[SC_ID + n] = it
+            n += 1
+        if n == 0:
+            return -1
+    elif t == T_ACTION:
+        opp_action_probs(p, view, sc)
         for a in range(3):
-            s = _noisy(action_score(p, view, imod, a, probs, tmp), temp, noise)
-            if s > best_s:
-                best_s = s
-                best = a
-        return best
-    a = int(view[V_MY_CARD + T_ACTION])
-    for tg in range(3):
-        s = _noisy(target_score(p, view, a, tg), temp, noise)
-        if s > best_s:
-            best_s = s
-            best = tg
-    return best
+            sc[SC_SCORE + n] = action_score(p, view, imod, a, sc)
+            sc[SC_ID + n] = a
+            n += 1
+    else:
+        a = int(view[V_MY_CARD + T_ACTION])
+        for tg in range(3):
+            sc[SC_SCORE + n] = target_score(p, view, a, tg)
+            sc[SC_ID + n] = tg
+            n += 1
+    return _pick(sc, n, p[P_TEMP], noise)
 
 
-@njit
+@leaf
 def expected_margin(p, view, imod, sc):
     """My expected total without stamina minus the opponent's expected total
     (its face-up cards exactly, the rest from its history)."""
@@ -640,9 +676,8 @@ def expected_margin(p, view, imod, sc):
         if oa >= 0 and ot >= 0:
             mine += 1.0 if (int(oa) == ATTACK and int(ot) == my_t) else 0.0
         else:
-            probs = sc[0:3]
-            opp_action_probs(p, view, probs)
-            mine += probs[ATTACK] * _opp_target_p(p, view, V_OPP_ATK_TGT, my_t)
+            opp_action_probs(p, view, sc)
+            mine += sc[ATTACK] * _opp_target_p(p, view, V_OPP_ATK_TGT, my_t)
     pw = p[P_PRIOR_WEIGHT]
     opp = (p[P_PRIOR_STAMINA] * pw + view[V_OPP_STAM]) / (pw + view[V_OPP_ROUNDS]) \
         if pw + view[V_OPP_ROUNDS] > 0 else p[P_PRIOR_STAMINA]
@@ -666,21 +701,19 @@ def expected_margin(p, view, imod, sc):
     return mine - opp + (0.5 if view[V_INIT] > 0 else -0.5)
 
 
-@njit
+@leaf
 def choose_stamina(p, view, imod, noise, sc, out):
     """Write the stamina play (count of each value 1..5, one or two cards) to ``out``."""
     base = expected_margin(p, view, imod, sc)
     a = int(view[V_MY_CARD + T_ACTION])
     n = view[V_MY_N]
     spread = p[P_WIN_SPREAD] if p[P_WIN_SPREAD] > 0 else 1.0
-    temp = p[P_TEMP]
     w = P_STAMINA
-    best = 0
-    best_s = -np.inf
-    wins = sc[8:19]  # the win estimate for each stamina sum 0..10
+    m = 0
+    wins = 8  # sc[8 + k]: the win estimate for each stamina sum k = 0..10
     if p[w + 3] != 0.0:
         for k in range(11):
-            wins[k] = 1.0 / (1.0 + np.exp(-(base + k) / spread))
+            sc[wins + k] = 1.0 / (1.0 + np.exp(-(base + k) / spread))
     for k in range(STAM_SETS.shape[0]):
         cards = 0
         ssum = 0
@@ -713,35 +746,32 @@ def choose_stamina(p, view, imod, noise, sc, out):
         if n - cards + (cards - ncost) == 0:  # the last card is kept unless hit (C9)
             cost -= hi
         margin = base + ssum
-        win = wins[ssum] if p[w + 3] != 0.0 else 0.0
-        s = (p[w] * ssum + p[w + 1] * cost + p[w + 2] * cards + p[w + 3] * win
-             + p[w + 4] * min(6.0, max(-6.0, margin)))
-        s = _noisy(s, temp, noise)
-        if s > best_s:
-            best_s = s
-            best = k
+        win = sc[wins + ssum] if p[w + 3] != 0.0 else 0.0
+        sc[SC_SCORE + m] = (p[w] * ssum + p[w + 1] * cost + p[w + 2] * cards + p[w + 3] * win
+                            + p[w + 4] * min(6.0, max(-6.0, margin)))
+        sc[SC_ID + m] = k
+        m += 1
+    best = _pick(sc, m, p[P_TEMP], noise) if m > 0 else 0
     for v in range(5):
         out[v] = STAM_SETS[best, v]
 
 
-@njit
+@leaf
 def choose_feint(p, view, imod, noise, sc):
     """Feint (C12): 0 none, 1 + a to swap the Action to ``a``, 4 + t to swap
     the Target to ``t``; when the best swap gains more than ``feint_margin``."""
     temp = p[P_TEMP]
-    probs = sc[0:3]
-    tmp = sc[4:8]
-    opp_action_probs(p, view, probs)
+    opp_action_probs(p, view, sc)
     a0 = int(view[V_MY_CARD + T_ACTION])
     t0 = int(view[V_MY_CARD + T_TARGET])
-    cur_a = action_score(p, view, imod, a0, probs, tmp)
+    cur_a = action_score(p, view, imod, a0, sc)
     cur_t = target_score(p, view, a0, t0)
     best = 0
     best_gain = p[P_FEINT_MARGIN]
     for a in range(3):
         if a == a0:
             continue
-        g = _noisy(action_score(p, view, imod, a, probs, tmp) - cur_a, temp, noise)
+        g = _noisy(action_score(p, view, imod, a, sc) - cur_a, temp, noise)
         if g > best_gain:
             best_gain = g
             best = 1 + a
@@ -755,16 +785,14 @@ def choose_feint(p, view, imod, noise, sc):
     return best
 
 
-@njit
+@leaf
 def use_armor(p, view, kind, noise):
     """True to spend Armor on a new wound of ``kind`` (C10)."""
     w = P_ARMOR
-    s = p[w] + p[w + 1 + kind]
-    temp = p[P_TEMP]
-    return _noisy(s, temp, noise) > _noisy(0.0, temp, noise)
+    return _coin(p[w] + p[w + 1 + kind], p[P_TEMP], noise)
 
 
-@njit
+@leaf
 def use_second_wind(p, n_left):
     """True to spend Second Wind now (C13), left with ``n_left`` stamina cards."""
     at = p[P_SECOND_WIND_AT]
