@@ -4,8 +4,35 @@ Kernels import ``njit`` and ``pnjit`` from here so that a flag (caching,
 fastmath, error model) changes in one place for every game.
 """
 
+import hashlib
+import os
+from pathlib import Path
+
+import numba
 from numba import njit as _njit
 from numba import prange  # noqa: F401  (re-exported for the kernels)
+
+
+def _kernel_sources_key() -> str:
+    """A hash of every kernel source (``sims/`` and ``strategies/``) and numba's version."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(numba.__version__.encode())
+    for d in ("sims", "strategies"):
+        for f in sorted((root / d).rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# numba's on-disk cache checks only the timestamp of a kernel's own file, so a
+# kernel whose callee (a strategy, a helper in another module) changed would be
+# loaded stale. Every kernel therefore caches under a folder named by a hash of
+# all kernel sources: any change to any of them compiles afresh.
+# $NUMBA_CACHE_DIR, if set, is the parent folder (default ~/.cache/balance/numba).
+_CACHE_ROOT = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+    "balance", "numba")
+numba.config.CACHE_DIR = os.path.join(_CACHE_ROOT, _kernel_sources_key())
 
 _FLAGS = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -23,7 +50,7 @@ def pnjit(fn):
     return _njit(parallel=True, **_FLAGS)(fn)
 
 
-def leaf(fn):
+def leaf(fn=None, **extra):
     """Compile a kernel that allocates nothing (rules and strategy helpers).
 
     Compiled without the runtime's reference counting: a numba function that
@@ -32,4 +59,7 @@ def leaf(fn):
     Such a kernel may read and write the arrays it is given but must not
     create, slice or return one (numba refuses to compile an allocation).
     """
-    return _njit(_nrt=False, **_FLAGS)(fn)
+    flags = {**_FLAGS, "_nrt": False, **extra}
+    if fn is None:
+        return lambda f: _njit(**flags)(f)
+    return _njit(**flags)(fn)

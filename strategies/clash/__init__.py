@@ -65,7 +65,9 @@ V_OPP_STAM = 49  # sum of its revealed stamina plays
 V_OPP_ROUNDS = 50  # rounds it has revealed
 V_OPP_STANCE = 51  # 3: its revealed stances
 V_EDGE = 54  # 16: per range r, my_atk, my_def, opp_atk, opp_def at V_EDGE + 4r (``refresh_view``)
-N_VIEW = 70
+V_AVG = 70  # 72: my item's modifier against the opponent's available items, averaged,
+#           at V_AVG + (action * 6 + item) * 4 + range (``refresh_view``)
+N_VIEW = V_AVG + 72
 
 # --- features, per section ------------------------------------------------------
 BID_FEATURES = (
@@ -227,6 +229,20 @@ BID_SETS = _multisets(MAX_BID_CARDS)  # counts of values 1..5 per candidate
 STAM_SETS = _multisets(2)  # stamina plays: 5 singles, 15 pairs
 
 
+def _stamina_table(sets):
+    """Per stamina play: its two value indices (the second -1 for a single
+    card), cards, sum, highest and lowest value."""
+    t = np.zeros((sets.shape[0], 6), dtype=np.int64)
+    for k, row in enumerate(sets):
+        vals = [v for v in range(5) for _ in range(row[v])]
+        t[k] = (vals[0], vals[1] if len(vals) > 1 else -1, len(vals), sum(v + 1 for v in vals),
+                max(vals) + 1, min(vals) + 1)
+    return t
+
+
+STAM_TABLE = _stamina_table(STAM_SETS)
+
+
 def encode_strategy(spec: dict, loadout: int = 0) -> np.ndarray:
     """The kernel's parameter vector for a validated strategy table.
 
@@ -296,7 +312,7 @@ def _pick(sc, n, temp, noise):
     return int(sc[SC_ID + best])
 
 
-@leaf
+@leaf(inline="always")
 def _coin(s, temp, noise):
     """True with probability logistic(s / temp) (true iff s > 0 when ``temp``
     is 0): a binary choice scoring ``s`` against 0, as ``_pick`` does it."""
@@ -305,12 +321,12 @@ def _coin(s, temp, noise):
     return s > 0.0
 
 
-@leaf
+@leaf(inline="always")
 def _idx(item):
     return NO_ITEM if item < 0 else item
 
 
-@leaf
+@leaf(inline="always")
 def opp_action_probs(p, view, out):
     """P(opponent's action) into ``out[0:3]``: its face-up Action, else its
     history with a uniform prior."""
@@ -328,7 +344,7 @@ def opp_action_probs(p, view, out):
         out[k] = (view[V_OPP_ACT + k] + pw) / tot if tot > 0 else 1.0 / 3.0
 
 
-@leaf
+@leaf(inline="always")
 def _opp_target_p(p, view, base, t):
     """P(the opponent's target is t) from its face-up target or history row ``base``."""
     ot = view[V_OPP_CARD + T_TARGET]
@@ -341,7 +357,7 @@ def _opp_target_p(p, view, base, t):
     return (view[base + t] + pw) / tot
 
 
-@leaf
+@leaf(inline="always")
 def item_mod_vs(view, imod, action, item, rng):
     """Modifier of my ``item`` for ``action`` at ``rng``: against the opponent's
     face-up item, else averaged over its available items (none if disarmed)."""
@@ -349,63 +365,58 @@ def item_mod_vs(view, imod, action, item, rng):
     ii = _idx(item)
     if oi >= 0:
         return float(imod[action, ii, rng, int(oi)])
-    tot = 0.0
-    n = 0
-    for k in range(2):
-        if view[V_OPP_AVAIL + k] > 0:
-            tot += imod[action, ii, rng, int(view[V_OPP_ITEM + k])]
-            n += 1
-    if n == 0:
-        return float(imod[action, ii, rng, NO_ITEM])
-    return tot / n
+    return view[V_AVG + (action * 6 + ii) * 4 + rng]
 
 
 @leaf
-def range_edge(view, imod, rng, out, at=0):
-    """my_atk, my_def, opp_atk, opp_def at range ``rng`` into ``out[at:at + 4]``
-    (best available item of each side against the other side's available
-    items, averaged). Kernels pass offsets, never slices: a slice costs two
-    atomic reference-count updates."""
-    for side in range(2):
-        ib = V_MY_ITEM if side == 0 else V_OPP_ITEM
-        ab = V_MY_AVAIL if side == 0 else V_OPP_AVAIL
-        ob = V_OPP_ITEM if side == 0 else V_MY_ITEM
-        oab = V_OPP_AVAIL if side == 0 else V_MY_AVAIL
-        for act in range(2):
-            best = -1e9
-            for k in range(2):
-                if view[ab + k] > 0:
-                    it = int(view[ib + k])
-                    tot = 0.0
-                    n = 0
-                    for j in range(2):
-                        if view[oab + j] > 0:
-                            tot += imod[act, it, rng, int(view[ob + j])]
-                            n += 1
-                    v = tot / n if n > 0 else float(imod[act, it, rng, NO_ITEM])
-                    if v > best:
-                        best = v
-            if best == -1e9:
-                best = 0.0
-            out[at + 2 * side + act] = best
+def _avg_vs(view, imod, act, it, rng, ob, oab):
+    """``imod[act, it, rng, ·]`` averaged over the items listed at ``ob`` whose
+    availability flag at ``oab`` is set (no item available: ``NO_ITEM``)."""
+    tot = 0.0
+    n = 0
+    for j in range(2):
+        if view[oab + j] > 0:
+            tot += imod[act, it, rng, int(view[ob + j])]
+            n += 1
+    return tot / n if n > 0 else float(imod[act, it, rng, NO_ITEM])
 
 
 @leaf
 def refresh_view(view, imod):
-    """Derived view fields that change only with the items available: the
-    item edge of every range (``V_EDGE``). The engine calls it whenever it
-    rewrites the public state."""
+    """Derived view fields that change only with the items available, for
+    every range: each of my items' Attack and Defend modifier averaged over
+    the opponent's available items (``V_AVG``; a Move, and no item, is never
+    modified: those entries stay 0) and the item edge (``V_EDGE``: my_atk,
+    my_def, opp_atk, opp_def, the best available item of each side against the
+    other side's available items, averaged). The engine calls it whenever an
+    item is disarmed or retrieved."""
     for r in range(4):
-        range_edge(view, imod, r, view, V_EDGE + 4 * r)
+        for act in range(2):
+            best = -1e9
+            for k in range(2):
+                it = int(view[V_MY_ITEM + k])
+                v = _avg_vs(view, imod, act, it, r, V_OPP_ITEM, V_OPP_AVAIL)
+                view[V_AVG + (act * 6 + it) * 4 + r] = v
+                if view[V_MY_AVAIL + k] > 0 and v > best:
+                    best = v
+            view[V_EDGE + 4 * r + act] = best if best > -1e9 else 0.0
+            best = -1e9
+            for k in range(2):
+                if view[V_OPP_AVAIL + k] > 0:
+                    v = _avg_vs(view, imod, act, int(view[V_OPP_ITEM + k]), r, V_MY_ITEM,
+                                V_MY_AVAIL)
+                    if v > best:
+                        best = v
+            view[V_EDGE + 4 * r + 2 + act] = best if best > -1e9 else 0.0
 
 
-@leaf
+@leaf(inline="always")
 def _edge(view, r):
     b = V_EDGE + 4 * r
     return view[b] + view[b + 1] - view[b + 2] - view[b + 3]
 
 
-@leaf
+@leaf(inline="always")
 def _range_score(p, view, r):
     w = P_RANGE
     b = V_EDGE + 4 * r
@@ -488,7 +499,7 @@ def choose_wait(p, view, t, noise):
     return _coin(s, p[P_WAIT_TEMP], noise)
 
 
-@leaf
+@leaf(inline="always")
 def _my_mod(view, imod, action, stance, item):
     """My known modifier for ``action``: stance (if played), item (if not played
     yet: my best available one), wound (Torso -1 Attack, Head -1 Defend, Legs
@@ -517,7 +528,7 @@ def _my_mod(view, imod, action, stance, item):
     return m
 
 
-@leaf
+@leaf(inline="always")
 def action_score(p, view, imod, a, probs):
     """Score of playing action ``a`` (features ``ACTION_FEATURES``) given the
     opponent's action probabilities ``probs[0:3]``."""
@@ -563,7 +574,7 @@ def plan_action(p, view, imod, sc):
     return best
 
 
-@leaf
+@leaf(inline="always")
 def init_chance(view, st):
     """P(I hold the initiative next round) if I play stance ``st`` (C11)."""
     ost = view[V_OPP_CARD + T_STANCE]
@@ -583,7 +594,7 @@ def init_chance(view, st):
     return 0.5
 
 
-@leaf
+@leaf(inline="always")
 def target_score(p, view, a, t):
     w = P_TARGET
     s = p[w + t]
@@ -712,28 +723,27 @@ def choose_stamina(p, view, imod, noise, sc, out):
     m = 0
     wins = 8  # sc[8 + k]: the win estimate for each stamina sum k = 0..10
     if p[w + 3] != 0.0:
+        # logistic((base + k) / spread) for k = 0..10, with two exps
+        q = np.exp(-base / spread)
+        step = np.exp(-1.0 / spread)
         for k in range(11):
-            sc[wins + k] = 1.0 / (1.0 + np.exp(-(base + k) / spread))
-    for k in range(STAM_SETS.shape[0]):
-        cards = 0
-        ssum = 0
-        hi = 0
-        lo = 9
-        ok = True
-        for v in range(5):
-            c = STAM_SETS[k, v]
-            if c > view[V_HAND + v]:
-                ok = False
-                break
-            if c > 0:
-                cards += c
-                ssum += c * (v + 1)
-                if v + 1 > hi:
-                    hi = v + 1
-                if v + 1 < lo:
-                    lo = v + 1
-        if not ok:
+            sc[wins + k] = 1.0 / (1.0 + q)
+            q *= step
+    for k in range(STAM_TABLE.shape[0]):
+        v1 = STAM_TABLE[k, 0]
+        v2 = STAM_TABLE[k, 1]
+        if v2 < 0:
+            if view[V_HAND + v1] < 1:
+                continue
+        elif v2 == v1:
+            if view[V_HAND + v1] < 2:
+                continue
+        elif view[V_HAND + v1] < 1 or view[V_HAND + v2] < 1:
             continue
+        cards = STAM_TABLE[k, 2]
+        ssum = STAM_TABLE[k, 3]
+        hi = STAM_TABLE[k, 4]
+        lo = STAM_TABLE[k, 5]
         if a == ATTACK:
             cost = ssum
             ncost = cards
