@@ -96,6 +96,26 @@ def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "b
     return out
 
 
+def bench_matrix(game: str, strategy: str, n: int, threads: int = 2) -> dict:
+    """Seconds for ``balance <game> loadouts`` (the full loadout matrix, ``n``
+    games per cell) end to end in a fresh process, into an empty store: the
+    simulation, the store writes and every table."""
+    from balance.registry import get_game
+
+    k = len(get_game(game).engine_module().LOADOUTS)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "balance.cli", game, "loadouts", "--strategy",
+                        strategy, "-n", str(n), "--threads", str(threads), "--results", tmp,
+                        "--json"], capture_output=True, check=True, text=True)
+        dt = time.perf_counter() - t
+    runs = k * (k + 1) // 2  # the same strategy on both sides: i <= j only (antisymmetry)
+    return {f"loadout_matrix_{k}x{k}_s ({strategy} vs {strategy}, {n:,} games per cell, "
+            f"{threads} threads)": round(dt, 1),
+            "loadout_matrix_runs_played": runs,
+            "loadout_matrix_games_per_s": round(runs * n / dt)}
+
+
 def bench_report(results=None) -> dict:
     """``balance bench report``: seconds to build the default study's report
     from the store, end to end in a fresh process as a user runs it

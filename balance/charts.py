@@ -798,6 +798,181 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
     return fig
 
 
+# --------------------------------------------------------------------------- loadouts
+def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
+    """The loadout matrix as a heatmap: the row loadout's score against the
+    column loadout (win + ½ draw), loadouts ordered by their score against the
+    field (strongest first); cells whose 95% CI excludes ½ are dotted."""
+    import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
+
+    with _style():
+        if matrix_df is None or matrix_df.empty:
+            return _placeholder("Loadout matrix", "no loadout runs")
+        field = matrix_df.groupby("row")["score"].mean()
+        names = sorted(field.index, key=lambda s: (-field[s], s))
+        idx = {s: i for i, s in enumerate(names)}
+        k = len(names)
+        score = np.full((k, k), np.nan)
+        sig = np.zeros((k, k), bool)
+        for r in matrix_df.itertuples(index=False):
+            i, j = idx[r.row], idx[r.col]
+            score[i, j] = r.score
+            sig[i, j] = r.score_lo > 0.5 or r.score_hi < 0.5
+        spread = np.nanmax(np.abs(score - 0.5)) if np.isfinite(score).any() else 0.1
+        spread = min(0.5, max(0.05, math.ceil(spread * 20) / 20))
+        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+        side = 0.26 * k + 3.2
+        fig = _figure(side + 1.2, side + 0.6)
+        ax = fig.add_subplot()
+        edges = np.arange(k + 1) - 0.5
+        im = ax.pcolormesh(edges, edges, np.ma.masked_invalid(score), cmap=cmap, norm=norm)
+        ii, jj = np.nonzero(sig)
+        ax.scatter(jj, ii, s=3, color=_INK, linewidths=0)
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.5, k - 0.5)
+        ax.set_ylim(k - 0.5, -0.5)
+        labels = [_label(s) for s in names]
+        ax.set_xticks(range(k), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=6.5)
+        ax.set_yticks(range(k), labels, fontsize=6.5)
+        ax.set_xlabel("opponent's loadout (column)")
+        ax.set_ylabel("loadout (row)")
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        cbar = fig.colorbar(im, ax=ax, shrink=0.7, pad=0.02)
+        cbar.set_label("row's score vs column (%)")
+        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
+        cbar.outline.set_visible(False)
+        _titles(fig, "Loadout against loadout",
+                f"row's score (win + ½ draw) vs column, seat-swapped; dot: 95% CI excludes 50%; "
+                f"n = {_n_range(matrix_df['games'])} games per pairing", ax=ax)
+    return fig
+
+
+def _forest(ax: "Axes", labels, value, lo, hi, ref: float, scale: float = 100.0) -> None:
+    """Points with CI bars, one row each (top = first), blue above / red below ``ref``."""
+    value, lo, hi = (np.asarray(x, dtype=float) * scale for x in (value, lo, hi))
+    y = np.arange(len(value))[::-1]
+    ref = ref * scale
+    colors = [_POS if a > ref else (_NEG if b < ref else _NEUTRAL) for a, b in zip(lo, hi)]
+    ax.axvline(ref, color=_INK, linewidth=0.9)
+    ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none", ecolor=colors,
+                elinewidth=1.4)
+    ax.scatter(value, y, color=colors, s=26, zorder=3)
+    ax.set_yticks(y, [_label(s) for s in labels])
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", color=_GRID, linewidth=0.8)
+
+
+def loadout_values_chart(pairs: pd.DataFrame, maneuvers: pd.DataFrame,
+                         items: pd.DataFrame) -> "Figure":
+    """Item pairs and maneuvers (pooled score against the field) and each
+    item's marginal value, each with its 95% CI."""
+    with _style():
+        if pairs is None or pairs.empty:
+            return _placeholder("Item pairs, maneuvers and items", "no loadout runs")
+        fig = _figure(10.0, max(3.0, 0.3 * len(pairs) + 1.9))
+        axes = fig.subplots(1, 3, width_ratios=[1.2, 1, 1])
+        _forest(axes[0], pairs["items"], pairs["score"], pairs["score_lo"], pairs["score_hi"], 0.5)
+        axes[0].set_xlabel("score vs field (%)")
+        axes[0].set_title("Item pairs", fontsize=10, loc="left")
+        _forest(axes[1], maneuvers["maneuver"], maneuvers["score"], maneuvers["score_lo"],
+                maneuvers["score_hi"], 0.5)
+        axes[1].set_xlabel("score vs field (%)")
+        axes[1].set_title("Maneuvers", fontsize=10, loc="left")
+        _forest(axes[2], items["item"], items["marginal"], items["marginal_lo"],
+                items["marginal_hi"], 0.0)
+        axes[2].set_xlabel("with − without (points)")
+        axes[2].set_title("Each item's marginal value", fontsize=10, loc="left")
+        games = pd.concat([pairs["games"], maneuvers["games"]])
+        _titles(fig, "What the loadout choices are worth",
+                f"pooled over the loadout matrix, 95% CI; blue / red: reliably above / below "
+                f"even; n = {_n_range(games)} games per row")
+    return fig
+
+
+def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
+    """Share of the rounds fought at each range that each loadout wins."""
+    import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
+
+    with _style():
+        if ranges_df is None or ranges_df.empty or not (ranges_df["rounds"] > 0).any():
+            return _placeholder("Where each loadout wins its rounds", "no rounds recorded")
+        order = list(dict.fromkeys(ranges_df["range"]))
+        names = list(dict.fromkeys(ranges_df["loadout"]))
+        share = np.full((len(names), len(order)), np.nan)
+        half = np.full_like(share, np.nan)
+        for r in ranges_df.itertuples(index=False):
+            if r.rounds > 0:
+                i, j = names.index(r.loadout), order.index(r.range)
+                share[i, j] = r.share
+                half[i, j] = (r.share_hi - r.share_lo) / 2
+        spread = np.nanmax(np.abs(share - 0.5))
+        spread = min(0.5, max(0.05, math.ceil(spread * 20) / 20))
+        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+        k = len(names)
+        fig = _figure(6.4, 0.27 * k + 1.9)
+        ax = fig.add_subplot()
+        im = ax.imshow(np.ma.masked_invalid(share), cmap=cmap, norm=norm, aspect="auto")
+        for i in range(k):
+            for j in range(len(order)):
+                if np.isfinite(share[i, j]):
+                    dark = abs(share[i, j] - 0.5) > 0.6 * spread
+                    ax.text(j, i, f"{share[i, j] * 100:.0f} ±{half[i, j] * 100:.0f}", ha="center",
+                            va="center", fontsize=6.5, color="white" if dark else _INK)
+        ax.set_xticks(range(len(order)), order)
+        ax.xaxis.tick_top()
+        ax.set_yticks(range(k), [_label(s) for s in names], fontsize=6.5)
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        cbar = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.02)
+        cbar.set_label("share of rounds there won (%)")
+        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
+        cbar.outline.set_visible(False)
+        _titles(fig, "Where each loadout wins its rounds",
+                f"% of the rounds fought at each range that the loadout wins, ± 95% Wilson "
+                f"half-width; n = {_n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "
+                f"per cell", ax=ax)
+    return fig
+
+
+def initiative_chart(init_df: pd.DataFrame) -> "Figure":
+    """The opening bid's winner's win rate by the size of its winning bid."""
+    with _style():
+        df = init_df[init_df["bid"] != "all"] if init_df is not None else None
+        if df is None or df.empty:
+            return _placeholder("The value of the opening bid", "no bids recorded")
+        fig = _figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        x = df["bid"].astype(int).to_numpy()
+        w, lo, hi = (df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi"))
+        colors = [_POS if a > 50 else (_NEG if b < 50 else _NEUTRAL) for a, b in zip(lo, hi)]
+        ax.axhline(50, color=_INK, linewidth=0.9)
+        ax.errorbar(x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4)
+        ax.scatter(x, w, color=colors, s=26, zorder=3)
+        for xi, wi, g in zip(x, hi, df["games"]):
+            ax.text(xi, wi + 1, _fmt_n(g), ha="center", va="bottom", fontsize=6.5, color=_MUTED)
+        ax.set_xticks(x)
+        ax.set_xlabel("sum of the winning opening bid")
+        ax.set_ylabel("bid winner's win rate (%)")
+        ax.grid(axis="y", color=_GRID, linewidth=0.8)
+        allrow = init_df[init_df["bid"] == "all"]
+        sub = ""
+        if not allrow.empty:
+            a = allrow.iloc[0]
+            sub = (f"all bids: the winner wins {a['winrate'] * 100:.1f}% "
+                   f"[{a['winrate_lo'] * 100:.1f}, {a['winrate_hi'] * 100:.1f}] of "
+                   f"{_fmt_n(a['games'])} games; ")
+        _titles(fig, "The value of the opening bid",
+                sub + "95% Wilson CI; the figure above each point is its number of games", ax=ax)
+    return fig
+
+
 def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
     """(strategy, opponent) pairs in table order; opponent None if not recorded."""
     if "opponent" in df.columns:
@@ -903,6 +1078,19 @@ def all_charts(
             jobs.append((card_chart_key(s, o), (
                 "card_value", (cards, tables.get("restricted")),
                 {"variant": card_variant, "strategy": s, "opponent": o}, chart_dir / stem)))
+    lm = tables.get("loadout_matrix")
+    if lm is not None and not lm.empty:
+        jobs.append(("loadout_matrix", ("loadout_matrix_chart", (lm,), {},
+                                        chart_dir / "loadout-matrix")))
+        jobs.append(("loadout_values", ("loadout_values_chart",
+                                        (tables.get("item_pairs"), tables.get("maneuvers"),
+                                         tables.get("items")), {}, chart_dir / "loadout-values")))
+    rb = tables.get("ranges_by_loadout")
+    if rb is not None and not rb.empty:
+        jobs.append(("ranges", ("ranges_chart", (rb,), {}, chart_dir / "ranges")))
+    ini = tables.get("initiative")
+    if ini is not None and not ini.empty:
+        jobs.append(("initiative", ("initiative_chart", (ini,), {}, chart_dir / "initiative")))
     keys = [_fingerprint(job) for _, job in jobs] if cache_dir is not None else [None] * len(jobs)
     svgs: list[str | None] = [None] * len(jobs)
     if cache_dir is not None and not write:

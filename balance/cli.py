@@ -618,17 +618,25 @@ def bench_tosk(
 @bench_app.command("clash")
 def bench_clash(
     n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 400_000,
+    matrix_games: Annotated[int, typer.Option(
+        "--matrix-games", help="Games per cell of the timed 27 × 27 loadout matrix "
+                               "(counter vs counter); 0 skips it.")] = 10_000,
     as_json: JsonOpt = False,
 ):
-    """Games/s at 1 and 2 threads (counter vs aggressive), numba vs pure Python, compile time, memory."""
+    """Games/s at 1 and 2 threads (counter vs aggressive), numba vs pure Python, compile
+    time, memory, and the full loadout matrix end to end (target < 60 s)."""
     from balance import bench
 
+    if matrix_games < 0 or matrix_games % 2:
+        raise UserError(f"--matrix-games must be 0 or a positive even number, got {matrix_games}")
     res = bench.bench_game("clash", n, a="counter", b="aggressive")
+    if matrix_games:
+        res.update(bench.bench_matrix("clash", "counter", matrix_games))
     if as_json:
         _echo_json(res)
         return
     for k, v in res.items():
-        typer.echo(f"{k:<34} {v}")
+        typer.echo(f"{k:<40} {v}")
 
 
 @bench_app.command("report")

@@ -154,7 +154,8 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
                       "games_with": w["n_games"], "games_without": wo["n_games"]})
     items = pd.DataFrame(items).sort_values("marginal", ascending=False, ignore_index=True)
     return {"loadout_matrix": matrix, "loadouts": field, "best_response": best,
-            "item_pairs": pairs, "maneuvers": mans, "items": items}
+            "item_pairs": pairs, "maneuvers": mans, "items": items,
+            "ranges_by_loadout": ranges_by_loadout(game, runs)}
 
 
 # ---- initiative and ranges (from the engine's exact histograms) -------------------------
@@ -177,7 +178,8 @@ def initiative_table(runs: list) -> pd.DataFrame:
 
     From the engine's ``init_bid`` histogram: value = 3 × (the bid winner's
     bid sum) + the bid winner's result (0 loss, 1 draw, 2 win). Each row: bid
-    size, games, the bid winner's win rate (Wilson) and score."""
+    size (a string: the last row is "all"), games, the bid winner's win rate
+    (Wilson) and score."""
     h = _hist_sum(runs, "init_bid")
     if h is None:
         return pd.DataFrame(columns=["bid", "games", "wins", "draws", "winrate", "winrate_lo",
@@ -189,7 +191,7 @@ def initiative_table(runs: list) -> pd.DataFrame:
         if not games:
             continue
         lo, hi = stats.wilson(int(win), games)
-        rows.append({"bid": size, "games": games, "wins": int(win), "draws": int(draw),
+        rows.append({"bid": str(size), "games": games, "wins": int(win), "draws": int(draw),
                      "winrate": win / games, "winrate_lo": lo, "winrate_hi": hi,
                      "score": (win + draw / 2) / games})
     tot = h.sum(axis=0)
@@ -220,22 +222,26 @@ def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threa
 
 def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
     """Per row loadout, pooled over its opponents: rounds fought and the share
-    won at each range."""
-    rows = []
+    won at each range (Wilson CI)."""
     eng = get_game(game).engine_module()
-    same = runs and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
-    for i in range(len(eng.LOADOUTS)):
-        for rng_name in RANGE_KEYS:
-            n = w = 0
-            for r in runs:
-                sides = []
-                if r.spec.a.loadout == i:
-                    sides.append("a")
-                if same and r.spec.b.loadout == i and r.spec.a.loadout != i:
-                    sides.append("b")
-                for side in sides:
-                    n += _total(r, f"rounds_{rng_name}")
-                    w += _total(r, f"{side}_wins_{rng_name}")
+    k = len(eng.LOADOUTS)
+    same = bool(runs) and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
+    fought = np.zeros((k, len(RANGE_KEYS)), np.int64)
+    won = np.zeros_like(fought)
+    for r in runs:
+        n = [_total(r, f"rounds_{x}") for x in RANGE_KEYS]
+        sides = [("a", r.spec.a.loadout)]
+        if same and r.spec.b.loadout != r.spec.a.loadout:
+            sides.append(("b", r.spec.b.loadout))
+        for side, i in sides:
+            if i is None or not 0 <= i < k:
+                continue
+            fought[i] += n
+            won[i] += [_total(r, f"{side}_wins_{x}") for x in RANGE_KEYS]
+    rows = []
+    for i in range(k):
+        for j, rng_name in enumerate(RANGE_KEYS):
+            n, w = int(fought[i, j]), int(won[i, j])
             lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
             rows.append({"loadout": eng.loadout_name(i), "range": rng_name.capitalize(),
                          "rounds": n, "won": w, "share": w / n if n else np.nan,

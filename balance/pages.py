@@ -180,6 +180,10 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
         from balance import loadouts
 
         t.update(loadouts.loadout_tables(game, group["loadouts"]))
+    if "init_bid" in getattr(eng, "METRICS", {}):
+        from balance import loadouts
+
+        t["initiative"] = loadouts.initiative_table(_all_runs(group))
     if cards:
         t["cards"] = pd.concat(cards, ignore_index=True)
     if restricted:

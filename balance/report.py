@@ -419,9 +419,52 @@ def _records(tables: Mapping[str, Any], key: str) -> list[dict]:
     return [] if df is None else df.to_dict("records")
 
 
-def _loadouts_section(tables: Mapping[str, Any]) -> dict | None:
+def _initiative_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> dict | None:
+    """The value of winning the opening bid, by the winning bid's size."""
+    ini = _table(tables, "initiative")
+    if ini is None:
+        return None
+    rows = []
+    for r in ini.to_dict("records"):
+        rows.append({"name": str(r["bid"]), "cells": [
+            _cell(fmt_int(r["games"]), r["games"]),
+            _cell(fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], r["games"]), r["winrate"],
+                  cls=_side(r["winrate_lo"], r["winrate_hi"])),
+            _cell(fmt_pct(r["draws"] / r["games"] if r["games"] else None),
+                  r["draws"] / r["games"] if r["games"] else None),
+            _cell(fmt_pct(r["score"]), r["score"])]})
+    chart = charts.get("initiative")
+    return {"rows": rows, "chart": {"title": "The value of the opening bid", "caption": "",
+                                    "svg": chart} if chart else None}
+
+
+def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
+    """Per loadout: the share of the rounds at each range that it wins, and
+    its best range (the highest share among ranges with rounds)."""
+    rb = _table(tables, "ranges_by_loadout")
+    if rb is None:
+        return [], []
+    order = list(dict.fromkeys(rb["range"]))
+    rows = []
+    for name, sub in rb.groupby("loadout", sort=False):
+        by = {r["range"]: r for r in sub.to_dict("records")}
+        cells = []
+        for x in order:
+            r = by.get(x)
+            if r is None or not r["rounds"]:
+                cells.append(_cell(MISSING))
+                continue
+            cells.append(_cell(fmt_pct_ci(r["share"], r["share_lo"], r["share_hi"], r["rounds"]),
+                               r["share"], cls=_side(r["share_lo"], r["share_hi"])))
+        fought = [r for r in by.values() if r["rounds"]]
+        best = max(fought, key=lambda r: r["share"])["range"] if fought else MISSING
+        rows.append({"name": str(name), "cells": [_cell(str(best), str(best), cls="txt"), *cells]})
+    return order, rows
+
+
+def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> dict | None:
     """Loadout analyses (games with loadouts): item pairs, maneuvers, items,
-    loadouts against the field with Nash averages, best responses."""
+    loadouts against the field with Nash averages, best responses, ranges."""
     lo = _table(tables, "loadouts")
     if lo is None:
         return None
@@ -454,6 +497,10 @@ def _loadouts_section(tables: Mapping[str, Any]) -> dict | None:
     m = _table(tables, "loadout_matrix")
     out["n"] = fmt_int(int(m["games"].min())) if m is not None else MISSING
     out["has_nash"] = has_nash
+    out["k"] = len(lo)
+    out["range_names"], out["ranges"] = _ranges_rows(tables)
+    for key in ("loadout_matrix", "loadout_values", "ranges"):
+        out[f"chart_{key}"] = charts.get(key)
     return out
 
 
@@ -628,6 +675,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
 
     placed = {"overview", "rounds", "diffs"}
     placed |= {k for k in charts if k.split(":")[0] in ("matrix", "cards", "ratings")}
+    placed |= {"loadout_matrix", "loadout_values", "ranges", "initiative"}
     extra = [
         {"title": k, "caption": "", "svg": charts[k]} for k in charts if k not in placed
     ]
@@ -653,7 +701,8 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "extra_charts": extra,
         "ratings": _ratings_section(tables, charts),
         "metrics": _metrics_section(tables),
-        "loadouts": _loadouts_section(tables),
+        "loadouts": _loadouts_section(tables, charts),
+        "initiative": _initiative_section(tables, charts),
         "pairing": _pairing_summary(tables),
         "runs": _runs_table(tables),
         "methods": [(k, v) for k, v in METHODS

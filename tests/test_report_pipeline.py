@@ -130,7 +130,7 @@ TINY_PLAN = {"variants": "base,force", "strategies": ["random", "aggressor", "ba
 TINY_PLANS = {"tosk": TINY_PLAN,
               "clash": {"variants": "base", "strategies": ["random", "counter", "aggressive"],
                         "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11}}
+                        "seed": 11, "loadout_strategy": "counter", "loadout_games": 20}}
 
 
 def _strip_dates(html: str) -> str:
@@ -165,6 +165,16 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     b = re.sub(r"<dt>Elapsed</dt><dd>[^<]*</dd>\n?", "", b)
     assert a == b
     assert "Card value" in b and "Restricted play" in b
+    # Clash: the loadout matrix, its charts, the ranges and the opening bid
+    c = (again.parent / "clash.html").read_text(encoding="utf-8")
+    for anchor in ("-loadouts", "-ranges", "-initiative"):
+        assert re.search(f'<h3 id="game-0-[A-Za-z-]+{anchor}"', c), anchor
+    heads = {m.group(1): m.start() for m in re.finditer(r'<h3 id="game-0-[A-Za-z-]+?(-[a-z]+)"', c)}
+    for section, end in (("-loadouts", "-ranges"), ("-ranges", "-initiative"),
+                         ("-initiative", "-diffs")):
+        body = c[heads[section]:heads[end]]
+        assert "<svg" in body, section  # each section draws its chart
+    assert "Item pairs" in c and "Best range" in c and "Bid winner wins" in c
 
 
 def test_simulate_precision_reaches_its_target(tmp_path):
