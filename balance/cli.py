@@ -450,6 +450,10 @@ PairingGamesOpt = Annotated[int, typer.Option("-n", help="Games per loadout pair
 def clash_loadouts(
     strategy: LoadoutStrategyOpt = "counter",
     vs: Annotated[Optional[str], typer.Option("--vs", help="The strategy playing the column loadouts (default: the same).")] = None,
+    also: Annotated[Optional[str], typer.Option(
+        "--also", help="More pairings, comma-separated, each 'X' (X vs X) or 'X:Y' (X vs Y): "
+                       "each plays its own matrix, and the item-pair and maneuver scores are "
+                       "shown under every pairing.")] = None,
     variant: VariantOpt = "base",
     n: PairingGamesOpt = 2000,
     seed: SeedOpt = 1,
@@ -461,9 +465,20 @@ def clash_loadouts(
     marginal value, the best response to each loadout and the Nash-averaged strength."""
     from balance import fmt, loadouts
 
+    pairings = [(strategy, vs or strategy)]
+    for item in (also or "").split(","):
+        if item.strip():
+            x, _, y = item.strip().partition(":")
+            pairings.append((x.strip(), (y or x).strip()))
+    if len(set(pairings)) != len(pairings):
+        raise UserError("a strategy pairing is listed twice (--strategy/--vs and --also)")
     runs = loadouts.run_matrix("clash", variant, strategy, vs or strategy, n, seed, threads,
                                results)
     t = loadouts.loadout_tables("clash", runs)
+    more = [r for a, b in pairings[1:]
+            for r in loadouts.run_matrix("clash", variant, a, b, n, seed, threads, results)]
+    if more:
+        t["loadout_pairings"] = loadouts.pairing_choice_table("clash", runs + more)
     if as_json:
         _echo_json({k: _records(v) for k, v in t.items()})
         return
@@ -492,6 +507,16 @@ def clash_loadouts(
     _table("Best response to each loadout", ["against", "best response", "its score [95% CI]"],
            [[r.against, r.best_response, pct(r.score, r.score_lo, r.score_hi)]
             for r in t["best_response"].itertuples()])
+    if more:
+        lp = t["loadout_pairings"]
+        names = list(dict.fromkeys(lp["pairing"]))
+        rows = []
+        for (kind, choice), g in lp.groupby(["kind", "choice"], sort=False):
+            by = {r.pairing: r for r in g.itertuples()}
+            rows.append([choice, kind] + [pct(by[x].score, by[x].score_lo, by[x].score_hi)
+                                          if x in by else "—" for x in names])
+        _table("Item pairs and maneuvers under each strategy pairing (score vs field [95% CI])",
+               ["choice", "kind", *names], rows)
 
 
 @clash_app.command("ranges")

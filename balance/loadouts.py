@@ -77,6 +77,56 @@ def _pooled(cells: dict, keep) -> dict:
     return stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
 
 
+def _choice_tables(eng, cells: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Item pairs and maneuvers, each pooled over the loadouts that hold them."""
+    L = list(eng.LOADOUTS)
+    pairs = []
+    for pair in sorted({(min(a, b), max(a, b)) for a, b, _ in L}):
+        members = [i for i, (a, b, _) in enumerate(L) if (min(a, b), max(a, b)) == pair]
+        p = _pooled(cells, lambda a, b, m=set(members): a in m)
+        pairs.append({"items": f"{eng.ITEMS[pair[0]]}+{eng.ITEMS[pair[1]]}", "loadouts": len(members),
+                      "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"],
+                      "games": p["n_games"]})
+    pairs = pd.DataFrame(pairs).sort_values("score", ascending=False, ignore_index=True)
+    mans = []
+    for m, mname in enumerate(eng.MANEUVERS):
+        members = {i for i, (_, _, mm) in enumerate(L) if mm == m}
+        p = _pooled(cells, lambda a, b, s=members: a in s)
+        mans.append({"maneuver": mname, "loadouts": len(members), "score": p["score"],
+                     "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
+    mans = pd.DataFrame(mans).sort_values("score", ascending=False, ignore_index=True)
+    return pairs, mans
+
+
+def pairing_name(run) -> str:
+    """``'counter vs aggressive'``: the strategies of a loadout-matrix run."""
+    return f"{run.spec.a.name.split('@')[0]} vs {run.spec.b.name.split('@')[0]}"
+
+
+def by_pairing(runs: list) -> dict[str, list]:
+    """Loadout-matrix runs grouped by strategy pairing, in order of appearance."""
+    out: dict[str, list] = {}
+    for r in runs:
+        out.setdefault(pairing_name(r), []).append(r)
+    return out
+
+
+def pairing_choice_table(game: str, runs: list) -> pd.DataFrame:
+    """Item pairs and maneuvers under each strategy pairing of ``runs``: one
+    row per (pairing, kind, choice) with the pooled score, CI and games."""
+    eng = get_game(game).engine_module()
+    rows = []
+    for name, rs in by_pairing(runs).items():
+        _, cells = loadout_matrix(game, rs)
+        pairs, mans = _choice_tables(eng, cells)
+        for kind, df, col in (("item pair", pairs, "items"), ("maneuver", mans, "maneuver")):
+            for r in df.to_dict("records"):
+                rows.append({"pairing": name, "kind": kind, "choice": r[col], "score": r["score"],
+                             "score_lo": r["score_lo"], "score_hi": r["score_hi"],
+                             "games": r["games"]})
+    return pd.DataFrame(rows)
+
+
 def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
     """Every loadout table from the runs of one strategy pairing."""
     eng = get_game(game).engine_module()
@@ -119,22 +169,8 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
         best.append({"against": names[j], "best_response": names[i], "score": r.score,
                      "score_lo": r.score_lo, "score_hi": r.score_hi, "games": int(r.games)})
     best = pd.DataFrame(best)
-    # item pairs and maneuvers: pooled over the loadouts that hold them
-    pairs = []
-    for pair in sorted({(min(a, b), max(a, b)) for a, b, _ in L}):
-        members = [i for i, (a, b, _) in enumerate(L) if (min(a, b), max(a, b)) == pair]
-        p = _pooled(cells, lambda a, b, m=set(members): a in m)
-        pairs.append({"items": f"{eng.ITEMS[pair[0]]}+{eng.ITEMS[pair[1]]}", "loadouts": len(members),
-                      "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"],
-                      "games": p["n_games"]})
-    pairs = pd.DataFrame(pairs).sort_values("score", ascending=False, ignore_index=True)
-    mans = []
-    for m, mname in enumerate(eng.MANEUVERS):
-        members = {i for i, (_, _, mm) in enumerate(L) if mm == m}
-        p = _pooled(cells, lambda a, b, s=members: a in s)
-        mans.append({"maneuver": mname, "loadouts": len(members), "score": p["score"],
-                     "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
-    mans = pd.DataFrame(mans).sort_values("score", ascending=False, ignore_index=True)
+    pairs, mans = _choice_tables(eng, cells)
+
     # each item's marginal value: with it minus without it (paired by deal where
     # both cells exist is not possible across loadouts, so the difference of two
     # pooled scores with independent-sample CI)

@@ -179,7 +179,12 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
     if group.get("loadouts"):
         from balance import loadouts
 
-        t.update(loadouts.loadout_tables(game, group["loadouts"]))
+        # the first strategy pairing gets every table; each further pairing
+        # adds its item-pair and maneuver scores (is the ranking robust?)
+        pairings = loadouts.by_pairing(group["loadouts"])
+        t.update(loadouts.loadout_tables(game, next(iter(pairings.values()))))
+        if len(pairings) > 1:
+            t["loadout_pairings"] = loadouts.pairing_choice_table(game, group["loadouts"])
     if "init_bid" in getattr(eng, "METRICS", {}):
         from balance import loadouts
 

@@ -462,6 +462,25 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
     return order, rows
 
 
+def _pairing_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
+    """Item pairs and maneuvers (rows) under each strategy pairing (columns)."""
+    lp = _table(tables, "loadout_pairings")
+    if lp is None:
+        return [], []
+    names = list(dict.fromkeys(lp["pairing"]))
+    rows = []
+    for (kind, choice), sub in lp.groupby(["kind", "choice"], sort=False):
+        by = {r["pairing"]: r for r in sub.to_dict("records")}
+        cells = [_cell(kind, kind, cls="txt")]
+        for n in names:
+            r = by.get(n)
+            cells.append(_cell(MISSING) if r is None else _cell(
+                fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]), r["score"],
+                cls=_side(r["score_lo"], r["score_hi"])))
+        rows.append({"name": str(choice), "cells": cells})
+    return names, rows
+
+
 def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> dict | None:
     """Loadout analyses (games with loadouts): item pairs, maneuvers, items,
     loadouts against the field with Nash averages, best responses, ranges."""
@@ -499,6 +518,7 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
     out["has_nash"] = has_nash
     out["k"] = len(lo)
     out["range_names"], out["ranges"] = _ranges_rows(tables)
+    out["pairing_names"], out["pairings"] = _pairing_rows(tables)
     for key in ("loadout_matrix", "loadout_values", "ranges"):
         out[f"chart_{key}"] = charts.get(key)
     return out

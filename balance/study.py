@@ -53,12 +53,17 @@ def study_runs(game: str, scale: float, threads, results, store_only: bool = Fal
     if plan.get("loadout_strategy"):  # games with loadouts: the loadout matrix
         from balance import loadouts, runner
 
-        specs = loadouts.loadout_specs(game, "base", plan["loadout_strategy"],
-                                       plan["loadout_strategy"],
-                                       _scaled(int(plan.get("loadout_games", 1000)), scale),
-                                       int(plan["seed"]))
+        # one strategy, or a list: each plays its own mirror matrix; the first
+        # one's matrix gets every table on the page
+        names = plan["loadout_strategy"]
+        names = [names] if isinstance(names, str) else list(names)
+        specs = [spec for s in names for spec in loadouts.loadout_specs(
+            game, "base", s, s, _scaled(int(plan.get("loadout_games", 1000)), scale),
+            int(plan["seed"]))]
         cres = [*cres, *runner.run_many(specs, store=Store(results), threads=threads,
-                                        label=f"{game}: loadout matrix", store_only=store_only)]
+                                        label=f"{game}: loadout matrix "
+                                              f"({len(names)} strateg{'y' if len(names) == 1 else 'ies'})",
+                                        store_only=store_only)]
     extra = {"precision": precision, "study_scale": scale,
              "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
                                f"{max(r.games for r in runs.values()):,}"}

@@ -78,6 +78,21 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
                            "--json"))
     assert len(ranges) == 27 * 4
     assert all(r["won"] <= r["rounds"] for r in ranges)
+    # another style of play: counter's matrix is read back, aggressive's is played
+    out = json.loads(ok("clash", "loadouts", "-n", 20, "--seed", 5, "--results", tmp_path,
+                        "--also", "aggressive", "--json"))
+    lp = out["loadout_pairings"]
+    assert {r["pairing"] for r in lp} == {"counter vs counter", "aggressive vs aggressive"}
+    assert len(lp) == 2 * (9 + 3)
+    mine = {(r["kind"], r["choice"]): r["score"] for r in lp if r["pairing"] == "counter vs counter"}
+    for r in out["item_pairs"]:  # the first pairing's scores are the main tables' scores
+        assert mine[("item pair", r["items"])] == pytest.approx(r["score"])
+    # every loadout plays the field equally often, so the pooled scores average ½
+    for pairing in ("counter vs counter", "aggressive vs aggressive"):
+        man = [r["score"] for r in lp if r["pairing"] == pairing and r["kind"] == "maneuver"]
+        assert np.mean(man) == pytest.approx(0.5)
+    p = run("clash", "loadouts", "-n", 20, "--results", tmp_path, "--also", "counter")
+    assert p.returncode == 2 and p.stderr.startswith("error: a strategy pairing is listed twice")
 
 
 def test_initiative_table_counts_every_game(tmp_path):
