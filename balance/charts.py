@@ -283,6 +283,30 @@ def _close(fig: "Figure") -> None:
 
 
 # --------------------------------------------------------------------------- matrix
+def _diverging(values: np.ndarray, floor: float):
+    """Colour scale centred on 50% for shares in ``values``: (norm, cmap, spread),
+    the spread rounded up to 5 points, at least ``floor`` and at most 50%."""
+    import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
+
+    spread = np.nanmax(np.abs(values - 0.5)) if np.isfinite(values).any() else 0.1
+    spread = min(0.5, max(floor, math.ceil(spread * 20) / 20))
+    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
+    return norm, matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6"), spread
+
+
+def _pct_colorbar(fig: "Figure", im, ax: "Axes", label: str, shrink: float) -> None:
+    """A colour bar in percent beside a heatmap whose spines are hidden."""
+    import matplotlib
+
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    cbar = fig.colorbar(im, ax=ax, shrink=shrink, pad=0.02)
+    cbar.set_label(label)
+    cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
+    cbar.outline.set_visible(False)
+
+
 def matrix_heatmap(
     matrix_df: pd.DataFrame, variant: str, order: Sequence[str] | None = None
 ) -> "Figure":
@@ -293,8 +317,6 @@ def matrix_heatmap(
     is grey. Strategies are ordered by mean win rate (strongest first) unless
     ``order`` is given.
     """
-    import matplotlib
-    from matplotlib.colors import TwoSlopeNorm
 
     df = matrix_df[matrix_df["variant"] == variant]
     with _style():
@@ -317,10 +339,7 @@ def matrix_heatmap(
                 win[i, j] = row.winrate
                 half[i, j] = (row.winrate_hi - row.winrate_lo) / 2
 
-        spread = np.nanmax(np.abs(win - 0.5)) if np.isfinite(win).any() else 0.1
-        spread = min(0.5, max(0.1, math.ceil(spread * 20) / 20))
-        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
-        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+        norm, cmap, spread = _diverging(win, 0.1)
 
         side = max(3.2, 0.85 * k + 1.6)
         fig = _figure(side + 1.4, side + 0.9)
@@ -359,13 +378,7 @@ def matrix_heatmap(
         ax.grid(which="minor", color="white", linewidth=1.5)
         ax.tick_params(which="minor", length=0)
         ax.tick_params(which="major", length=0)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-
-        cbar = fig.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
-        cbar.set_label("row's win rate vs column (%)")
-        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
-        cbar.outline.set_visible(False)
+        _pct_colorbar(fig, im, ax, "row's win rate vs column (%)", 0.8)
 
         _titles(
             fig,
@@ -803,8 +816,6 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
     """The loadout matrix as a heatmap: the row loadout's score against the
     column loadout (win + ½ draw), loadouts ordered by their score against the
     field (strongest first); cells whose 95% CI excludes ½ are dotted."""
-    import matplotlib
-    from matplotlib.colors import TwoSlopeNorm
 
     with _style():
         if matrix_df is None or matrix_df.empty:
@@ -819,10 +830,7 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
             i, j = idx[r.row], idx[r.col]
             score[i, j] = r.score
             sig[i, j] = r.score_lo > 0.5 or r.score_hi < 0.5
-        spread = np.nanmax(np.abs(score - 0.5)) if np.isfinite(score).any() else 0.1
-        spread = min(0.5, max(0.05, math.ceil(spread * 20) / 20))
-        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
-        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+        norm, cmap, _ = _diverging(score, 0.05)
         side = 0.26 * k + 3.2
         fig = _figure(side + 1.2, side + 0.6)
         ax = fig.add_subplot()
@@ -839,12 +847,7 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
         ax.set_xlabel("opponent's loadout (column)")
         ax.set_ylabel("loadout (row)")
         ax.tick_params(length=0)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-        cbar = fig.colorbar(im, ax=ax, shrink=0.7, pad=0.02)
-        cbar.set_label("row's score vs column (%)")
-        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
-        cbar.outline.set_visible(False)
+        _pct_colorbar(fig, im, ax, "row's score vs column (%)", 0.7)
         _titles(fig, "Loadout against loadout",
                 f"row's score (win + ½ draw) vs column, seat-swapped; dot: 95% CI excludes 50%; "
                 f"n = {_n_range(matrix_df['games'])} games per pairing", ax=ax)
@@ -895,8 +898,6 @@ def loadout_values_chart(pairs: pd.DataFrame, maneuvers: pd.DataFrame,
 
 def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
     """Share of the rounds fought at each range that each loadout wins."""
-    import matplotlib
-    from matplotlib.colors import TwoSlopeNorm
 
     with _style():
         if ranges_df is None or ranges_df.empty or not (ranges_df["rounds"] > 0).any():
@@ -910,10 +911,7 @@ def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
                 i, j = names.index(r.loadout), order.index(r.range)
                 share[i, j] = r.share
                 half[i, j] = (r.share_hi - r.share_lo) / 2
-        spread = np.nanmax(np.abs(share - 0.5))
-        spread = min(0.5, max(0.05, math.ceil(spread * 20) / 20))
-        norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
-        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+        norm, cmap, spread = _diverging(share, 0.05)
         k = len(names)
         fig = _figure(6.4, 0.27 * k + 1.9)
         ax = fig.add_subplot()
@@ -928,12 +926,7 @@ def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
         ax.xaxis.tick_top()
         ax.set_yticks(range(k), [_label(s) for s in names], fontsize=6.5)
         ax.tick_params(length=0)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-        cbar = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.02)
-        cbar.set_label("share of rounds there won (%)")
-        cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
-        cbar.outline.set_visible(False)
+        _pct_colorbar(fig, im, ax, "share of rounds there won (%)", 0.6)
         _titles(fig, "Where each loadout wins its rounds",
                 f"% of the rounds fought at each range that the loadout wins, ± 95% Wilson "
                 f"half-width; n = {_n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "

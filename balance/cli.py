@@ -472,13 +472,12 @@ def clash_loadouts(
             pairings.append((x.strip(), (y or x).strip()))
     if len(set(pairings)) != len(pairings):
         raise UserError("a strategy pairing is listed twice (--strategy/--vs and --also)")
-    runs = loadouts.run_matrix("clash", variant, strategy, vs or strategy, n, seed, threads,
-                               results)
-    t = loadouts.loadout_tables("clash", runs)
-    more = [r for a, b in pairings[1:]
-            for r in loadouts.run_matrix("clash", variant, a, b, n, seed, threads, results)]
+    runs = [loadouts.run_matrix("clash", variant, a, b, n, seed, threads, results)
+            for a, b in pairings]
+    t = loadouts.loadout_tables("clash", runs[0])
+    more = len(runs) > 1
     if more:
-        t["loadout_pairings"] = loadouts.pairing_choice_table("clash", runs + more)
+        t["loadout_pairings"] = loadouts.pairing_choice_table("clash", sum(runs, []))
     if as_json:
         _echo_json({k: _records(v) for k, v in t.items()})
         return

@@ -43,6 +43,12 @@ def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) ->
     return specs
 
 
+def _mirror(runs: list) -> bool:
+    """True when the matrix's runs have the same strategy on both sides (only
+    i <= j is played then; the other half follows by antisymmetry)."""
+    return bool(runs) and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
+
+
 def _points(res, row_side: int) -> np.ndarray:
     pts = res.pair_points.astype(np.int64)
     return pts if row_side == 0 else 4 - pts
@@ -54,7 +60,7 @@ def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
     eng = get_game(game).engine_module()
     k = len(eng.LOADOUTS)
     cells: dict[tuple[int, int], np.ndarray] = {}
-    same = runs and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
+    same = _mirror(runs)
     for r in runs:
         i, j = r.spec.a.loadout, r.spec.b.loadout
         cells[(i, j)] = _points(r, 0)
@@ -240,9 +246,6 @@ def initiative_table(runs: list) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-RANGE_KEYS = ("hand", "arm", "step", "reach")
-
-
 def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threads, results,
                batch_size: int = 1 << 15) -> list:
     """Play (or read from the store) every run of the loadout matrix."""
@@ -261,11 +264,12 @@ def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
     won at each range (Wilson CI)."""
     eng = get_game(game).engine_module()
     k = len(eng.LOADOUTS)
-    same = bool(runs) and runs[0].spec.a.name.split("@")[0] == runs[0].spec.b.name.split("@")[0]
-    fought = np.zeros((k, len(RANGE_KEYS)), np.int64)
+    keys = [x.lower() for x in eng.RANGES]  # the engine's histograms: rounds_<range>, ...
+    same = _mirror(runs)
+    fought = np.zeros((k, len(keys)), np.int64)
     won = np.zeros_like(fought)
     for r in runs:
-        n = [_total(r, f"rounds_{x}") for x in RANGE_KEYS]
+        n = [_total(r, f"rounds_{x}") for x in keys]
         sides = [("a", r.spec.a.loadout)]
         if same and r.spec.b.loadout != r.spec.a.loadout:
             sides.append(("b", r.spec.b.loadout))
@@ -273,10 +277,10 @@ def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
             if i is None or not 0 <= i < k:
                 continue
             fought[i] += n
-            won[i] += [_total(r, f"{side}_wins_{x}") for x in RANGE_KEYS]
+            won[i] += [_total(r, f"{side}_wins_{x}") for x in keys]
     rows = []
     for i in range(k):
-        for j, rng_name in enumerate(RANGE_KEYS):
+        for j, rng_name in enumerate(keys):
             n, w = int(fought[i, j]), int(won[i, j])
             lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
             rows.append({"loadout": eng.loadout_name(i), "range": rng_name.capitalize(),

@@ -154,7 +154,7 @@ def _variant_order(names) -> list[str]:
 
 def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
     """Every table of one game's page from its organised runs."""
-    from balance import meta, tables
+    from balance import loadouts, meta, tables
 
     matches = group["matches"]
     vnames = _variant_order(v for v, _, _ in matches)
@@ -177,8 +177,6 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
             by_rank = {k: by_rank[k] for k in ranks if k in by_rank}
             restricted.append(tables.restricted_table(base, by_rank))
     if group.get("loadouts"):
-        from balance import loadouts
-
         # the first strategy pairing gets every table; each further pairing
         # adds its item-pair and maneuver scores (is the ranking robust?)
         pairings = loadouts.by_pairing(group["loadouts"])
@@ -186,8 +184,6 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
         if len(pairings) > 1:
             t["loadout_pairings"] = loadouts.pairing_choice_table(game, group["loadouts"])
     if "init_bid" in getattr(eng, "METRICS", {}):
-        from balance import loadouts
-
         t["initiative"] = loadouts.initiative_table(_all_runs(group))
     if cards:
         t["cards"] = pd.concat(cards, ignore_index=True)

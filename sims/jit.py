@@ -56,8 +56,9 @@ def leaf(fn=None, **extra):
     Compiled without the runtime's reference counting: a numba function that
     takes arrays otherwise increments and decrements each array's reference
     count, atomically, on every call, which cost a third of Clash's run time.
-    Such a kernel may read and write the arrays it is given but must not
-    create, slice or return one (numba refuses to compile an allocation).
+    Such a kernel may read, write and take views of the arrays it is given
+    (a view allocates nothing) but must not create one: numba refuses to
+    compile an allocation without its runtime.
     """
     flags = {**_FLAGS, "_nrt": False, **extra}
     if fn is None:

@@ -24,7 +24,7 @@ Nothing here decides a rule: item modifiers come in the engine's table
 
 import numpy as np
 
-from sims.jit import leaf, njit
+from sims.jit import leaf
 from sims.rng import gumbel, uniform
 
 # --- card and table enums (shared with the engine) ----------------------------
@@ -280,6 +280,7 @@ SC_SCORE = 32
 MAX_CANDIDATES = 64
 SC_ID = SC_SCORE + MAX_CANDIDATES
 SCRATCH = SC_ID + MAX_CANDIDATES
+assert max(BID_SETS.shape[0], STAM_SETS.shape[0], 4) <= MAX_CANDIDATES  # every choice fits
 
 
 @leaf
