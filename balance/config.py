@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +62,14 @@ class Ruleset:
     description: str = ""
 
     def vector(self) -> np.ndarray:
-        return get_game(self.game).engine_module().encode_rules(self.rules)
+        g = get_game(self.game)
+        if g.card_sets:  # the card table travels in the rules vector
+            return g.engine_module().encode_rules(self.rules, self.card_set().table)
+        return g.engine_module().encode_rules(self.rules)
+
+    def card_set(self):
+        """The card set this ruleset plays with (games with card sets only)."""
+        return get_game(self.game).card_set(self.rules["card_set"])
 
 
 def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
@@ -71,7 +78,10 @@ def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
     out = {}
     for key, value in table.items():
         default = eng.DEFAULT_RULES[key]
-        if isinstance(default, bool):
+        if isinstance(default, str):  # a name or a path (e.g. Trisk's card_set)
+            if not isinstance(value, str) or not value.strip():
+                raise UserError(f"{path}: key '{key}' must be a non-empty string, got {value!r}")
+        elif isinstance(default, bool):
             if not isinstance(value, bool):
                 raise UserError(f"{path}: key '{key}' must be true or false, got {value!r}")
         else:
@@ -188,9 +198,15 @@ class Strategy:
     description: str = ""
     forbidden_ranks: int = 0  # restricted play: bit mask of rank indices
     loadout: int | None = None  # games with loadouts (Clash): index into the engine's LOADOUTS
+    # games with decks (Trisk): the deck this side plays (``balance.trisk_cards.Deck``);
+    # ``forbidden_ranks`` then masks card rows (restricted play)
+    deck: object = None
+    n_cards: int = 0  # rows of the card set the deck comes from (games with decks)
 
     def vector(self) -> np.ndarray:
         mod = get_game(self.game).strategy_module()
+        if self.deck is not None:
+            return mod.encode_strategy(self.spec, self.deck, self.n_cards, self.forbidden_ranks)
         if self.loadout is not None:
             return mod.encode_strategy(self.spec, self.loadout)
         return mod.encode_strategy(self.spec, self.forbidden_ranks)
@@ -201,6 +217,17 @@ class Strategy:
         base = self.name.split("@", 1)[0]
         return Strategy(self.game, f"{base}@{eng.loadout_name(index)}", self.spec,
                         self.description, self.forbidden_ranks, index)
+
+    def with_deck(self, deck, n_cards: int) -> "Strategy":
+        """The same strategy playing ``deck`` (named ``strategy@deck``); ``n_cards``
+        is the number of rows of its card set."""
+        base = self.name.split("@", 1)[0]
+        return replace(self, name=f"{base}@{deck.name}", deck=deck, n_cards=int(n_cards))
+
+    def restricted_card(self, row: int, card_name: str) -> "Strategy":
+        """The same side forbidden to play card ``row``: drawn, never played."""
+        return replace(self, name=f"{self.name}-no{card_name}",
+                       forbidden_ranks=self.forbidden_ranks | (1 << int(row)))
 
     def restricted(self, rank_index: int, rank_name: str) -> "Strategy":
         """The same strategy forbidden to play one rank (restricted play)."""

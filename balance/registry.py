@@ -20,12 +20,20 @@ class Game:
     engine: str  # module path of the rules engine
     strategies: str  # module path of the strategy kernel
     rulings: str  # prefix of the rulings that apply (e.g. "T")
+    # games whose ruleset names a card set (rules key "card_set"): "module:function"
+    # that loads it by name or path (an object with ``.table`` and ``.digest``)
+    card_sets: str | None = None
 
     def engine_module(self):
         return _module(self.engine)
 
     def strategy_module(self):
         return _module(self.strategies)
+
+    def card_set(self, name: str):
+        """The card set ``name`` (a name or a path) of a game with card sets."""
+        mod, fn = self.card_sets.split(":")
+        return getattr(_module(mod), fn)(name)
 
 
 @lru_cache(maxsize=None)
@@ -36,6 +44,8 @@ def _module(path: str):
 GAMES = {
     "tosk": Game("tosk", "Tosk", "sims.tosk", "strategies.tosk", "T"),
     "clash": Game("clash", "Clash of Steel", "sims.clash", "strategies.clash", "C"),
+    "trisk": Game("trisk", "Trisk", "sims.trisk", "strategies.trisk", "R",
+                  "balance.trisk_cards:load_card_set"),
 }
 
 

@@ -60,6 +60,8 @@ class RunSpec:
         return {
             "game": self.game, "engine_version": eng.VERSION, "variant": self.ruleset.name,
             "rules": self.ruleset.rules,
+            **({"card_set_digest": self.ruleset.card_set().digest}
+               if get_game(self.game).card_sets else {}),
             "a": _side(self.a), "b": _side(self.b),
             "n_games": self.n_games, "seed": self.seed, "per_game": self.per_game,
             "store_format": STORE_FORMAT,
@@ -74,6 +76,9 @@ def _side(s: Strategy) -> dict:
     out = {"name": s.name, "spec": s.spec, "forbidden": s.forbidden_ranks}
     if s.loadout is not None:  # only games with loadouts: Tosk's run keys are unchanged
         out["loadout"] = s.loadout
+    if s.deck is not None:  # only games with decks
+        out["deck"] = {"name": s.deck.name, "primal": int(s.deck.primal),
+                       "cards": [int(c) for c in s.deck.cards]}
     return out
 
 

@@ -1,0 +1,1307 @@
+"""Trisk: the rules engine (rulebook ``rules/trisk.txt``, rulings R1–R7).
+
+State is plain numpy arrays; the card set arrives as an int64 table
+(``sims.trisk.cards``) inside the rules vector, so the engine knows no card by
+name. ``simulate`` plays deals in parallel, each twice with the sides in
+swapped seats, and returns per-game outcome arrays.
+
+Board: ``bd[seat, slot, F_*]``; slot 0 is the seat's Primal, slots 1.. its
+creations in the order they entered play. Every card in play (Primal or
+creation) has a level, damage tokens and a stack of tokens per status.
+
+Randomness (R7, METHODS): each side's deck is shuffled from its own stream
+``(seed, deal, PURPOSE_DECK + side)``, so a deck that differs in one slot is
+shuffled into the same order everywhere else (swap-in is paired); the toss
+comes from ``(seed, deal, PURPOSE_COIN)`` and the seat-0 player calls heads,
+so in a seat-swapped pair each side wins the toss once; the coins of play
+(Feared, Blinded, coin-gated abilities) come from ``(seed, 2·deal + swap,
+PURPOSE_PLAY_COINS)`` and each side's strategy noise from its own stream.
+
+Rules vector (``RULE_FIELDS``; defaults in ``DEFAULT_RULES``):
+
+====================  =======  =================================================
+field                 default  meaning
+====================  =======  =================================================
+max_turns             60       turns each, then a draw (R3)
+hand_limit            9        most cards in hand; Muster does nothing at it (R3)
+actions               3        Primal actions per turn
+upgrade_cost          3        levels an Upgrade costs
+second_level          1        level of the second player's Primal at the start
+primal_attack_level   10       level at which a Primal's Attack unlocks
+resist_rule           0        R6: resisted damage is 0 halved (rounded down),
+                               1 ignored entirely, 2 unchanged
+weak_rule             0        R6: weak damage is 0 doubled, 1 +1, 2 unchanged
+max_board             12       [decided] creations in play per player, at most
+card_set              —        the card set (``reference`` or a path); not in
+                               the int vector: its table is
+====================  =======  =================================================
+
+Decided points (documented in docs/rulings.md as RD1–RD8): token removal,
+then passives (regen, grow) at the end of the owner's turn; Sorceries never
+target a Primal (a Ritual's effect neither); Ward stops enemy single-target
+effects, not mass ones; the toss winner chooses by its strategy's
+``go_first``; a creation that attacked may block on the next turn; a coin
+gate with no coins (no Wolf to count) fails; destroyed creations and spent
+Sorceries go to the discard pile, an Upgrade's whole stack with it.
+"""
+
+import numpy as np
+
+from sims import rng
+from sims.jit import leaf, njit, pnjit, prange
+from sims.tosk import _track_score
+from sims.trisk.cards import (
+    A_COINS, A_EFFECT, A_GROUP, A_LEVEL, A_N, A_PARAM, A_SHAPE, A_TARGET, A_W, ASLEEP,
+    BLINDED, C_ABIL, C_AP, C_ARMOR, C_ATTACK_LEVEL, C_FLYING, C_GROUP, C_HP, C_KIND, C_MP,
+    C_N_ABIL, C_ONTO, C_RESIST, C_TYPE, C_WEAK, CARD_W, COIN_ONE, COIN_PER_GROUP, CREATION,
+    CURSE, E_CLEANSE, E_DAMAGE, E_DRAW, E_GROW, E_HEAL, E_LEVEL, E_PACK, E_REGEN, E_STATUS,
+    E_WARD, FEARED, FLYING, MAX_LEVEL, N_STATUS, PHYSICAL, POISONED, RITUAL, SHAPE_ACTIVE,
+    SHAPE_PASSIVE, SILENCED, SORCERY, T_ALL_ENEMY_CREATIONS, T_ENEMY_ANY, T_ENEMY_CREATION,
+    T_ENEMY_PRIMAL, T_OWN_CREATION, T_OWN_PRIMAL, T_PLAYER, T_SELF, UNTYPED, UPGRADE,
+    X_AMOUNT, BLESSING,
+)
+from strategies.trisk import (
+    N_PARAMS, NAT, NBL, NPL, NPR, P_ATTACK, P_BLOCK, P_GO_FIRST, P_PLAY, P_PRIMAL, P_TEMP,
+    S_CARDS, S_DECK_N, S_NC, S_PRIMAL, S_W0, pick, score, yes,
+)
+
+GAME = "trisk"
+VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+
+RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
+               "primal_attack_level", "resist_rule", "weak_rule", "max_board", "card_set")
+DEFAULT_RULES = {"max_turns": 60, "hand_limit": 9, "actions": 3, "upgrade_cost": 3,
+                 "second_level": 1, "primal_attack_level": 10, "resist_rule": 0,
+                 "weak_rule": 0, "max_board": 12, "card_set": "reference"}
+RULE_LIMITS = {"max_turns": (1, 1000), "hand_limit": (1, 16), "actions": (1, 9),
+               "upgrade_cost": (0, 10), "second_level": (0, 10),
+               "primal_attack_level": (0, 11), "resist_rule": (0, 2), "weak_rule": (0, 2),
+               "max_board": (1, 16)}
+INT_FIELDS = RULE_FIELDS[:-1]
+(R_MAX_TURNS, R_HAND_LIMIT, R_ACTIONS, R_UPGRADE_COST, R_SECOND_LEVEL, R_PRIMAL_ATTACK,
+ R_RESIST, R_WEAK, R_MAX_BOARD) = range(len(INT_FIELDS))
+R_NC = len(INT_FIELDS)  # then the card table, NC rows of CARD_W
+MAX_HAND = 16
+MAX_SLOTS = 17  # the Primal and up to 16 creations
+
+PURPOSE_DECK = rng.PURPOSE_GAME  # + side (0 = A, 1 = B)
+PURPOSE_PLAY_COINS = rng.PURPOSE_GAME + 2
+PURPOSE_NOISE = rng.PURPOSE_SEAT0  # + side
+
+
+def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
+    """The int64 rules vector: the integer fields, NC, then the card table."""
+    table = np.asarray(table, np.int64)
+    if table.ndim != 2 or table.shape[1] != CARD_W:
+        raise ValueError(f"the card table must have {CARD_W} columns")
+    head = [int(cfg[name]) for name in INT_FIELDS]
+    return np.concatenate([np.array(head + [table.shape[0]], np.int64), table.ravel()])
+
+
+def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int fields, card table) of a rules vector."""
+    rules = np.asarray(rules, np.int64)
+    nc = int(rules[R_NC])
+    return rules[:R_NC + 1].copy(), rules[R_NC + 1:R_NC + 1 + nc * CARD_W].reshape(nc, CARD_W).copy()
+
+
+# ---- outcomes ---------------------------------------------------------------------------
+DRAW = -1
+END_PRIMAL, END_CAP = 0, 1
+END_NAMES = ("primal_falls", "turn_cap")
+METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101}
+
+(X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
+ X_SPELLS0, X_SPELLS1, X_ABIL0, X_ABIL1, X_UPG0, X_UPG1, X_BOARD0, X_BOARD1, X_CONSERVED,
+ X_INVARIANT, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0, X_NOTAHEAD1, X_TOSS, X_EVENTS,
+ N_RESULT) = range(28)
+
+# board slot fields
+F_CARD, F_LEVEL, F_DMG, F_USED, F_STACK, F_TOK = 0, 1, 2, 3, 4, 5
+BF = F_TOK + N_STATUS
+# per-seat counters
+(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD) = range(10)
+KW = 10
+
+# candidate kinds in the Creation phase and their columns
+PK_STOP, PK_CREATE, PK_UPGRADE, PK_CAST, PK_ABILITY = 0, 1, 2, 3, 4
+CK, CH, CS, CA, CTP, CTS = 0, 1, 2, 3, 4, 5
+CW = 6
+MAXC = 512
+
+# trace events: [turn, seat, code, a, b, c, d, e]
+(EV_TOSS, EV_MEDITATE, EV_TRAIN, EV_MUSTER, EV_CREATE, EV_UPGRADE, EV_CAST, EV_ABILITY,
+ EV_COINS, EV_ATTACK, EV_BLOCK, EV_DAMAGE, EV_DESTROY, EV_TOKENS_OFF, EV_POISON, EV_SLEEP_HEAL,
+ EV_REGEN, EV_GROW, EV_FEAR, EV_BLIND, EV_EFFECT, EV_END, EV_SACRIFICE) = range(23)
+LOG_W = 8
+MAX_LOG = 6000
+
+
+# ---- small rules helpers ------------------------------------------------------------------
+@leaf
+def _log(log, ints, do_log, turn, seat, code, a, b, c, d, e):
+    if not do_log:
+        return
+    n = ints[0]
+    if n < log.shape[0]:
+        log[n, 0] = turn
+        log[n, 1] = seat
+        log[n, 2] = code
+        log[n, 3] = a
+        log[n, 4] = b
+        log[n, 5] = c
+        log[n, 6] = d
+        log[n, 7] = e
+        ints[0] = n + 1
+
+
+@leaf
+def _ab(table, card, i, field):
+    return table[card, C_ABIL + i * A_W + field]
+
+
+@leaf
+def passive_amount(table, card, level, effect):
+    """Sum of the amounts of ``card``'s unlocked passive abilities of ``effect``."""
+    tot = 0
+    for i in range(table[card, C_N_ABIL]):
+        if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE and _ab(table, card, i, A_EFFECT) == effect
+                and level >= _ab(table, card, i, A_LEVEL)):
+            n = _ab(table, card, i, A_N)
+            tot += table[card, C_MP] if n == X_AMOUNT else n
+    return tot
+
+
+@leaf
+def has_active(table, card):
+    for i in range(table[card, C_N_ABIL]):
+        if _ab(table, card, i, A_SHAPE) == SHAPE_ACTIVE:
+            return True
+    return False
+
+
+@leaf
+def flying(table, bd, p, s):
+    return table[bd[p, s, F_CARD], C_FLYING] > 0 or bd[p, s, F_TOK + FLYING] > 0
+
+
+@leaf
+def hp(table, bd, p, s):
+    return table[bd[p, s, F_CARD], C_HP]
+
+
+@leaf
+def warded(table, bd, p, s):
+    return s > 0 and passive_amount(table, bd[p, s, F_CARD], bd[p, s, F_LEVEL], E_WARD) > 0
+
+
+@leaf
+def group_count(table, bd, pl, p, group, skip):
+    """Creations of seat ``p`` in ``group`` (other than slot ``skip``)."""
+    n = 0
+    if group < 0:
+        return 0
+    for s in range(1, pl[p, K_NB]):
+        if s != skip and table[bd[p, s, F_CARD], C_GROUP] == group:
+            n += 1
+    return n
+
+
+@leaf
+def attack_power(table, bd, pl, p, s):
+    """AP of slot ``s`` including Pack bonuses."""
+    card = bd[p, s, F_CARD]
+    ap = table[card, C_AP]
+    if s > 0:
+        pack = passive_amount(table, card, bd[p, s, F_LEVEL], E_PACK)
+        if pack > 0:
+            ap += pack * group_count(table, bd, pl, p, table[card, C_GROUP], s)
+    return ap
+
+
+@leaf
+def can_attack(rules, table, bd, p, s):
+    """Slot ``s`` may be declared an attacker (its Attack unlocked, not asleep,
+    no ability used this turn; a Primal from ``primal_attack_level``)."""
+    if bd[p, s, F_TOK + ASLEEP] > 0:
+        return False
+    if s == 0:
+        return bd[p, 0, F_LEVEL] >= rules[R_PRIMAL_ATTACK]
+    lvl = table[bd[p, s, F_CARD], C_ATTACK_LEVEL]
+    return lvl >= 0 and bd[p, s, F_LEVEL] >= lvl and bd[p, s, F_USED] == 0
+
+
+@leaf
+def typed_damage(rules, table, card, amount, dtype):
+    """Damage a card takes from ``amount`` of ``dtype`` (R6): resist, weak, then
+    Armor (1 per shield against physical). UNTYPED (poison) is never changed."""
+    if dtype < 0 or amount <= 0:
+        return max(amount, 0)
+    a = amount
+    if (table[card, C_RESIST] >> dtype) & 1:
+        if rules[R_RESIST] == 0:
+            a = a // 2
+        elif rules[R_RESIST] == 1:
+            a = 0
+    if (table[card, C_WEAK] >> dtype) & 1:
+        if rules[R_WEAK] == 0:
+            a = a * 2
+        elif rules[R_WEAK] == 1:
+            a = a + 1
+    if dtype == PHYSICAL:
+        a = max(0, a - table[card, C_ARMOR])
+    return a
+
+
+@leaf
+def destroy(bd, pl, p, s):
+    """Slot ``s`` (a creation) leaves play: its stack goes to the discard pile."""
+    pl[p, K_DISC] += bd[p, s, F_STACK]
+    nb = pl[p, K_NB]
+    for t in range(s, nb - 1):
+        for f in range(BF):
+            bd[p, t, f] = bd[p, t + 1, f]
+    for f in range(BF):
+        bd[p, nb - 1, f] = 0
+    pl[p, K_NB] = nb - 1
+
+
+@leaf
+def sweep(table, bd, pl, p, log, ints, do_log, turn):
+    """Destroy every creation of seat ``p`` whose damage reached its HP (R4)."""
+    s = pl[p, K_NB] - 1
+    while s >= 1:
+        if bd[p, s, F_DMG] >= hp(table, bd, p, s):
+            _log(log, ints, do_log, turn, p, EV_DESTROY, bd[p, s, F_CARD], s, 0, 0, 0)
+            destroy(bd, pl, p, s)
+        s -= 1
+
+
+@leaf
+def draw(rules, pl, dk, hd, p):
+    """Draw one card (R3: nothing with an empty deck or a full hand); the card or -1."""
+    if pl[p, K_HANDN] >= rules[R_HAND_LIMIT] or pl[p, K_POS] >= pl[p, K_DECKN]:
+        return -1
+    c = dk[p, pl[p, K_POS]]
+    pl[p, K_POS] += 1
+    hd[p, pl[p, K_HANDN]] = c
+    pl[p, K_HANDN] += 1
+    return c
+
+
+@leaf
+def remove_from_hand(pl, hd, p, h):
+    n = pl[p, K_HANDN]
+    for i in range(h, n - 1):
+        hd[p, i] = hd[p, i + 1]
+    hd[p, n - 1] = -1
+    pl[p, K_HANDN] = n - 1
+
+
+@leaf
+def coin(rngs):
+    """A fair coin from the coins-of-play stream: True is heads."""
+    return rng.uniform(rngs[2]) < 0.5
+
+
+@leaf
+def gate_prob(table, bd, pl, p, card, i):
+    """Chance that ability ``i`` of ``card`` (owned by ``p``) passes its coin gate."""
+    c = _ab(table, card, i, A_COINS)
+    if c == COIN_ONE:
+        return 0.5
+    if c == COIN_PER_GROUP:
+        k = group_count(table, bd, pl, p, _ab(table, card, i, A_GROUP), -1)
+        return 1.0 - 0.5 ** k
+    return 1.0
+
+
+@leaf
+def gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
+    """Flip the coins of ability ``i``'s gate: one heads is enough."""
+    c = _ab(table, card, i, A_COINS)
+    k = 0
+    if c == COIN_ONE:
+        k = 1
+    elif c == COIN_PER_GROUP:
+        k = group_count(table, bd, pl, p, _ab(table, card, i, A_GROUP), -1)
+    else:
+        return True
+    heads = 0
+    for _ in range(k):
+        if coin(rngs):
+            heads += 1
+    _log(log, ints, do_log, turn, p, EV_COINS, card, k, heads, 0, 0)
+    return heads > 0
+
+
+@leaf
+def amount(table, bd, p, card, i, x):
+    n = _ab(table, card, i, A_N)
+    return x if n == X_AMOUNT else n
+
+
+# ---- effects ------------------------------------------------------------------------------
+@leaf
+def apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints, do_log, turn):
+    """Apply ``effect`` of size ``n`` by seat ``p`` to slot ``ts`` of seat ``tp``
+    (``ts`` -1: the player ``tp``). Destruction is left to ``sweep``; returns 1
+    if a Primal fell."""
+    if effect == E_DRAW:
+        got = 0
+        for _ in range(n):
+            if draw(rules, pl, dk, hd, tp) >= 0:
+                got += 1
+        _log(log, ints, do_log, turn, p, EV_EFFECT, effect, tp, -1, got, 0)
+        return 0
+    card = bd[tp, ts, F_CARD]
+    if effect == E_STATUS:
+        bd[tp, ts, F_TOK + param] += n
+        _log(log, ints, do_log, turn, p, EV_EFFECT, effect, tp, card, n, param)
+    elif effect == E_HEAL:
+        h = min(n, bd[tp, ts, F_DMG])
+        bd[tp, ts, F_DMG] -= h
+        _log(log, ints, do_log, turn, p, EV_EFFECT, effect, tp, card, h, 0)
+    elif effect == E_DAMAGE:
+        d = typed_damage(rules, table, card, n, param)
+        bd[tp, ts, F_DMG] += d
+        _log(log, ints, do_log, turn, p, EV_DAMAGE, -1, tp, card, d, param)
+        if ts == 0 and bd[tp, 0, F_DMG] >= hp(table, bd, tp, 0):
+            return 1
+    elif effect == E_CLEANSE:
+        # Blessing of Cleansing: poison removed this way does no damage, but
+        # each sleep token removed still heals 1
+        removed = 0
+        for st in range(N_STATUS):
+            if st == FLYING:
+                continue
+            k = min(n, bd[tp, ts, F_TOK + st])
+            bd[tp, ts, F_TOK + st] -= k
+            removed += k
+            if st == ASLEEP:
+                bd[tp, ts, F_DMG] = max(0, bd[tp, ts, F_DMG] - k)
+        _log(log, ints, do_log, turn, p, EV_EFFECT, effect, tp, card, removed, 0)
+    elif effect == E_LEVEL:
+        old = bd[tp, ts, F_LEVEL]
+        bd[tp, ts, F_LEVEL] = min(MAX_LEVEL, old + n)
+        _log(log, ints, do_log, turn, p, EV_EFFECT, effect, tp, card, bd[tp, ts, F_LEVEL] - old, 0)
+    return 0
+
+
+@leaf
+def apply_effect(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints, do_log,
+                 turn):
+    """Apply an effect to its target(s); ``ts`` -1 with an enemy ``tp`` means
+    every enemy creation (mass effects). Returns 1 if a Primal fell."""
+    fell = 0
+    if ts == -1 and effect != E_DRAW:
+        for s in range(1, pl[tp, K_NB]):
+            apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, s, log, ints,
+                      do_log, turn)
+    else:
+        fell = apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints,
+                         do_log, turn)
+    sweep(table, bd, pl, tp, log, ints, do_log, turn)
+    return fell
+
+
+@leaf
+def targets(table, bd, pl, p, code, self_slot, exclude, spell, tg):
+    """The targets ``(seat, slot)`` an effect with target ``code`` may take,
+    written to ``tg``; returns how many. ``self_slot`` stands for T_SELF;
+    ``exclude`` is a slot of ``p`` that cannot be chosen (a Ritual's
+    sacrifice); a ``spell`` never targets a Primal. Slot -1: every enemy
+    creation (T_ALL_ENEMY_CREATIONS) or the player (T_PLAYER)."""
+    q = 1 - p
+    n = 0
+    if code == T_SELF:
+        if self_slot >= 0:
+            tg[0, 0] = p
+            tg[0, 1] = self_slot
+            n = 1
+    elif code == T_OWN_CREATION:
+        for s in range(1, pl[p, K_NB]):
+            if s != exclude:
+                tg[n, 0] = p
+                tg[n, 1] = s
+                n += 1
+    elif code == T_ENEMY_CREATION or code == T_ENEMY_ANY:
+        for s in range(1, pl[q, K_NB]):
+            if not warded(table, bd, q, s):
+                tg[n, 0] = q
+                tg[n, 1] = s
+                n += 1
+        if code == T_ENEMY_ANY and not spell:
+            tg[n, 0] = q
+            tg[n, 1] = 0
+            n += 1
+    elif code == T_ENEMY_PRIMAL:
+        if not spell:
+            tg[0, 0] = q
+            tg[0, 1] = 0
+            n = 1
+    elif code == T_OWN_PRIMAL:
+        if not spell:
+            tg[0, 0] = p
+            tg[0, 1] = 0
+            n = 1
+    elif code == T_ALL_ENEMY_CREATIONS:
+        tg[0, 0] = q
+        tg[0, 1] = -1
+        n = 1
+    elif code == T_PLAYER:
+        tg[0, 0] = p
+        tg[0, 1] = -1
+        n = 1
+    return n
+
+
+# ---- features ----------------------------------------------------------------------------
+# indices into PLAY_FEATURES (strategies.trisk)
+(PF_STOP, PF_CREATE, PF_UPGRADE, PF_BLESSING, PF_CURSE, PF_RITUAL, PF_ABILITY, PF_AP_GAIN,
+ PF_HP_GAIN, PF_BOARD_GAP, PF_DMG_CREATURE, PF_KILLS, PF_DMG_PRIMAL, PF_DISABLE, PF_POISON,
+ PF_SILENCE, PF_HEAL, PF_LEVELS, PF_DRAW, PF_CLEANSE, PF_FLYING, PF_SELF_SLEEP, PF_SACRIFICE,
+ PF_LOST_ATTACK, PF_TARGET_AP, PF_WASTED, PF_LETHAL) = range(27)
+
+
+@leaf
+def effect_features(rules, table, bd, pl, p, effect, n, param, tp, ts, q, feats, k):
+    """Add the expected value of an effect (passing its coin gate with
+    probability ``q``) to the features of candidate ``k``."""
+    if effect == E_DRAW:
+        room = min(rules[R_HAND_LIMIT] - pl[tp, K_HANDN], pl[tp, K_DECKN] - pl[tp, K_POS])
+        feats[k, PF_DRAW] += q * max(0, min(n, room))
+        return
+    if ts == -1:
+        for s in range(1, pl[tp, K_NB]):
+            effect_features(rules, table, bd, pl, p, effect, n, param, tp, s, q, feats, k)
+        return
+    card = bd[tp, ts, F_CARD]
+    enemy = tp != p
+    if enemy and ts > 0:
+        feats[k, PF_TARGET_AP] += attack_power(table, bd, pl, tp, ts)
+    if effect == E_STATUS:
+        if enemy:
+            if param == FEARED or param == BLINDED or param == ASLEEP:
+                if ts > 0 and attack_power(table, bd, pl, tp, ts) > 0:
+                    feats[k, PF_DISABLE] += q * n
+            elif param == POISONED:
+                feats[k, PF_POISON] += q * n
+            elif param == SILENCED:
+                if has_active(table, card):
+                    feats[k, PF_SILENCE] += q * n
+        else:
+            if param == ASLEEP:
+                feats[k, PF_SELF_SLEEP] += q * n
+                feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+            elif param == FLYING:
+                if ts > 0 and not flying(table, bd, tp, ts) and \
+                        table[card, C_ATTACK_LEVEL] >= 0:
+                    feats[k, PF_FLYING] += q * n
+    elif effect == E_HEAL:
+        if not enemy:
+            feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+    elif effect == E_DAMAGE:
+        if enemy:
+            d = typed_damage(rules, table, card, n, param)
+            left = hp(table, bd, tp, ts) - bd[tp, ts, F_DMG]
+            if ts == 0:
+                feats[k, PF_DMG_PRIMAL] += q * min(d, left)
+                if d >= left:
+                    feats[k, PF_LETHAL] += q
+            else:
+                feats[k, PF_DMG_CREATURE] += q * min(d, left)
+                if d >= left:
+                    feats[k, PF_KILLS] += q
+    elif effect == E_CLEANSE:
+        if not enemy:
+            for st in range(N_STATUS):
+                if st != FLYING:
+                    feats[k, PF_CLEANSE] += q * min(n, bd[tp, ts, F_TOK + st])
+    elif effect == E_LEVEL:
+        if not enemy:
+            feats[k, PF_LEVELS] += q * (min(MAX_LEVEL, bd[tp, ts, F_LEVEL] + n) - bd[tp, ts, F_LEVEL])
+
+
+@leaf
+def _any_effect(feats, k):
+    for f in range(PF_AP_GAIN, PF_LETHAL + 1):
+        if f != PF_TARGET_AP and f != PF_LOST_ATTACK and f != PF_SACRIFICE and \
+                f != PF_SELF_SLEEP and f != PF_BOARD_GAP and feats[k, f] != 0.0:
+            return True
+    return False
+
+
+@leaf
+def _clear(feats, k, nf):
+    for f in range(nf):
+        feats[k, f] = 0.0
+
+
+@leaf
+def playable_now(rules, table, bd, pl, hd, forb, p, h):
+    """Card ``h`` of the hand could be played this Creation phase."""
+    c = hd[p, h]
+    if forb[c]:
+        return False
+    t = table[c, C_TYPE]
+    if t == CREATION:
+        return pl[p, K_NB] - 1 < rules[R_MAX_BOARD]
+    if t == UPGRADE:
+        for s in range(1, pl[p, K_NB]):
+            if table[bd[p, s, F_CARD], C_KIND] == table[c, C_ONTO] and \
+                    bd[p, s, F_LEVEL] >= rules[R_UPGRADE_COST]:
+                return True
+        return False
+    if t == SORCERY:
+        if table[c, C_KIND] == CURSE:
+            return pl[1 - p, K_NB] > 1
+        return pl[p, K_NB] > 1
+    return False
+
+
+# ---- the Primal phase ------------------------------------------------------------------------
+@leaf
+def primal_candidates(rules, table, bd, pl, hd, forb, p, feats):
+    """Features of Meditate (0), Muster (1) and Train of each creation (2 + i)."""
+    n = 1 + pl[p, K_NB]
+    for k in range(n):
+        _clear(feats, k, NPR)
+    plvl = bd[p, 0, F_LEVEL]
+    # Meditate
+    feats[0, 0] = 1.0
+    if plvl >= MAX_LEVEL:
+        feats[0, 11] = 1.0
+    feats[0, 7] = MAX_LEVEL - plvl
+    if plvl + 1 == rules[R_PRIMAL_ATTACK]:
+        feats[0, 8] = 1.0
+    feats[0, 13] = pl[p, K_NB] - 1
+    # Muster
+    feats[1, 1] = 1.0
+    room = rules[R_HAND_LIMIT] - pl[p, K_HANDN]
+    if room <= 0 or pl[p, K_POS] >= pl[p, K_DECKN]:
+        feats[1, 11] = 1.0
+    else:
+        feats[1, 9] = room / rules[R_HAND_LIMIT]
+    if pl[p, K_HANDN] == 0:
+        feats[1, 10] = 1.0
+    any_play = False
+    for h in range(pl[p, K_HANDN]):
+        if playable_now(rules, table, bd, pl, hd, forb, p, h):
+            any_play = True
+            break
+    if not any_play:
+        feats[1, 14] = 1.0
+    # Train each creation
+    for s in range(1, pl[p, K_NB]):
+        k = 1 + s
+        card = bd[p, s, F_CARD]
+        lvl = bd[p, s, F_LEVEL]
+        new = min(MAX_LEVEL, lvl + plvl)
+        feats[k, 2] = 1.0
+        feats[k, 3] = new - lvl
+        if new == lvl:
+            feats[k, 11] = 1.0
+        al = table[card, C_ATTACK_LEVEL]
+        if al >= 0 and lvl < al <= new:
+            feats[k, 4] = 1.0
+        for i in range(table[card, C_N_ABIL]):
+            L = _ab(table, card, i, A_LEVEL)
+            if lvl < L <= new:
+                feats[k, 5] += 1.0
+        cost = rules[R_UPGRADE_COST]
+        if lvl < cost <= new:
+            for h in range(pl[p, K_HANDN]):
+                c = hd[p, h]
+                if not forb[c] and table[c, C_TYPE] == UPGRADE and \
+                        table[c, C_ONTO] == table[card, C_KIND]:
+                    feats[k, 6] = 1.0
+                    break
+        feats[k, 12] = attack_power(table, bd, pl, p, s)
+    return n
+
+
+# ---- the Creation phase ------------------------------------------------------------------------
+@leaf
+def _add(cand, n, kind, h, s, a, tp, ts):
+    cand[n, CK] = kind
+    cand[n, CH] = h
+    cand[n, CS] = s
+    cand[n, CA] = a
+    cand[n, CTP] = tp
+    cand[n, CTS] = ts
+
+
+@leaf
+def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
+    """Every legal step of the Creation phase (0: stop), with its features."""
+    q = 1 - p
+    n = 0
+    _clear(feats, 0, NPL)
+    _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
+    feats[0, PF_STOP] = 1.0
+    n = 1
+    mine = pl[p, K_NB] - 1
+    theirs = pl[q, K_NB] - 1
+    cost = rules[R_UPGRADE_COST]
+    for h in range(pl[p, K_HANDN]):
+        c = hd[p, h]
+        if forb[c]:
+            continue
+        t = table[c, C_TYPE]
+        if t == CREATION:
+            if mine < rules[R_MAX_BOARD] and n < MAXC:
+                _clear(feats, n, NPL)
+                _add(cand, n, PK_CREATE, h, -1, -1, -1, -1)
+                feats[n, PF_CREATE] = 1.0
+                feats[n, PF_AP_GAIN] = table[c, C_AP]
+                feats[n, PF_HP_GAIN] = table[c, C_HP]
+                feats[n, PF_BOARD_GAP] = theirs - mine
+                n += 1
+        elif t == UPGRADE:
+            for s in range(1, pl[p, K_NB]):
+                old = bd[p, s, F_CARD]
+                if table[old, C_KIND] == table[c, C_ONTO] and bd[p, s, F_LEVEL] >= cost \
+                        and n < MAXC:
+                    _clear(feats, n, NPL)
+                    _add(cand, n, PK_UPGRADE, h, s, -1, -1, -1)
+                    feats[n, PF_UPGRADE] = 1.0
+                    feats[n, PF_AP_GAIN] = table[c, C_AP] - table[old, C_AP]
+                    feats[n, PF_HP_GAIN] = table[c, C_HP] - table[old, C_HP]
+                    if bd[p, s, F_DMG] >= table[c, C_HP]:
+                        feats[n, PF_WASTED] = 1.0
+                    n += 1
+        elif t == SORCERY:
+            kind = table[c, C_KIND]
+            eff = _ab(table, c, 0, A_EFFECT)
+            code = _ab(table, c, 0, A_TARGET)
+            param = _ab(table, c, 0, A_PARAM)
+            gate = gate_prob(table, bd, pl, p, c, 0)
+            if kind == CURSE:
+                for s in range(1, pl[q, K_NB]):
+                    if warded(table, bd, q, s):
+                        continue
+                    x = table[bd[p, 0, F_CARD], C_MP]
+                    nn = amount(table, bd, p, c, 0, x)
+                    m = 1
+                    if code == T_ENEMY_CREATION or code == T_SELF or code == T_ENEMY_ANY:
+                        tg[0, 0] = q
+                        tg[0, 1] = s
+                    else:
+                        m = targets(table, bd, pl, p, code, -1, -1, True, tg)
+                    for j in range(m):
+                        if n >= MAXC:
+                            break
+                        _clear(feats, n, NPL)
+                        _add(cand, n, PK_CAST, h, s, 0, tg[j, 0], tg[j, 1])
+                        feats[n, PF_CURSE] = 1.0
+                        effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0],
+                                        tg[j, 1], gate, feats, n)
+                        if not _any_effect(feats, n):
+                            feats[n, PF_WASTED] = 1.0
+                        n += 1
+            else:
+                for s in range(1, pl[p, K_NB]):
+                    if kind == RITUAL:
+                        x = table[bd[p, s, F_CARD], C_MP]
+                    else:
+                        x = table[bd[p, 0, F_CARD], C_MP]
+                    nn = amount(table, bd, p, c, 0, x)
+                    m = 1
+                    if kind == BLESSING and (code == T_OWN_CREATION or code == T_SELF):
+                        tg[0, 0] = p
+                        tg[0, 1] = s
+                    else:
+                        m = targets(table, bd, pl, p, code, s if kind == BLESSING else -1,
+                                    s if kind == RITUAL else -1, True, tg)
+                    for j in range(m):
+                        if n >= MAXC:
+                            break
+                        _clear(feats, n, NPL)
+                        _add(cand, n, PK_CAST, h, s, 0, tg[j, 0], tg[j, 1])
+                        if kind == RITUAL:
+                            feats[n, PF_RITUAL] = 1.0
+                            sc = bd[p, s, F_CARD]
+                            feats[n, PF_SACRIFICE] = attack_power(table, bd, pl, p, s) + \
+                                table[sc, C_HP] - bd[p, s, F_DMG]
+                        else:
+                            feats[n, PF_BLESSING] = 1.0
+                        effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0],
+                                        tg[j, 1], gate, feats, n)
+                        if not _any_effect(feats, n):
+                            feats[n, PF_WASTED] = 1.0
+                        n += 1
+    # active abilities: one per creation per turn
+    for s in range(1, pl[p, K_NB]):
+        if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
+            continue
+        card = bd[p, s, F_CARD]
+        lvl = bd[p, s, F_LEVEL]
+        could_attack = can_attack(rules, table, bd, p, s)
+        for i in range(table[card, C_N_ABIL]):
+            if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
+                continue
+            eff = _ab(table, card, i, A_EFFECT)
+            param = _ab(table, card, i, A_PARAM)
+            nn = amount(table, bd, p, card, i, table[card, C_MP])
+            gate = gate_prob(table, bd, pl, p, card, i)
+            m = targets(table, bd, pl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
+            for j in range(m):
+                if n >= MAXC:
+                    break
+                _clear(feats, n, NPL)
+                _add(cand, n, PK_ABILITY, -1, s, i, tg[j, 0], tg[j, 1])
+                feats[n, PF_ABILITY] = 1.0
+                if could_attack:
+                    feats[n, PF_LOST_ATTACK] = attack_power(table, bd, pl, p, s)
+                effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0], tg[j, 1],
+                                gate, feats, n)
+                if not _any_effect(feats, n):
+                    feats[n, PF_WASTED] = 1.0
+                n += 1
+    return n
+
+
+@leaf
+def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn):
+    """Carry out Creation-phase candidate ``k``; returns 1 if a Primal fell."""
+    kind = cand[k, CK]
+    h = cand[k, CH]
+    s = cand[k, CS]
+    if kind == PK_CREATE:
+        c = hd[p, h]
+        remove_from_hand(pl, hd, p, h)
+        nb = pl[p, K_NB]
+        for f in range(BF):
+            bd[p, nb, f] = 0
+        bd[p, nb, F_CARD] = c
+        bd[p, nb, F_STACK] = 1
+        pl[p, K_NB] = nb + 1
+        pl[p, K_CREATED] += 1
+        _log(log, ints, do_log, turn, p, EV_CREATE, c, nb, 0, 0, 0)
+        return 0
+    if kind == PK_UPGRADE:
+        c = hd[p, h]
+        remove_from_hand(pl, hd, p, h)
+        old = bd[p, s, F_CARD]
+        bd[p, s, F_CARD] = c
+        bd[p, s, F_LEVEL] -= rules[R_UPGRADE_COST]
+        bd[p, s, F_STACK] += 1  # R5: damage and status tokens stay
+        pl[p, K_UPG] += 1
+        _log(log, ints, do_log, turn, p, EV_UPGRADE, old, c, bd[p, s, F_LEVEL], s, 0)
+        sweep(table, bd, pl, p, log, ints, do_log, turn)
+        return 0
+    tp = cand[k, CTP]
+    ts = cand[k, CTS]
+    if kind == PK_CAST:
+        c = hd[p, h]
+        remove_from_hand(pl, hd, p, h)
+        pl[p, K_DISC] += 1
+        pl[p, K_SPELLS] += 1
+        sk = table[c, C_KIND]
+        if sk == RITUAL:
+            x = table[bd[p, s, F_CARD], C_MP]
+            _log(log, ints, do_log, turn, p, EV_CAST, c, p, bd[p, s, F_CARD], x, tp)
+            _log(log, ints, do_log, turn, p, EV_SACRIFICE, bd[p, s, F_CARD], s, 0, 0, 0)
+            destroy(bd, pl, p, s)
+            if tp == p and ts > s:
+                ts -= 1
+        else:
+            x = table[bd[p, 0, F_CARD], C_MP]
+            on = 1 - p if sk == CURSE else p
+            _log(log, ints, do_log, turn, p, EV_CAST, c, on, bd[on, s, F_CARD], x, tp)
+        if not gate_flip(table, bd, pl, p, c, 0, rngs, log, ints, do_log, turn):
+            return 0
+        return apply_effect(rules, table, bd, pl, dk, hd, p, _ab(table, c, 0, A_EFFECT),
+                            amount(table, bd, p, c, 0, x), _ab(table, c, 0, A_PARAM), tp, ts,
+                            log, ints, do_log, turn)
+    # an active ability
+    card = bd[p, s, F_CARD]
+    i = cand[k, CA]
+    bd[p, s, F_USED] = 1
+    pl[p, K_ABIL] += 1
+    _log(log, ints, do_log, turn, p, EV_ABILITY, card, i, tp, bd[tp, ts, F_CARD] if ts >= 0 else -1, s)
+    if not gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
+        return 0
+    return apply_effect(rules, table, bd, pl, dk, hd, p, _ab(table, card, i, A_EFFECT),
+                        amount(table, bd, p, card, i, table[card, C_MP]),
+                        _ab(table, card, i, A_PARAM), tp, ts, log, ints, do_log, turn)
+
+
+# ---- combat ------------------------------------------------------------------------------------
+@leaf
+def can_block(table, bd, q, b, attacker_flies):
+    if b == 0 or bd[q, b, F_TOK + ASLEEP] > 0:
+        return False  # Primals don't block; asleep creations can't
+    return (not attacker_flies) or flying(table, bd, q, b)
+
+
+@leaf
+def attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log, turn):
+    """Seat ``p`` declares its attackers (slots into ``atk``); returns how many."""
+    q = 1 - p
+    behind = (bd[p, 0, F_DMG] - bd[q, 0, F_DMG]) / 10.0
+    left = hp(table, bd, q, 0) - bd[q, 0, F_DMG]
+    sure = 0  # damage no enemy creation can block
+    for s in range(pl[p, K_NB]):
+        if can_attack(rules, table, bd, p, s) and blockers_for(table, bd, pl, q, p, s) == 0:
+            sure += typed_damage(rules, table, bd[q, 0, F_CARD],
+                                 attack_power(table, bd, pl, p, s), PHYSICAL)
+    na = 0
+    for s in range(pl[p, K_NB]):
+        if not can_attack(rules, table, bd, p, s):
+            continue
+        nblk = blockers_for(table, bd, pl, q, p, s)
+        _clear(feats, 0, NAT)
+        feats[0, 0] = 1.0
+        feats[0, 1] = attack_power(table, bd, pl, p, s)
+        feats[0, 2] = 1.0 if nblk == 0 else 0.0
+        feats[0, 3] = nblk
+        feats[0, 4] = 1.0 if s == 0 else 0.0
+        feats[0, 5] = 1.0 if sure >= left else 0.0
+        feats[0, 6] = behind
+        if yes(score(w, P_ATTACK, feats, 0, NAT), w[P_TEMP], noise):
+            atk[na] = s
+            blk[na] = -1
+            na += 1
+            _log(log, ints, do_log, turn, p, EV_ATTACK, bd[p, s, F_CARD], s, 0, 0, 0)
+    return na
+
+
+@leaf
+def blockers_for(table, bd, pl, q, p, s):
+    """Creations of seat ``q`` able to block attacker ``s`` of seat ``p``."""
+    fl = flying(table, bd, p, s)
+    n = 0
+    for b in range(1, pl[q, K_NB]):
+        if can_block(table, bd, q, b, fl):
+            n += 1
+    return n
+
+
+@leaf
+def fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn):
+    """When the Defenders step starts each feared creation flips: tails, it
+    cannot block this combat."""
+    for b in range(pl[q, K_NB]):
+        fear_ok[b] = 1
+        if b > 0 and bd[q, b, F_TOK + FEARED] > 0:
+            heads = coin(rngs)
+            fear_ok[b] = 1 if heads else 0
+            _log(log, ints, do_log, turn, q, EV_FEAR, bd[q, b, F_CARD], 1 if heads else 0, 0, 0, 0)
+
+
+@leaf
+def blocks(rules, table, bd, pl, wq, p, atk, blk, na, fear_ok, feats, scores, slots, noise_q,
+           used, log, ints, do_log, turn):
+    """The defender (seat ``1 - p``) assigns at most one blocker to each
+    attacker, hardest-hitting attacker first; ``blk[i]`` becomes the blocking
+    slot or -2 (unblocked)."""
+    q = 1 - p
+    for b in range(pl[q, K_NB]):
+        used[b] = 0
+    pcard = bd[q, 0, F_CARD]
+    incoming = 0
+    for i in range(na):
+        incoming += typed_damage(rules, table, pcard, attack_power(table, bd, pl, p, atk[i]),
+                                 PHYSICAL)
+    hp_left = hp(table, bd, q, 0) - bd[q, 0, F_DMG]
+    for _ in range(na):
+        i = -1
+        bap = -1
+        for j in range(na):
+            if blk[j] == -1:
+                a = attack_power(table, bd, pl, p, atk[j])
+                if a > bap:
+                    bap = a
+                    i = j
+        s = atk[i]
+        fl = flying(table, bd, p, s)
+        ap = attack_power(table, bd, pl, p, s)
+        blind = 0.5 if bd[p, s, F_TOK + BLINDED] > 0 else 1.0
+        full = typed_damage(rules, table, pcard, ap, PHYSICAL)
+        prevented = blind * full
+        danger = 1.0 if incoming >= hp_left else 0.0
+        _clear(feats, 0, NBL)
+        feats[0, 0] = 1.0
+        slots[0] = -2
+        n = 1
+        for b in range(1, pl[q, K_NB]):
+            if used[b] or not fear_ok[b] or not can_block(table, bd, q, b, fl):
+                continue
+            bc = bd[q, b, F_CARD]
+            d = typed_damage(rules, table, bc, ap, PHYSICAL)
+            rem = table[bc, C_HP] - bd[q, b, F_DMG]
+            _clear(feats, n, NBL)
+            feats[n, 1] = prevented
+            if d >= rem:
+                feats[n, 2] = blind
+                feats[n, 3] = blind * (attack_power(table, bd, pl, q, b) + rem)
+            else:
+                feats[n, 5] = blind * d
+            feats[n, 4] = prevented * danger
+            slots[n] = b
+            n += 1
+        for k in range(n):
+            scores[k] = score(wq, P_BLOCK, feats, k, NBL)
+        k = pick(scores, n, wq[P_TEMP], noise_q)
+        blk[i] = slots[k]
+        if k > 0:
+            used[slots[k]] = 1
+            incoming -= full
+            _log(log, ints, do_log, turn, q, EV_BLOCK, bd[p, s, F_CARD], bd[q, slots[k], F_CARD],
+                 slots[k], s, 0)
+
+
+@leaf
+def damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log, turn):
+    """Every attacker deals its damage (a blinded one flips first: tails, none);
+    blockers don't hit back. Returns 1 if the defending Primal fell."""
+    q = 1 - p
+    for i in range(na):
+        s = atk[i]
+        if bd[p, s, F_TOK + BLINDED] > 0:
+            heads = coin(rngs)
+            _log(log, ints, do_log, turn, p, EV_BLIND, bd[p, s, F_CARD], 1 if heads else 0, 0, 0, 0)
+            if not heads:
+                continue
+        ap = attack_power(table, bd, pl, p, s)
+        b = blk[i] if blk[i] >= 0 else 0
+        d = typed_damage(rules, table, bd[q, b, F_CARD], ap, PHYSICAL)
+        bd[q, b, F_DMG] += d
+        _log(log, ints, do_log, turn, p, EV_DAMAGE, bd[p, s, F_CARD], q, bd[q, b, F_CARD], d,
+             PHYSICAL)
+        if b == 0 and bd[q, 0, F_DMG] >= hp(table, bd, q, 0):
+            return 1
+    sweep(table, bd, pl, q, log, ints, do_log, turn)
+    return 0
+
+
+@leaf
+def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
+    """Remove one token of each status from each of ``p``'s cards (poison
+    hurts 1, sleep heals 1), then passives (Regenerate, Grow), then destroy.
+    Returns 1 if ``p``'s own Primal fell (to poison)."""
+    for s in range(pl[p, K_NB]):
+        for st in range(N_STATUS):
+            if bd[p, s, F_TOK + st] > 0:
+                bd[p, s, F_TOK + st] -= 1
+                if st == POISONED:
+                    bd[p, s, F_DMG] += 1
+                    _log(log, ints, do_log, turn, p, EV_POISON, bd[p, s, F_CARD], s, 1, 0, 0)
+                elif st == ASLEEP:
+                    if bd[p, s, F_DMG] > 0:
+                        bd[p, s, F_DMG] -= 1
+                        _log(log, ints, do_log, turn, p, EV_SLEEP_HEAL, bd[p, s, F_CARD], s, 1,
+                             0, 0)
+        if s > 0:
+            card = bd[p, s, F_CARD]
+            lvl = bd[p, s, F_LEVEL]
+            r = passive_amount(table, card, lvl, E_REGEN)
+            if r > 0 and bd[p, s, F_DMG] > 0:
+                h = min(r, bd[p, s, F_DMG])
+                bd[p, s, F_DMG] -= h
+                _log(log, ints, do_log, turn, p, EV_REGEN, card, s, h, 0, 0)
+            g = passive_amount(table, card, lvl, E_GROW)
+            if g > 0 and lvl < MAX_LEVEL:
+                bd[p, s, F_LEVEL] = min(MAX_LEVEL, lvl + g)
+                _log(log, ints, do_log, turn, p, EV_GROW, card, s, bd[p, s, F_LEVEL] - lvl, 0, 0)
+    sweep(table, bd, pl, p, log, ints, do_log, turn)
+    return 1 if bd[p, 0, F_DMG] >= hp(table, bd, p, 0) else 0
+
+
+# ---- one game -------------------------------------------------------------------------------------
+@leaf
+def check_invariants(rules, bd, pl, p):
+    """0 if any invariant is broken: levels within 0..10, hand within its limit,
+    token and damage counts never negative."""
+    if pl[p, K_HANDN] < 0 or pl[p, K_HANDN] > rules[R_HAND_LIMIT]:
+        return 0
+    for s in range(pl[p, K_NB]):
+        if bd[p, s, F_LEVEL] < 0 or bd[p, s, F_LEVEL] > MAX_LEVEL or bd[p, s, F_DMG] < 0:
+            return 0
+        for st in range(N_STATUS):
+            if bd[p, s, F_TOK + st] < 0:
+                return 0
+    return 1
+
+
+@leaf
+def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
+    """Set up game ``2·deal + swap``: side ``swap`` sits in seat 0."""
+    for k in range(2):
+        side = k  # rngs 0/1: the deck streams of sides A and B
+        rng.seed_state(rngs[k], seed, deal, PURPOSE_DECK + side)
+    rng.seed_state(rngs[2], seed, 2 * deal + swap, PURPOSE_PLAY_COINS)
+    rng.seed_state(rngs[3], seed, deal, rng.PURPOSE_COIN)
+    for k in range(2):
+        rng.seed_state(rngs[4 + k], seed, deal, PURPOSE_NOISE + k)
+    for p in range(2):
+        side = p ^ swap
+        for f in range(KW):
+            pl[p, f] = 0
+        for s in range(MAX_SLOTS):
+            for f in range(BF):
+                bd[p, s, f] = 0
+        bd[p, 0, F_CARD] = primals[side]
+        bd[p, 0, F_STACK] = 1
+        pl[p, K_NB] = 1
+        n = deck_n[side]
+        for i in range(n):
+            dk[p, i] = sides[side, i]
+        rng.shuffle(rngs[side], dk[p], n)
+        pl[p, K_DECKN] = n
+        for h in range(hd.shape[1]):
+            hd[p, h] = -1
+
+
+@leaf
+def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg,
+         atk, blk, fear_ok, used, trk, log, ints, do_log, result):
+    """Play one set-up game to its end; fills ``result``."""
+    # the toss: seat 0 calls heads; the winner chooses who starts
+    heads = rng.uniform(rngs[3]) < 0.5
+    toss = 0 if heads else 1
+    w_toss = ws[toss ^ swap]
+    first = toss if w_toss[P_GO_FIRST] >= 0.5 else 1 - toss
+    bd[1 - first, 0, F_LEVEL] = rules[R_SECOND_LEVEL]
+    _log(log, ints, do_log, 0, toss, EV_TOSS, first, 0, 0, 0, 0)
+    winner = DRAW
+    reason = END_CAP
+    turn = 0
+    inv = 1
+    # score trace (METRICS): the damage each seat has dealt to the other Primal
+    for i in range(8):
+        trk[i] = 0
+    trk[0] = -1
+    lead = trk[0:2]
+    max_def = trk[2:4]
+    not_ahead = trk[4:6]
+    score_v = trk[6:8]
+    max_turns = 2 * rules[R_MAX_TURNS]
+    while turn < max_turns:
+        p = (first + turn) % 2
+        q = 1 - p
+        side = p ^ swap
+        w = ws[side]
+        forb = forbs[side]
+        noise = rngs[4 + side]
+        turn += 1
+        fell = 0
+        for s in range(pl[p, K_NB]):
+            bd[p, s, F_USED] = 0
+        # ---- Primal phase: three actions
+        for _ in range(rules[R_ACTIONS]):
+            n = primal_candidates(rules, table, bd, pl, hd, forb, p, feats)
+            for k in range(n):
+                scores[k] = score(w, P_PRIMAL, feats, k, NPR)
+            k = pick(scores, n, w[P_TEMP], noise)
+            if k == 0:
+                old = bd[p, 0, F_LEVEL]
+                bd[p, 0, F_LEVEL] = min(MAX_LEVEL, old + 1)
+                _log(log, ints, do_log, turn, p, EV_MEDITATE, bd[p, 0, F_LEVEL], 0, 0, 0, 0)
+            elif k == 1:
+                c = draw(rules, pl, dk, hd, p)
+                _log(log, ints, do_log, turn, p, EV_MUSTER, c, pl[p, K_HANDN], 0, 0, 0)
+            else:
+                s = k - 1
+                old = bd[p, s, F_LEVEL]
+                bd[p, s, F_LEVEL] = min(MAX_LEVEL, old + bd[p, 0, F_LEVEL])
+                _log(log, ints, do_log, turn, p, EV_TRAIN, bd[p, s, F_CARD], s,
+                     bd[p, s, F_LEVEL], 0, 0)
+        # ---- Creation phase
+        for _ in range(64):
+            n = play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
+            for k in range(n):
+                scores[k] = score(w, P_PLAY, feats, k, NPL)
+            k = pick(scores, n, w[P_TEMP], noise)
+            if k == 0:
+                break
+            fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log,
+                           turn)
+            if fell:
+                break
+        if fell:
+            winner = p
+            reason = END_PRIMAL
+            break
+        # ---- Combat phase
+        na = attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log,
+                       turn)
+        if na > 0:
+            fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn)
+            blocks(rules, table, bd, pl, ws[q ^ swap], p, atk, blk, na, fear_ok, feats, scores,
+                   slots, rngs[4 + (q ^ swap)], used, log, ints, do_log, turn)
+            if damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log,
+                           turn):
+                winner = p
+                reason = END_PRIMAL
+                break
+        # ---- End of turn
+        if end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
+            winner = q
+            reason = END_PRIMAL
+            break
+        inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+        score_v[0] = bd[1, 0, F_DMG]
+        score_v[1] = bd[0, 0, F_DMG]
+        _track_score(score_v, turn, lead, max_def, not_ahead)
+    inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+    score_v[0] = bd[1, 0, F_DMG]
+    score_v[1] = bd[0, 0, F_DMG]
+    if reason == END_PRIMAL:
+        _track_score(score_v, turn, lead, max_def, not_ahead)
+    _log(log, ints, do_log, turn, winner, EV_END, reason, 0, 0, 0, 0)
+    result[X_WINNER] = winner
+    result[X_TURNS] = turn
+    result[X_REASON] = reason
+    result[X_FIRST] = first
+    result[X_TOSS] = toss
+    ok = 1
+    for p in range(2):
+        result[X_DMG0 + p] = bd[p, 0, F_DMG]
+        result[X_LVL0 + p] = bd[p, 0, F_LEVEL]
+        result[X_CREATED0 + p] = pl[p, K_CREATED]
+        result[X_SPELLS0 + p] = pl[p, K_SPELLS]
+        result[X_ABIL0 + p] = pl[p, K_ABIL]
+        result[X_UPG0 + p] = pl[p, K_UPG]
+        result[X_BOARD0 + p] = pl[p, K_NB] - 1
+        stacks = 0
+        for s in range(1, pl[p, K_NB]):
+            stacks += bd[p, s, F_STACK]
+        if (pl[p, K_DECKN] - pl[p, K_POS]) + pl[p, K_HANDN] + stacks + pl[p, K_DISC] \
+                != pl[p, K_DECKN]:
+            ok = 0
+    result[X_CONSERVED] = ok
+    result[X_INVARIANT] = inv
+    result[X_LEAD] = lead[1]
+    result[X_MAXDEF0] = max_def[0]
+    result[X_MAXDEF1] = max_def[1]
+    result[X_NOTAHEAD0] = not_ahead[0]
+    result[X_NOTAHEAD1] = not_ahead[1]
+    result[X_EVENTS] = ints[0]
+
+
+@njit
+def _work(dmax, with_log):
+    return (np.zeros((6, 4), np.uint64), np.zeros((2, MAX_SLOTS, BF), np.int64),
+            np.zeros((2, KW), np.int64), np.zeros((2, max(dmax, 1)), np.int64),
+            np.zeros((2, MAX_HAND), np.int64), np.zeros((MAXC, CW), np.int64),
+            np.zeros((MAXC, NPL + 1), np.float64), np.zeros(MAXC, np.float64),
+            np.zeros(MAX_SLOTS + 1, np.int64), np.zeros((MAXC, 2), np.int64),
+            np.zeros(MAX_SLOTS, np.int64), np.zeros(MAX_SLOTS, np.int64),
+            np.zeros(MAX_SLOTS, np.int64), np.zeros(MAX_SLOTS, np.int64),
+            np.zeros(8, np.int64), np.zeros((MAX_LOG if with_log else 1, LOG_W), np.int64),
+            np.zeros(4, np.int64), np.zeros(N_RESULT, np.int64))
+
+
+@njit
+def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap, do_log):
+    """Game ``2·deal + swap`` with its event log: ``(result, log)``."""
+    (rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg, atk, blk, fear_ok, used, trk, log,
+     ints, res) = _work(sides.shape[1], do_log)
+    start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
+    play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg,
+         atk, blk, fear_ok, used, trk, log, ints, do_log, res)
+    return res, log[:ints[0]].copy()
+
+
+CHUNK = 32  # games per parallel task: each task allocates its work arrays once
+
+
+@pnjit
+def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (side A in seat 0) and 2d+1 (A in seat 1)."""
+    n_games = 2 * n_deals
+    for c in prange((n_games + CHUNK - 1) // CHUNK):
+        (rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg, atk, blk, fear_ok, used, trk,
+         log, ints, res) = _work(sides.shape[1], False)
+        for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
+            deal = first_deal + g // 2
+            swap = g % 2
+            start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
+            play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores,
+                 slots, tg, atk, blk, fear_ok, used, trk, log, ints, False, res)
+            for k in range(N_RESULT):
+                out[g, k] = res[k]
+
+
+def prepare(rules, side_a, side_b):
+    """Split the rules vector and the two side vectors into the kernel's arrays."""
+    ints, table = split_rules(rules)
+    nc = table.shape[0]
+    sv = [np.asarray(side_a, np.float64), np.asarray(side_b, np.float64)]
+    d = [int(v[S_DECK_N]) for v in sv]
+    sides = np.zeros((2, max(max(d), 1)), np.int64)
+    forbs = np.zeros((2, nc), np.int64)
+    ws = np.zeros((2, N_PARAMS), np.float64)
+    primals = np.zeros(2, np.int64)
+    for k, v in enumerate(sv):
+        if int(v[S_NC]) != nc:
+            raise ValueError(f"side {'AB'[k]} was built for a card set of {int(v[S_NC])} cards, "
+                             f"the rules carry {nc}")
+        primals[k] = int(v[S_PRIMAL])
+        if not 0 <= primals[k] < nc or table[primals[k], C_TYPE] != 0:
+            raise ValueError(f"side {'AB'[k]}: card row {primals[k]} is not a Primal")
+        rows = v[S_CARDS:S_CARDS + d[k]].astype(np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= nc):
+            raise ValueError(f"side {'AB'[k]}: a deck card is not in the card set")
+        sides[k, :d[k]] = rows
+        forbs[k] = v[S_CARDS + d[k]:S_CARDS + d[k] + nc].astype(np.int64)
+        w0 = int(v[S_W0])
+        ws[k] = v[w0:w0 + N_PARAMS]
+    return ints, table, sides, np.array(d, np.int64), primals, ws, forbs
+
+
+def simulate(rules, side_a, side_b, seed, first_game, n_games):
+    """Play games ``first_game .. first_game + n_games`` of seed ``seed``.
+
+    Games come in seat-swapped pairs (game ``2d`` puts side A in seat 0, game
+    ``2d + 1`` in seat 1, with the same deck shuffles and toss), so
+    ``first_game`` and ``n_games`` must be even. Returns a dict of int64
+    arrays, one entry per game: ``winner_seat`` (-1 draw), ``a_seat``,
+    ``a_points`` (A's half points: 2 win, 1 draw, 0 loss), ``rounds`` (turns
+    played, both players'), ``reason`` (index into ``END_NAMES``),
+    ``first_seat`` (who started), ``a_first`` (1 if A started), per seat
+    ``damage_seat{0,1}`` (damage on its Primal), ``level_seat{0,1}`` (its
+    Primal's level), ``created_seat*``, ``spells_seat*``, ``abilities_seat*``,
+    ``upgrades_seat*``, ``board_seat*`` (creations in play at the end), the
+    score-trace metrics ``lead_changes``, ``max_deficit``, ``decided_pct`` and
+    the invariant flags ``conserved`` (every card in deck, hand, play or
+    discard) and ``invariants`` (levels 0–10, hands within the limit, no
+    negative tokens or damage, after every turn).
+    """
+    if first_game % 2 or n_games % 2:
+        raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
+    ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, side_a, side_b)
+    out = np.zeros((n_games, N_RESULT), dtype=np.int64)
+    _simulate(ints, table, sides, deck_n, primals, ws, forbs, np.uint64(seed), first_game // 2,
+              n_games // 2, out)
+    return outcome_arrays(out)
+
+
+def outcome_arrays(out: np.ndarray) -> dict:
+    """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
+    n = out.shape[0]
+    a_seat = np.arange(n) % 2
+    winner = out[:, X_WINNER]
+    decided = winner != DRAW
+    res = {
+        "winner_seat": winner, "a_seat": a_seat,
+        "a_points": np.where(winner == DRAW, 1, np.where(winner == a_seat, 2, 0)),
+        "rounds": out[:, X_TURNS], "reason": out[:, X_REASON], "first_seat": out[:, X_FIRST],
+        "a_first": (out[:, X_FIRST] == a_seat).astype(np.int64),
+        "lead_changes": out[:, X_LEAD],
+        "max_deficit": np.where(decided, np.where(winner == 0, out[:, X_MAXDEF0],
+                                                  out[:, X_MAXDEF1]), -1),
+        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, X_NOTAHEAD0],
+                                                         out[:, X_NOTAHEAD1]))
+                                // np.maximum(out[:, X_TURNS], 1), -1),
+        "conserved": out[:, X_CONSERVED], "invariants": out[:, X_INVARIANT],
+    }
+    for s in range(2):
+        for name, col in (("damage", X_DMG0), ("level", X_LVL0), ("created", X_CREATED0),
+                          ("spells", X_SPELLS0), ("abilities", X_ABIL0), ("upgrades", X_UPG0),
+                          ("board", X_BOARD0)):
+            res[f"{name}_seat{s}"] = out[:, col + s]
+    return res
