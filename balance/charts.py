@@ -1111,3 +1111,40 @@ def all_charts(
 
             write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", svg)
     return {name: svg for (name, _), svg in zip(jobs, svgs)}
+
+
+# --------------------------------------------------------------------------- trisk power
+def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -> "Figure":
+    """Effects ranked, each with its 95% CI, and the equivalence band ±δ.
+
+    ``df`` has ``name``, ``effect``, ``lo``, ``hi`` (fractions), ``games`` and
+    ``verdict`` ("equal" / "not equal" / "inconclusive"). Blue: shown equal
+    (TOST), red: shown different (Holm), grey: inconclusive.
+    """
+    with _style():
+        if df is None or df.empty:
+            return _placeholder(title, "nothing tested")
+        d = df.sort_values("effect", ascending=False, kind="stable")
+        k = len(d)
+        fig = _figure(7.2, max(2.6, 0.22 * k + 1.6))
+        ax = fig.add_subplot()
+        value, lo, hi = (d[c].to_numpy(dtype=float) * 100 for c in ("effect", "lo", "hi"))
+        y = np.arange(k)[::-1]
+        colors = [{"equal": _POS, "not equal": _NEG}.get(v, _NEUTRAL) for v in d["verdict"]]
+        ax.axvspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
+        for x in (-delta * 100, delta * 100):
+            ax.axvline(x, color=_MUTED, linewidth=0.8, linestyle="--")
+        ax.axvline(0, color=_INK, linewidth=0.9)
+        ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none",
+                    ecolor=colors, elinewidth=1.4)
+        ax.scatter(value, y, color=colors, s=22, zorder=3)
+        ax.set_yticks(y, [_label(s) for s in d["name"]], fontsize=7.5 if k > 30 else 8.5)
+        ax.tick_params(axis="y", length=0)
+        ax.set_ylim(-0.8, k - 0.2)
+        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.set_xlabel(xlabel)
+        _titles(fig, title,
+                f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
+                f"(TOST), red: shown different (Holm), grey: inconclusive; "
+                f"n = {_n_range(d['games'])} games per row", ax=ax)
+    return fig

@@ -1,0 +1,174 @@
+"""Trisk commands of the ``balance`` CLI: the card set, the reference decks
+and the equal-power test (``balance trisk cards|skills|decks|power``).
+
+The main CLI registers them on its ``trisk`` sub-app with :func:`register`.
+Heavy imports (numba, polars, matplotlib) happen inside command bodies.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from balance.errors import UserError
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
+CardSetOpt = Annotated[str, typer.Option(
+    "--card-set", help="'reference' (configs/trisk/cards.toml) or a path to a designer's set.")]
+
+
+def _cli():
+    from balance import cli
+
+    return cli
+
+
+def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> None:
+    cli = _cli()
+    if as_json:
+        cli._echo_json(rows)
+        return
+    cli._table(title, columns, [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows])
+
+
+def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
+    """The card set: every card's stats, abilities, points and who can play it."""
+    from balance import trisk_cards
+
+    cs = trisk_cards.load_card_set(card_set)
+    rows = trisk_cards.card_rows(cs)
+    _show(rows, f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
+          ["name", "type", "kind", "MIG", "CUN", "WIS", "HP", "AP", "MP", "attack", "abilities",
+           "points", "primals"], as_json)
+
+
+def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
+    """The Skill Book: every skill's effect and the cards that carry it."""
+    from balance import trisk_cards
+
+    cs = trisk_cards.load_card_set(card_set)
+    rows = trisk_cards.skill_rows(cs)
+    _show(rows, f"Trisk Skill Book ({len(rows)} skills)",
+          ["skill", "effect", "param", "target", "amount", "coins", "text", "cards"], as_json)
+
+
+def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
+    """The reference decks: one per Primal, with their neutral swap-in slots."""
+    from balance import trisk_cards
+
+    cs = trisk_cards.load_card_set(card_set)
+    rows = []
+    for name, d in trisk_cards.load_decks(cs).items():
+        counts: dict[str, int] = {}
+        for r in d.cards:
+            counts[cs.names[r]] = counts.get(cs.names[r], 0) + 1
+        rows.append({"deck": name, "primal": cs.names[d.primal], "size": d.size,
+                     "neutral": d.cards.count(cs.neutral), "strategy": d.strategy or "",
+                     "cards": ", ".join(f"{k} x{v}" for k, v in counts.items()),
+                     "card_counts": counts})
+    if as_json:
+        _cli()._echo_json(rows)
+        return
+    _show(rows, "Trisk reference decks", ["deck", "primal", "size", "neutral", "cards"], False)
+
+
+def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UserError("--cards names no card; give card names separated by commas, e.g. Bear,Raven")
+    return tuple(items)
+
+
+def power(
+    delta: Annotated[Optional[float], typer.Option(
+        "--delta", help="Equivalence margin in points of score per game (default from power.toml: 2).")] = None,
+    alpha: Annotated[Optional[float], typer.Option("--alpha", help="Level of each test (default 0.05).")] = None,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", help="Games per run at the start (one card, Primal and field opponent).")] = None,
+    max_games: Annotated[Optional[int], typer.Option(
+        "--max-games", help="Most games per run an undecided card is extended to.")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed: the same seed gives the same deals.")] = None,
+    threads: Annotated[Optional[int], typer.Option(
+        "--threads", help="Numba threads (default: all cores). Results do not depend on it.")] = None,
+    results: Annotated[Optional[Path], typer.Option(
+        "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")] = Path("reports/trisk-power.html"),
+    cards_: Annotated[Optional[str], typer.Option(
+        "--cards", help="Test only these cards (comma-separated names).")] = None,
+    scale: Annotated[float, typer.Option(
+        "--scale", help="Multiply every game count (e.g. 0.1 for a quick look).")] = 1.0,
+    plan_file: Annotated[Optional[Path], typer.Option(
+        "--plan", help="The plan (default configs/trisk/power.toml).")] = None,
+    no_regression: Annotated[bool, typer.Option("--no-regression", help="Skip the regression on random decks.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The equal-power test: is every card within ±δ of a neutral card?
+    Swap-in and restricted play on common seeds, TOST and Holm per card and per
+    Primal, a regression on random decks and the finishes check; writes a page.
+    Runs go through the store: an interrupted test continues where it stopped."""
+    import sys
+    import time
+
+    from balance import fmt, trisk_power
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"--out must name an .html file, got '{out}'")
+    if out.exists() and out.is_dir():
+        raise UserError(f"--out '{out}' is a folder; name an .html file")
+    if games is not None and max_games is None and games > 3200:
+        max_games = games
+    plan = trisk_power.load_plan(plan_file, delta=delta, alpha=alpha, games=games,
+                                 max_games=max_games, seed=seed, cards=_parse_cards(cards_))
+    plan = trisk_power.check_plan(plan.scaled(scale) if scale != 1.0 else plan, "command line")
+    from balance.runner import set_threads
+
+    set_threads(threads)  # a bad --threads is refused before any work
+
+    def log(line: str) -> None:
+        if not as_json:
+            typer.echo(line, err=True)
+
+    t0 = time.perf_counter()
+    res = trisk_power.run_power(plan, results=results, threads=threads, progress=not as_json,
+                                log=log, regression=not no_regression)
+    page = trisk_power.write_power_page(res, out)
+    elapsed = time.perf_counter() - t0
+    if as_json:
+        data = trisk_power.result_json(res)
+        data["page"] = str(page)
+        data["seconds"] = round(elapsed, 2)
+        _cli()._echo_json(data)
+        return
+    rows = []
+    for r in res.cards.itertuples():
+        rows.append([r.card, r.primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games),
+                     r.verdict + (f" ({r.direction})" if r.direction else ""),
+                     fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else ""])
+    _cli()._table(f"Equal power at ±{plan.delta * 100:g} points (swap-in vs reference deck, "
+                  f"α = {plan.alpha:g}, Holm over {len(rows)} cards)",
+                  ["card", "Primals", "effect [95% CI]", "games", "verdict", "games needed"], rows)
+    prow = [[r.primal, fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), fmt.fmt_int(r.games),
+             r.verdict + (f" ({r.direction})" if r.direction else ""),
+             fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else ""]
+            for r in res.primals.itertuples()]
+    _cli()._table("Primals: reference deck against the field", ["Primal", "score [95% CI]", "games",
+                                                                 "verdict", "games needed"], prow)
+    typer.echo(f"Cards: {res.claim['text']}")
+    typer.echo(f"Primals: {res.primal_claim['text']}")
+    if res.finishes:
+        typer.echo(f"Finishes: {res.finishes['text']}")
+    typer.echo(f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "
+               f"{fmt.fmt_seconds(elapsed)}. Page: {page}")
+    sys.stdout.flush()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``cards``, ``skills``, ``decks`` and ``power`` to the ``trisk`` sub-app."""
+    app.command("cards")(cards)
+    app.command("skills")(skills)
+    app.command("decks")(decks)
+    app.command("power")(power)
