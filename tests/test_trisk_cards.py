@@ -1,0 +1,386 @@
+"""Trisk card set and decks: the reference set keeps the rulebook's facts (R1, R2),
+sits on the point budget, encodes per sims/trisk/cards.py, and every malformed
+set or deck is refused with one line naming the file, the card and the field."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from balance.errors import UserError
+from balance.trisk_cards import (
+    REFERENCE_SET, card_rows, check_deck, load_card_set, load_decks, make_deck, random_deck,
+    skill_rows,
+)
+from sims.trisk import cards as C
+
+
+@pytest.fixture(scope="module")
+def cs():
+    return load_card_set()
+
+
+@pytest.fixture(scope="module")
+def ref_text():
+    return REFERENCE_SET.read_text()
+
+
+def row_of(cs, name):
+    return cs.table[cs.row(name)]
+
+
+def block(cs, name, i):
+    return row_of(cs, name)[C.C_ABIL + i * C.A_W: C.C_ABIL + (i + 1) * C.A_W]
+
+
+# ---- the reference set: rulebook facts ----------------------------------------------
+def test_reference_loads(cs):
+    assert cs.table.shape == (len(cs.cards), C.CARD_W)
+    assert cs.table.dtype == np.int64
+    assert 45 <= len(cs.cards) <= 60
+    assert "reconstructed" in cs.description.lower() and "R1" in cs.description
+    assert len(cs.digest) == 64
+    assert cs.names[cs.neutral] == "Clay Golem"
+
+
+R2 = {"900", "090", "009", "540", "504", "450", "405", "054", "045"}
+
+
+def test_primals_r1_r2(cs):
+    assert len(cs.primals) == 10
+    codes = {}
+    for p in cs.primals:
+        c = cs.cards[p]
+        assert (c["hp"], c["ap"], c["mp"], c["attack"], c["abilities"]) == (10, 1, 1, 10, [])
+        codes[f"{c['mig']}{c['cun']}{c['wis']}"] = c["set"]
+        assert cs.table[p, C.C_TYPE] == C.PRIMAL and cs.table[p, C.C_ATTACK_LEVEL] == 10
+    assert {k for k, s in codes.items() if s == "Primals"} == R2
+    cern = cs.cards[cs.row("cern the grey")]
+    assert (cern["mig"], cern["cun"], cern["wis"], cern["set"]) == (3, 3, 3, "Jager")
+
+
+def test_bear(cs):
+    bear = row_of(cs, "Bear")
+    assert bear[C.C_HP] == 7 and bear[C.C_ATTACK_LEVEL] == 1
+    assert cs.cards[cs.row("Bear")]["kind"] == "Animal"
+    hib = block(cs, "Bear", 0)
+    assert cs.cards[cs.row("Bear")]["abilities"][0]["skill"] == "Hibernate"
+    assert hib[C.A_SHAPE] == C.SHAPE_ACTIVE and hib[C.A_LEVEL] == 3
+    assert (hib[C.A_EFFECT], hib[C.A_TARGET], hib[C.A_PARAM]) == (C.E_STATUS, C.T_SELF,
+                                                                 C.ASLEEP)
+
+
+def test_raven(cs):
+    raven = row_of(cs, "Raven")
+    assert raven[C.C_ATTACK_LEVEL] == 3
+    blind = block(cs, "Raven", 0)
+    assert blind[C.A_SHAPE] == C.SHAPE_ACTIVE
+    assert (blind[C.A_EFFECT], blind[C.A_PARAM], blind[C.A_TARGET]) == (
+        C.E_STATUS, C.BLINDED, C.T_ENEMY_CREATION)
+
+
+def test_wolf_howl(cs):
+    wolf = cs.cards[cs.row("Wolf")]
+    assert wolf["kind"] == "Animal" and wolf["group"] == "Wolf"
+    i = [a["skill"] for a in wolf["abilities"]].index("Howl")
+    howl = block(cs, "Wolf", i)
+    assert howl[C.A_COINS] == C.COIN_PER_GROUP
+    assert howl[C.A_GROUP] == cs.groups.index("Wolf") == row_of(cs, "Wolf")[C.C_GROUP]
+
+
+def test_upgrade_chains(cs):
+    kinds = cs.kinds
+    assert cs.cards[cs.row("Dragonling")]["kind"] == "Dragonling"
+    dragon, elder = row_of(cs, "Dragon"), row_of(cs, "Elder Dragon")
+    assert dragon[C.C_TYPE] == C.UPGRADE and dragon[C.C_ONTO] == kinds.index("Dragonling")
+    assert dragon[C.C_KIND] == kinds.index("Dragon")
+    assert elder[C.C_TYPE] == C.UPGRADE and elder[C.C_ONTO] == kinds.index("Dragon")
+    assert cs.cards[cs.row("Human")]["kind"] == "Human"
+    warrior = row_of(cs, "Warrior")
+    assert warrior[C.C_TYPE] == C.UPGRADE and warrior[C.C_ONTO] == kinds.index("Human")
+    assert warrior[C.C_MIG] == 5
+    assert cs.budget_target(cs.row("Elder Dragon")) == cs.budget_target(cs.row("Dragon")) + 8
+
+
+def test_named_cards_and_sets(cs):
+    jager = ["Stag", "Druid", "Nymph", "Bear Spirit", "Wolf Spirit", "Snake Spirit",
+             "Raven Spirit", "Owl Spirit", "Cern the Grey"]
+    for name in jager:
+        assert cs.cards[cs.row(name)]["set"] == "Jager"
+    for c in cs.cards:
+        assert c["finishes"] and set(c["finishes"]) <= {"Common", "Radiant", "Signed"}
+        if c["type"] not in ("Primal",) and c["name"] not in jager:
+            assert c["set"] == "Basic"
+
+
+def test_sorceries(cs):
+    flight = cs.skills[cs.cards[cs.row("Blessing of Flight")]["spell"]]
+    assert (flight["effect"], flight["status"], flight["n"]) == ("status", "Flying", "X")
+    cleansing = cs.skills[cs.cards[cs.row("Blessing of Cleansing")]["spell"]]
+    assert (cleansing["effect"], cleansing["n"]) == ("cleanse", "X")
+    for kind in ("Curse", "Ritual"):
+        applied = {cs.skills[c["spell"]]["status"] for c in cs.cards
+                   if c["type"] == "Sorcery" and c["kind"] == kind}
+        assert applied >= {"Feared", "Blinded", "Asleep", "Poisoned", "Silenced"}
+    for c in cs.cards:
+        if c["type"] == "Sorcery":
+            r = cs.row(c["name"])
+            assert cs.table[r, C.C_MIG: C.C_WIS + 1].tolist() == [0, 0, 0]
+            assert cs.table[r, C.C_N_ABIL] == 1
+            assert cs.table[r, C.C_ABIL + C.A_SHAPE] == C.SHAPE_SPELL
+            if c["kind"] == "Ritual":  # X = the sacrificed creation's MP
+                assert cs.table[r, C.C_ABIL + C.A_N] == C.X_AMOUNT
+
+
+def test_every_card_on_budget(cs):
+    assert cs.off_budget() == []
+    for p in cs.primals:
+        assert cs.budget_target(p) is None
+
+
+def test_neutral_filler(cs):
+    c = cs.cards[cs.neutral]
+    assert c["type"] == "Creation" and (c["mig"], c["cun"], c["wis"]) == (0, 0, 0)
+    assert c["abilities"] == [] and cs.points(cs.neutral) == cs.budget["creation"]
+    for p in cs.primals:
+        assert cs.neutral in cs.playable(p)
+
+
+def test_every_primal_has_eight_playable_creations(cs):
+    for p in cs.primals:
+        bodies = [r for r in cs.playable(p) if cs.type_of(r) != "Sorcery"]
+        assert len(bodies) >= 8, cs.names[p]
+        for r in cs.playable(p):
+            assert all(cs.cards[r][s] <= cs.cards[p][s] for s in ("mig", "cun", "wis"))
+
+
+def test_every_skill_book_effect_used(cs):
+    used = [cs.skills[c["spell"]] for c in cs.cards if c["type"] == "Sorcery"]
+    used += [cs.skills[a["skill"]] for c in cs.cards for a in c["abilities"]]
+    assert {s["effect"] for s in used} == set(C.EFFECT_NAMES)
+    assert {s["status"] for s in used if s["effect"] == "status"} == set(C.STATUSES)
+    assert {s["coins"] for s in used} == {"none", "one", "per_group"}
+    assert any(s["effect"] == "damage" and s["damage"] != "physical" for s in used)
+    assert any(s["effect"] == "status" and s["status"] == "Asleep" and s["target"] == "self"
+               for s in used)
+    assert set(cs.skills) == {s["name"] for s in used}  # no unused Skill Book entry
+
+
+def test_card_and_skill_rows(cs):
+    rows = card_rows(cs)
+    assert len(rows) == len(cs.cards)
+    bear = rows[cs.row("Bear")]
+    assert bear["HP"] == 7 and "Hibernate" in bear["abilities"] and bear["points"] == 24
+    assert "Cern the Grey" in bear["primals"]
+    assert "Meru the Still Water" not in rows[cs.row("Warrior")]["primals"]
+    skills = {s["skill"]: s for s in skill_rows(cs)}
+    assert "Wolf (active @2)" in skills["Howl"]["cards"]
+    assert skills["Howl"]["coins"] == "per_group"
+
+
+def test_row_lookup(cs):
+    assert cs.row("bEaR") == cs.row("Bear")
+    with pytest.raises(UserError, match="did you mean .*'Bear'"):
+        cs.row("Baer")
+
+
+# ---- finishes are cosmetic ----------------------------------------------------------
+def test_finishes_not_in_table_or_digest(cs, ref_text, tmp_path):
+    swapped = (ref_text.replace('["Common", "Radiant", "Signed"]', '["Signed"]')
+               .replace('["Common", "Radiant"]', '["Radiant", "Common"]'))
+    assert swapped != ref_text
+    path = tmp_path / "cards.toml"
+    path.write_text(swapped)
+    other = load_card_set(path)
+    assert other.cards[cs.row("Bear")]["finishes"] == ["Signed"]
+    assert np.array_equal(other.table, cs.table)
+    assert other.digest == cs.digest
+    # a rules change does change the digest
+    path.write_text(ref_text.replace("hp = 7\n", "hp = 8\n", 1))
+    assert load_card_set(path).digest != cs.digest
+
+
+# ---- decks --------------------------------------------------------------------------
+def test_reference_decks(cs):
+    decks = load_decks(cs)
+    assert {d.primal for d in decks.values()} == set(cs.primals)
+    for name, d in decks.items():
+        assert cs.names[d.primal] == name and d.size == 20
+        assert d.cards[:4] == (cs.neutral,) * 4
+        assert d.cards.count(cs.neutral) == 4
+        check_deck(cs, d.primal, d.cards)
+        n_sorc = sum(cs.type_of(r) == "Sorcery" for r in d.cards)
+        assert 2 <= n_sorc <= 4
+
+
+def test_swap_in(cs):
+    d = load_decks(cs)["Cern the Grey"]
+    s = d.swap_in(cs.row("Bear"))
+    assert s.cards[0] == cs.row("Bear") and s.cards[1:] == d.cards[1:]
+    assert s.name == "Cern the Grey+Bear" and s.size == d.size
+    assert s.swap_in(cs.row("Wolf")).cards[:2] == (cs.row("Bear"), cs.row("Wolf"))
+
+
+def test_check_deck_refuses(cs):
+    meru = cs.row("Meru the Still Water")
+    with pytest.raises(UserError, match=r"cannot play 'Warrior' \(MIG 5 > 0\)"):
+        check_deck(cs, meru, [cs.neutral, cs.row("Warrior")])
+    with pytest.raises(UserError, match="exactly one Primal"):
+        check_deck(cs, meru, [cs.neutral, cs.row("Cern the Grey")])
+    with pytest.raises(UserError, match="unknown card"):
+        check_deck(cs, meru, [999])
+    with pytest.raises(UserError, match="not a Primal"):
+        check_deck(cs, cs.row("Bear"), [cs.neutral])
+
+
+def test_make_deck_order(cs):
+    cern = cs.row("Cern the Grey")
+    d = make_deck(cs, "x", cern, [cs.row("Wolf"), cs.neutral, cs.row("Bear"), cs.neutral])
+    assert d.cards == (cs.neutral, cs.neutral, cs.row("Bear"), cs.row("Wolf"))
+
+
+def test_bad_decks_file(cs, tmp_path):
+    path = tmp_path / "decks.toml"
+    cases = {
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Warrior" = 1 }\n':
+            "cannot play 'Warrior' (MIG 5 > 0)",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Cern the Grey" = 1 }\n':
+            "exactly one Primal",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Beer" = 1 }\n':
+            "unknown Trisk card 'Beer'",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 3, "Oracle" = 1 }\n':
+            "at least 4 neutral",
+        '[deck."Bear"]\ncards = { "Clay Golem" = 4 }\n': "is not a Primal",
+    }
+    for text, expected in cases.items():
+        path.write_text(text)
+        with pytest.raises(UserError) as exc:
+            load_decks(cs, path)
+        msg = str(exc.value)
+        assert expected in msg and "\n" not in msg and "decks.toml" in msg
+        assert "deck 'Meru the Still Water'" in msg or "deck 'Bear'" in msg
+
+
+def test_random_deck(cs):
+    rng = np.random.default_rng(5)
+    for p in cs.primals:
+        rows = random_deck(cs, p, 20, rng)
+        assert len(rows) == 20
+        check_deck(cs, p, rows)
+    a = random_deck(cs, cs.primals[0], 30, np.random.default_rng(1))
+    assert a == random_deck(cs, cs.primals[0], 30, np.random.default_rng(1))
+
+
+# ---- malformed sets: one line naming the file, the card and the field ---------------------
+OWL_LAST = '  { skill = "Warded", shape = "passive", level = 4 },\n]'
+BAD_SETS = [
+    # (replace old, by new, expected fragments of the message)
+    ('name = "Bear"\n', 'name = "Bear"\ncolour = "red"\n', ["card 'Bear'", "'colour'"]),
+    ('[skills.Hibernate]\neffect = "status"', '[skills.Hibernate]\neffect = "nap"',
+     ["skill 'Hibernate'", "'effect'", "'nap'"]),
+    ('skill = "Hibernate", shape = "active", level = 3', 'skill = "Hibernat", shape = '
+     '"active", level = 3', ["card 'Bear'", "'abilities'", "Hibernat", "'Hibernate'"]),
+    ('status = "Asleep"\ntarget = "self"', 'status = "Sleepy"\ntarget = "self"',
+     ["skill 'Hibernate'", "'status'", "'Sleepy'"]),
+    ('[skills.Ember]\neffect = "damage"\ndamage = "fire"',
+     '[skills.Ember]\neffect = "damage"\ndamage = "plasma"', ["skill 'Ember'", "'damage'"]),
+    ('status = "Blinded"\ntarget = "enemy_creation"\nn = 2\ntext = "An enemy',
+     'status = "Blinded"\ntarget = "everyone"\nn = 2\ntext = "An enemy',
+     ["skill 'Blind'", "'target'", "'everyone'"]),
+    ('[skills.Mend]\neffect = "heal"\ntarget = "own_creation"',
+     '[skills.Mend]\neffect = "heal"\ntarget = "enemy_creation"',
+     ["skill 'Mend'", "'target'", "not allowed for effect 'heal'"]),
+    ('onto = "Dragonling"', 'onto = "Wyrm"', ["card 'Dragon'", "'onto'", "'Wyrm'"]),
+    ('hp = 7\n', 'hp = 0\n', ["card 'Bear'", "'hp'", "out of range", "1..20"]),
+    ('mig = 3\nhp = 7', 'mig = 10\nhp = 7',
+     ["card 'Bear'", "'mig'", "0..9"]),
+    ('id = 19\n', 'id = 18\n', ["card 'Bear'", "'id'", "card 'Boar'"]),
+    ('name = "Boar"\n', 'name = "bear"\n', ["card 'Bear'", "'name'", "'bear'"]),
+    ('spell = "Flight"\n', 'spell = "Flight"\nmig = 1\n', ["card 'Blessing of Flight'",
+                                                          "'mig'", "Sorcery"]),
+    ('spell = "Flight"\n', 'spell = "Flite"\n', ["card 'Blessing of Flight'", "'spell'",
+                                                "'Flight'"]),
+    ('spell = "Slumber"\n', 'spell = "Mend"\n', ["card 'Curse of Slumber'", "'spell'",
+                                                "enemy_creation"]),
+    ('{ skill = "Warded", shape = "passive", level = 4 }]',
+     '{ skill = "Warded", shape = "active", level = 4 }]',
+     ["card 'Stag'", "'abilities'", "passive effect 'ward'"]),
+    ('{ skill = "Roar", shape = "active", level = 2 }]\n\n[[card]]\nid = 19',
+     '{ skill = "Roar", shape = "passive", level = 2 }]\n\n[[card]]\nid = 19',
+     ["card 'Boar'", "'abilities'", "active effect 'status'"]),
+    (OWL_LAST, OWL_LAST[:-1] + '  { skill = "Mend", shape = "active", level = 1 },\n]',
+     ["card 'Owl Spirit'", "'abilities'", "at most 3"]),
+    ('neutral = "Clay Golem"', 'neutral = "Clay Gollem"',
+     ["top level", "'neutral'", "'Clay Golem'"]),
+    ('kind = "Construct"\nhp = 14', 'kind = "Construct"\nmig = 1\nhp = 14',
+     ["card 'Clay Golem'", "'mig'", "000"]),
+    ('kind = "Construct"\nhp = 14', 'kind = "Construct"\nhp = 14\nabilities = [{ skill = '
+     '"Mend", shape = "active", level = 0 }]', ["card 'Clay Golem'", "vanilla"]),
+    ('kind = "Construct"\nhp = 14', 'kind = "Construct"\nhp = 15',
+     ["card 'Clay Golem'", "budget"]),
+    ('group = "Wolf"\ncun = 2\nhp = 11', 'group = "Wolves"\ncun = 2\nhp = 11',
+     ["card 'Wolf'", "'group'", "'Wolves'"]),
+    ('resist = ["fire"]\nweak = ["frost"]\nattack = 1',
+     'resist = ["fire"]\nweak = ["ice"]\nattack = 1', ["card 'Dragonling'", "'weak'", "'ice'"]),
+    ('coins = "per_group"', 'coins = "two"', ["skill 'Howl'", "'coins'", "per_group"]),
+    ('ritual_sacrifice = 2.0', 'ritual_sacrifce = 2.0', ["[budget]", "'ritual_sacrifce'"]),
+]
+
+
+def _messages(ref_text, tmp_path):
+    for i, (old, new, expected) in enumerate(BAD_SETS):
+        assert old in ref_text, old
+        path = tmp_path / f"bad{i}.toml"
+        path.write_text(ref_text.replace(old, new, 1))
+        yield path, expected
+
+
+def test_malformed_sets_refused_in_one_line(ref_text, tmp_path):
+    n = 0
+    for path, expected in _messages(ref_text, tmp_path):
+        with pytest.raises(UserError) as exc:
+            load_card_set(path)
+        msg = str(exc.value)
+        assert "\n" not in msg, msg
+        assert msg.startswith(str(path)), msg
+        for frag in expected:
+            assert frag in msg, (frag, msg)
+        n += 1
+    assert n == len(BAD_SETS)
+
+
+def test_upgrade_onto_kind_no_card_has(ref_text, tmp_path):
+    text = (ref_text.replace('kinds = ["Construct",', 'kinds = ["Wyrm", "Construct",', 1)
+            .replace('onto = "Dragonling"', 'onto = "Wyrm"', 1))
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=r"card 'Dragon': field 'onto' = 'Wyrm': no Creation"):
+        load_card_set(path)
+
+
+def test_no_primal_refused(ref_text, tmp_path):
+    head = ref_text.split("# ---- the Primals")[0]
+    golem = ref_text[ref_text.index("[[card]]\nid = 11"):ref_text.index("[[card]]\nid = 12")]
+    path = tmp_path / "noprimal.toml"
+    path.write_text(head + golem)
+    with pytest.raises(UserError, match="no Primal; at least 1"):
+        load_card_set(path)
+
+
+def test_syntax_error_and_missing_file(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text("name = \n")
+    with pytest.raises(UserError, match="malformed TOML"):
+        load_card_set(path)
+    with pytest.raises(UserError, match="no such file"):
+        load_card_set(tmp_path / "nope.toml")
+
+
+def test_upgrade_loop_refused(ref_text, tmp_path):
+    loop = ('\n[[card]]\nid = 99\nname = "Ouroboros"\nset = "Basic"\nfinishes = ["Common"]\n'
+            'type = "Upgrade"\nkind = "Wyrm"\nonto = "Wyrm"\nhp = 10\n')
+    text = ref_text.replace('kinds = ["Construct",', 'kinds = ["Wyrm", "Construct",', 1)
+    path = tmp_path / "loop.toml"
+    path.write_text(text + loop)
+    with pytest.raises(UserError, match=r"card 'Ouroboros': field 'onto' = 'Wyrm': .*loops"):
+        load_card_set(path)
