@@ -24,8 +24,11 @@ tosk_app = typer.Typer(no_args_is_help=True, help="Tosk: the two-player stamina 
 bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
 clash_app = typer.Typer(no_args_is_help=True,
                         help="Clash of Steel: the duel of items, stances and stamina bids.")
+trisk_app = typer.Typer(no_args_is_help=True,
+                        help="Trisk: the card game of Primals, creations and sorceries.")
 app.add_typer(tosk_app, name="tosk")
 app.add_typer(clash_app, name="clash")
+app.add_typer(trisk_app, name="trisk")
 app.add_typer(bench_app, name="bench")
 
 STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
@@ -193,6 +196,8 @@ def _trace(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
     args = [rs.vector(), sa.vector(), sb.vector(), seed, index]
     if len(inspect.signature(eng.trace).parameters) > 5:
         args.append((sa.name, sb.name))
+    if get_game(game).card_sets:  # name the cards of the ruleset's card set
+        return eng.trace(*args, card_names=rs.card_set().names)
     return eng.trace(*args)
 
 
@@ -440,6 +445,14 @@ add_game_commands(tosk_app, "tosk", "Tosk", "balanced", STANDARD,
 add_game_commands(clash_app, "clash", "Clash of Steel", "counter",
                   "random,aggressive,counter,ranger,miser,bluffer", "base")
 
+add_game_commands(trisk_app, "trisk", "Trisk", "tempo", "random,rush,ramp,control,tempo", "base")
+try:  # cards, skills, decks and the equal-power test
+    from balance import cli_trisk
+
+    cli_trisk.register(trisk_app)
+except ImportError:  # pragma: no cover  (being written)
+    pass
+
 
 LoadoutStrategyOpt = Annotated[str, typer.Option(
     "--strategy", help="The strategy playing every (row) loadout.")]
@@ -656,6 +669,30 @@ def bench_clash(
     res = bench.bench_game("clash", n, a="counter", b="aggressive")
     if matrix_games:
         res.update(bench.bench_matrix("clash", "counter", matrix_games))
+    if as_json:
+        _echo_json(res)
+        return
+    for k, v in res.items():
+        typer.echo(f"{k:<40} {v}")
+
+
+@bench_app.command("trisk")
+def bench_trisk(
+    n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 200_000,
+    a: Annotated[str, typer.Option("--a", help="Side A: strategy@deck.")] = "tempo",
+    b: Annotated[str, typer.Option("--b", help="Side B: strategy@deck.")] = "rush",
+    power: Annotated[bool, typer.Option(
+        "--power/--no-power", help="Also time a full `balance trisk power` on the reference "
+                                   "set in a fresh process (target < 15 min; long).")] = False,
+    as_json: JsonOpt = False,
+):
+    """Games/s at 1 and 2 threads on reference decks (target 10,000 with 2 threads), numba
+    vs pure Python, compile time, memory; with --power the equal-power test end to end."""
+    from balance import bench
+
+    res = bench.bench_game("trisk", n, a=a, b=b, pure_n=40)
+    if power:
+        res.update(bench.bench_power())
     if as_json:
         _echo_json(res)
         return

@@ -261,12 +261,19 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
     top = ["name", "description", *mod.SCALARS, *sections]
     if hasattr(get_game(game).engine_module(), "LOADOUTS"):
         top.append("loadout")
+    if get_game(game).card_sets:
+        top.append("deck")
     _check_keys(path, "the top level", data, top)
     spec: dict = {}
     for key, value in data.items():
         if key == "description":
             if not isinstance(value, str):
                 raise UserError(f"{path}: 'description' must be a string")
+            continue
+        if key == "deck":  # the deck this strategy plays by default (checked on load)
+            if not isinstance(value, str):
+                raise UserError(f"{path}: 'deck' must be the name of a deck in "
+                                "configs/trisk/decks.toml")
             continue
         if key == "loadout":  # the loadout this strategy plays by default (checked on load)
             if not isinstance(value, str):
@@ -294,8 +301,15 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
 
 
 def load_strategy(game: str, name: str) -> Strategy:
-    """A strategy by name (``strategies/<game>/<name>.toml``) or by TOML path."""
-    get_game(game)
+    """A strategy by name (``strategies/<game>/<name>.toml``) or by TOML path.
+
+    In a game with decks (Trisk), ``name@deck`` plays the named reference deck;
+    without ``@deck`` the strategy's own ``deck`` key, else the first deck of
+    ``configs/trisk/decks.toml``."""
+    g = get_game(game)
+    deck_name = None
+    if g.card_sets and "@" in name:
+        name, deck_name = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
         path = Path(name)
         if not path.is_file():
@@ -316,7 +330,26 @@ def load_strategy(game: str, name: str) -> Strategy:
     loadout = None
     if hasattr(get_game(game).engine_module(), "LOADOUTS"):
         loadout = parse_loadout(game, data["loadout"], f"{path}: 'loadout'") if "loadout" in data else 0
-    return Strategy(game, label, spec, str(data.get("description", "")), 0, loadout)
+    st = Strategy(game, label, spec, str(data.get("description", "")), 0, loadout)
+    if g.card_sets:
+        st = _with_named_deck(game, st, deck_name or data.get("deck"))
+    return st
+
+
+def _with_named_deck(game: str, st: Strategy, deck_name: str | None) -> Strategy:
+    """``st`` playing the reference deck ``deck_name`` (None: the first one)."""
+    from balance.trisk_cards import load_decks
+
+    cs = get_game(game).card_set("reference")
+    decks = load_decks(cs)
+    if deck_name is None:
+        deck = next(iter(decks.values()))
+    else:
+        key = {k.lower(): k for k in decks}.get(deck_name.strip().lower())
+        if key is None:
+            raise UserError(f"unknown {game} deck '{deck_name}'; allowed: {', '.join(decks)}")
+        deck = decks[key]
+    return st.with_deck(deck, cs.n_cards)
 
 
 def parse_strategy_list(game: str, text: str) -> list[Strategy]:

@@ -212,10 +212,15 @@ def attack_power(table, bd, pl, p, s):
     """AP of slot ``s`` including Pack bonuses."""
     card = bd[p, s, F_CARD]
     ap = table[card, C_AP]
-    if s > 0:
-        pack = passive_amount(table, card, bd[p, s, F_LEVEL], E_PACK)
-        if pack > 0:
-            ap += pack * group_count(table, bd, pl, p, table[card, C_GROUP], s)
+    if s > 0:  # Pack: +N per other creation of the ability's group
+        for i in range(table[card, C_N_ABIL]):
+            if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE
+                    and _ab(table, card, i, A_EFFECT) == E_PACK
+                    and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)):
+                n = _ab(table, card, i, A_N)
+                if n == X_AMOUNT:
+                    n = table[card, C_MP]
+                ap += n * group_count(table, bd, pl, p, _ab(table, card, i, A_GROUP), s)
     return ap
 
 
