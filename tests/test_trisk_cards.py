@@ -174,7 +174,7 @@ def test_card_and_skill_rows(cs):
     assert "Cern the Grey" in bear["primals"]
     assert "Meru the Still Water" not in rows[cs.row("Warrior")]["primals"]
     skills = {s["skill"]: s for s in skill_rows(cs)}
-    assert "Wolf (active @2)" in skills["Howl"]["cards"]
+    assert "Wolf (active @1)" in skills["Howl"]["cards"]
     assert skills["Howl"]["coins"] == "per_group"
 
 
@@ -302,8 +302,8 @@ BAD_SETS = [
                                                 "'Flight'"]),
     ('spell = "Slumber"\n', 'spell = "Mend"\n', ["card 'Curse of Slumber'", "'spell'",
                                                 "enemy_creation"]),
-    ('{ skill = "Warded", shape = "passive", level = 4 }]',
-     '{ skill = "Warded", shape = "active", level = 4 }]',
+    ('{ skill = "Warded", shape = "passive", level = 3 }]',
+     '{ skill = "Warded", shape = "active", level = 3 }]',
      ["card 'Stag'", "'abilities'", "passive effect 'ward'"]),
     ('{ skill = "Roar", shape = "active", level = 2 }]\n\n[[card]]\nid = 19',
      '{ skill = "Roar", shape = "passive", level = 2 }]\n\n[[card]]\nid = 19',
