@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from balance import cli_trisk
 from balance.errors import UserError
 from balance.registry import get_game
 
@@ -446,12 +447,7 @@ add_game_commands(clash_app, "clash", "Clash of Steel", "counter",
                   "random,aggressive,counter,ranger,miser,bluffer", "base")
 
 add_game_commands(trisk_app, "trisk", "Trisk", "tempo", "random,rush,ramp,control,tempo", "base")
-try:  # cards, skills, decks and the equal-power test
-    from balance import cli_trisk
-
-    cli_trisk.register(trisk_app)
-except ImportError:  # pragma: no cover  (being written)
-    pass
+cli_trisk.register(trisk_app)  # cards, skills, decks and the equal-power test
 
 
 LoadoutStrategyOpt = Annotated[str, typer.Option(

@@ -376,5 +376,5 @@ def load_study(game: str) -> dict:
     _check_keys(path, "the top level", data,
                 ["variants", "strategies", "precision", "pilot_games", "max_games_per_pair",
                  "seed", "cards_strategy", "cards_opponent", "cards_games", "loadout_strategy",
-                 "loadout_games"])
+                 "loadout_games", "power_scale"])
     return data

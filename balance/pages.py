@@ -129,7 +129,7 @@ def organise(runs: list) -> dict[str, dict]:
     for (game, variant, a, fa, b, fb), r in chosen.items():
         g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {},
                                   "loadouts": []})
-        if "@" in a and "@" in b:  # a loadout-matrix run (strategy@loadout)
+        if r.spec.a.loadout is not None and "@" in a and "@" in b:  # a loadout-matrix run
             g["loadouts"].append(r)
         elif fa or fb:
             g["restricted"].setdefault((variant, _base_strategy_name(r.spec.a), b, r.spec.seed),

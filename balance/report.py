@@ -686,6 +686,17 @@ def _facts(tables: Mapping[str, Any], manifest: Mapping[str, Any]) -> list[str]:
     return facts
 
 
+def _links(game: Mapping[str, Any]) -> list[dict]:
+    """Further pages of a game (e.g. Trisk's equal-power test): ``game["links"]``
+    as ``{"text", "href"}`` (relative hrefs only: the pages stay self-contained)."""
+    out = []
+    for link in game.get("links") or []:
+        href = str(link.get("href", ""))
+        if href and "://" not in href and not href.startswith(("/", "javascript:")):
+            out.append({"text": str(link.get("text", href)), "href": href})
+    return out
+
+
 def _game_context(game: Mapping[str, Any], index: int) -> dict:
     name = str(game.get("name", f"Game {index + 1}"))
     tables = game.get("tables") or {}
@@ -711,6 +722,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "anchor": f"game-{index}-{_slug(name)}",
         "summary": [str(s) for s in (game.get("summary") or [])],
         "facts": _facts(tables, manifest),
+        "links": _links(game),
         "variants": _variants_section(tables),
         "strategies": _strategies_section(tables, charts),
         "diffs": _diffs_section(tables),
@@ -784,7 +796,8 @@ def render_index(games: Sequence[Mapping[str, Any]]) -> str:
     contexts = [{"name": str(g.get("name")), "file": str(g.get("file", "")),
                  "summary": [str(x) for x in g.get("summary") or []],
                  "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),
-                 "manifest": _manifest_items(g.get("manifest") or {})}
+                 "manifest": _manifest_items(g.get("manifest") or {}),
+                 "links": _links(g)}
                 for g in games]
     return _environment().get_template("index.html.j2").render(
         title="Balance study", games=contexts, date=_date(games))

@@ -130,13 +130,16 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
     the baseline's own games excluded."""
     pooled: dict[str, list[float]] = {}
     vs_base: dict[str, tuple[int, int]] = {}
+    def is_base(name: str) -> bool:  # "random", or "random@<deck>" in a game with decks
+        return name == baseline or name.split("@", 1)[0] == baseline
+
     for (v, a, b), res in results.items():
         if v != variant or a == b:
             continue
         for side, other, wins in ((a, b, res.a_wins), (b, a, res.b_wins)):
-            if side == baseline:
+            if is_base(side):
                 continue
-            if other == baseline:
+            if is_base(other):
                 vs_base[side] = (wins, res.games)
             else:
                 acc = pooled.setdefault(side, [0.0, 0])

@@ -501,7 +501,7 @@ def effect_features(rules, table, bd, pl, p, effect, n, param, tp, ts, q, feats,
                 feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
             elif param == FLYING:
                 if ts > 0 and not flying(table, bd, tp, ts) and \
-                        table[card, C_ATTACK_LEVEL] >= 0:
+                        can_attack(rules, table, bd, tp, ts):
                     feats[k, PF_FLYING] += q * n
     elif effect == E_HEAL:
         if not enemy:
