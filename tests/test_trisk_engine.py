@@ -1,0 +1,437 @@
+"""Trisk engine invariants over many random games, determinism, decks, finishes and the trace.
+
+Games are played with the reference set and decks (``configs/trisk``) under the
+TOML strategies, and on the toy table of ``tests/trisk_helpers.py`` (which has
+Upgrade chains, Rituals, mass Curses and coin gates in every deck). Counts are
+small: these check structure, not balance.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numba
+import numpy as np
+import pytest
+
+from balance import config
+from balance.errors import UserError
+from sims import trisk
+from sims.trisk import engine as E
+from sims.trisk.trace import trace, trace_log
+from tests.trisk_helpers import MUSTER_ONLY, TOY, TOY_NAMES, TOY_TABLE, rules_vector, side
+
+N = 64  # games per run (32 seat-swapped pairs)
+
+TOY_DECK = (["Golem"] * 3 + ["Bear", "Raven", "Wolf", "Wolf", "Wolf", "Dragonling", "Dragon",
+                             "Elder Dragon", "Human", "Shade", "Knight", "Salamander", "Stag",
+                             "Troll", "Mage", "Gambler", "Scout", "Blessing of Growth",
+                             "Curse of Fire", "Curse of Terror", "Curse of Bolts",
+                             "Ritual of Growth", "Ritual of Slumber", "Blessing of Cleansing"])
+GREEDY = {"primal": {"muster": 1.0, "hand_room": 1.0, "train": 1.0, "level_gain": 0.3,
+                     "unlock_attack": 2, "wasted": -5, "meditate": 0.5, "primal_low": 0.05},
+          "play": {"create": 2, "upgrade": 3, "ap_gain": 0.3, "curse": 0.5, "ritual": 0.2,
+                   "ability": 0.2, "wasted": -5, "dmg_creature": 1, "kills": 2,
+                   "dmg_primal": 1, "disable": 0.5, "poison": 0.5, "heal": 0.5,
+                   "sacrifice": -0.2, "lost_attack": -0.5, "self_sleep": -0.3, "lethal": 10},
+          "attack": {"bias": 1}, "block": {"prevented": 0.5, "dies": -1, "danger": 2,
+                                           "absorb": 0.1}}
+
+
+def check_outcomes(out: dict, max_turns: int = 60) -> None:
+    """Every structural invariant of a batch of games."""
+    n = len(out["winner_seat"])
+    assert (out["conserved"] == 1).all(), "a card left deck + hand + play + discard"
+    assert (out["invariants"] == 1).all(), "a level, hand size, token or damage out of range"
+    assert (out["a_seat"] == np.arange(n) % 2).all()
+    w = out["winner_seat"]
+    assert set(np.unique(w)) <= {-1, 0, 1}
+    assert ((out["rounds"] >= 1) & (out["rounds"] <= 2 * max_turns)).all()
+    draw = w == E.DRAW
+    # a draw only at the turn cap, and the cap only as a draw
+    assert (out["reason"][draw] == E.END_CAP).all()
+    assert (out["rounds"][draw] == 2 * max_turns).all()
+    assert (out["reason"][~draw] == E.END_PRIMAL).all()
+    # points: 2 win, 1 draw, 0 loss, from A's seat
+    exp = np.where(draw, 1, np.where(w == out["a_seat"], 2, 0))
+    assert (out["a_points"] == exp).all()
+    # the loser's Primal has fallen (10 HP), the winner's has not
+    for g in np.flatnonzero(~draw):
+        assert out[f"damage_seat{1 - w[g]}"][g] >= 10
+        assert out[f"damage_seat{w[g]}"][g] < 10
+    for s in (0, 1):
+        assert ((out[f"level_seat{s}"] >= 0) & (out[f"level_seat{s}"] <= 10)).all()
+        assert ((out[f"board_seat{s}"] >= 0) & (out[f"board_seat{s}"] <= 12)).all()
+        assert (out[f"board_seat{s}"] <= out[f"created_seat{s}"]).all()
+        assert (out[f"upgrades_seat{s}"] >= 0).all()
+    # the same deal twice: the same seat starts, so A starts in exactly one game of it
+    # (both sides here choose alike when they win the toss)
+    assert (out["first_seat"][0::2] == out["first_seat"][1::2]).all()
+    assert (out["a_first"][0::2] + out["a_first"][1::2] == 1).all()
+
+
+# ---- the reference set, decks and strategies ------------------------------------------------
+@pytest.fixture(scope="module")
+def rs():
+    return config.resolve_variant("trisk", "base")
+
+
+REF_PAIRS = [("random@Vask the Ember King", "random@Meru the Still Water"),
+             ("rush@Ysolde of the Thorns", "control@Cern the Grey"),
+             ("ramp@Brannoc Boarhide", "tempo@Halvard Stormbrow"),
+             ("tempo@Tamsin the Fox Queen", "rush@Orla of the Lantern"),
+             ("control@Sefa of the Hollow Moon", "ramp@Quill the Dreamweaver"),
+             ("random@Cern the Grey", "random@Cern the Grey")]
+
+
+@pytest.mark.parametrize("a,b", REF_PAIRS)
+def test_reference_games_keep_every_invariant(rs, a, b):
+    sa, sb = config.load_strategy("trisk", a), config.load_strategy("trisk", b)
+    out = trisk.simulate(rs.vector(), sa.vector(), sb.vector(), 11, 0, N)
+    check_outcomes(out)
+    assert (out["created_seat0"] + out["created_seat1"]).sum() > 0
+
+
+def test_every_reference_deck_plays(rs):
+    from balance.trisk_cards import load_decks
+
+    cs = rs.card_set()
+    st = config.load_strategy("trisk", "tempo")
+    decks = list(load_decks(cs).values())
+    assert len(decks) == 10
+    for i, d in enumerate(decks):
+        sa = st.with_deck(d, cs.n_cards)
+        sb = st.with_deck(decks[(i + 1) % len(decks)], cs.n_cards)
+        out = trisk.simulate(rs.vector(), sa.vector(), sb.vector(), 3, 0, 16)
+        check_outcomes(out)
+
+
+def test_short_games_end_in_draws_at_the_cap(rs):
+    sa = config.load_strategy("trisk", "ramp@Meru the Still Water")
+    rules = dict(rs.rules, max_turns=3)
+    rv = E.encode_rules(rules, rs.card_set().table)
+    out = trisk.simulate(rv, sa.vector(), sa.vector(), 5, 0, N)
+    check_outcomes(out, max_turns=3)
+    assert (out["winner_seat"] == E.DRAW).all() and (out["rounds"] == 6).all()
+
+
+# ---- toy decks: Upgrades, Rituals, coins, Ward everywhere -----------------------------------
+@pytest.mark.parametrize("temp", [0.0, 0.5, 3.0])
+def test_toy_games_keep_every_invariant(temp):
+    spec = dict(GREEDY, temperature=temp)
+    a = side(spec, "Cern", TOY_DECK)
+    b = side(spec, "Vask", TOY_DECK[::-1])
+    out = trisk.simulate(rules_vector(), a, b, 21, 0, N)
+    check_outcomes(out)
+    for s in (0, 1):
+        assert out[f"created_seat{s}"].sum() > 0 and out[f"spells_seat{s}"].sum() > 0
+        assert out[f"abilities_seat{s}"].sum() > 0
+    if temp > 0:  # the greedy order at temperature 0 happens to Train no Upgrade in
+        assert (out["upgrades_seat0"] + out["upgrades_seat1"]).sum() > 0
+
+
+@pytest.mark.parametrize("over", [dict(hand_limit=2), dict(max_board=1), dict(actions=1),
+                                  dict(upgrade_cost=0), dict(resist_rule=1, weak_rule=1),
+                                  dict(second_level=10, primal_attack_level=0)])
+def test_toy_games_under_rule_variants(over):
+    spec = dict(GREEDY, temperature=1.0)
+    a = side(spec, "Cern", TOY_DECK)
+    out = trisk.simulate(rules_vector(**over), a, a, 8, 0, 32)
+    check_outcomes(out)
+    if "max_board" in over:
+        assert (out["board_seat0"] <= 1).all() and (out["board_seat1"] <= 1).all()
+
+
+def test_empty_deck_games_end_at_the_cap():
+    """No cards at all: no loss for an empty deck (R3); Primals reach level 10 and
+    attack each other, or the game is a draw at the cap."""
+    a = side({"primal": {"meditate": 1.0}, "attack": {"bias": 1.0}}, "Cern", [])
+    out = trisk.simulate(rules_vector(), a, a, 1, 0, 8)
+    check_outcomes(out)
+    assert (out["created_seat0"] == 0).all()
+
+
+def test_a_forbidden_card_is_drawn_never_played():
+    spec = dict(GREEDY, temperature=1.0)
+    creations = [r for r in range(len(TOY_TABLE)) if TOY_TABLE[r, 0] == 1]
+    mask = sum(1 << r for r in creations)
+    a = side(spec, "Cern", TOY_DECK, forbidden=mask)
+    b = side(spec, "Cern", TOY_DECK)
+    out = trisk.simulate(rules_vector(), a, b, 4, 0, N)
+    check_outcomes(out)
+    a_created = np.where(out["a_seat"] == 0, out["created_seat0"], out["created_seat1"])
+    b_created = np.where(out["a_seat"] == 0, out["created_seat1"], out["created_seat0"])
+    assert (a_created == 0).all() and b_created.sum() > 0
+
+
+# ---- determinism and how games are split ----------------------------------------------------
+def _toy_pair():
+    spec = dict(GREEDY, temperature=1.0)
+    return rules_vector(), side(spec, "Cern", TOY_DECK), side(spec, "Vask", TOY_DECK[::-1])
+
+
+def _same(x: dict, y: dict) -> None:
+    assert x.keys() == y.keys()
+    for k in x:
+        assert np.array_equal(x[k], y[k]), k
+
+
+def test_same_seed_same_games():
+    rv, a, b = _toy_pair()
+    x = trisk.simulate(rv, a, b, 9, 0, N)
+    _same(x, trisk.simulate(rv, a, b, 9, 0, N))
+    y = trisk.simulate(rv, a, b, 10, 0, N)
+    assert not np.array_equal(x["rounds"], y["rounds"])
+
+
+def test_one_thread_equals_two():
+    rv, a, b = _toy_pair()
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = trisk.simulate(rv, a, b, 12, 0, 2 * E.CHUNK + 6)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = trisk.simulate(rv, a, b, 12, 0, 2 * E.CHUNK + 6)
+    finally:
+        numba.set_num_threads(old)
+    _same(one, two)
+
+
+def test_batch_split_invariance():
+    rv, a, b = _toy_pair()
+    n = E.CHUNK + 8  # not a multiple of the parallel chunk
+    whole = trisk.simulate(rv, a, b, 13, 0, 2 * n)
+    first = trisk.simulate(rv, a, b, 13, 0, n)
+    second = trisk.simulate(rv, a, b, 13, n, n)
+    for k in whole:
+        if k == "a_seat":
+            continue
+        assert np.array_equal(whole[k], np.concatenate([first[k], second[k]])), k
+    mid = trisk.simulate(rv, a, b, 13, 10, 6)
+    for k in ("winner_seat", "rounds", "damage_seat0", "created_seat1", "first_seat"):
+        assert np.array_equal(mid[k], whole[k][10:16]), k
+
+
+def test_odd_games_refused():
+    rv, a, b = _toy_pair()
+    with pytest.raises(ValueError):
+        trisk.simulate(rv, a, b, 1, 1, 4)
+    with pytest.raises(ValueError):
+        trisk.simulate(rv, a, b, 1, 0, 3)
+
+
+def test_each_side_wins_the_toss_once_per_pair():
+    """RD5: seat 0 calls heads on the deal's coin, so in a seat-swapped pair the same
+    seat wins the toss, which is side A once and side B once."""
+    rv, a, b = _toy_pair()
+    tosses = []
+    for d in range(40):
+        r0, _ = trace_log(rv, a, b, 2, 2 * d)
+        r1, _ = trace_log(rv, a, b, 2, 2 * d + 1)
+        assert r0[E.X_TOSS] == r1[E.X_TOSS]
+        tosses.append(int(r0[E.X_TOSS]))
+    assert 0 < sum(tosses) < 40  # both seats win some tosses
+
+
+def test_toss_winner_chooses_by_go_first():
+    rv = rules_vector()
+    starts = side(dict(GREEDY, go_first=1.0), "Cern", TOY_DECK)
+    waits = side(dict(GREEDY, go_first=0.0), "Cern", TOY_DECK)
+    for d in range(10):
+        for swap in (0, 1):
+            res, _ = trace_log(rv, starts, waits, 6, 2 * d + swap)
+            toss = int(res[E.X_TOSS])
+            toss_side = toss ^ swap  # 0: A (starts), 1: B (waits)
+            exp_first = toss if toss_side == 0 else 1 - toss
+            assert res[E.X_FIRST] == exp_first
+
+
+def test_play_game_matches_simulate():
+    rv, a, b = _toy_pair()
+    out = trisk.simulate(rv, a, b, 14, 0, 8)
+    for g in range(8):
+        res, log = trace_log(rv, a, b, 14, g)
+        assert res[E.X_WINNER] == out["winner_seat"][g]
+        assert res[E.X_TURNS] == out["rounds"][g]
+        assert res[E.X_DMG0] == out["damage_seat0"][g]
+        assert res[E.X_EVENTS] == len(log) or res[E.X_EVENTS] >= E.MAX_LOG
+
+
+def test_swap_in_of_the_neutral_itself_changes_nothing(rs):
+    from balance.trisk_cards import load_decks
+
+    cs = rs.card_set()
+    deck = load_decks(cs)["Vask the Ember King"]
+    st = config.load_strategy("trisk", "tempo")
+    other = config.load_strategy("trisk", "tempo@Meru the Still Water")
+    same = deck.swap_in(cs.neutral)
+    assert same.cards == deck.cards
+    x = trisk.simulate(rs.vector(), st.with_deck(deck, cs.n_cards).vector(), other.vector(),
+                       15, 0, 16)
+    y = trisk.simulate(rs.vector(), st.with_deck(same, cs.n_cards).vector(), other.vector(),
+                       15, 0, 16)
+    _same(x, y)
+
+
+# ---- decks and sides that are refused -------------------------------------------------------
+def test_prepare_refuses_a_primal_row_that_is_not_a_primal():
+    rv = rules_vector()
+    good = side(GREEDY, "Cern", TOY_DECK)
+    bad = side(GREEDY, TOY["Bear"], TOY_DECK)
+    with pytest.raises(ValueError, match="not a Primal"):
+        E.prepare(rv, good, bad)
+    with pytest.raises(ValueError, match="not a Primal"):
+        trisk.simulate(rv, bad, good, 1, 0, 2)
+    wrong_set = side(GREEDY, "Cern", TOY_DECK, table=TOY_TABLE[:-1])
+    with pytest.raises(ValueError):
+        E.prepare(rv, good, wrong_set)
+    unknown = side(GREEDY, "Cern", [len(TOY_TABLE) + 3])
+    with pytest.raises(ValueError):
+        E.prepare(rv, good, unknown)
+
+
+def _one_line(exc) -> str:
+    msg = str(exc.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_check_deck_refuses_illegal_decks(rs):
+    from balance.trisk_cards import check_deck
+
+    cs = rs.card_set()
+    vask = cs.row("Vask the Ember King")  # 900
+    check_deck(cs, vask, [cs.row("Bear"), cs.row("Clay Golem")])
+    with pytest.raises(UserError) as e:
+        check_deck(cs, vask, [cs.row("Bear"), cs.row("Fox")])
+    msg = _one_line(e)
+    assert "Fox" in msg and "CUN" in msg
+    with pytest.raises(UserError) as e:
+        check_deck(cs, vask, [cs.row("Bear"), cs.row("Meru the Still Water")])
+    assert "Primal" in _one_line(e)
+    with pytest.raises(UserError) as e:
+        check_deck(cs, cs.row("Bear"), [cs.row("Bear")])
+    assert "not a Primal" in _one_line(e)
+    # the Warrior has MIG 5: a Primal with at least 5 Might
+    warrior = cs.row("Warrior")
+    check_deck(cs, cs.row("Brannoc Boarhide"), [warrior])  # 540
+    with pytest.raises(UserError) as e:
+        check_deck(cs, cs.row("Tamsin the Fox Queen"), [warrior])  # 450
+    assert "MIG 5" in _one_line(e)
+
+
+def test_decks_file_with_an_illegal_deck_is_refused(rs, tmp_path):
+    from balance.trisk_cards import load_decks
+
+    p = tmp_path / "decks.toml"
+    p.write_text('[deck."Vask the Ember King"]\n'
+                 'cards = { "Clay Golem" = 4, "Fox" = 2 }\n')
+    with pytest.raises(UserError) as e:
+        load_decks(rs.card_set(), p)
+    msg = _one_line(e)
+    assert str(p.name) in msg and "Fox" in msg
+
+
+# ---- finishes are cosmetic ------------------------------------------------------------------
+def test_finishes_change_nothing(rs, tmp_path):
+    from balance.trisk_cards import REFERENCE_SET, load_card_set, load_decks
+
+    text = REFERENCE_SET.read_text()
+    new, n = re.subn(r"(?m)^finishes\s*=\s*\[[^\]]*\]", 'finishes = ["Signed"]', text)
+    assert n >= 50
+    alt = tmp_path / "cards.toml"
+    alt.write_text(new.replace('"Signed"', '"Radiant", "Signed"', 7))
+    ref, other = load_card_set("reference"), load_card_set(alt)
+    assert [c["finishes"] for c in other.cards] != [c["finishes"] for c in ref.cards]
+    assert np.array_equal(ref.table, other.table)
+    assert ref.digest == other.digest
+    st = config.load_strategy("trisk", "tempo")
+    outs = []
+    for cs in (ref, other):
+        decks = load_decks(cs)
+        rv = E.encode_rules(rs.rules, cs.table)
+        a = st.with_deck(decks["Vask the Ember King"], cs.n_cards).vector()
+        b = st.with_deck(decks["Quill the Dreamweaver"], cs.n_cards).vector()
+        outs.append(trisk.simulate(rv, a, b, 17, 0, 32))
+    _same(*outs)
+
+
+# ---- the trace ------------------------------------------------------------------------------
+def test_trace_tells_the_game():
+    rv, a, b = _toy_pair()
+    for g in range(20):
+        events = trace(rv, a, b, 3, g, names=("Alpha", "Beta"), card_names=TOY_NAMES)
+        if events[-1]["code"] == E.EV_END and events[-1]["seat"] > 0:
+            break
+    texts = [e["text"] for e in events]
+    assert "toss" in texts[0] and ("Alpha" in texts[0] or "Beta" in texts[0])
+    assert any("creates" in t for t in texts)
+    assert any("attacks with" in t for t in texts)
+    assert "wins" in texts[-1] and "Primal falls" in texts[-1]
+    assert any(name in " ".join(texts) for name in ("Bear", "Wolf", "Golem", "Raven"))
+    # the log is the game: replaying it gives the same outcome as simulate
+    out = trisk.simulate(rv, a, b, 3, 2 * (g // 2), 2)
+    assert out["winner_seat"][g % 2] == events[-1]["seat"] - 1
+    assert all(t.startswith("turn") for t in texts)
+
+
+def test_trace_without_card_names():
+    rv, a, b = _toy_pair()
+    events = trace(rv, a, b, 3, 0)
+    assert any("#" in e["text"] for e in events)
+
+
+def test_cli_trace_prints_a_readable_log():
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    res = CliRunner().invoke(app, ["trisk", "trace", "--seed", "2", "--game", "1",
+                                   "--a", "rush@Vask the Ember King",
+                                   "--b", "control@Meru the Still Water"])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "toss" in out and "creates" in out
+    assert "Clay Golem" in out or "Bear" in out or "Human" in out
+    assert "wins on turn" in out or "draw" in out
+    assert "#" not in out.split("\n", 1)[1]  # cards are named, not rows
+    res = CliRunner().invoke(app, ["trisk", "trace", "--seed", "2", "--json"])
+    assert res.exit_code == 0, res.output
+
+
+# ---- paired shuffles (METHODS: swap-in is paired) -------------------------------------------
+def _draws(rv, a, b, seed, game, seat):
+    """The cards seat ``seat`` musters in game ``game`` (sides that only Muster)."""
+    _, log = trace_log(rv, a, b, seed, game)
+    m = log[(log[:, 2] == E.EV_MUSTER) & (log[:, 1] == seat)]
+    return [int(c) for c in m[:, 3]]
+
+
+def test_each_sides_deck_is_shuffled_alike_in_both_seats_and_swap_in_is_paired():
+    rv = rules_vector(max_turns=4)
+    names = ["Golem", "Bear", "Raven", "Wolf", "Dragonling", "Human", "Knight", "Salamander",
+             "Stag", "Troll", "Mage", "Gambler"]
+    a = side(MUSTER_ONLY, "Cern", names)
+    b = side(MUSTER_ONLY, "Cern", names)
+    a2 = side(MUSTER_ONLY, "Cern", ["Scout"] + names[1:])  # the Golem swapped for a Scout
+    for d in range(5):
+        seq0 = _draws(rv, a, b, 8, 2 * d, 0)
+        seq1 = _draws(rv, a, b, 8, 2 * d + 1, 1)
+        assert len(seq0) == 12 and seq0 == seq1  # A's deck, the same order in both seats
+        assert seq0 != _draws(rv, a, b, 8, 2 * d, 1)  # B's own stream shuffles it otherwise
+        swapped = _draws(rv, a2, b, 8, 2 * d, 0)
+        diff = [i for i in range(12) if seq0[i] != swapped[i]]
+        assert len(diff) == 1
+        assert seq0[diff[0]] == TOY["Golem"] and swapped[diff[0]] == TOY["Scout"]
+
+
+def test_trace_toss_text_follows_the_second_level_rule():
+    """The toss line names the second player's starting level; under
+    second_level = 0 it must not say level 1."""
+    spec = dict(GREEDY, temperature=1.0)
+    a = side(spec, "Cern", TOY_DECK)
+    events = trace(rules_vector(second_level=0), a, a, 3, 0, card_names=TOY_NAMES)
+    assert "toss" in events[0]["text"]
+    assert "level 1" not in events[0]["text"]
+    events = trace(rules_vector(second_level=3), a, a, 3, 0, card_names=TOY_NAMES)
+    assert "level 1" not in events[0]["text"]
