@@ -192,7 +192,15 @@ def hp(table, bd, p, s):
 
 @leaf
 def warded(table, bd, p, s):
-    return s > 0 and passive_amount(table, bd[p, s, F_CARD], bd[p, s, F_LEVEL], E_WARD) > 0
+    """A creation with an unlocked Ward passive (Ward has no amount)."""
+    if s == 0:
+        return False
+    card = bd[p, s, F_CARD]
+    for i in range(table[card, C_N_ABIL]):
+        if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE and _ab(table, card, i, A_EFFECT) == E_WARD
+                and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)):
+            return True
+    return False
 
 
 @leaf
@@ -750,6 +758,8 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
             param = _ab(table, card, i, A_PARAM)
             nn = amount(table, bd, p, card, i, table[card, C_MP])
             gate = gate_prob(table, bd, pl, p, card, i)
+            if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
+                gate *= 0.5
             m = targets(table, bd, pl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
             for j in range(m):
                 if n >= MAXC:
@@ -828,6 +838,12 @@ def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, t
     _log(log, ints, do_log, turn, p, EV_ABILITY, card, i, tp, bd[tp, ts, F_CARD] if ts >= 0 else -1, s)
     if not gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
         return 0
+    if _ab(table, card, i, A_EFFECT) == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
+        # Blinded: "when it would deal damage, flip the coin: on tails it deals none"
+        heads = coin(rngs)
+        _log(log, ints, do_log, turn, p, EV_BLIND, card, 1 if heads else 0, 0, 0, 0)
+        if not heads:
+            return 0
     return apply_effect(rules, table, bd, pl, dk, hd, p, _ab(table, card, i, A_EFFECT),
                         amount(table, bd, p, card, i, table[card, C_MP]),
                         _ab(table, card, i, A_PARAM), tp, ts, log, ints, do_log, turn)

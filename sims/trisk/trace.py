@@ -14,12 +14,12 @@ def trace_log(rules, side_a, side_b, seed, game):
                        game // 2, game % 2, True)
 
 
-def _event_text(ev, name, who) -> str:
+def _event_text(ev, name, who, second_level=1) -> str:
     turn, seat, code, a, b, c, d, e = (int(x) for x in ev)
     me = f"seat {seat + 1} ({who[seat]})" if seat >= 0 else "nobody"
     if code == E.EV_TOSS:
         return (f"{me} wins the toss; seat {a + 1} ({who[a]}) starts, "
-                f"seat {2 - a} starts with its Primal at level 1")
+                f"seat {2 - a} starts with its Primal at level {second_level}")
     if code == E.EV_MEDITATE:
         return f"{me} meditates: its Primal is level {a}"
     if code == E.EV_TRAIN:
@@ -82,6 +82,7 @@ def trace(rules, side_a, side_b, seed, game, names=("A", "B"), card_names=None):
     """The events of one game, in order, each a dict with a readable ``text``
     (``card_names`` label the card rows; without them cards show as ``#row``)."""
     res, log = trace_log(rules, side_a, side_b, seed, game)
+    second = int(np.asarray(rules)[E.R_SECOND_LEVEL])
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
 
     def name(row):
@@ -94,7 +95,7 @@ def trace(rules, side_a, side_b, seed, game, names=("A", "B"), card_names=None):
     for ev in log:
         events.append({"turn": int(ev[0]), "seat": int(ev[1]) + 1, "code": int(ev[2]),
                        "args": [int(x) for x in ev[3:]], "text": f"turn {int(ev[0]):>3} | "
-                       + _event_text(ev, name, who)})
+                       + _event_text(ev, name, who, second)})
     if res[E.X_EVENTS] >= E.MAX_LOG:
         events.append({"turn": -1, "seat": 0, "code": -1, "args": [],
                        "text": f"(log truncated at {E.MAX_LOG} events)"})
