@@ -108,7 +108,7 @@ def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ---- outcomes ---------------------------------------------------------------------------
 DRAW = -1
 END_PRIMAL, END_CAP = 0, 1
-END_NAMES = ("primal_falls", "turn_cap")
+END_NAMES = ("primal_falls", "round_cap")  # round_cap: the turn cap (R3)
 METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101}
 
 (X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
