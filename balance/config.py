@@ -22,15 +22,17 @@ CONFIG_DIR = ROOT / "configs"
 STRATEGY_DIR = ROOT / "strategies"
 
 
-def load_toml(path: Path) -> dict:
-    """Read a TOML file; a syntax error is a user error naming the file."""
+def load_toml(path: Path, shown: str | None = None) -> dict:
+    """Read a TOML file; a syntax error is a user error naming the file (as
+    ``shown``, default the path)."""
+    shown = str(path) if shown is None else shown
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
+        raise UserError(f"{shown}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: malformed TOML: {exc}") from None
+        raise UserError(f"{shown}: malformed TOML: {exc}") from None
 
 
 def _check_keys(path, where: str, table: dict, allowed) -> None:

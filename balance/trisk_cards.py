@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,13 +110,9 @@ def _show(path: Path) -> str:
 
 
 def _load_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise UserError(f"{_show(path)}: no such file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{_show(path)}: malformed TOML: {exc}") from None
+    from balance.config import load_toml
+
+    return load_toml(path, _show(path))
 
 
 def _close(word: str, choices) -> str:

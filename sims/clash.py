@@ -44,6 +44,7 @@ has no penalty to negate). Every player must play an available item (C5).
 import numpy as np
 
 from sims import rng
+from sims.aggregate import pair_outcomes
 from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from strategies.clash import (  # noqa: F401  (card enums re-exported)
@@ -885,25 +886,17 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
 
 def outcome_arrays(out: np.ndarray) -> dict:
     """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
-    n = out.shape[0]
-    a_seat = np.arange(n) % 2
     winner = out[:, X_WINNER]
-    decided = winner != DRAW
-    a_points = np.where(winner == -1, 1, np.where(winner == a_seat, 2, 0))
-    res = {
-        "winner_seat": winner, "a_seat": a_seat, "a_points": a_points,
+    res = pair_outcomes(winner, out[:, X_ROUNDS], out[:, X_LEAD], out[:, X_MAXDEF0],
+                        out[:, X_MAXDEF1], out[:, X_NOTAHEAD0], out[:, X_NOTAHEAD1])
+    a_seat = res["a_seat"]
+    res.update({
         "rounds": out[:, X_ROUNDS], "reason": out[:, X_REASON],
         "stamina_seat0": out[:, X_N0], "stamina_seat1": out[:, X_N1],
-        "lead_changes": out[:, X_LEAD],
-        "max_deficit": np.where(decided, np.where(winner == 0, out[:, X_MAXDEF0],
-                                                  out[:, X_MAXDEF1]), -1),
-        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, X_NOTAHEAD0],
-                                                         out[:, X_NOTAHEAD1]))
-                                // np.maximum(out[:, X_ROUNDS], 1), -1),
         "bid_seat0": out[:, X_BID0], "bid_seat1": out[:, X_BID1],
         "bid_winner": out[:, X_BID_WINNER], "bids": out[:, X_BIDS],
         "start_range": out[:, X_START_RANGE],
-    }
+    })
     for s in range(2):
         for r, name in enumerate(RANGES):
             res[f"wins_seat{s}_{name.lower()}"] = out[:, X_RANGE_WINS + 4 * s + r]

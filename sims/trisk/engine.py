@@ -48,6 +48,7 @@ Sorceries go to the discard pile, an Upgrade's whole stack with it.
 import numpy as np
 
 from sims import rng
+from sims.aggregate import pair_outcomes
 from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from sims.trisk.cards import (
@@ -1303,23 +1304,13 @@ def simulate(rules, side_a, side_b, seed, first_game, n_games):
 
 def outcome_arrays(out: np.ndarray) -> dict:
     """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
-    n = out.shape[0]
-    a_seat = np.arange(n) % 2
-    winner = out[:, X_WINNER]
-    decided = winner != DRAW
-    res = {
-        "winner_seat": winner, "a_seat": a_seat,
-        "a_points": np.where(winner == DRAW, 1, np.where(winner == a_seat, 2, 0)),
+    res = pair_outcomes(out[:, X_WINNER], out[:, X_TURNS], out[:, X_LEAD], out[:, X_MAXDEF0],
+                        out[:, X_MAXDEF1], out[:, X_NOTAHEAD0], out[:, X_NOTAHEAD1])
+    res.update({
         "rounds": out[:, X_TURNS], "reason": out[:, X_REASON], "first_seat": out[:, X_FIRST],
-        "a_first": (out[:, X_FIRST] == a_seat).astype(np.int64),
-        "lead_changes": out[:, X_LEAD],
-        "max_deficit": np.where(decided, np.where(winner == 0, out[:, X_MAXDEF0],
-                                                  out[:, X_MAXDEF1]), -1),
-        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, X_NOTAHEAD0],
-                                                         out[:, X_NOTAHEAD1]))
-                                // np.maximum(out[:, X_TURNS], 1), -1),
+        "a_first": (out[:, X_FIRST] == res["a_seat"]).astype(np.int64),
         "conserved": out[:, X_CONSERVED], "invariants": out[:, X_INVARIANT],
-    }
+    })
     for s in range(2):
         for name, col in (("damage", X_DMG0), ("level", X_LVL0), ("created", X_CREATED0),
                           ("spells", X_SPELLS0), ("abilities", X_ABIL0), ("upgrades", X_UPG0),

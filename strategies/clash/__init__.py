@@ -26,6 +26,7 @@ import numpy as np
 
 from sims.jit import leaf
 from sims.rng import gumbel, uniform
+from strategies.weights import weight_vector
 
 # --- card and table enums (shared with the engine) ----------------------------
 AXE, DAGGER, SHIELD, SPEAR, SWORD = 0, 1, 2, 3, 4
@@ -251,16 +252,7 @@ def encode_strategy(spec: dict, loadout: int = 0) -> np.ndarray:
     and goes to element ``P_LOADOUT`` (0). Unknown names are the config
     loader's job to refuse.
     """
-    p = np.zeros(N_PARAMS, dtype=np.float64)
-    for idx, val in _DEFAULTS.items():
-        p[idx] = val
-    for section, (base, feats) in SECTIONS.items():
-        names = [f[0] for f in feats]
-        for key, val in spec.get(section, {}).items():
-            p[base + names.index(key)] = float(val)
-    for key, (idx, _) in SCALARS.items():
-        if key in spec:
-            p[idx] = float(spec[key])
+    p = weight_vector(spec, N_PARAMS, SECTIONS, SCALARS, _DEFAULTS)
     p[P_LOADOUT] = float(int(loadout))
     return p
 

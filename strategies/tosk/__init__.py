@@ -13,6 +13,7 @@ import numpy as np
 
 from sims.jit import njit
 from sims.rng import gumbel
+from strategies.weights import weight_vector
 
 # --- observable state handed over by the engine (ruling T12) ----------------
 I_MY_HP = 0
@@ -106,17 +107,8 @@ def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
     loader's job to refuse. ``forbidden_ranks`` is a bit mask of rank indices
     (restricted play).
     """
-    p = np.zeros(N_PARAMS, dtype=np.float64)
-    p[P_PRIOR_ATK] = 3.0
-    p[P_PRIOR_DEF] = 2.0
-    p[P_PRIOR_WEIGHT] = 1e9
-    for section, (base, feats) in SECTIONS.items():
-        names = [f[0] for f in feats]
-        for key, val in spec.get(section, {}).items():
-            p[base + names.index(key)] = float(val)
-    for key, (idx, _) in SCALARS.items():
-        if key in spec:
-            p[idx] = float(spec[key])
+    p = weight_vector(spec, N_PARAMS, SECTIONS, SCALARS,
+                      {P_PRIOR_ATK: 3.0, P_PRIOR_DEF: 2.0, P_PRIOR_WEIGHT: 1e9})
     p[P_FORBIDDEN] = float(forbidden_ranks)
     return p
 

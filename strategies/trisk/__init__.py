@@ -24,6 +24,7 @@ import numpy as np
 
 from sims.jit import leaf
 from sims.rng import uniform
+from strategies.weights import weight_vector
 
 PRIMAL_FEATURES = (
     ("meditate", "1 for Meditate"),
@@ -117,16 +118,7 @@ def encode_strategy(spec: dict, deck=None, n_cards: int = 0, forbidden: int = 0)
     """The side vector: the deck header, its card rows, the forbidden flags and
     the strategy's weights (see the module docstring). ``deck`` has ``primal``
     (a row) and ``cards`` (rows); ``forbidden`` is a bit mask of card rows."""
-    w = np.zeros(N_PARAMS, dtype=np.float64)
-    for idx, val in _DEFAULTS.items():
-        w[idx] = val
-    for section, (base, feats) in SECTIONS.items():
-        names = [f[0] for f in feats]
-        for key, val in spec.get(section, {}).items():
-            w[base + names.index(key)] = float(val)
-    for key, (idx, _) in SCALARS.items():
-        if key in spec:
-            w[idx] = float(spec[key])
+    w = weight_vector(spec, N_PARAMS, SECTIONS, SCALARS, _DEFAULTS)
     cards = [] if deck is None else [int(c) for c in deck.cards]
     primal = -1 if deck is None else int(deck.primal)
     forb = [float((int(forbidden) >> r) & 1) for r in range(int(n_cards))]
