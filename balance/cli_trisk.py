@@ -145,7 +145,7 @@ def power(
         return
     rows = []
     for r in res.cards.itertuples():
-        rows.append([r.card, r.primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games),
+        rows.append([r.card, r.n_primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games),
                      r.verdict + (f" ({r.direction})" if r.direction else ""),
                      fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else ""])
     _cli()._table(f"Equal power at ±{plan.delta * 100:g} points (swap-in vs reference deck, "

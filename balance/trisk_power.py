@@ -961,8 +961,17 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
     coef = {c: (nan, nan, nan, nan) for c in ctx.cards}
     keep = np.any(X != 0, axis=0)
     try:
+        import warnings
+
         model = sm.GLM(np.column_stack([succ, fail]), X[:, keep], family=sm.families.Binomial())
-        fit = model.fit()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit = model.fit()
+        names = sorted({type(w.message).__name__ if not isinstance(w.message, str) else "warning"
+                        for w in caught})
+        if names:
+            info["note"] = ("statsmodels warned: " + ", ".join(names)
+                            + "; coefficients of rarely dealt cards are unreliable")
         params, ci, pv = fit.params, fit.conf_int(0.05), fit.pvalues
         j = 0
         for idx, c in enumerate(cols):
@@ -1075,7 +1084,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     card_rows = []
     for r in res.cards.itertuples():
         cells = [
-            _cell(r.primals, r.n_primals),
+            _cell(str(r.n_primals), r.n_primals, title=r.primals),
             _cell(pp_ci(r.effect, r.lo, r.hi), r.effect,
                   "neg" if r.lo > d or r.hi < -d else ""),
             _cell(fmt.fmt_int(r.games), r.games),
@@ -1119,8 +1128,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "rulings": res.manifest.get("rulings", []),
         "manifest": _manifest_items(res),
         "plan": res.plan,
-        "outliers": [f"{r.card}: {r.direction}, {pp_ci(r.effect, r.lo, r.hi)}"
-                     for r in res.cards.itertuples() if r.verdict == "not equal"],
+        "outliers": _outliers(res.cards),
         "chart_cards": None, "chart_primals": None,
     }
     if charts:
@@ -1137,13 +1145,29 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     return out
 
 
+def _outliers(cards: pd.DataFrame) -> list[str]:
+    """One line per direction: the cards shown different, largest first."""
+    from balance import fmt
+
+    out = []
+    for direction in ("stronger", "weaker"):
+        d = cards[(cards["verdict"] == "not equal") & (cards["direction"] == direction)]
+        d = d.reindex(d["effect"].abs().sort_values(ascending=False).index)
+        if len(d):
+            out.append(f"Shown {direction} ({len(d)}): " + ", ".join(
+                f"{r.card} {fmt.fmt_pp(r.effect)}" for r in d.itertuples()))
+    return out
+
+
 def _markdown(text: str) -> str:
-    """Markdown to HTML with raw HTML disabled (so the file cannot inject markup)."""
+    """Markdown to HTML with raw HTML disabled (so the file cannot inject
+    markup), headings moved under the page's own (h1 → h4)."""
     if not text.strip():
         return ""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 3, 6)}>", html)
 
 
 def _manifest_items(res: PowerResult) -> list[tuple[str, str, bool]]:
