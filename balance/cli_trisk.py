@@ -30,7 +30,8 @@ def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> No
     if as_json:
         cli._echo_json(rows)
         return
-    cli._table(title, columns, [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows])
+    cli._table(title, columns, [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
+               left=len(columns))  # text columns: left-aligned
 
 
 def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:

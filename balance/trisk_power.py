@@ -15,9 +15,10 @@ power"). Three designs measure a card's power:
   cells (one per Primal and field opponent, equally weighted); the SE adds
   the cells' variances (a stratified mean).
 * **Restricted play** (Jaffe et al. 2012). The swap-in deck forbidden to play
-  c (it is drawn and held, never played), against the same field on the same
-  seeds: restricted − baseline is what a dead copy costs; swap − restricted
-  is what playing c is worth.
+  c (every copy is drawn and held, never played; the reference deck may hold
+  copies already), against the same field on the same seeds: restricted −
+  baseline is what the dead copies cost; swap − restricted, per copy, is
+  what playing one copy of c is worth.
 * **Regression** (observational over random decks). Random legal deck pairs,
   a logistic regression (statsmodels GLM, Binomial) of the score on per-card
   count differences plus Primal dummies, with the neutral card as the
@@ -764,22 +765,30 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
 
 
 def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> pd.DataFrame:
+    """Restricted play forbids the card's row, so every copy in the swapped deck
+    (the one swapped in and any the reference deck already holds) is dead:
+    ``restricted`` is all of them dead against the reference deck, and
+    ``play_value`` (swapped − restricted) is what playing the card is worth
+    per copy in the deck (each cell's difference divided by its copies)."""
     rows = []
     for c in ctx.cards:
-        dead, play = [], []
+        dead, play, copies = [], [], []
         for (cc, p) in ctx.cells:
             if cc != c:
                 continue
             d, _ = _cell_strata(ctx, runs, c, p, nr, "restricted")
             dead += d
+            k_copies = ctx.decks[p].swap_in(c).cards.count(c)
+            copies.append(k_copies)
             for s in ctx.ours:
                 for o in ctx.field:
                     x = runs.get(_swap_spec(ctx, s, c, p, o, 2)).pair_points.astype(float)
                     y = runs.get(_restricted_spec(ctx, s, c, p, o, 2)).pair_points.astype(float)
                     k = min(len(x), len(y), nr // 2)
-                    play.append((x[:k] - y[:k]) / 4)
+                    play.append((x[:k] - y[:k]) / 4 / k_copies)
         a, b = pool_strata(dead), pool_strata(play)
-        rows.append({"row": c, "restricted": a["mean"], "restricted_lo": a["mean"] - _Z95 * a["se"],
+        rows.append({"row": c, "copies": float(np.mean(copies)),
+                     "restricted": a["mean"], "restricted_lo": a["mean"] - _Z95 * a["se"],
                      "restricted_hi": a["mean"] + _Z95 * a["se"], "restricted_games": a["n_games"],
                      "play_value": b["mean"], "play_lo": b["mean"] - _Z95 * b["se"],
                      "play_hi": b["mean"] + _Z95 * b["se"]})
@@ -1094,6 +1103,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
             _cell(fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else "", r.games_needed,
                   title="total games of the swapped deck for the test to decide "
                         f"(power {res.plan.power:.0%})"),
+            _cell(f"{r.copies:.3g}", r.copies),
             _cell(pp_ci(r.restricted, r.restricted_lo, r.restricted_hi), r.restricted),
             _cell(pp_ci(r.play_value, r.play_lo, r.play_hi), r.play_value),
         ]

@@ -317,3 +317,20 @@ def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
     assert "Traceback" not in res.stderr
     assert msg in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "reports").exists()
+
+
+@needs_engine
+@pytest.mark.parametrize("command,key", [("cards", "name"), ("skills", "skill"), ("decks", "deck")])
+def test_cli_card_set_tables(tmp_path, command, key):
+    from tests.test_cli import run_cli
+
+    res = run_cli(["trisk", command, "--json"], tmp_path)
+    if res.returncode != 0 and "No such command" in res.stderr:
+        pytest.skip("the trisk sub-app is not registered yet")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert rows and all(key in r for r in rows)
+    plain = run_cli(["trisk", command], tmp_path)
+    assert plain.returncode == 0 and rows[0][key] in plain.stdout
+    bad = run_cli(["trisk", command, "--card-set", "nope.toml"], tmp_path)
+    assert bad.returncode == 2 and "nope.toml" in bad.stderr and "Traceback" not in bad.stderr
