@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -289,6 +290,18 @@ def load_card_set(name_or_path: str | Path = "reference") -> CardSet:
         One line naming the file, the card and the field, for any malformed set.
     """
     path = REFERENCE_SET if str(name_or_path) == "reference" else Path(name_or_path)
+    try:
+        st = path.stat()
+    except OSError:
+        return _parse_set(path, _load_toml(path))  # the reader names the missing file
+    return _cached_set(str(path), str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=16)
+def _cached_set(shown: str, real: str, mtime_ns: int, size: int) -> CardSet:
+    """A set read once per file version (a run reads its ruleset's set for its
+    key, its vector and its manifest: thousands of times in a power test)."""
+    path = Path(shown)
     return _parse_set(path, _load_toml(path))
 
 

@@ -33,7 +33,8 @@ The same for the Primals: each reference deck's score against the field of
 the others, tested against 50%.
 
 The test is sequential: every card starts at ``games`` per run; the runs of
-undecided cards are extended (doubling, the runner's ``extend``) up to
+undecided cards (inconclusive, or different from the neutral card with a CI
+that still reaches into ±δ) are extended (doubling, the runner's ``extend``) up to
 ``max_games``. Every run goes through the store, and the decision to extend
 depends on stored numbers only, so an interrupted test rerun reads every
 finished run and continues where it stopped. The nominal α is not adjusted
@@ -410,6 +411,11 @@ def pairing_ratio(points_x: np.ndarray, points_y: np.ndarray) -> float:
     return float(paired / unpaired) if unpaired > 0 else float("nan")
 
 
+def _straddles(r, delta: float) -> bool:
+    """A "not equal" row whose CI still overlaps the equivalence band (−δ, δ)."""
+    return r.verdict == "not equal" and r.lo < delta and r.hi > -delta
+
+
 def next_games(n: int, games: float, needed: float, max_games: int) -> int:
     """The next run size of an undecided card: at least double, enough for
     ``needed`` total games if ``n`` per run gives ``games``, a power-of-two
@@ -721,7 +727,10 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
             f"{counts.get('inconclusive', 0)} inconclusive")
         active, active_p = set(), set()
         for r in cards.itertuples():
-            if r.verdict == "inconclusive" and n_card[r.row] < plan.max_games:
+            # a card that differs from the neutral one but whose CI still reaches
+            # into ±δ may yet prove equal within the margin: it plays on too
+            if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) \
+                    and n_card[r.row] < plan.max_games:
                 n_card[r.row] = next_games(n_card[r.row], r.games, r.games_needed, plan.max_games)
                 active.add(r.row)
         for r in primals.itertuples():
