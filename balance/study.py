@@ -81,11 +81,32 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
     page = pages.build_page(game, group, chart_dir=folder / "charts", png=True,
                             extra_manifest=extra, cache_dir=chart_cache(results))
+    plan = load_study(game)
+    if plan.get("power_scale"):  # Trisk: the equal-power test gets its own page
+        page["links"] = [_power_page(out, float(plan["power_scale"]) * scale, threads, results)]
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
         df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
     return page
+
+
+def _power_page(out: Path, scale: float, threads, results) -> dict:
+    """Run ``balance trisk power`` at ``scale`` of its default plan (through the
+    store) and write its page next to the study's; the link to it."""
+    import sys
+
+    from balance import trisk_power
+
+    plan = trisk_power.check_plan(trisk_power.load_plan(None).scaled(scale), "study")
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    res = trisk_power.run_power(plan, results=results, threads=threads, progress=True, log=log)
+    path = trisk_power.write_power_page(res, out / "trisk-power.html")
+    return {"text": f"The equal-power test of every card ({res.claim['text']})",
+            "href": path.name}
 
 
 _WARM = ("import numpy as np, sys\n"

@@ -309,8 +309,12 @@ def games_to_decide(effect: float, sd: float, delta: float, alpha: float = 0.05,
     return float(2 * math.ceil(deals))
 
 
+MIN_GAMES = 400  # fewer games of a row than this decide nothing: the plug-in SE of a
+#                 handful of paired deals can be near 0 (most deals never draw the card)
+
+
 def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
-           power: float = 0.9) -> pd.DataFrame:
+           power: float = 0.9, min_games: int = MIN_GAMES) -> pd.DataFrame:
     """The verdict for every row (a card or a Primal) of an effects table.
 
     Parameters
@@ -329,7 +333,8 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
         0), ``p_holm`` and ``significant`` (Holm over every row),
         ``tost_p``, ``lo90``/``hi90`` and ``equivalent`` (TOST at ``delta``),
         ``verdict`` ("equal" if the TOST passes; else "not equal" if Holm
-        rejects; else "inconclusive"), ``direction`` ("stronger" /
+        rejects; else "inconclusive"; always "inconclusive" below
+        ``min_games`` games), ``direction`` ("stronger" /
         "weaker" for a "not equal" row), ``games_needed`` (total games of the
         tested side for an inconclusive row to be decided, see
         :func:`games_to_decide`) and ``more_games`` (that minus ``games``).
@@ -354,13 +359,16 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
     out["lo90"] = [t["lo90"] for t in tosts]
     out["hi90"] = [t["hi90"] for t in tosts]
     out["equivalent"] = [t["equivalent"] for t in tosts]
-    verdict = np.where(out["equivalent"], "equal",
-                       np.where(out["significant"], "not equal", "inconclusive"))
+    enough = out["games"].to_numpy(float) >= min_games
+    verdict = np.where(~enough, "inconclusive",
+                       np.where(out["equivalent"], "equal",
+                                np.where(out["significant"], "not equal", "inconclusive")))
     out["verdict"] = verdict
     out["direction"] = np.where(verdict == "not equal", np.where(eff > 0, "stronger", "weaker"), "")
     family = int(np.isfinite(p).sum())
-    needed = [games_to_decide(m, s, delta, alpha, power, family) if v == "inconclusive"
-              else float("nan") for m, s, v in zip(eff, out["sd"].to_numpy(float), verdict)]
+    needed = [max(games_to_decide(m, s, delta, alpha, power, family), float(min_games))
+              if v == "inconclusive" else float("nan")
+              for m, s, v in zip(eff, out["sd"].to_numpy(float), verdict)]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
     return out

@@ -122,7 +122,7 @@ def test_holm_is_applied_over_all_cards():
     assert (t["p_holm"] >= t["p"] - 1e-15).all()
     # one raw p below alpha that Holm does not confirm stays inconclusive
     df = pd.DataFrame({"effect": [0.1, 0.04, 0.04, 0.0], "se": [0.0303, 0.0172, 0.0185, 0.05],
-                       "sd": 0.35, "games": 100})
+                       "sd": 0.35, "games": 1000})
     out = tp.decide(df, DELTA)
     assert out["p"][1] < 0.05 < out["p_holm"][1]
     assert out["verdict"].tolist()[0] == "not equal"
@@ -334,3 +334,14 @@ def test_cli_card_set_tables(tmp_path, command, key):
     assert plain.returncode == 0 and rows[0][key] in plain.stdout
     bad = run_cli(["trisk", command, "--card-set", "nope.toml"], tmp_path)
     assert bad.returncode == 2 and "nope.toml" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_too_few_games_decide_nothing():
+    """A handful of paired deals can show an SE near 0 (the card never drawn):
+    below MIN_GAMES a row stays inconclusive and asks for at least that many."""
+    df = pd.DataFrame({"effect": [0.0, 0.2], "se": [1e-4, 1e-4], "sd": 0.3, "games": 40})
+    out = tp.decide(df, DELTA)
+    assert out["verdict"].tolist() == ["inconclusive", "inconclusive"]
+    assert (out["games_needed"] >= tp.MIN_GAMES).all()
+    out = tp.decide(df.assign(games=tp.MIN_GAMES), DELTA)
+    assert out["verdict"].tolist() == ["equal", "not equal"]
