@@ -191,6 +191,17 @@ def parse_variant_list(game: str, text: str) -> list[Ruleset]:
 
 # ---- strategies ----------------------------------------------------------------
 @dataclass(frozen=True)
+class StoredDeck:
+    """A deck as a stored run records it (games with decks): its name, its
+    Primal's row and its card rows, all a side vector needs."""
+
+    name: str
+    primal: int
+    cards: tuple
+
+
+
+@dataclass(frozen=True)
 class Strategy:
     """A named, validated strategy: its TOML table and the kernel's vector."""
 

@@ -29,7 +29,9 @@ from balance.store import chart_cache, config_hash
 # --------------------------------------------------------------------------- loading runs
 def spec_from_resolved(resolved: dict):
     """Rebuild the :class:`~balance.runner.RunSpec` a stored run was made from."""
-    from balance.config import Ruleset, Strategy
+    from dataclasses import replace
+
+    from balance.config import Ruleset, StoredDeck, Strategy
     from balance.runner import RunSpec
 
     game = resolved["game"]
@@ -38,7 +40,12 @@ def spec_from_resolved(resolved: dict):
     rs = Ruleset(game, name, variants, dict(resolved["rules"]))
 
     def strat(d):
-        return Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)), d.get("loadout"))
+        st = Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)), d.get("loadout"))
+        if d.get("deck") is not None:  # games with decks: the deck as the run recorded it
+            deck = StoredDeck(d["deck"]["name"], int(d["deck"]["primal"]),
+                              tuple(int(c) for c in d["deck"]["cards"]))
+            st = replace(st, deck=deck, n_cards=rs.card_set().n_cards)
+        return st
 
     return RunSpec(rs, strat(resolved["a"]), strat(resolved["b"]), int(resolved["n_games"]),
                    int(resolved["seed"]), bool(resolved.get("per_game", False)))

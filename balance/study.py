@@ -74,16 +74,18 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     """Run one game's study plan; write its tables and charts; return its page."""
     t0 = time.perf_counter()
     runs, extra = study_runs(game, scale, threads, results)
+    plan = load_study(game)
+    power = float(plan["power_scale"]) * scale if plan.get("power_scale") else None
     write_text_atomic(_record_path(results, game), json.dumps(
-        {"game": game, "scale": scale, "extra": extra, "runs": [r.key for r in runs]}, indent=1))
+        {"game": game, "scale": scale, "extra": extra, "runs": [r.key for r in runs],
+         "power_scale": power}, indent=1))
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
     page = pages.build_page(game, group, chart_dir=folder / "charts", png=True,
                             extra_manifest=extra, cache_dir=chart_cache(results))
-    plan = load_study(game)
-    if plan.get("power_scale"):  # Trisk: the equal-power test gets its own page
-        page["links"] = [_power_page(out, float(plan["power_scale"]) * scale, threads, results)]
+    if power:  # Trisk: the equal-power test gets its own page
+        page["links"] = [_power_page(out, power, threads, results)]
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
@@ -91,9 +93,10 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     return page
 
 
-def _power_page(out: Path, scale: float, threads, results) -> dict:
+def _power_page(out: Path, scale: float, threads, results, store_only: bool = False) -> dict:
     """Run ``balance trisk power`` at ``scale`` of its default plan (through the
-    store) and write its page next to the study's; the link to it."""
+    store; with ``store_only``, every run must be there) and write its page next
+    to the study's; the link to it."""
     import sys
 
     from balance import trisk_power
@@ -103,7 +106,8 @@ def _power_page(out: Path, scale: float, threads, results) -> dict:
     def log(line: str) -> None:
         print(line, file=sys.stderr)
 
-    res = trisk_power.run_power(plan, results=results, threads=threads, progress=True, log=log)
+    res = trisk_power.run_power(plan, results=results, threads=threads, progress=True, log=log,
+                                store_only=store_only)
     path = trisk_power.write_power_page(res, out / "trisk-power.html")
     return {"text": f"The equal-power test of every card ({res.claim['text']})",
             "href": path.name}
@@ -167,6 +171,10 @@ def report_study(out: Path, results=None) -> Path:
             raise UserError(f"the stored study of {game} is incomplete or was made by another "
                             "engine version; run `balance study` again")
         group = pages.organise(runs)[game]
-        pages_.append(pages.build_page(game, group, extra_manifest=data.get("extra"),
-                                       cache_dir=chart_cache(results)))
+        page = pages.build_page(game, group, extra_manifest=data.get("extra"),
+                                cache_dir=chart_cache(results))
+        if data.get("power_scale"):
+            page["links"] = [_power_page(out, float(data["power_scale"]), None, results,
+                                         store_only=True)]
+        pages_.append(page)
     return report.write_index(out, pages_)

@@ -529,8 +529,9 @@ def _ident(spec) -> str:
 class _Runs:
     """Every run of the test so far, by identity, through the store."""
 
-    def __init__(self, store, threads, progress: bool):
+    def __init__(self, store, threads, progress: bool, store_only: bool = False):
         self.store = store
+        self.store_only = store_only
         self.threads = threads
         self.progress = progress
         self.have: dict[str, Any] = {}
@@ -551,7 +552,7 @@ class _Runs:
         if not todo:
             return
         res = runner.run_many(todo, store=self.store, threads=self.threads, progress=self.progress,
-                              label=label, extend=extend)
+                              label=label, extend=extend, store_only=self.store_only)
         for r in res:
             self.have[_ident(r.spec)] = r
             if r.cached:
@@ -671,7 +672,7 @@ def _primal_table(ctx: Context, runs: _Runs, n_base: dict[int, int]) -> pd.DataF
 def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: int | None = None,
               progress: bool = True, log: Callable[[str], None] | None = None,
               regression: bool = True, finishes: bool = True,
-              stop_after: int | None = None) -> PowerResult:
+              stop_after: int | None = None, store_only: bool = False) -> PowerResult:
     """Run (or read from the store) the equal-power test of ``plan``.
 
     Parameters
@@ -690,6 +691,9 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     stop_after : int, optional
         Stop (raise ``KeyboardInterrupt``) after this many card runs have
         been simulated in the first stage: for tests of resuming.
+    store_only : bool
+        Simulate nothing: every run must be in the store (a report rebuilt
+        from a study); a missing one is a user error.
 
     Returns
     -------
@@ -700,7 +704,7 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     t0 = time.perf_counter()
     say = log or (lambda _line: None)
     ctx = build_context(plan)
-    runs = _Runs(Store(results), threads, progress)
+    runs = _Runs(Store(results), threads, progress, store_only)
     n_card = {c: plan.games for c in ctx.cards}
     n_primal = {p: plan.games for p in ctx.decks}
     stages: list[dict] = []
@@ -759,10 +763,13 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     reg, reg_info = None, {}
     if regression and plan.regression_pairs > 0:
         reg, reg_info = run_regression(ctx, results=results, threads=threads, progress=progress,
+                                       store_only=store_only,
                                        log=say)
         cards = cards.merge(reg[["row", "reg_points", "reg_lo", "reg_hi", "reg_p"]], on="row",
                             how="left")
-    fin = finishes_check(ctx, plan.finishes_games, threads=threads) if finishes and plan.finishes_games else None
+    fin = None
+    if finishes and plan.finishes_games:
+        fin = _stored_finishes(ctx, results, threads, store_only)
 
     ratios = np.asarray([r for r in ratios if np.isfinite(r)])
     pairing = {}
@@ -903,7 +910,8 @@ def _regression_chunk(ctx: Context, strat, first: int, count: int) -> pd.DataFra
 
 
 def run_regression(ctx: Context, *, results=None, threads=None, progress: bool = True,
-                   log: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, dict]:
+                   log: Callable[[str], None] | None = None,
+                   store_only: bool = False) -> tuple[pd.DataFrame, dict]:
     """Play the random deck pairs (chunks stored and resumed) and fit the model.
 
     Returns
@@ -942,6 +950,10 @@ def run_regression(ctx: Context, *, results=None, threads=None, progress: bool =
             loaded = store.load(GAME, key)
             if loaded is not None and "regression" in loaded[1]:
                 frames.append(loaded[1]["regression"].to_pandas())
+            elif store_only:
+                raise UserError(f"the regression decks {first}..{first + count - 1} of the power "
+                                f"test are not in the store {store.root}; run `balance study` "
+                                "(or `balance trisk power`) first")
             else:
                 t1 = time.perf_counter()
                 df = _regression_chunk(ctx, strat, first, count)
@@ -1087,6 +1099,29 @@ def finishes_check(ctx: Context, games: int, threads: int | None = None) -> dict
             "text": (f"{changed} cards' finishes permuted: encoded table "
                      f"{'identical' if table_equal else 'DIFFERENT'}, digest "
                      f"{'identical' if digest_equal else 'DIFFERENT'}; {n:,} games, {differ} differ.")}
+
+
+def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
+    """The finishes check, kept in the store like the runs (a report rebuilt
+    from the store shows the same check without replaying its games)."""
+    from balance.registry import get_game
+    from balance.store import Store, config_hash
+
+    store = Store(results)
+    key = config_hash({"kind": "trisk-power-finishes",
+                       "engine_version": get_game(GAME).engine_module().VERSION,
+                       "rules": ctx.ruleset.rules, "card_set_digest": ctx.cardset.digest,
+                       "seed": ctx.plan.seed, "games": ctx.plan.finishes_games,
+                       "ours": ctx.ours[0].name, "field": ctx.field[-1].name, "format": 1})
+    loaded = store.load(GAME, key)
+    if loaded is not None and "finishes" in loaded[0]:
+        return loaded[0]["finishes"]
+    if store_only:
+        raise UserError(f"the finishes check of the power test is not in the store {store.root}; "
+                        "run `balance study` (or `balance trisk power`) first")
+    fin = finishes_check(ctx, ctx.plan.finishes_games, threads=threads)
+    store.save(GAME, key, {"kind": "trisk-power-finishes", "finishes": fin}, {})
+    return fin
 
 
 # =========================================================================== page

@@ -130,11 +130,15 @@ TINY_PLAN = {"variants": "base,force", "strategies": ["random", "aggressor", "ba
 TINY_PLANS = {"tosk": TINY_PLAN,
               "clash": {"variants": "base", "strategies": ["random", "counter", "aggressive"],
                         "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11, "loadout_strategy": "counter", "loadout_games": 20}}
+                        "seed": 11, "loadout_strategy": "counter", "loadout_games": 20},
+              "trisk": {"variants": "base", "strategies": ["random", "rush", "tempo"],
+                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
+                        "seed": 11, "power_scale": 0.01}}
 
 
 def _strip_dates(html: str) -> str:
     html = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?", "DATE", html)
+    html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "DATE", html)
     return re.sub(r"<dt>Command</dt><dd><code>[^<]*</code>", "", html)
 
 
@@ -143,10 +147,11 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     res = tmp_path / "results"
     index = study.run_study(tmp_path / "study", results=res)
     assert index.name == "index.html"
-    assert sorted(p.name for p in index.parent.glob("*.html")) == ["clash.html", "index.html",
-                                                                    "tosk.html"]
+    assert sorted(p.name for p in index.parent.glob("*.html")) == [
+        "clash.html", "index.html", "tosk.html", "trisk-power.html", "trisk.html"]
     front = index.read_text(encoding="utf-8")
     assert 'href="tosk.html"' in front and 'href="clash.html"' in front
+    assert 'href="trisk.html"' in front and 'href="trisk-power.html"' in front
     rec = json.loads((res / "_studies" / "tosk.json").read_text())
     from sims.tosk import RANK_NAMES
 
@@ -175,6 +180,14 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
         body = c[heads[section]:heads[end]]
         assert "<svg" in body, section  # each section draws its chart
     assert "Item pairs" in c and "Best range" in c and "Bid winner wins" in c
+    # Trisk: its page links the equal-power test, rebuilt from the store too
+    t = (again.parent / "trisk.html").read_text(encoding="utf-8")
+    assert 'href="trisk-power.html"' in t
+    p1 = (tmp_path / "study" / "trisk-power.html").read_text(encoding="utf-8")
+    p2 = (again.parent / "trisk-power.html").read_text(encoding="utf-8")
+    assert "Trisk: are all cards equal in power?" in p2
+    strip = re.compile(r"\d+(\.\d+)? ?(s|min)\b|\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?\S*")
+    assert strip.sub("", p1).count("not equal") == strip.sub("", p2).count("not equal")
 
 
 def test_simulate_precision_reaches_its_target(tmp_path):
