@@ -12,8 +12,10 @@ creation) has a level, damage tokens and a stack of tokens per status.
 Randomness (R7, METHODS): each side's deck is shuffled from its own stream
 ``(seed, deal, PURPOSE_DECK + side)``, so a deck that differs in one slot is
 shuffled into the same order everywhere else (swap-in is paired); the toss
-comes from ``(seed, deal, PURPOSE_COIN)`` and the seat-0 player calls heads,
-so in a seat-swapped pair each side wins the toss once; the coins of play
+is played out by the pair itself (RD5): seat 0 is the toss winner, so side A
+wins it in game 2d and side B in game 2d + 1 (both outcomes of the fair coin,
+once each: antithetic, and "seat 0" then means the player who won the toss,
+the one who starts unless its strategy chooses otherwise); the coins of play
 (Feared, Blinded, coin-gated abilities) come from ``(seed, 2·deal + swap,
 PURPOSE_PLAY_COINS)`` and each side's strategy noise from its own stream.
 
@@ -1055,7 +1057,6 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
         side = k  # rngs 0/1: the deck streams of sides A and B
         rng.seed_state(rngs[k], seed, deal, PURPOSE_DECK + side)
     rng.seed_state(rngs[2], seed, 2 * deal + swap, PURPOSE_PLAY_COINS)
-    rng.seed_state(rngs[3], seed, deal, rng.PURPOSE_COIN)
     for k in range(2):
         rng.seed_state(rngs[4 + k], seed, deal, PURPOSE_NOISE + k)
     for p in range(2):
@@ -1081,9 +1082,9 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
 def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg,
          atk, blk, fear_ok, used, trk, log, ints, do_log, result):
     """Play one set-up game to its end; fills ``result``."""
-    # the toss: seat 0 calls heads; the winner chooses who starts
-    heads = rng.uniform(rngs[3]) < 0.5
-    toss = 0 if heads else 1
+    # the toss (RD5): seat 0 wins it, each side once per seat-swapped pair;
+    # the winner chooses who starts
+    toss = 0
     w_toss = ws[toss ^ swap]
     first = toss if w_toss[P_GO_FIRST] >= 0.5 else 1 - toss
     bd[1 - first, 0, F_LEVEL] = rules[R_SECOND_LEVEL]
