@@ -105,6 +105,10 @@ def power(
     plan_file: Annotated[Optional[Path], typer.Option(
         "--plan", help="The plan (default configs/trisk/power.toml).")] = None,
     no_regression: Annotated[bool, typer.Option("--no-regression", help="Skip the regression on random decks.")] = False,
+    card_set: Annotated[Optional[str], typer.Option(
+        "--card-set", help="Test a designer's set (a path) instead of the variant's.")] = None,
+    decks_file: Annotated[Optional[Path], typer.Option(
+        "--decks", help="Its reference decks (default configs/trisk/decks.toml).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The equal-power test: is every card within ±δ of a neutral card?
@@ -124,6 +128,11 @@ def power(
         max_games = games
     plan = trisk_power.load_plan(plan_file, delta=delta, alpha=alpha, games=games,
                                  max_games=max_games, seed=seed, cards=_parse_cards(cards_))
+    if card_set or decks_file:
+        from dataclasses import replace
+
+        plan = replace(plan, card_set=card_set or plan.card_set,
+                       decks=str(decks_file) if decks_file else plan.decks)
     plan = trisk_power.check_plan(plan.scaled(scale) if scale != 1.0 else plan, "command line")
     from balance.runner import set_threads
 

@@ -92,6 +92,8 @@ class PowerPlan:
     finishes_games: int = 2000
     cards: tuple[str, ...] | None = None  # a subset of the cards (None: all)
     description: str = ""
+    card_set: str | None = None  # a designer's set (path) instead of the variant's
+    decks: str | None = None  # its decks file (default configs/trisk/decks.toml)
 
     def scaled(self, scale: float) -> "PowerPlan":
         """Every game and deck-pair count multiplied by ``scale`` (even, ≥ 2)."""
@@ -500,8 +502,10 @@ def build_context(plan: PowerPlan) -> Context:
     from balance.config import load_strategy, resolve_variant
 
     rs = resolve_variant(GAME, plan.variant)
+    if plan.card_set:
+        rs = replace(rs, rules={**rs.rules, "card_set": str(plan.card_set)})
     cs = rs.card_set()
-    by_name = trisk_cards.load_decks(cs)
+    by_name = trisk_cards.load_decks(cs, plan.decks)
     decks = {int(d.primal): d for d in by_name.values()}
     ours = [load_strategy(GAME, s) for s in plan.strategies]
     field_strats = [load_strategy(GAME, s) for s in plan.field]

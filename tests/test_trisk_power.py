@@ -306,13 +306,12 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     (["--out", "page.txt"], ".html"),
     (["--scale", "-1"], "--scale"),
     (["--threads", "999"], "--threads"),
+    (["--card-set", "nope.toml"], "nope.toml"),
 ])
 def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
     from tests.test_cli import run_cli
 
     res = run_cli(["trisk", "power", *args], tmp_path)
-    if res.returncode != 2 and "No such command" in res.stderr:
-        pytest.skip("the trisk sub-app is not registered yet")
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr
     assert msg in res.stderr and len(res.stderr.strip().splitlines()) == 1
@@ -325,8 +324,6 @@ def test_cli_card_set_tables(tmp_path, command, key):
     from tests.test_cli import run_cli
 
     res = run_cli(["trisk", command, "--json"], tmp_path)
-    if res.returncode != 0 and "No such command" in res.stderr:
-        pytest.skip("the trisk sub-app is not registered yet")
     assert res.returncode == 0, res.stderr
     rows = json.loads(res.stdout)
     assert rows and all(key in r for r in rows)
@@ -345,3 +342,26 @@ def test_too_few_games_decide_nothing():
     assert (out["games_needed"] >= tp.MIN_GAMES).all()
     out = tp.decide(df.assign(games=tp.MIN_GAMES), DELTA)
     assert out["verdict"].tolist() == ["equal", "not equal"]
+
+
+@needs_engine
+def test_cli_power_tests_a_designers_set(tmp_path):
+    """A designer's own set in the reference format replaces it, no code changes:
+    its digest is the one tested and its changed card is what is swapped in."""
+    from tests.test_cli import run_cli
+
+    from balance.trisk_cards import REFERENCE_SET, load_card_set
+
+    text = REFERENCE_SET.read_text(encoding="utf-8")
+    mine = tmp_path / "my-set.toml"
+    mine.write_text(text.replace('name = "Bear"\nset = "Basic"', 'name = "Bear"\nset = "Basic"', 1)
+                    .replace("hp = 7\n", "hp = 9\n", 1), encoding="utf-8")
+    digest = load_card_set(mine).digest
+    assert digest != load_card_set("reference").digest
+    res = run_cli(["trisk", "power", "--card-set", str(mine), "--cards", "Bear", "--games", "20",
+                   "--max-games", "40", "--scale", "0.05", "--no-regression",
+                   "--out", str(tmp_path / "p.html"), "--json"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert [c["card"] for c in data["cards"]] == ["Bear"]
+    assert digest in (tmp_path / "p.html").read_text(encoding="utf-8")
