@@ -649,6 +649,24 @@ def _add(cand, n, kind, h, s, a, tp, ts):
 
 
 @leaf
+def _effect_candidate(rules, table, bd, pl, p, cand, feats, n, kind, h, s, a, tp, ts, eff, nn,
+                      param, gate, flag, sacrifice):
+    """Add one cast or ability candidate (its kind flag, a Ritual's sacrifice
+    value and the effect's expected features) as number ``n``; returns the
+    new count (unchanged when the candidate list is full)."""
+    if n >= MAXC:
+        return n
+    _clear(feats, n, NPL)
+    _add(cand, n, kind, h, s, a, tp, ts)
+    feats[n, flag] = 1.0
+    feats[n, PF_SACRIFICE] = sacrifice
+    effect_features(rules, table, bd, pl, p, eff, nn, param, tp, ts, gate, feats, n)
+    if not _any_effect(feats, n):
+        feats[n, PF_WASTED] = 1.0
+    return n + 1
+
+
+@leaf
 def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
     """Every legal step of the Creation phase (0: stop), with its features."""
     q = 1 - p
@@ -706,16 +724,9 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
                     else:
                         m = targets(table, bd, pl, p, code, -1, -1, True, tg)
                     for j in range(m):
-                        if n >= MAXC:
-                            break
-                        _clear(feats, n, NPL)
-                        _add(cand, n, PK_CAST, h, s, 0, tg[j, 0], tg[j, 1])
-                        feats[n, PF_CURSE] = 1.0
-                        effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0],
-                                        tg[j, 1], gate, feats, n)
-                        if not _any_effect(feats, n):
-                            feats[n, PF_WASTED] = 1.0
-                        n += 1
+                        n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_CAST,
+                                              h, s, 0, tg[j, 0], tg[j, 1], eff, nn, param, gate,
+                                              PF_CURSE, 0.0)
             else:
                 for s in range(1, pl[p, K_NB]):
                     if kind == RITUAL:
@@ -730,23 +741,15 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
                     else:
                         m = targets(table, bd, pl, p, code, s if kind == BLESSING else -1,
                                     s if kind == RITUAL else -1, True, tg)
+                    sacrifice = 0.0
+                    if kind == RITUAL:
+                        sacrifice = attack_power(table, bd, pl, p, s) + \
+                            table[bd[p, s, F_CARD], C_HP] - bd[p, s, F_DMG]
                     for j in range(m):
-                        if n >= MAXC:
-                            break
-                        _clear(feats, n, NPL)
-                        _add(cand, n, PK_CAST, h, s, 0, tg[j, 0], tg[j, 1])
-                        if kind == RITUAL:
-                            feats[n, PF_RITUAL] = 1.0
-                            sc = bd[p, s, F_CARD]
-                            feats[n, PF_SACRIFICE] = attack_power(table, bd, pl, p, s) + \
-                                table[sc, C_HP] - bd[p, s, F_DMG]
-                        else:
-                            feats[n, PF_BLESSING] = 1.0
-                        effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0],
-                                        tg[j, 1], gate, feats, n)
-                        if not _any_effect(feats, n):
-                            feats[n, PF_WASTED] = 1.0
-                        n += 1
+                        n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_CAST,
+                                              h, s, 0, tg[j, 0], tg[j, 1], eff, nn, param, gate,
+                                              PF_RITUAL if kind == RITUAL else PF_BLESSING,
+                                              sacrifice)
     # active abilities: one per creation per turn
     for s in range(1, pl[p, K_NB]):
         if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
@@ -764,19 +767,14 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
             if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
                 gate *= 0.5
             m = targets(table, bd, pl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
+            lost = attack_power(table, bd, pl, p, s) if could_attack else 0.0
             for j in range(m):
-                if n >= MAXC:
-                    break
-                _clear(feats, n, NPL)
-                _add(cand, n, PK_ABILITY, -1, s, i, tg[j, 0], tg[j, 1])
-                feats[n, PF_ABILITY] = 1.0
-                if could_attack:
-                    feats[n, PF_LOST_ATTACK] = attack_power(table, bd, pl, p, s)
-                effect_features(rules, table, bd, pl, p, eff, nn, param, tg[j, 0], tg[j, 1],
-                                gate, feats, n)
-                if not _any_effect(feats, n):
-                    feats[n, PF_WASTED] = 1.0
-                n += 1
+                k = n
+                n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_ABILITY, -1, s,
+                                      i, tg[j, 0], tg[j, 1], eff, nn, param, gate, PF_ABILITY,
+                                      0.0)
+                if n > k:
+                    feats[k, PF_LOST_ATTACK] = lost
     return n
 
 
