@@ -456,22 +456,14 @@ class Context:
         return strategy.with_deck(deck, len(self.cardset.names))
 
 
-def _card_type(cs, row: int) -> int:
-    from sims.trisk import cards as tc
-
-    return int(cs.table[row, tc.C_TYPE])
-
-
 def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None
                ) -> tuple[list[int], list[tuple[int, int]]]:
     """The cards tested and their cells ``(card row, Primal row)``: every
     non-neutral, non-Primal card, with every Primal whose reference deck can
     play it. ``subset`` restricts to those card names (a user error names an
     unknown or untestable one)."""
-    from sims.trisk import cards as tc
-
     testable = [r for r in range(len(cs.names))
-                if r != cs.neutral and _card_type(cs, r) != tc.PRIMAL]
+                if r != cs.neutral and cs.type_of(r) != "Primal"]
     if subset is not None:
         rows = []
         for name in subset:
@@ -1073,17 +1065,13 @@ def finishes_check(ctx: Context, games: int, threads: int | None = None) -> dict
     import tempfile
 
     from balance import runner
-    from balance.config import Ruleset
     from balance.runner import RunSpec
 
-    src = ctx.ruleset.rules.get("card_set", "reference")
-    path = Path(src) if str(src).endswith(".toml") else CONFIG_DIR / GAME / "cards.toml"
-    text, changed = permute_finishes(path.read_text(encoding="utf-8"))
+    text, changed = permute_finishes(Path(ctx.cardset.path).read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="trisk-finishes-") as tmp:
         other = Path(tmp) / "cards.toml"
         other.write_text(text, encoding="utf-8")
-        rs2 = Ruleset(ctx.ruleset.game, ctx.ruleset.name, ctx.ruleset.variants,
-                      {**ctx.ruleset.rules, "card_set": str(other)}, ctx.ruleset.description)
+        rs2 = replace(ctx.ruleset, rules={**ctx.ruleset.rules, "card_set": str(other)})
         cs2 = rs2.card_set()
         table_equal = bool(np.array_equal(np.asarray(cs2.table), np.asarray(ctx.cardset.table)))
         digest_equal = cs2.digest == ctx.cardset.digest
