@@ -46,6 +46,7 @@ GAMES = {
     "clash": Game("clash", "Clash of Steel", "sims.clash", "strategies.clash", "C"),
     "trisk": Game("trisk", "Trisk", "sims.trisk", "strategies.trisk", "R",
                   "balance.trisk_cards:load_card_set"),
+    "suits": Game("suits", "The four-suits RPG", "sims.suits", "strategies.suits", "S"),
 }
 
 
