@@ -308,20 +308,22 @@ def _pct_colorbar(fig: "Figure", im, ax: "Axes", label: str, shrink: float) -> N
 
 
 def matrix_heatmap(
-    matrix_df: pd.DataFrame, variant: str, order: Sequence[str] | None = None
+    matrix_df: pd.DataFrame, variant: str, order: Sequence[str] | None = None,
+    what: str = "win rate", subtitle: str | None = None,
 ) -> "Figure":
     """Head-to-head win-rate matrix of one variant.
 
     Cell (row a, column b) is a's win rate against b in percent, with the 95%
     Wilson half-width below it. Diverging colours centred on 50%; the diagonal
     is grey. Strategies are ordered by mean win rate (strongest first) unless
-    ``order`` is given.
+    ``order`` is given. ``what`` and ``subtitle`` name another quantity in the
+    same columns (e.g. a score with draws as half).
     """
 
     df = matrix_df[matrix_df["variant"] == variant]
     with _style():
         if df.empty:
-            return _placeholder(f"Head-to-head win rate — {variant}",
+            return _placeholder(f"Head-to-head {what} — {variant}",
                                 "no games for this variant", width=5)
 
         if order is None:
@@ -378,12 +380,12 @@ def matrix_heatmap(
         ax.grid(which="minor", color="white", linewidth=1.5)
         ax.tick_params(which="minor", length=0)
         ax.tick_params(which="major", length=0)
-        _pct_colorbar(fig, im, ax, "row's win rate vs column (%)", 0.8)
+        _pct_colorbar(fig, im, ax, f"row's {what} vs column (%)", 0.8)
 
         _titles(
             fig,
-            f"Head-to-head win rate — {variant}",
-            f"% of games the row strategy wins (draws not counted as wins); "
+            f"Head-to-head {what} — {variant}",
+            subtitle or f"% of games the row strategy wins (draws not counted as wins); "
             f"± = 95% Wilson half-width; n = {_n_range(df['games'])} games per pair",
             ax=ax,
         )
@@ -1147,4 +1149,112 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
                 f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
                 f"(TOST), red: shown different (Holm), grey: inconclusive; "
                 f"n = {_n_range(d['games'])} games per row", ax=ax)
+    return fig
+
+
+# --------------------------------------------------------------------------- four-suits RPG
+def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]],
+                       suit: str) -> "Figure":
+    """The difficulty ladder: a fresh hand's chance of success at each target,
+    exact (lines) and simulated (points with 95% Wilson intervals), in suit,
+    Difficult and either way, with the rulebook's example Task of each target
+    on the axis."""
+    with _style():
+        fig = _figure(7.6, 5.6)
+        ax = fig.add_subplot()
+        x = fresh["target"].to_numpy()
+        styles = (("in_suit", "in suit (one card of the suit or a Joker)", _POS, "-"),
+                  ("difficult", "Difficult (two cards of one other suit)", _NEG, "--"),
+                  ("either", "either way (the best play)", _INK, ":"))
+        for mode, label, color, ls in styles:
+            ex = fresh[f"{mode}_exact"].to_numpy() * 100
+            sim = fresh[f"{mode}_sim"].to_numpy() * 100
+            lo = fresh[f"{mode}_lo"].to_numpy() * 100
+            hi = fresh[f"{mode}_hi"].to_numpy() * 100
+            ax.plot(x, ex, ls, color=color, linewidth=1.6, label=f"{label}: exact")
+            ax.errorbar(x, sim, yerr=np.vstack([sim - lo, hi - sim]), fmt="o", color=color,
+                        markersize=3.2, elinewidth=1.0, capsize=0)
+        texts = list(examples.get(suit, []))
+        labels = [f"{'AKQJ'[14 - t] if t > 10 else t}: {_wrap_short(texts[t - 2]) if texts else ''}"
+                  for t in x]
+        ax.set_xticks(x, [_label(s) for s in labels], rotation=55, ha="right",
+                      rotation_mode="anchor", fontsize=7.2)
+        ax.set_ylim(0, 102)
+        ax.set_ylabel("chance of success from a fresh hand (%)")
+        ax.grid(axis="y", color=_GRID, linewidth=0.8)
+        ax.legend(loc="lower left")
+        _titles(fig, f"The difficulty ladder: {suit.capitalize()} Tasks by target",
+                f"Lines: exact odds of a fresh 5-card hand; points: simulated with 95% Wilson "
+                f"intervals (n = {_n_range(fresh['hands'])} hands per target). Axis: the "
+                f"rulebook's example {suit.capitalize()} Task at each target.", ax=ax)
+    return fig
+
+
+def _wrap_short(text: str, limit: int = 34) -> str:
+    text = str(text).rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)) -> "Figure":
+    """As the deck runs down: the chance that a character who attempts the
+    same Task again and again succeeds, by the cards left in its deck, for a
+    few targets, in suit and either way (95% Wilson bands)."""
+    with _style():
+        fig = _figure(7.6, 3.8)
+        axes = fig.subplots(1, 2, sharey=True)
+        colors = _colors(len(targets))
+        for ax, mode, title in zip(axes, ("in_suit", "either"),
+                                   ("in suit only", "in suit, else Difficult")):
+            d = by_deck[by_deck["mode"] == mode]
+            for t, color in zip(targets, colors):
+                e = d[(d["target"] == t) & (d["n"] >= 50)].sort_values("deck_left")
+                if e.empty:
+                    continue
+                xx = e["deck_left"].to_numpy()
+                ax.fill_between(xx, e["lo"] * 100, e["hi"] * 100, color=color, alpha=0.18,
+                                linewidth=0)
+                name = {11: "J", 12: "Q", 13: "K", 14: "A"}.get(int(t), str(t))
+                ax.plot(xx, e["rate"] * 100, color=color, linewidth=1.5, label=f"target {name}")
+            ax.invert_xaxis()
+            ax.set_xlabel("cards left in the deck before the attempt")
+            _panel_title(ax, title, 3.8)
+            ax.grid(color=_GRID, linewidth=0.8)
+        axes[0].set_ylabel("chance of success (%)")
+        axes[0].set_ylim(0, 100)
+        axes[1].legend(loc="lower left")
+        n = by_deck.groupby(["mode", "target"])["n"].max()
+        _titles(fig, f"As the deck runs down: the same {suit.capitalize()} Task again and again",
+                f"Each character attempts one Task until disabled (its deck empty after drawing); "
+                f"95% Wilson bands; n = {_n_range(n)} characters per target.")
+    return fig
+
+
+def suits_policy_chart(policies: pd.DataFrame) -> "Figure":
+    """Each struggle policy's score against the field (95% CI), per variant."""
+    with _style():
+        variants = list(dict.fromkeys(policies["variant"]))
+        fig = _figure(7.6, 0.9 + 0.28 * len(policies) + 0.3 * len(variants))
+        ax = fig.add_subplot()
+        rows = []
+        for v in variants:
+            d = policies[policies["variant"] == v].sort_values("score", ascending=False)
+            for r in d.itertuples():
+                rows.append((f"{v}: {r.policy}", r.score, r.lo, r.hi))
+        k = len(rows)
+        y = np.arange(k)[::-1]
+        value = np.array([r[1] for r in rows]) * 100
+        lo = np.array([r[2] for r in rows]) * 100
+        hi = np.array([r[3] for r in rows]) * 100
+        colors = [_POS if a > 50 else _NEG if b < 50 else _NEUTRAL for a, b in zip(lo, hi)]
+        ax.axvline(50, color=_INK, linewidth=0.9)
+        ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none",
+                    ecolor=colors, elinewidth=1.4)
+        ax.scatter(value, y, color=colors, s=20, zorder=3)
+        ax.set_yticks(y, [_label(r[0]) for r in rows], fontsize=7.8)
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.set_xlabel("score against the other policies (%; win + ½ draw)")
+        _titles(fig, "Struggle policies against the field",
+                f"Mean over the other policies, paired by deal; 95% CI; n = "
+                f"{_n_range(policies['games'])} games per policy", ax=ax)
     return fig

@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from balance import cli_trisk
+from balance import cli_suits, cli_trisk
 from balance.errors import UserError
 from balance.registry import get_game
 
@@ -30,6 +30,9 @@ trisk_app = typer.Typer(no_args_is_help=True,
 app.add_typer(tosk_app, name="tosk")
 app.add_typer(clash_app, name="clash")
 app.add_typer(trisk_app, name="trisk")
+suits_app = typer.Typer(no_args_is_help=True,
+                        help="The four-suits RPG: Task odds and Struggles of one deck against another.")
+app.add_typer(suits_app, name="suits")
 app.add_typer(bench_app, name="bench")
 
 STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
@@ -448,6 +451,12 @@ add_game_commands(clash_app, "clash", "Clash of Steel", "counter",
 
 add_game_commands(trisk_app, "trisk", "Trisk", "tempo", "random,rush,ramp,control,tempo", "base")
 cli_trisk.register(trisk_app)  # cards, skills, decks and the equal-power test
+
+SUITS_POLICIES = ("high-defend-hand,high-defend-deck,high-absorb-hand,high-absorb-deck,"
+                  "low-defend-hand,low-defend-deck,low-absorb-hand,low-absorb-deck")
+add_game_commands(suits_app, "suits", "The four-suits RPG", "high-defend-hand",
+                  "random," + SUITS_POLICIES, "base,ties-to-attacker,to-the-death")
+cli_suits.register(suits_app)  # Task odds and the struggle policies
 
 
 LoadoutStrategyOpt = Annotated[str, typer.Option(

@@ -127,8 +127,11 @@ MODES = ("in_suit", "difficult", "either")
 # The score of a round is seat 0's cards left (deck + hand) minus seat 1's.
 METRICS = {"lead_changes": 64, "max_deficit": 55, "decided_pct": 101,
            "exchanges": 402,  # attacks made (answered or not)
+           "answers": 402,  # attacks answered with a card
            "ties": 64,  # attacks answered with an equal card value
-           "first_result": 3}  # the first mover's result: 0 loss, 1 draw, 2 win
+           "first_result": 3,  # the first mover's result: 0 loss, 1 draw, 2 win
+           "disabled_at": 402,  # the attack after which a character was first disabled
+           "dead_at": 402}  # ... first dead (-1: never, not counted)
 
 # ---- result row ----------------------------------------------------------------
 (X_WINNER, X_ROUNDS, X_REASON, X_LEFT0, X_LEFT1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
@@ -955,7 +958,7 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
       ``first_seat`` (who acted first), ``first_result`` (its result: 0 loss,
       1 draw, 2 win), ``hits_seat0/1`` (attacks won), ``damage_seat0/1``
       (cards the seat's attacks discarded), ``disabled_at`` and ``dead_at``
-      (the exchange at which the first character was disabled, died; 0 never),
+      (the attack after which a character was first disabled, dead; -1 never),
       ``disabled_seat0/1``, ``dead_seat0/1``, ``initiative_card_seat0/1``,
       ``max_hand`` and ``conserved`` (1 when every card of both decks is in a
       deck, a hand, the discards or on the table as an initiative card).
@@ -983,7 +986,8 @@ def outcome_arrays(out: np.ndarray) -> dict:
         "first_result": np.where(winner == DRAW, 1, np.where(winner == first, 2, 0)),
         "hits_seat0": out[:, X_HITS0], "hits_seat1": out[:, X_HITS1],
         "damage_seat0": out[:, X_DMG0], "damage_seat1": out[:, X_DMG1],
-        "disabled_at": out[:, X_DISABLED_AT], "dead_at": out[:, X_DEAD_AT],
+        "disabled_at": np.where(out[:, X_DISABLED_AT] > 0, out[:, X_DISABLED_AT], -1),
+        "dead_at": np.where(out[:, X_DEAD_AT] > 0, out[:, X_DEAD_AT], -1),
         "disabled_seat0": out[:, X_DIS0], "disabled_seat1": out[:, X_DIS1],
         "dead_seat0": out[:, X_DEAD0], "dead_seat1": out[:, X_DEAD1],
         "initiative_card_seat0": out[:, X_ICARD0], "initiative_card_seat1": out[:, X_ICARD1],
