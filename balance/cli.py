@@ -705,6 +705,29 @@ def bench_trisk(
         typer.echo(f"{k:<40} {v}")
 
 
+@bench_app.command("suits")
+def bench_suits(
+    n: Annotated[int, typer.Option("-n", help="Struggles for the threaded timings.")] = 400_000,
+    tasks_n: Annotated[int, typer.Option("--tasks", help="Fresh-hand task draws for the threaded timings.")] = 4_000_000,
+    a: Annotated[str, typer.Option("--a", help="Strategy A of the timed struggles.")] = "high-defend-hand",
+    b: Annotated[str, typer.Option("--b", help="Strategy B of the timed struggles.")] = "high-defend-hand",
+    as_json: JsonOpt = False,
+):
+    """Task draws/s and struggles/s at 1 and 2 threads (targets 1,000,000 and 100,000 with
+    2 threads), numba vs pure Python, compile time, memory."""
+    from balance import bench
+
+    if tasks_n < 1:
+        raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
+    res = bench.bench_tasks(tasks_n)
+    res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
+    if as_json:
+        _echo_json(res)
+        return
+    for k, v in res.items():
+        typer.echo(f"{k:<46} {v}")
+
+
 @bench_app.command("report")
 def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
     """Seconds to build the default study's report from the store (target < 10 s)."""

@@ -389,5 +389,6 @@ def load_study(game: str) -> dict:
     _check_keys(path, "the top level", data,
                 ["variants", "strategies", "precision", "pilot_games", "max_games_per_pair",
                  "seed", "cards_strategy", "cards_opponent", "cards_games", "loadout_strategy",
-                 "loadout_games", "power_scale"])
+                 "loadout_games", "power_scale", "tasks_hands", "tasks_characters",
+                 "struggle_games"])
     return data

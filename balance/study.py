@@ -76,9 +76,10 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     runs, extra = study_runs(game, scale, threads, results)
     plan = load_study(game)
     power = float(plan["power_scale"]) * scale if plan.get("power_scale") else None
+    suits_scale = scale if plan.get("tasks_hands") else None
     write_text_atomic(_record_path(results, game), json.dumps(
         {"game": game, "scale": scale, "extra": extra, "runs": [r.key for r in runs],
-         "power_scale": power}, indent=1))
+         "power_scale": power, "suits_scale": suits_scale}, indent=1))
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
@@ -86,6 +87,8 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
                             extra_manifest=extra, cache_dir=chart_cache(results))
     if power:  # Trisk: the equal-power test gets its own page
         page["links"] = [_power_page(out, power, threads, results)]
+    if suits_scale:  # the four-suits RPG: Task odds and the struggle policies
+        page["links"] = [_suits_page(out, plan, suits_scale, threads, results)]
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
@@ -111,6 +114,27 @@ def _power_page(out: Path, scale: float, threads, results, store_only: bool = Fa
     path = trisk_power.write_power_page(res, out / "trisk-power.html")
     return {"text": f"The equal-power test of every card ({res.claim['text']})",
             "href": path.name}
+
+
+def _suits_page(out: Path, plan: dict, scale: float, threads, results,
+                store_only: bool = False) -> dict:
+    """The four-suits RPG's analysis page (``balance suits tasks`` and
+    ``struggle`` at ``scale`` of the study plan's counts), next to the study's;
+    the link to it. With ``store_only`` everything comes from the store."""
+    from balance import suits
+
+    seed = int(plan["seed"])
+    tasks = suits.run_tasks(suits.TasksPlan(hands=int(plan["tasks_hands"]),
+                                            characters=int(plan["tasks_characters"]),
+                                            seed=seed).scaled(scale),
+                            threads=threads, results=results, store_only=store_only,
+                            progress=True)
+    struggle = suits.run_struggle(suits.StrugglePlan(games=int(plan["struggle_games"]),
+                                                     seed=seed).scaled(scale),
+                                  threads=threads, results=results, store_only=store_only)
+    path = suits.write_page(tasks, struggle, out / "suits-analysis.html")
+    return {"text": "Task odds (exact and simulated, as the deck runs down), the struggle "
+                    "policies and what the rules leave open", "href": path.name}
 
 
 _WARM = ("import numpy as np, sys\n"
@@ -176,5 +200,8 @@ def report_study(out: Path, results=None) -> Path:
         if data.get("power_scale"):
             page["links"] = [_power_page(out, float(data["power_scale"]), None, results,
                                          store_only=True)]
+        if data.get("suits_scale"):
+            page["links"] = [_suits_page(out, load_study(game), float(data["suits_scale"]), None,
+                                         results, store_only=True)]
         pages_.append(page)
     return report.write_index(out, pages_)

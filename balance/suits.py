@@ -454,7 +454,7 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
             for p in pols:
                 parts = p.split("-")
                 idx = [n for n, _ in FACTORS].index(name)
-                if parts[idx] != a:
+                if len(parts) != len(FACTORS) or parts[idx] != a:
                     continue
                 q = "-".join(parts[:idx] + [b] + parts[idx + 1:])
                 if q not in pols:
@@ -685,8 +685,14 @@ def page_model(tasks: TasksResult | None, struggle: StruggleResult | None,
 
 
 def _describe(policy: str) -> str:
-    a, d, g = policy.split("-")
-    return f"{ATTACKS[a].capitalize()}; {DEFENCES[d]}; {DAMAGES[g]}."
+    """A scripted policy's three choices in words; any other strategy's own description."""
+    parts = policy.split("-")
+    if len(parts) == 3 and parts[0] in ATTACKS and parts[1] in DEFENCES and parts[2] in DAMAGES:
+        a, d, g = parts
+        return f"{ATTACKS[a].capitalize()}; {DEFENCES[d]}; {DAMAGES[g]}."
+    from balance import config
+
+    return config.load_strategy(GAME, policy).description
 
 
 def _manifest_items(m: dict) -> list[tuple[str, str, bool]]:

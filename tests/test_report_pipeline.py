@@ -133,7 +133,12 @@ TINY_PLANS = {"tosk": TINY_PLAN,
                         "seed": 11, "loadout_strategy": "counter", "loadout_games": 20},
               "trisk": {"variants": "base", "strategies": ["random", "rush", "tempo"],
                         "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11, "power_scale": 0.01}}
+                        "seed": 11, "power_scale": 0.01},
+              "suits": {"variants": "base", "strategies": ["random", "high-defend-hand",
+                                                           "low-absorb-deck"],
+                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
+                        "seed": 11, "tasks_hands": 1000, "tasks_characters": 200,
+                        "struggle_games": 200}}
 
 
 def _strip_dates(html: str) -> str:
@@ -148,7 +153,8 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     index = study.run_study(tmp_path / "study", results=res)
     assert index.name == "index.html"
     assert sorted(p.name for p in index.parent.glob("*.html")) == [
-        "clash.html", "index.html", "tosk.html", "trisk-power.html", "trisk.html"]
+        "clash.html", "index.html", "suits-analysis.html", "suits.html", "tosk.html",
+        "trisk-power.html", "trisk.html"]
     front = index.read_text(encoding="utf-8")
     assert 'href="tosk.html"' in front and 'href="clash.html"' in front
     assert 'href="trisk.html"' in front and 'href="trisk-power.html"' in front
@@ -188,6 +194,12 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     assert "Trisk: are all cards equal in power?" in p2
     strip = re.compile(r"\d+(\.\d+)? ?(s|min)\b|\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?\S*")
     assert strip.sub("", p1).count("not equal") == strip.sub("", p2).count("not equal")
+    # the four-suits RPG: its page links the analysis page, rebuilt from the store alone
+    assert 'href="suits-analysis.html"' in (again.parent / "suits.html").read_text(encoding="utf-8")
+    s1 = (tmp_path / "study" / "suits-analysis.html").read_text(encoding="utf-8")
+    s2 = (again.parent / "suits-analysis.html").read_text(encoding="utf-8")
+    assert "What the rules leave open" in s2 and "Topple a stone tower" in s2
+    assert strip.sub("", s1) == strip.sub("", s2)
 
 
 def test_simulate_precision_reaches_its_target(tmp_path):
