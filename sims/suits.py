@@ -1048,17 +1048,20 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             tail.append(f"seat {o + 1} is dead")
         elif row[L_DIS_D]:
             tail.append(f"seat {o + 1} is disabled")
+        left = [0, 0]
+        left[a] = int(row[L_LEFT_A])
+        left[o] = int(row[L_LEFT_D])
         text = (f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) attacks with "
                 f"{_cards(row[L_A1], row[L_A2])} = {int(row[L_CVA])}; {ans}; {out}; cards left "
-                f"{int(row[L_LEFT_A])} : {int(row[L_LEFT_D])}" + ("; " + ", ".join(tail)
-                                                                  if tail else ""))
+                f"(seat 1 : seat 2) {left[0]} : {left[1]}" + ("; " + ", ".join(tail)
+                                                              if tail else ""))
         events.append({"kind": "attack", "round": int(row[L_ROUND]), "seat": a + 1,
                        "attack": [card_name(c) for c in row[L_A1:L_A2 + 1] if c >= 0],
                        "attack_value": int(row[L_CVA]),
                        "answer": [card_name(c) for c in row[L_D1:L_D2 + 1] if c >= 0],
                        "answer_value": int(row[L_CVD]), "damage": int(row[L_DAMAGE]),
                        "from_hand": int(row[L_FROM_HAND]), "from_deck": int(row[L_FROM_DECK]),
-                       "left": [int(row[L_LEFT_A]), int(row[L_LEFT_D])], "text": text})
+                       "left": left, "text": text})
     winner = int(res[X_WINNER])
     reason = END_NAMES[int(res[X_REASON])]
     left = [int(res[X_LEFT0]), int(res[X_LEFT1])]

@@ -329,3 +329,47 @@ def test_bad_strategy_name_is_one_line_user_error(tmp_path, line):
         load_strategy("tosk", _strategy_file(tmp_path, line))
     msg = str(exc.value)
     assert "'name'" in msg and "\n" not in msg and len(msg) < 300, msg
+
+
+# ---- the four-suits RPG's analysis page ----------------------------------------------------
+@pytest.fixture(scope="module")
+def suits_page(browser, tmp_path_factory):
+    from balance import suits
+
+    folder = tmp_path_factory.mktemp("suits")
+    tasks = suits.run_tasks(suits.TasksPlan(hands=5000, characters=200, seed=2),
+                            results=folder / "results")
+    struggle = suits.run_struggle(suits.StrugglePlan(games=200, seed=2),
+                                  results=folder / "results", progress=False)
+    return suits.write_page(tasks, struggle, folder / "suits-analysis.html")
+
+
+def test_suits_page_in_the_browser(browser, suits_page):
+    o = Opened(browser, suits_page)
+    try:
+        page = o.page
+        assert page.title() == "The four-suits RPG: Task odds and Struggles"
+        assert o.errors == [] and o.requests == [] and o.dialogs == []
+        charts = page.locator(CHARTS)
+        assert charts.count() == 4  # the ladder, the run-down, the policies, the matrix
+        for i in range(charts.count()):
+            chart = charts.nth(i)
+            chart.scroll_into_view_if_needed()
+            box = chart.bounding_box()
+            assert chart.is_visible() and box and box["width"] > 50 and box["height"] > 50
+        rows = page.evaluate("""() => Array.from(document.querySelectorAll('table'))
+          .map(t => t.tBodies.length ? t.tBodies[0].rows.length : 0)""")
+        assert len(rows) >= 7 and min(rows) >= 1, rows
+        text = page.inner_text("body")
+        assert "Topple a stone tower." in text and "The GM's deck" in text
+        found = page.evaluate(FIND_SORTABLE)
+        assert found, "no sortable numeric column"
+        t, c = found
+        header = page.locator("table.sortable").nth(t).locator("thead tr").first \
+            .locator("th, td").nth(c)
+        header.click()
+        first = page.evaluate(COLUMN, found)
+        assert first in (sorted(first), sorted(first, reverse=True))
+        assert o.errors == []
+    finally:
+        o.close()
