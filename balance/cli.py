@@ -16,6 +16,7 @@ from typing import Annotated, Optional
 import typer
 
 from balance import cli_suits, cli_trisk
+from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt
 from balance.errors import UserError
 from balance.registry import get_game
 
@@ -38,12 +39,6 @@ app.add_typer(bench_app, name="bench")
 STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
 
 # ---- shared options ------------------------------------------------------------------
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
-ThreadsOpt = Annotated[Optional[int], typer.Option(
-    "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
-ResultsOpt = Annotated[Optional[Path], typer.Option(
-    "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
 BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]
 PrecisionOpt = Annotated[Optional[float], typer.Option(
     "--precision", help="Run until every win-rate 95% CI is within ±P (e.g. 0.01 = ±1 point); "

@@ -14,14 +14,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt
 from balance.errors import UserError
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
-ThreadsOpt = Annotated[Optional[int], typer.Option(
-    "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
-ResultsOpt = Annotated[Optional[Path], typer.Option(
-    "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
 PageOpt = Annotated[Optional[Path], typer.Option(
     "--page", help="Also write a self-contained HTML page of the results to this .html file.")]
 
@@ -39,6 +34,19 @@ def _check_page(page: Optional[Path]) -> None:
         raise UserError(f"--page must name an .html file, got '{page}'")
     if page.exists() and page.is_dir():
         raise UserError(f"--page '{page}' is a folder; name an .html file")
+
+
+def _page_and_json(res, page: Optional[Path], as_json: bool, tasks=None, struggle=None) -> bool:
+    """Write the page (if asked) and, with ``--json``, print every table; True
+    when the JSON was printed (nothing else to show)."""
+    from balance import suits
+
+    if page is not None:
+        suits.write_page(tasks, struggle, page)
+    if as_json:
+        _cli()._echo_json({k: _cli()._records(v) for k, v in res.tables().items()}
+                          | {"manifest": res.manifest, "page": str(page) if page else None})
+    return as_json
 
 
 def tasks(
@@ -62,11 +70,7 @@ def tasks(
     plan = suits.TasksPlan(variant, n, characters, suit, seed).check()
     set_threads(threads)
     res = suits.run_tasks(plan, threads=threads, results=results, progress=not as_json)
-    if page is not None:
-        suits.write_page(res, None, page)
-    if as_json:
-        _cli()._echo_json({k: _cli()._records(v) for k, v in res.tables().items()}
-                          | {"manifest": res.manifest, "page": str(page) if page else None})
+    if _page_and_json(res, page, as_json, tasks=res):
         return
     cli = _cli()
     rows = []
@@ -125,11 +129,7 @@ def struggle(
     plan = suits.StrugglePlan(vs, pols, check_games(n), seed).check()
     set_threads(threads)
     res = suits.run_struggle(plan, threads=threads, results=results, progress=not as_json)
-    if page is not None:
-        suits.write_page(None, res, page)
-    if as_json:
-        _cli()._echo_json({k: _cli()._records(v) for k, v in res.tables().items()}
-                          | {"manifest": res.manifest, "page": str(page) if page else None})
+    if _page_and_json(res, page, as_json, struggle=res):
         return
     cli = _cli()
     cli._table(f"Each policy against the field ({fmt.fmt_int(plan.games)} struggles per pairing)",

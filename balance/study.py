@@ -179,7 +179,6 @@ def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path
 def report_study(out: Path, results=None) -> Path:
     """Rebuild the default study's report from the store alone (nothing is
     simulated): the runs of each game's latest ``balance study``."""
-    from balance.runner import load_run
 
     out = Path(out)
     pages_ = []

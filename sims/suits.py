@@ -69,7 +69,13 @@ from sims.aggregate import pair_outcomes
 from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from strategies.suits import (
-    NF, P_ATTACK, P_DEFEND, P_INITIATIVE, P_WIN_AT, damage_from_hand, pick,
+    NF,
+    P_ATTACK,
+    P_DEFEND,
+    P_INITIATIVE,
+    P_WIN_AT,
+    damage_from_hand,
+    pick,
 )
 
 GAME = "suits"

@@ -36,8 +36,8 @@ from strategies.weights import weight_vector
 
 ATTACK_FEATURES = (
     ("value", "card value of the attack / 14"),
-    ("p_win", "chance that the defender's hand holds no card of at least this value "
-              "(from the cards it has not discarded)"),
+    ("p_win", ("chance that the defender's hand holds no card of at least this value "
+               "(from the cards it has not discarded)")),
     ("likely", "1 if p_win >= win_at"),
     ("joker", "1 if the play uses a Joker"),
     ("pair", "1 for a Difficult pair (struggle_suits only)"),

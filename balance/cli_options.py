@@ -1,0 +1,16 @@
+"""Command-line options shared by every ``balance`` sub-app (Typer ``Annotated``
+types), defined once so that each command file declares them the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
+ThreadsOpt = Annotated[Optional[int], typer.Option(
+    "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
+ResultsOpt = Annotated[Optional[Path], typer.Option(
+    "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
