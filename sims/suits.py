@@ -1,5 +1,5 @@
 """The four-suits RPG: the rules engine (rulebook ``rules/four-suits-rpg.txt``,
-rulings S1–S5 and the decided points SD1–SD8 in ``docs/rulings.md``).
+rulings S1–S5 and the decided points SD1–SD10 in ``docs/rulings.md``).
 
 Each character owns a deck of 54 playing cards (S1): values 2–10, J 11, Q 12,
 K 13, A 14 in four suits, and two Jokers, wild: any suit, value 14. Card ids
@@ -50,6 +50,9 @@ struggle_end            0        [SD5] 0: a struggle ends when a character is
                                  disabled; 1: it goes on until one is dead (a
                                  disabled character neither acts nor answers)
 max_rounds              200      round cap, then a draw (``round_cap``)
+pass_cycles             true     [SD10] a character with no legal attack (only
+                                 with ``struggle_suits``) discards its lowest
+                                 card and draws, instead of doing nothing
 ======================  =======  ================================================
 
 Other decided points (not knobs), each in docs/rulings.md: SD6 a character
@@ -94,13 +97,13 @@ MAX_HAND = 13
 RULE_FIELDS = (
     "hand_size", "jokers", "joker_value", "failed_task_cards", "struggle_suits",
     "attack_suit", "defend_suit", "ties_to_attacker", "min_damage", "refill_after_damage",
-    "struggle_end", "max_rounds",
+    "struggle_end", "max_rounds", "pass_cycles",
 )
 DEFAULT_RULES = {
     "hand_size": 5, "jokers": 2, "joker_value": 14, "failed_task_cards": 1,
     "struggle_suits": False, "attack_suit": CLUBS, "defend_suit": HEARTS,
     "ties_to_attacker": False, "min_damage": 0, "refill_after_damage": False,
-    "struggle_end": 0, "max_rounds": 200,
+    "struggle_end": 0, "max_rounds": 200, "pass_cycles": True,
 }
 RULE_LIMITS = {
     "hand_size": (2, MAX_HAND), "jokers": (0, 4), "joker_value": (2, 14),
@@ -108,7 +111,8 @@ RULE_LIMITS = {
     "min_damage": (0, 3), "struggle_end": (0, 1), "max_rounds": (1, 10000),
 }
 (R_HAND, R_JOKERS, R_JOKER_VALUE, R_FAILED, R_SUITS, R_ATTACK_SUIT, R_DEFEND_SUIT,
- R_TIES_ATTACKER, R_MIN_DAMAGE, R_REFILL_DAMAGE, R_END, R_MAX_ROUNDS) = range(len(RULE_FIELDS))
+ R_TIES_ATTACKER, R_MIN_DAMAGE, R_REFILL_DAMAGE, R_END, R_MAX_ROUNDS,
+ R_PASS_CYCLES) = range(len(RULE_FIELDS))
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
@@ -147,9 +151,11 @@ METRICS = {"lead_changes": 64, "max_deficit": 55, "decided_pct": 101,
 N_RESULT = 29
 
 # ---- trace log: one row per turn ------------------------------------------------
+# (a turn without an attack, a pass, has ``L_A1 = -1``; ``L_PASS`` is the card
+# it traded under SD10, -1 none)
 (L_ROUND, L_SEAT, L_A1, L_A2, L_CVA, L_D1, L_D2, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK,
- L_LEFT_A, L_LEFT_D, L_DIS_A, L_DIS_D, L_DEAD_D) = range(16)
-LOG_WIDTH = 16
+ L_LEFT_A, L_LEFT_D, L_DIS_A, L_DIS_D, L_DEAD_D, L_PASS) = range(17)
+LOG_WIDTH = 17
 
 # ---- per-seat integer state (``ints[seat, k]``) -----------------------------------
 I_DPOS, I_DTOT, I_HN, I_INIT, I_DIS, I_DEAD, I_DISC = range(7)
@@ -182,7 +188,7 @@ def card_id(text: str) -> int:
     if t in ("JOKER", "JK", "★"):
         return N_NATURAL
     sym = {"♠": 0, "S": 0, "♦": 1, "D": 1, "♣": 2, "C": 2, "♥": 3, "H": 3}
-    suit = sym.get(t[-1])
+    suit = sym.get(t[-1]) if t else None
     rank = t[:-1]
     values = {"J": 11, "Q": 12, "K": 13, "A": 14}
     if suit is None or not (rank in values or (rank.isdigit() and 2 <= int(rank) <= 10)):
@@ -343,16 +349,23 @@ def _refill(deck, st, hand, hand_size):
 
 
 @leaf
-def _partial_hand(deck, n, hand_size, state, hand):
+def _partial_hand(deck, n, hand_size, state, hand, swaps):
     """A fresh hand: the first ``hand_size`` cards of a Fisher–Yates shuffle
     of ``deck[:n]`` (only as many swaps as cards drawn). ``deck`` must hold
-    ``0..n-1`` and is left permuted."""
+    ``0..n-1``; the swaps are undone afterwards, so every hand depends on its
+    own stream alone."""
     for k in range(hand_size):
         j = k + rng.randint(state, n - k)
+        swaps[k] = j
         t = deck[k]
         deck[k] = deck[j]
         deck[j] = t
         hand[k] = deck[k]
+    for k in range(hand_size - 1, -1, -1):
+        j = swaps[k]
+        t = deck[k]
+        deck[k] = deck[j]
+        deck[j] = t
 
 
 @njit
@@ -365,6 +378,7 @@ def task_fresh_counts(rules, suit, target, seed, first, n, out):
     state = np.zeros(4, dtype=np.uint64)
     deck = np.empty(MAX_DECK, dtype=np.int64)
     hand = np.empty(MAX_HAND, dtype=np.int64)
+    swaps = np.empty(MAX_HAND, dtype=np.int64)
     pl = np.empty(2, dtype=np.int64)
     hs = rules[R_HAND]
     jv = rules[R_JOKER_VALUE]
@@ -373,7 +387,7 @@ def task_fresh_counts(rules, suit, target, seed, first, n, out):
         deck[c] = c
     for i in range(first, first + n):
         rng.seed_state(state, seed, i, rng.PURPOSE_DEAL)
-        _partial_hand(deck, nd, hs, state, hand)
+        _partial_hand(deck, nd, hs, state, hand, swaps)
         if task_play(hand, hs, suit, target, MODE_IN_SUIT, jv, pl) == TASK_IN_SUIT:
             out[0] += 1
         if task_play(hand, hs, suit, target, MODE_DIFFICULT, jv, pl) == TASK_DIFFICULT:
@@ -657,11 +671,24 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
     std = ints[o]
     hand_a = hands[a]
     hand_d = hands[o]
-    if sta[I_HN] == 0:  # SD6
-        if _refill(decks[a], sta, hand_a, hs):
-            sta[I_DIS] = 1
+    log_row[L_SEAT] = a
+    for k in (L_A1, L_A2, L_D1, L_D2, L_PASS):
+        log_row[k] = -1
+    for k in (L_CVA, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK):
+        log_row[k] = 0
+    if sta[I_HN] == 0 and _refill(decks[a], sta, hand_a, hs):  # SD6
+        sta[I_DIS] = 1
+        _log_state(log_row, sta, std)
+        return 0  # disabled by that draw: it no longer acts (SD5)
     n = _plays(rules, hand_a, sta[I_HN], rules[R_ATTACK_SUIT], False, ci, cj)
-    if n == 0:
+    if n == 0:  # no legal attack (struggle_suits): a pass
+        if rules[R_PASS_CYCLES] and sta[I_HN] > 0:  # SD10: it trades its lowest card
+            fail_play(hand_a, sta[I_HN], 1, jv, ci)
+            log_row[L_PASS] = hand_a[ci[0]]
+            _discard(hand_a, seen[a], sta, ci[0], -1, jv)
+            if _refill(decks[a], sta, hand_a, hs):
+                sta[I_DIS] = 1
+        _log_state(log_row, sta, std)
         return 0
     win_at = strat_a[P_WIN_AT]
     uses_odds = strat_a[P_ATTACK + 1] != 0.0 or strat_a[P_ATTACK + 2] != 0.0
@@ -722,9 +749,6 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
                 std[I_DIS] = 1
     log_row[L_CVA] = cva
     log_row[L_CVD] = cvd
-    log_row[L_DAMAGE] = 0
-    log_row[L_FROM_HAND] = 0
-    log_row[L_FROM_DECK] = 0
     if cva > cvd or (tta and cva == cvd):
         d = max(cva - cvd, rules[R_MIN_DAMAGE])
         fh, fd, dead = _take_damage(rules, strat_d, noise_d, decks[o], hand_d, std, seen[o], d)
@@ -738,13 +762,18 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
         elif rules[R_REFILL_DAMAGE] and std[I_DIS] == 0:
             if _refill(decks[o], std, hand_d, hs):
                 std[I_DIS] = 1
-    log_row[L_SEAT] = a
+    _log_state(log_row, sta, std)
+    return 1
+
+
+@leaf
+def _log_state(log_row, sta, std):
+    """The end of a turn in its log row: cards left, disabled, dead."""
     log_row[L_LEFT_A] = _left(sta)
     log_row[L_LEFT_D] = _left(std)
     log_row[L_DIS_A] = sta[I_DIS]
     log_row[L_DIS_D] = std[I_DIS]
     log_row[L_DEAD_D] = std[I_DEAD]
-    return 1
 
 
 @leaf
@@ -846,10 +875,10 @@ def _play(rules, strat0, strat1, rngs, decks, hands, ints, seen, feats, ci, cj, 
             log[r, L_ROUND] = rounds
             acted = _turn(rules, s, strat_a, strat_d, rngs[2 + s], rngs[3 - s], decks, hands,
                           ints, seen, feats, ci, cj, odds, log[r], result)
+            if do_log:
+                row += 1  # every turn, passes too
             if acted:
                 exch += 1
-                if do_log:
-                    row += 1
                 if result[X_DISABLED_AT] == 0 and (ints[0, I_DIS] or ints[1, I_DIS]):
                     result[X_DISABLED_AT] = exch
                 if result[X_DEAD_AT] == 0 and (ints[0, I_DEAD] or ints[1, I_DEAD]):
@@ -1004,7 +1033,7 @@ def outcome_arrays(out: np.ndarray) -> dict:
 
 def trace_log(rules, strat_a, strat_b, seed, game):
     """Replay struggle ``game`` with a turn-by-turn log: ``(log, result)``,
-    ``log`` int64[turns, LOG_WIDTH]. Game ``2d`` has A in seat 0, ``2d + 1``
+    ``log`` int64[turns, LOG_WIDTH], one row per turn taken (passes too). Game ``2d`` has A in seat 0, ``2d + 1``
     has A in seat 1 (as in ``simulate``)."""
     rules = np.asarray(rules, np.int64)
     sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
@@ -1023,7 +1052,8 @@ def _cards(*ids) -> str:
 
 def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     """The events of one struggle, in order, each a dict with a readable
-    ``text``: the initiative, one per attack, and the end."""
+    ``text``: the initiative, one per attack (``kind`` "attack") or turn
+    without one ("pass"), and the end."""
     log, res = trace_log(rules, strat_a, strat_b, seed, game)
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
     first = int(res[X_FIRST])
@@ -1035,6 +1065,23 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     for row in log:
         a = int(row[L_SEAT])
         o = 1 - a
+        left = [0, 0]
+        left[a] = int(row[L_LEFT_A])
+        left[o] = int(row[L_LEFT_D])
+        if row[L_A1] < 0:  # a turn without an attack
+            if row[L_PASS] >= 0:
+                what = (f"has no legal attack: trades {card_name(row[L_PASS])} for a new card "
+                        "(SD10)")
+            elif row[L_DIS_A]:
+                what = "draws its deck's last cards and is disabled (SD6)"
+            else:
+                what = "has no legal attack and passes"
+            events.append({"kind": "pass", "round": int(row[L_ROUND]), "seat": a + 1,
+                           "discarded": card_name(row[L_PASS]) if row[L_PASS] >= 0 else None,
+                           "disabled": bool(row[L_DIS_A]), "left": left,
+                           "text": f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) {what}; "
+                                   f"cards left (seat 1 : seat 2) {left[0]} : {left[1]}"})
+            continue
         if row[L_D1] >= 0:
             ans = f"seat {o + 1} answers {_cards(row[L_D1], row[L_D2])} = {int(row[L_CVD])}"
         else:
@@ -1054,9 +1101,6 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             tail.append(f"seat {o + 1} is dead")
         elif row[L_DIS_D]:
             tail.append(f"seat {o + 1} is disabled")
-        left = [0, 0]
-        left[a] = int(row[L_LEFT_A])
-        left[o] = int(row[L_LEFT_D])
         text = (f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) attacks with "
                 f"{_cards(row[L_A1], row[L_A2])} = {int(row[L_CVA])}; {ans}; {out}; cards left "
                 f"(seat 1 : seat 2) {left[0]} : {left[1]}" + ("; " + ", ".join(tail)
