@@ -1159,6 +1159,8 @@ def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]
     exact (lines) and simulated (points with 95% Wilson intervals), in suit,
     Difficult and either way, with the rulebook's example Task of each target
     on the axis."""
+    from balance.fmt import shorten
+
     with _style():
         fig = _figure(7.6, 5.6)
         ax = fig.add_subplot()
@@ -1175,8 +1177,8 @@ def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]
             ax.errorbar(x, sim, yerr=np.vstack([sim - lo, hi - sim]), fmt="o", color=color,
                         markersize=3.2, elinewidth=1.0, capsize=0)
         texts = list(examples.get(suit, []))
-        labels = [f"{'AKQJ'[14 - t] if t > 10 else t}: {_wrap_short(texts[t - 2]) if texts else ''}"
-                  for t in x]
+        labels = [f"{name}: {shorten(str(texts[t - 2]).rstrip('.'), 34) if texts else ''}"
+                  for t, name in zip(x, fresh["target_name"])]
         ax.set_xticks(x, [_label(s) for s in labels], rotation=55, ha="right",
                       rotation_mode="anchor", fontsize=7.2)
         ax.set_ylim(0, 102)
@@ -1190,15 +1192,12 @@ def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]
     return fig
 
 
-def _wrap_short(text: str, limit: int = 34) -> str:
-    text = str(text).rstrip(".")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)) -> "Figure":
     """As the deck runs down: the chance that a character who attempts the
     same Task again and again succeeds, by the cards left in its deck, for a
     few targets, in suit and either way (95% Wilson bands)."""
+    from sims.suits import value_name
+
     with _style():
         fig = _figure(7.6, 3.8)
         axes = fig.subplots(1, 2, sharey=True)
@@ -1213,8 +1212,8 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
                 xx = e["deck_left"].to_numpy()
                 ax.fill_between(xx, e["lo"] * 100, e["hi"] * 100, color=color, alpha=0.18,
                                 linewidth=0)
-                name = {11: "J", 12: "Q", 13: "K", 14: "A"}.get(int(t), str(t))
-                ax.plot(xx, e["rate"] * 100, color=color, linewidth=1.5, label=f"target {name}")
+                ax.plot(xx, e["rate"] * 100, color=color, linewidth=1.5,
+                        label=f"target {value_name(t)}")
             ax.invert_xaxis()
             ax.set_xlabel("cards left in the deck before the attempt")
             _panel_title(ax, title, 3.8)

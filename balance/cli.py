@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 import typer
 
 from balance import cli_suits, cli_trisk
-from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt
+from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.errors import UserError
 from balance.registry import get_game
 
@@ -45,8 +45,6 @@ PrecisionOpt = Annotated[Optional[float], typer.Option(
     "-n is then the pilot size.")]
 MaxGamesOpt = Annotated[int, typer.Option(
     "--max-games", help="Upper bound on games per match with --precision.")]
-VariantOpt = Annotated[str, typer.Option(
-    "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum).")]
 
 
 def _echo_json(data) -> None:
@@ -636,6 +634,16 @@ def study_cmd(
     typer.echo(f"report: {path}")
 
 
+def _show_bench(res: dict, as_json: bool) -> None:
+    """A bench's figures: JSON, or one aligned line each."""
+    if as_json:
+        _echo_json(res)
+        return
+    width = max(map(len, res)) + 2
+    for k, v in res.items():
+        typer.echo(f"{k:<{width}}{v}")
+
+
 @bench_app.command("tosk")
 def bench_tosk(
     n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 1_000_000,
@@ -645,11 +653,7 @@ def bench_tosk(
     from balance import bench
 
     res = bench.bench_game("tosk", n)
-    if as_json:
-        _echo_json(res)
-        return
-    for k, v in res.items():
-        typer.echo(f"{k:<34} {v}")
+    _show_bench(res, as_json)
 
 
 @bench_app.command("clash")
@@ -669,11 +673,7 @@ def bench_clash(
     res = bench.bench_game("clash", n, a="counter", b="aggressive")
     if matrix_games:
         res.update(bench.bench_matrix("clash", "counter", matrix_games))
-    if as_json:
-        _echo_json(res)
-        return
-    for k, v in res.items():
-        typer.echo(f"{k:<40} {v}")
+    _show_bench(res, as_json)
 
 
 @bench_app.command("trisk")
@@ -693,11 +693,7 @@ def bench_trisk(
     res = bench.bench_game("trisk", n, a=a, b=b, pure_n=40)
     if power:
         res.update(bench.bench_power())
-    if as_json:
-        _echo_json(res)
-        return
-    for k, v in res.items():
-        typer.echo(f"{k:<40} {v}")
+    _show_bench(res, as_json)
 
 
 @bench_app.command("suits")
@@ -716,11 +712,7 @@ def bench_suits(
         raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
     res = bench.bench_tasks(tasks_n)
     res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
-    if as_json:
-        _echo_json(res)
-        return
-    for k, v in res.items():
-        typer.echo(f"{k:<46} {v}")
+    _show_bench(res, as_json)
 
 
 @bench_app.command("report")
@@ -729,11 +721,7 @@ def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
     from balance import bench
 
     res = bench.bench_report(results)
-    if as_json:
-        _echo_json(res)
-        return
-    for k, v in res.items():
-        typer.echo(f"{k:<46} {v}")
+    _show_bench(res, as_json)
 
 
 def _click_exceptions():

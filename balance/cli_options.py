@@ -14,3 +14,5 @@ ThreadsOpt = Annotated[Optional[int], typer.Option(
     "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
 ResultsOpt = Annotated[Optional[Path], typer.Option(
     "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")]
+VariantOpt = Annotated[str, typer.Option(
+    "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum).")]

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt
+from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.errors import UserError
 
 PageOpt = Annotated[Optional[Path], typer.Option(
@@ -50,7 +50,7 @@ def _page_and_json(res, page: Optional[Path], as_json: bool, tasks=None, struggl
 
 
 def tasks(
-    variant: Annotated[str, typer.Option("--variant", "-v", help="Rules: base, or variants joined by +.")] = "base",
+    variant: VariantOpt = "base",
     suit: Annotated[str, typer.Option("--suit", help="The Task's suit: clubs, spades, diamonds or hearts (the odds are the same for every suit).")] = "clubs",
     n: Annotated[int, typer.Option("-n", help="Fresh hands per target.")] = 200_000,
     characters: Annotated[int, typer.Option("--characters", help="Characters run down per target and mode (each attempts the Task until disabled).")] = 20_000,
@@ -75,7 +75,7 @@ def tasks(
     cli = _cli()
     rows = []
     for r in res.fresh.itertuples():
-        rows.append([r.target_name, suits._wrap(r.example, 34),
+        rows.append([r.target_name, fmt.shorten(r.example, 34),
                      fmt.fmt_pct(r.in_suit_exact, 2), fmt.fmt_pct_ci(r.in_suit_sim, r.in_suit_lo, r.in_suit_hi),
                      fmt.fmt_pct(r.difficult_exact, 2),
                      fmt.fmt_pct_ci(r.difficult_sim, r.difficult_lo, r.difficult_hi),

@@ -160,3 +160,9 @@ def wilson_ci(k: Any, n: Any) -> tuple[float, float]:
 def fmt_num(x: Any, digits: int = 1) -> str:
     """``3.14159 -> "3.1"``; missing -> "—"."""
     return MISSING if _missing(x) else _num(float(x), digits)
+
+
+def shorten(text: Any, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -58,7 +58,6 @@ def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
     """Long table of the matrix (row, col, score with CI, n) and the per-cell
     pair points (row's half-points per deal) for pooling."""
     eng = get_game(game).engine_module()
-    k = len(eng.LOADOUTS)
     cells: dict[tuple[int, int], np.ndarray] = {}
     same = _mirror(runs)
     for r in runs:

@@ -10,19 +10,15 @@ and handed to ``balance.report`` for rendering.
 from __future__ import annotations
 
 import json
-import shlex
-import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from balance import __version__
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
 from balance.rulings import rulings
+from balance.runner import command_line, utc_now
 from balance.store import chart_cache, config_hash
 
 
@@ -230,11 +226,11 @@ def page_manifest(game: str, group: dict, command: str | None = None,
     seeds = sorted({r.spec.seed for r in runs})
     cmds = sorted({(r.manifest or {}).get("command", "") for r in runs} - {""})
     m = {
-        "command": command or " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
+        "command": command or command_line(),
         "seed": seeds[0] if len(seeds) == 1 else ", ".join(map(str, seeds)),
         "config_hash": config_hash(sorted(r.key for r in runs)),
         "engine_version": f"{g.engine} {g.engine_module().VERSION} (toolkit {__version__})",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": utc_now(),
         "games_total": sum(r.games for r in runs),
         "runs": len(runs),
         "rulings": list(rulings(g.rulings)),
@@ -252,7 +248,6 @@ def build_page(game: str, group: dict, chart_dir: Path | None = None, png: bool 
     """A report page for one game: tables, charts, verdicts, manifest."""
     from balance import charts, verdicts
 
-    t0 = time.perf_counter()
     t, vnames, snames = game_tables(game, group)
     t["runs"] = run_list(group)
     g = get_game(game)

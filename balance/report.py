@@ -48,7 +48,6 @@ tables, verdicts and the CLI all read the same way:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import tempfile

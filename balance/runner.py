@@ -200,18 +200,31 @@ class _Accumulator:
             self.games.append(pl.DataFrame(cols))
 
 
+def command_line() -> str:
+    """The command that is running, as a user would type it again."""
+    return " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]])
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def provenance(game: str) -> dict:
+    """What every stored result records about its making: the command, the
+    engine and its version, the toolkit's version, the rulings in force and
+    the date."""
+    g = get_game(game)
+    return {"command": command_line(), "engine": g.engine,
+            "engine_version": g.engine_module().VERSION, "toolkit_version": __version__,
+            "rulings": list(rulings(g.rulings)), "date": utc_now()}
+
+
 def _manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
-    g = get_game(spec.game)
     return {
-        "command": " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
+        **provenance(spec.game),
         "config_hash": spec.key,
         "resolved_config": spec.resolved(),
         "seed": spec.seed,
-        "engine": g.engine,
-        "engine_version": g.engine_module().VERSION,
-        "toolkit_version": __version__,
-        "rulings": list(rulings(g.rulings)),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "timings": {"simulate_s": round(elapsed, 3), "threads": threads},
     }
 

@@ -3,7 +3,7 @@ Struggles play out under scripted policies.
 
 - :func:`run_tasks` (``balance suits tasks``): for every target 2–A, the
   chance that a fresh hand succeeds in suit, Difficult and either way, exact
-  (``balance.suits_oracle``) beside simulated; the cards a Task costs; and,
+  (``sims.suits_oracle``) beside simulated; the cards a Task costs; and,
   for characters who attempt the same Task again and again until disabled,
   the chance of success at each attempt and at each deck size, and how many
   attempts and successes a deck lasts.
@@ -25,22 +25,17 @@ ordinary runs, so ``balance report`` rebuilds the page without simulating.
 from __future__ import annotations
 
 import math
-import shlex
 import sys
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from balance import __version__
 from balance.errors import UserError
 
 GAME = "suits"
-SUIT_KEYS = ("spades", "diamonds", "clubs", "hearts")  # index = the engine's suit index
-TARGET_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
 RANK_KEYS = {**{str(v): v for v in range(2, 11)}, "Jack": 11, "Queen": 12, "King": 13, "Ace": 14}
 MODE_LABELS = {"in_suit": "in suit", "difficult": "Difficult", "either": "either way",
                "difficult_only": "only Difficult"}
@@ -79,23 +74,19 @@ def _rules_module():
     return suits
 
 
-def _wrap(text: str, limit: int = 40) -> str:
-    """``text`` cut to ``limit`` characters (an ellipsis marks the cut)."""
-    text = str(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def target_name(t: int) -> str:
-    return TARGET_NAMES.get(int(t), str(int(t)))
+def suit_keys() -> list[str]:
+    """The suits' names as written in configs and options, in the engine's order."""
+    return [name.lower() for name in _rules_module().SUITS]
 
 
 def parse_suit(text: str) -> int:
     """``clubs``/``c``/``♣`` → the engine's suit index; a user error otherwise."""
+    eng = _rules_module()
     key = str(text).strip().lower()
-    for i, name in enumerate(SUIT_KEYS):
-        if key in (name, name[0], name[:-1], "♠♦♣♥"[i]):
+    for i, name in enumerate(suit_keys()):
+        if key in (name, name[0], name[:-1], eng.SUIT_SYMBOLS[i]):
             return i
-    raise UserError(f"unknown suit '{text}'; allowed: {', '.join(SUIT_KEYS)}")
+    raise UserError(f"unknown suit '{text}'; allowed: {', '.join(suit_keys())}")
 
 
 def examples(path: Path | None = None) -> dict[str, list[str]]:
@@ -106,7 +97,7 @@ def examples(path: Path | None = None) -> dict[str, list[str]]:
     path = path or CONFIG_DIR / GAME / "tasks.toml"
     data = load_toml(path)
     out = {}
-    for suit in SUIT_KEYS:
+    for suit in suit_keys():
         table = data.get(suit)
         if not isinstance(table, dict):
             raise UserError(f"{path}: missing the table [{suit}]")
@@ -117,7 +108,7 @@ def examples(path: Path | None = None) -> dict[str, list[str]]:
                                 f"({', '.join(RANK_KEYS)}) with a text")
             texts[RANK_KEYS[key]] = text
         if sorted(texts) != list(range(2, 15)):
-            missing = [target_name(t) for t in range(2, 15) if t not in texts]
+            missing = [_rules_module().value_name(t) for t in range(2, 15) if t not in texts]
             raise UserError(f"{path}: [{suit}] lacks the targets {', '.join(missing)}")
         out[suit] = [texts[t] for t in range(2, 15)]
     return out
@@ -131,15 +122,10 @@ def _wilson(k, n):
 
 
 def _manifest(kind: str, plan: dict, rules: dict, variant: str, elapsed: float, threads) -> dict:
-    from balance.rulings import rulings
+    from balance.runner import provenance
 
-    eng = _rules_module()
-    return {"command": " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
-            "kind": kind, "plan": plan, "variant": variant, "rules": rules,
-            "seed": plan.get("seed"), "engine": "sims.suits", "engine_version": eng.VERSION,
-            "toolkit_version": __version__, "rulings": list(rulings("S")),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "timings": {"total_s": round(elapsed, 2), "threads": threads}}
+    return {**provenance(GAME), "kind": kind, "plan": plan, "variant": variant, "rules": rules,
+            "seed": plan.get("seed"), "timings": {"total_s": round(elapsed, 2), "threads": threads}}
 
 
 # --------------------------------------------------------------------------- tasks
@@ -196,7 +182,7 @@ def fresh_table(rules_vec, rules: dict, suit: int, hands: int, seed: int,
                 example_texts: list[str]) -> pd.DataFrame:
     """Exact and simulated odds of a fresh hand for every target (see module)."""
     from balance.stats import hist_mean_ci
-    from balance.suits_oracle import task_odds
+    from sims.suits_oracle import task_odds
 
     eng = _rules_module()
     fc = min(int(rules["failed_task_cards"]), int(rules["hand_size"]))
@@ -208,7 +194,7 @@ def fresh_table(rules_vec, rules: dict, suit: int, hands: int, seed: int,
                           int(rules["joker_value"]), fc)
         sims = {"in_suit": int(c[0]), "difficult": int(c[1]), "either": int(c[2]),
                 "difficult_only": int(c[2] - c[0])}
-        row: dict[str, Any] = {"target": t, "target_name": target_name(t),
+        row: dict[str, Any] = {"target": t, "target_name": eng.value_name(t),
                                "example": example_texts[t - 2], "hands": n}
         for mode, k in sims.items():
             p = k / n
@@ -257,7 +243,7 @@ def run_tasks(plan: TasksPlan, threads=None, results=None, store_only: bool = Fa
     t0 = time.perf_counter()
     vec = rs.vector()
     suit = parse_suit(plan.suit)
-    texts = examples()[SUIT_KEYS[suit]]
+    texts = examples()[suit_keys()[suit]]
     bar = runner._Progress(13 * (1 + len(eng.MODES)), "suits: task odds",
                            progress and sys.stderr.isatty())
     try:
@@ -292,11 +278,10 @@ def _lasting_row(mode: str, t: int, rd: dict, characters: int) -> dict:
     ba = rd["by_attempt"]
     cards = int(ba[eng.RD_CARDS].sum())
     attempts = int(ba[eng.RD_ATTEMPTS].sum())
-    wins = int(ba[eng.RD_SUCCESS].sum())
     cards_per_char = cards / characters
     first_lo, first_hi = _wilson(ba[eng.RD_SUCCESS, 0], ba[eng.RD_ATTEMPTS, 0])
     return {
-        "mode": mode, "target": t, "target_name": target_name(t), "characters": characters,
+        "mode": mode, "target": t, "target_name": eng.value_name(t), "characters": characters,
         "attempts": att["mean"], "attempts_lo": att["lo"], "attempts_hi": att["hi"],
         "successes": suc["mean"], "successes_lo": suc["lo"], "successes_hi": suc["hi"],
         "difficult_successes": int(ba[eng.RD_DIFFICULT].sum()) / characters,
@@ -308,7 +293,6 @@ def _lasting_row(mode: str, t: int, rd: dict, characters: int) -> dict:
         "cards_per_success": cards_per_char / suc["mean"] if suc["mean"] > 0 else math.inf,
         "cards_per_success_lo": cards_per_char / suc["hi"] if suc["hi"] > 0 else math.inf,
         "cards_per_success_hi": cards_per_char / suc["lo"] if suc["lo"] > 0 else math.inf,
-        "wins_total": wins, "attempts_total": attempts,
     }
 
 
@@ -393,6 +377,7 @@ def run_struggle(plan: StrugglePlan, threads=None, results=None, store_only: boo
     from balance.store import Store
 
     plan.check()
+    threads = runner.set_threads(threads)
     t0 = time.perf_counter()
     specs = struggle_specs(plan)
     runs = runner.run_many(specs, store=Store(results), threads=threads, progress=progress,
@@ -401,25 +386,37 @@ def run_struggle(plan: StrugglePlan, threads=None, results=None, store_only: boo
     rs = specs[0].ruleset
     res.manifest = _manifest("struggle", {**asdict(plan), "variants": list(plan.variants),
                                           "policies": list(plan.policies)},
-                             rs.rules, ", ".join(plan.variants), time.perf_counter() - t0,
-                             runs[0].manifest.get("timings", {}).get("threads") if runs else None)
+                             rs.rules, ", ".join(plan.variants), time.perf_counter() - t0, threads)
     return res
+
+
+def _run(by, variant, p, x):
+    """The run of ``p`` against ``x`` (either way round: only one is played)."""
+    return by[(variant, p, x)] if (variant, p, x) in by else by[(variant, x, p)]
 
 
 def _points(by, variant: str, p: str, x: str) -> np.ndarray:
     """Per-deal half points (0..4) of policy ``p`` against ``x``."""
-    if (variant, p, x) in by:
-        return by[(variant, p, x)].pair_points.astype(float)
-    return 4.0 - by[(variant, x, p)].pair_points.astype(float)
+    r = _run(by, variant, p, x)
+    pts = r.pair_points.astype(float)
+    return pts if r.spec.a.name == p else 4.0 - pts
 
 
-def _run(by, variant, p, x):
-    return by[(variant, p, x)] if (variant, p, x) in by else by[(variant, x, p)]
+def _field(by, variant: str, p: str, pols) -> np.ndarray:
+    """Per-deal score of ``p`` against the other policies (mean of their games)."""
+    return np.mean([_points(by, variant, p, x) for x in pols if x != p], axis=0) / 4.0
+
+
+def _hist_mean(hist) -> dict:
+    """Mean of a per-game histogram (value = bin index) with its 95% CI."""
+    from balance.stats import hist_mean_ci
+
+    return hist_mean_ci(np.arange(len(hist)), hist)
 
 
 def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
     """Tables of a finished policy round robin (``runs`` from ``struggle_specs``)."""
-    from balance.stats import hist_mean_ci, paired_diff, pentanomial_counts, pentanomial_score
+    from balance.stats import paired_diff, pentanomial_counts, pentanomial_score
 
     eng = _rules_module()
     by = {(r.spec.ruleset.name, r.spec.a.name, r.spec.b.name): r for r in runs}
@@ -427,8 +424,7 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
     pol_rows, mat_rows, fac_rows, len_rows, tie_rows, eff_rows = [], [], [], [], [], []
     for v in plan.variants:
         for p in pols:
-            field_pts = [_points(by, v, p, x) for x in pols if x != p]
-            d = paired_diff(np.mean(field_pts, axis=0) / 4.0)
+            d = paired_diff(_field(by, v, p, pols))
             wins = draws = games = 0
             for x in pols:
                 if x == p:
@@ -448,12 +444,11 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                 mat_rows.append({"variant": v, "policy": p, "opponent": x, "score": s["score"],
                                  "lo": s["lo"], "hi": s["hi"], "games": r.games,
                                  "draws": r.draws})
-        for name, levels in FACTORS:
+        for idx, (name, levels) in enumerate(FACTORS):
             a, b = list(levels)
             diffs = []
             for p in pols:
                 parts = p.split("-")
-                idx = [n for n, _ in FACTORS].index(name)
                 if len(parts) != len(FACTORS) or parts[idx] != a:
                     continue
                 q = "-".join(parts[:idx] + [b] + parts[idx + 1:])
@@ -468,11 +463,10 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                                  "p": d["p"], "deals": d["n"], "comparisons": len(diffs)})
         for p in pols:
             r = by[(v, p, p)]
-            ex = r.metrics["exchanges"]
-            e = hist_mean_ci(np.arange(len(ex)), ex)
-            dis = hist_mean_ci(np.arange(len(r.metrics["disabled_at"])), r.metrics["disabled_at"])
-            dead = hist_mean_ci(np.arange(len(r.metrics["dead_at"])), r.metrics["dead_at"])
-            rounds = hist_mean_ci(np.arange(len(r.rounds_hist)), r.rounds_hist)
+            e = _hist_mean(r.metrics["exchanges"])
+            dis = _hist_mean(r.metrics["disabled_at"])
+            dead = _hist_mean(r.metrics["dead_at"])
+            rounds = _hist_mean(r.rounds_hist)
             row = {"variant": v, "policy": p, "games": r.games, "attacks": e["mean"],
                    "attacks_lo": e["lo"], "attacks_hi": e["hi"], "rounds": rounds["mean"],
                    "rounds_lo": rounds["lo"], "rounds_hi": rounds["hi"],
@@ -487,15 +481,14 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
         for p in pols:
             for v in ["base"] + ([alt] if alt else []):
                 r = by[(v, p, p)]
-                ties = hist_mean_ci(np.arange(len(r.metrics["ties"])), r.metrics["ties"])
-                ans = float((np.arange(len(r.metrics["answers"])) * r.metrics["answers"]).sum())
-                tot = float((np.arange(len(r.metrics["ties"])) * r.metrics["ties"]).sum())
+                ties = _hist_mean(r.metrics["ties"])
+                ans = float(np.arange(len(r.metrics["answers"])) @ r.metrics["answers"])
+                tot = float(np.arange(len(r.metrics["ties"])) @ r.metrics["ties"])  # of them tied
                 fr = r.metrics["first_result"]
                 n = int(fr.sum())
                 lo, hi = _wilson(fr[2], n)
                 slo, shi = _wilson(tot, ans)
-                ex = r.metrics["exchanges"]
-                e = hist_mean_ci(np.arange(len(ex)), ex)
+                e = _hist_mean(r.metrics["exchanges"])
                 tie_rows.append({"policy": p, "variant": v, "games": n,
                                  "ties": ties["mean"], "ties_lo": ties["lo"], "ties_hi": ties["hi"],
                                  "tie_share": tot / ans if ans else math.nan, "tie_share_lo": float(slo),
@@ -506,9 +499,7 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                                  "attacks_hi": e["hi"]})
         if alt:
             for p in pols:
-                base = np.mean([_points(by, "base", p, x) for x in pols if x != p], axis=0)
-                other = np.mean([_points(by, alt, p, x) for x in pols if x != p], axis=0)
-                d = paired_diff((other - base) / 4.0)
+                d = paired_diff(_field(by, alt, p, pols) - _field(by, "base", p, pols))
                 eff_rows.append({"policy": p, "effect": d["mean"], "lo": d["lo"], "hi": d["hi"],
                                  "p": d["p"], "deals": d["n"]})
     return StruggleResult(plan, pd.DataFrame(pol_rows), pd.DataFrame(mat_rows),

@@ -45,11 +45,9 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -840,23 +838,15 @@ def _budget(ctx: Context) -> dict:
 
 
 def _manifest(ctx: Context, elapsed: float, runs: _Runs, threads) -> dict:
-    from balance import __version__
-    from balance.registry import get_game
-    from balance.rulings import rulings
+    from balance.runner import provenance
 
-    g = get_game(GAME)
     return {
-        "command": " ".join(shlex.quote(a) for a in ["balance", *sys.argv[1:]]),
+        **provenance(GAME),
         "seed": ctx.plan.seed,
-        "engine": g.engine,
-        "engine_version": g.engine_module().VERSION,
-        "toolkit_version": __version__,
         "card_set": ctx.ruleset.rules.get("card_set"),
         "card_set_digest": ctx.cardset.digest,
         "variant": ctx.ruleset.name,
         "plan": ctx.plan.as_dict(),
-        "rulings": list(rulings(g.rulings)),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "timings": {"total_s": round(elapsed, 2), "threads": threads,
                     "runs_simulated": runs.simulated, "runs_read": runs.read},
     }

@@ -17,7 +17,7 @@ Two kinds of play, two kernels:
   meeting it (the cheapest pair), else the attempt fails and the character
   still plays ``failed_task_cards`` cards, its lowest (SD1: "the PC must play
   one or more cards"). ``task_fresh`` counts successes over fresh 5-card hands
-  (the exact oracle in ``balance.suits_oracle`` gives the same probabilities);
+  (the exact oracle in ``sims.suits_oracle`` gives the same probabilities);
   ``task_rundown`` lets characters attempt the same task over and over until
   disabled and counts, per attempt, what happened.
 - **Struggles** (S4) are opposed: ``simulate`` plays one character against
@@ -79,6 +79,7 @@ from strategies.suits import (
     P_WIN_AT,
     damage_from_hand,
     pick,
+    uses_odds,
 )
 
 GAME = "suits"
@@ -431,25 +432,14 @@ def task_fresh(rules, suit: int, target: int, seed: int, first: int, n: int) -> 
 RD_ATTEMPTS, RD_SUCCESS, RD_DIFFICULT, RD_CARDS = range(4)  # rows of by_attempt / by_deck
 
 
-@njit
-def rundown_one(rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck):
+@leaf
+def _rundown(rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck, state, deck, hand,
+             st, pl):
     """Character ``i`` (stream ``(seed, i, PURPOSE_DEAL)``) attempts the same
     Task again and again until it is disabled (S3). Adds, for its k-th attempt
     (k < max_k; later ones pool into the last column) and for the deck size
     before the attempt: attempts, successes, Difficult successes and cards
-    played. Returns (attempts, successes)."""
-    state = np.zeros(4, dtype=np.uint64)
-    deck = np.empty(MAX_DECK, dtype=np.int64)
-    hand = np.empty(MAX_HAND, dtype=np.int64)
-    st = np.zeros(N_INTS, dtype=np.int64)
-    pl = np.empty(2, dtype=np.int64)
-    return _rundown(rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck,
-                    state, deck, hand, st, pl)
-
-
-@leaf
-def _rundown(rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck, state, deck, hand,
-             st, pl):
+    played. Returns (attempts, successes); the other arrays are work space."""
     hs = rules[R_HAND]
     jv = rules[R_JOKER_VALUE]
     rng.seed_state(state, seed, i, rng.PURPOSE_DEAL)
@@ -691,12 +681,12 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
         _log_state(log_row, sta, std)
         return 0
     win_at = strat_a[P_WIN_AT]
-    uses_odds = strat_a[P_ATTACK + 1] != 0.0 or strat_a[P_ATTACK + 2] != 0.0
-    if uses_odds:  # only strategies that weigh the odds pay for them
+    weigh = uses_odds(strat_a)
+    if weigh:  # only strategies that weigh the odds pay for them
         _no_answer_odds(seen[o], std, tta, rules[R_JOKERS], jv, odds)
     for k in range(n):
         cv = _play_value(hand_a, ci[k], cj[k], jv)
-        p = odds[cv] if uses_odds else 0.0
+        p = odds[cv] if weigh else 0.0
         feats[k, 0] = cv * INV14
         feats[k, 1] = p
         feats[k, 2] = 1.0 if p >= win_at else 0.0

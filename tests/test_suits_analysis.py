@@ -15,7 +15,7 @@ import pytest
 
 from balance import suits
 from balance.errors import UserError
-from balance.suits_oracle import task_odds
+from sims.suits_oracle import task_odds
 from tests.test_cli import run_cli
 
 SMALL_TASKS = suits.TasksPlan(hands=20_000, characters=300, seed=5)

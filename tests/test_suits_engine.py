@@ -1,7 +1,7 @@
 """The four-suits RPG engine: invariants over many struggles for every
 strategy and every variant, traces replayed card count by card count,
 reproducibility (seeds, batches, threads, no JIT), seat symmetry, and the Task
-kernels against the exact oracle (``balance.suits_oracle``) with a negative
+kernels against the exact oracle (``sims.suits_oracle``) with a negative
 control that proves the statistical check has power.
 
 Statistical checks use fixed seeds (they cannot flake) and a Wilson interval
@@ -25,7 +25,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import all_variant_combinations, load_strategy, resolve_variant
-from balance.suits_oracle import task_odds
+from sims.suits_oracle import task_odds
 from sims import rng
 from sims import suits as S
 from sims.suits import MODE_DIFFICULT, MODE_EITHER, MODE_IN_SUIT

@@ -4,7 +4,7 @@ struggle states played through ``sims.suits._turn``.
 
 Expected values are worked out by hand from ``rules/four-suits-rpg.txt`` and
 the rulings, or by an independent enumeration in pure Python (the exact
-oracle ``balance.suits_oracle`` against every 2- and 3-card hand), never read
+oracle ``sims.suits_oracle`` against every 2- and 3-card hand), never read
 back from the engine.
 """
 
@@ -22,7 +22,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import load_strategy, resolve_variant
-from balance.suits_oracle import task_odds
+from sims.suits_oracle import task_odds
 from sims import rng
 from sims import suits as S
 from sims.suits import (

@@ -115,6 +115,13 @@ def pick(params, base, nf, feats, n, noise):
 
 
 @leaf
+def uses_odds(params):
+    """True when the attack weighs ``p_win`` or ``likely``: only then does the
+    engine work the odds out."""
+    return params[P_ATTACK + 1] != 0.0 or params[P_ATTACK + 2] != 0.0
+
+
+@leaf
 def damage_from_hand(params, lowest, hand_n, hand_size, deck_n, noise):
     """True to discard the lowest card in hand for one point of damage, False
     to discard the top card of the deck (both sources must be non-empty)."""

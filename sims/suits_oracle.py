@@ -9,7 +9,7 @@ how many cards are useless. Each of those is a multivariate hypergeometric
 count, so the probability of every outcome is a finite sum of products of
 binomial coefficients, computed here in exact rational arithmetic
 (``fractions.Fraction``): no simulation, no rounding, independent of the
-engine's code. The tests hold the engine's simulated frequencies to these
+engine's kernels (plain Python: nothing here is compiled). The tests hold the engine's simulated frequencies to these
 values, and the report prints them beside the simulated ones.
 """
 
@@ -19,9 +19,6 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 from math import comb
-
-TARGETS = tuple(range(2, 15))  # 2 .. 10, J 11, Q 12, K 13, A 14
-
 
 @lru_cache(maxsize=None)
 def task_odds(target: int, hand_size: int = 5, jokers: int = 2, joker_value: int = 14,
@@ -65,15 +62,5 @@ def task_odds(target: int, hand_size: int = 5, jokers: int = 2, joker_value: int
             acc["cards"] += ways * (1 if in_suit else 2 if difficult else
                                     min(failed_task_cards, hand_size))
     out = {k: Fraction(v, total) for k, v in acc.items()}
-    out["joker"] = 1 - Fraction(comb(52 + jokers - jokers, hand_size), total) if jokers else \
-        Fraction(0)
+    out["joker"] = 1 - Fraction(comb(52, hand_size), total)  # 0 without Jokers
     return out
-
-
-def odds_table(hand_size: int = 5, jokers: int = 2, joker_value: int = 14,
-               failed_task_cards: int = 1) -> list[dict]:
-    """``task_odds`` for every target 2..14, as floats (one dict per target)."""
-    return [{"target": t, **{k: float(v) for k, v in
-                             task_odds(t, hand_size, jokers, joker_value,
-                                       failed_task_cards).items()}}
-            for t in TARGETS]
