@@ -332,6 +332,8 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
             raise UserError(f"--game must be between 0 and 2**62-1, got {game_index}")
         rs = config.resolve_variant(game, variant)
         sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
+        for side in (sa, sb):
+            config.check_loadout(rs, side)
         events = _trace(game, rs, sa, sb, seed, game_index)
         if as_json:
             _echo_json(events)
@@ -472,8 +474,9 @@ def clash_loadouts(
     results: ResultsOpt = None,
     as_json: JsonOpt = False,
 ):
-    """The 27 × 27 loadout matrix (seat-swapped): item pairs, maneuvers, each item's
-    marginal value, the best response to each loadout and the Nash-averaged strength."""
+    """The loadout matrix, every legal loadout against every one (27 × 27; 30 × 30 with
+    allow_shield_spear), seat-swapped: item pairs, maneuvers, each item's marginal
+    value, the best response to each loadout and the Nash-averaged strength."""
     from balance import fmt, loadouts
 
     pairings = [(strategy, vs or strategy)]
@@ -508,7 +511,8 @@ def clash_loadouts(
             for r in t["items"].itertuples()])
     lo = t["loadouts"].sort_values("score", ascending=False)
     has_nash = "nash_rating" in lo.columns
-    _table("Loadouts against the field of all 27" + (" and their Nash averages" if has_nash else ""),
+    _table(f"Loadouts against the field of all {len(lo)}"
+           + (" and their Nash averages" if has_nash else ""),
            ["loadout", "score vs field [95% CI]"] + (["Nash weight", "Nash average [95% CI]"] if has_nash else []),
            [[r.loadout, pct(r.score, r.score_lo, r.score_hi)]
             + ([fmt.fmt_pct_ci(r.nash_p, r.nash_p_lo, r.nash_p_hi),

@@ -254,9 +254,11 @@ def strategy_names(game: str) -> list[str]:
 
 def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
     """A loadout written ``item+item/maneuver`` (e.g. ``Sword+Shield/Armor``, any
-    case, items in either order) → its index in the engine's ``LOADOUTS``."""
+    case, items in either order) → its index in the engine's ``ALL_LOADOUTS``
+    (those a rule key may allow included: :func:`check_loadout` checks a
+    loadout against the rules in force)."""
     eng = get_game(game).engine_module()
-    names = [eng.loadout_name(i) for i in range(len(eng.LOADOUTS))]
+    names = [eng.loadout_name(i) for i in range(len(eng.ALL_LOADOUTS))]
     norm = [n.lower().replace(" ", "") for n in names]
     key = str(text).strip().lower().replace(" ", "")
     if "/" in key:
@@ -266,6 +268,19 @@ def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
                 return norm.index(cand)
     raise UserError(f"{where}: unknown loadout '{text}'; a loadout is item+item/maneuver, one of: "
                     f"{', '.join(names)}")
+
+
+def check_loadout(ruleset: "Ruleset", st: "Strategy") -> None:
+    """Refuse a side whose loadout the ruleset does not allow (e.g. Shield+Spear
+    in Clash of Steel without ``allow_shield_spear``): one line, before any run."""
+    if st.loadout is None:
+        return
+    eng = get_game(ruleset.game).engine_module()
+    legal = eng.legal_loadouts(ruleset.rules)
+    if st.loadout not in legal:
+        raise UserError(f"{st.name}: loadout {eng.loadout_name(st.loadout)} is not legal under "
+                        f"the rules '{ruleset.name}' ({eng.LOADOUT_RULE}); "
+                        f"{len(legal)} loadouts are")
 
 
 def _validate_strategy(game: str, path, data: dict) -> dict:
@@ -318,11 +333,18 @@ def load_strategy(game: str, name: str) -> Strategy:
 
     In a game with decks (Trisk), ``name@deck`` plays the named reference deck;
     without ``@deck`` the strategy's own ``deck`` key, else the first deck of
-    ``configs/trisk/decks.toml``."""
+    ``configs/trisk/decks.toml``. In a game with loadouts (Clash of Steel),
+    ``name@Item+Item/Maneuver`` plays that loadout; without it, the strategy's
+    own ``loadout`` key. Either way the side's name says what it plays
+    (``strategy@deck``, ``strategy@loadout``), so every table names it."""
     g = get_game(game)
+    has_loadouts = hasattr(g.engine_module(), "LOADOUTS")
     deck_name = None
+    loadout_text = None
     if g.card_sets and "@" in name:
         name, deck_name = (t.strip() for t in name.split("@", 1))
+    elif has_loadouts and "@" in name:
+        name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
         path = Path(name)
         if not path.is_file():
@@ -340,10 +362,15 @@ def load_strategy(game: str, name: str) -> Strategy:
     spec = _validate_strategy(game, path, data)
     if name.endswith(".toml") and "name" in data:
         label = data["name"]
-    loadout = None
-    if hasattr(get_game(game).engine_module(), "LOADOUTS"):
-        loadout = parse_loadout(game, data["loadout"], f"{path}: 'loadout'") if "loadout" in data else 0
-    st = Strategy(game, label, spec, str(data.get("description", "")), 0, loadout)
+    st = Strategy(game, label, spec, str(data.get("description", "")), 0)
+    if has_loadouts:
+        if loadout_text is not None:
+            loadout = parse_loadout(game, loadout_text, f"'{name}@{loadout_text}'")
+        elif "loadout" in data:
+            loadout = parse_loadout(game, data["loadout"], f"{path}: 'loadout'")
+        else:
+            loadout = 0
+        st = st.with_loadout(loadout)
     if g.card_sets:
         st = _with_named_deck(game, st, deck_name or data.get("deck"))
     return st

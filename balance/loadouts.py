@@ -1,8 +1,10 @@
 """Loadout analyses for games whose players pick equipment before play
 (Clash of Steel: 2 of 5 items and 1 of 3 maneuvers).
 
-An engine with loadouts exposes ``LOADOUTS`` (a list of ``(item, item,
-maneuver)`` index tuples), ``ITEMS`` and ``MANEUVERS`` (names) and
+An engine with loadouts exposes ``ALL_LOADOUTS`` (a list of ``(item, item,
+maneuver)`` index tuples; ``LOADOUTS`` those legal under the printed rules),
+``legal_loadouts(rules)`` (the indices a ruleset allows: Clash of Steel's
+``allow_shield_spear`` adds three), ``ITEMS`` and ``MANEUVERS`` (names) and
 ``loadout_name(i)``; a strategy carries its loadout in its vector
 (:meth:`balance.config.Strategy.with_loadout`). Every figure here comes from
 seat-swapped runs on common seeds and carries its CI and n:
@@ -34,13 +36,22 @@ def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) ->
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
     eng = get_game(game).engine_module()
-    k = len(eng.LOADOUTS)
-    same = sa.name == sb.name
+    k = len(eng.legal_loadouts(rs.rules))
+    same = sa.name.split("@")[0] == sb.name.split("@")[0]
     specs = []
     for i in range(k):
         for j in range(i if same else 0, k):
             specs.append(runner.RunSpec(rs, sa.with_loadout(i), sb.with_loadout(j), n, seed))
     return specs
+
+
+def legal(game: str, runs: list) -> list:
+    """The ``(item, item, maneuver)`` loadouts legal under the rules of ``runs``
+    (a loadout matrix is played under one ruleset), in index order."""
+    eng = get_game(game).engine_module()
+    if not runs:
+        return list(eng.LOADOUTS)
+    return [eng.ALL_LOADOUTS[i] for i in eng.legal_loadouts(runs[0].spec.ruleset.rules)]
 
 
 def _mirror(runs: list) -> bool:
@@ -82,9 +93,8 @@ def _pooled(cells: dict, keep) -> dict:
     return stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
 
 
-def _choice_tables(eng, cells: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Item pairs and maneuvers, each pooled over the loadouts that hold them."""
-    L = list(eng.LOADOUTS)
+def _choice_tables(eng, L: list, cells: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Item pairs and maneuvers, each pooled over the loadouts (``L``) that hold them."""
     pairs = []
     for pair in sorted({(min(a, b), max(a, b)) for a, b, _ in L}):
         members = [i for i, (a, b, _) in enumerate(L) if (min(a, b), max(a, b)) == pair]
@@ -123,7 +133,7 @@ def pairing_choice_table(game: str, runs: list) -> pd.DataFrame:
     rows = []
     for name, rs in by_pairing(runs).items():
         _, cells = loadout_matrix(game, rs)
-        pairs, mans = _choice_tables(eng, cells)
+        pairs, mans = _choice_tables(eng, legal(game, rs), cells)
         for kind, df, col in (("item pair", pairs, "items"), ("maneuver", mans, "maneuver")):
             for r in df.to_dict("records"):
                 rows.append({"pairing": name, "kind": kind, "choice": r[col], "score": r["score"],
@@ -135,7 +145,7 @@ def pairing_choice_table(game: str, runs: list) -> pd.DataFrame:
 def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
     """Every loadout table from the runs of one strategy pairing."""
     eng = get_game(game).engine_module()
-    L = list(eng.LOADOUTS)
+    L = legal(game, runs)
     k = len(L)
     names = [eng.loadout_name(i) for i in range(k)]
     matrix, cells = loadout_matrix(game, runs)
@@ -174,7 +184,7 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
         best.append({"against": names[j], "best_response": names[i], "score": r.score,
                      "score_lo": r.score_lo, "score_hi": r.score_hi, "games": int(r.games)})
     best = pd.DataFrame(best)
-    pairs, mans = _choice_tables(eng, cells)
+    pairs, mans = _choice_tables(eng, L, cells)
 
     # each item's marginal value: with it minus without it (paired by deal where
     # both cells exist is not possible across loadouts, so the difference of two
@@ -262,7 +272,7 @@ def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
     """Per row loadout, pooled over its opponents: rounds fought and the share
     won at each range (Wilson CI)."""
     eng = get_game(game).engine_module()
-    k = len(eng.LOADOUTS)
+    k = len(legal(game, runs))
     keys = [x.lower() for x in eng.RANGES]  # the engine's histograms: rounds_<range>, ...
     same = _mirror(runs)
     fought = np.zeros((k, len(keys)), np.int64)

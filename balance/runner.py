@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from balance import __version__
-from balance.config import Ruleset, Strategy
+from balance.config import Ruleset, Strategy, check_loadout
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.rulings import rulings
@@ -50,6 +50,8 @@ class RunSpec:
         check_seed(self.seed)
         if self.n_games <= 0 or self.n_games % 2:
             raise UserError(f"a run needs a positive even number of games, got {self.n_games}")
+        for side in (self.a, self.b):
+            check_loadout(self.ruleset, side)
 
     @property
     def game(self) -> str:

@@ -19,10 +19,15 @@ field                    default  meaning
 max_rounds               60       round cap, then a draw (C15)
 allow_shield_spear       false    Shield and Spear may form a loadout (C1)
 stamina_1 .. stamina_5   3        stamina cards of each value 1..5 (15 cards)
-hit_discard_stack_only   false    [decided] a hit player's extra discard is the
-                                  highest card *left* including played cards
-                                  that return (C9 "highest stamina left");
-                                  true: from the unplayed stack first
+hit_discard_stack_only   true     C9: a hit player's extra discard is its
+                                  highest card "remaining in their hand" /
+                                  "in your stack": the played cards are on the
+                                  table, so one that would return is not a
+                                  candidate while the stack holds a card (with
+                                  the stack empty the returning card is the
+                                  player's last, which a hit player loses);
+                                  false: the old reading, the highest card
+                                  left counting returning played cards
 spear_vs_spear           false    [decided] Spear's "+1 Attack against any
                                   *other* item outside Hand" also applies
                                   against a played Spear
@@ -30,15 +35,26 @@ feint_order              0        [decided] 0: both decide on Feint at once
                                   from the face-up cards; 1: the initiative
                                   loser decides first, then the holder (who
                                   sees a face-up swap)
+bid_keeps_last           true     [decided, CD4] C9 "You can't discard your
+                                  last Stamina card unless you were hit" holds
+                                  in the bid: a won or tied bid that holds
+                                  every card a player has left keeps its
+                                  highest card, so no game ends in the bid; a
+                                  tie that discards nothing (both bid their
+                                  one last card, of equal value) cannot be
+                                  broken by bidding again and a fair coin
+                                  gives the initiative. false: the old
+                                  reading, a tie that empties a player defeats
+                                  it (both: a draw, ``double_defeat``)
 =======================  =======  ==============================================
 
-Other decided points (not rule knobs): a bid tie that leaves a player with no
-stamina defeats it (both: a draw, ``double_defeat``); a game decided in the
-bid has 0 rounds. When a player who was not hit would discard its last card
-(C9), it keeps the highest of the cards it would discard. Second Wind (C13)
-is used in the discard step and returns the highest discarded card. Armor
-(C10) is offered only against a wound of a kind not yet held (a repeat wound
-has no penalty to negate). Every player must play an available item (C5).
+Other decided points (no rule knob; docs/rulings.md says why): when a player
+who was not hit would discard its last card (C9), it keeps the highest of the
+cards it would discard. Second Wind (C13) is used in the discard step and
+returns the highest discarded card. Armor (C10) is offered only against a
+wound of a kind not yet held (a repeat wound has no penalty to negate). Every
+player must play an available item (C5). The bid's view hides the opponent's
+items: they are revealed only once the initiative is decided (C3).
 """
 
 import numpy as np
@@ -59,7 +75,7 @@ from strategies.clash import (  # noqa: F401  (card enums re-exported)
 )
 
 GAME = "clash"
-VERSION = "1.1.0"  # bump whenever simulated behaviour changes
+VERSION = "1.2.0"  # bump whenever simulated behaviour changes (1.2.0: issue 13 rulings)
 
 ITEMS = ("Axe", "Dagger", "Shield", "Spear", "Sword")
 MANEUVERS = ("Armor", "Feint", "Second Wind")
@@ -102,6 +118,10 @@ def loadout_index(name: str) -> int:
     raise ValueError(f"unknown loadout '{name}'")
 
 
+# what makes a loadout illegal, for error messages
+LOADOUT_RULE = "C1: Shield with Spear needs allow_shield_spear = true"
+
+
 def legal_loadouts(rules) -> list[int]:
     """Indices of the loadouts legal under ``rules`` (vector or dict)."""
     allow = (rules["allow_shield_spear"] if isinstance(rules, dict)
@@ -112,19 +132,19 @@ def legal_loadouts(rules) -> list[int]:
 # ---- rules vector ------------------------------------------------------------
 RULE_FIELDS = (
     "max_rounds", "allow_shield_spear", "stamina_1", "stamina_2", "stamina_3", "stamina_4",
-    "stamina_5", "hit_discard_stack_only", "spear_vs_spear", "feint_order",
+    "stamina_5", "hit_discard_stack_only", "spear_vs_spear", "feint_order", "bid_keeps_last",
 )
 DEFAULT_RULES = {
     "max_rounds": 60, "allow_shield_spear": False, "stamina_1": 3, "stamina_2": 3,
-    "stamina_3": 3, "stamina_4": 3, "stamina_5": 3, "hit_discard_stack_only": False,
-    "spear_vs_spear": False, "feint_order": 0,
+    "stamina_3": 3, "stamina_4": 3, "stamina_5": 3, "hit_discard_stack_only": True,
+    "spear_vs_spear": False, "feint_order": 0, "bid_keeps_last": True,
 }
 RULE_LIMITS = {
     "max_rounds": (1, 10000), "stamina_1": (0, 6), "stamina_2": (0, 6), "stamina_3": (0, 6),
     "stamina_4": (0, 6), "stamina_5": (0, 6), "feint_order": (0, 1),
 }
 (R_MAX_ROUNDS, R_ALLOW_SHIELD_SPEAR, R_STAMINA, _, _, _, _, R_HIT_STACK_ONLY,
- R_SPEAR_VS_SPEAR, R_FEINT_ORDER) = range(len(RULE_FIELDS))
+ R_SPEAR_VS_SPEAR, R_FEINT_ORDER, R_BID_KEEPS_LAST) = range(len(RULE_FIELDS))
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
@@ -139,7 +159,7 @@ def encode_rules(cfg: dict) -> np.ndarray:
 DRAW = -1
 END_DEFEAT = 0  # one player lost its last stamina card
 END_CAP = 1  # round cap reached: a draw (C15)
-END_DOUBLE = 2  # a tied bid emptied both hands: a draw
+END_DOUBLE = 2  # a tied bid emptied both hands: a draw (only with bid_keeps_last = false)
 END_NAMES = ("defeat", "round_cap", "double_defeat")
 
 # ---- per-game score-trace metrics (histogram sizes for the runner) -------------
@@ -166,19 +186,27 @@ X_DISARMED = 31  # 2: times each seat was disarmed
 X_HITS = 33  # 2: times each seat was hit
 X_START_RANGE = 35
 X_TOTAL_CARDS = 36  # 2: stamina cards per seat in hand + discard at the end
-N_RESULT = 38
+X_BID_COIN = 38  # 1 if a tie that bidding again could not break went to the coin (CD4)
+N_RESULT = 39
 
 # ---- trace log columns: one row per round; seat blocks of SEAT_W columns -----------
 G_RANGE, G_INIT, G_WAIT, G_WINNER, G_NEW_RANGE, G_NEXT_INIT = range(6)
 SEAT0 = 6
 (S_STANCE, S_ITEM, S_ACTION, S_TARGET, S_FACEUP, S_P1, S_P2, S_FEINT, S_FEINT_FROM, S_T_STAM,
  S_T_STANCE, S_T_ITEM, S_T_TARGET, S_T_WOUND, S_TOTAL, S_HIT, S_WOUND, S_ARMOR, S_DISARMED,
- S_RETRIEVED, S_SW, S_LEFT, S_DISC, S_HAND) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                               14, 15, 16, 17, 18, 19, 20, 21, 22, 27)
-SEAT_W = 32  # S_DISC: 5 counts discarded this round; S_HAND: 5 counts in hand at the start
+ S_RETRIEVED, S_SW, S_LEFT, S_DISC, S_HAND, S_REPEAT) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                         12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                                         21, 22, 27, 32)
+# S_DISC: 5 counts discarded this round; S_HAND: 5 counts in hand at the start;
+# S_REPEAT: 1 when the hit was a repeat wound of a kind already held (no new penalty)
+SEAT_W = 33
 LOG_WIDTH = SEAT0 + 2 * SEAT_W
 MAX_BIDS = 32
-BID_W = 12  # per bid: seat 0 counts (5), seat 1 counts (5), sum 0, sum 1
+# per bid: seat 0 counts (5), seat 1 counts (5), sum 0, sum 1, the card value each
+# seat kept back because it was its last (0 none; CD4), the coin's seat (-1 none)
+BID_W = 15
+B_KEPT = 12
+B_COIN = 14
 
 
 # ---- rules kernels (pure; the rulebook tests call them) -----------------------------
@@ -304,9 +332,12 @@ def discard_counts(hand, played, action, hit, stack_only, out):
 
     ``hand`` holds the counts of the cards not played this round, ``played``
     the counts of the 1–2 cards played. Attack discards both played, Defend
-    the highest, Move the lowest; a hit player also discards the highest
-    stamina left (``stack_only``: from the unplayed stack first). A player who
-    was not hit keeps its last card (the highest of those it would discard).
+    the highest, Move the lowest; a hit player also discards its highest
+    stamina card "remaining in their hand" (``stack_only``, the default: from
+    the unplayed stack; only when the stack is empty the card that would
+    return, its last; without it, the highest card left counting played cards
+    that would return). A player who was not hit keeps its last card (the
+    highest of those it would discard).
     Returns the number of cards left.
     """
     for v in range(5):
@@ -335,7 +366,11 @@ def discard_counts(hand, played, action, hit, stack_only, out):
     for v in range(5):
         left -= out[v]
     if hit:
-        # highest left: the stack first if stack_only, else stack + returning cards
+        # stack_only: the highest card remaining in the hand (the played cards
+        # are on the table); with the stack empty, the card that would return is
+        # the player's last, which a hit player loses ("You can't discard your
+        # last Stamina card unless you were hit"). Otherwise the highest card
+        # left, returning cards included.
         pick = -1
         if stack_only:
             for v in range(4, -1, -1):
@@ -364,7 +399,9 @@ def discard_counts(hand, played, action, hit, stack_only, out):
 @leaf
 def _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, man_left):
     """The public state and seat ``s``'s own state into its view (history and
-    this round's cards are kept up to date separately)."""
+    this round's cards are kept up to date separately). In the bid (``init``
+    -1) the opponent's items are still hidden (C3: they are revealed once the
+    initiative is decided): -1, not available."""
     o = 1 - s
     view[V_RANGE] = rng_
     view[V_INIT] = 1.0 if init == s else 0.0
@@ -384,8 +421,8 @@ def _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, 
     for k in range(2):
         view[V_MY_ITEM + k] = items[s, k]
         view[V_MY_AVAIL + k] = avail[s, k]
-        view[V_OPP_ITEM + k] = items[o, k]
-        view[V_OPP_AVAIL + k] = avail[o, k]
+        view[V_OPP_ITEM + k] = items[o, k] if init >= 0 else -1
+        view[V_OPP_AVAIL + k] = avail[o, k] if init >= 0 else 0
     view[V_MY_MAN] = man[s]
     view[V_MY_MAN_LEFT] = man_left[s]
 
@@ -402,24 +439,45 @@ def _value(counts, s):
 
 
 @leaf
-def settle_bid(hand, disc, bid):
+def _discard_bid(hand, disc, bid, s, keep_last):
+    """Seat ``s`` discards its bid; with ``keep_last`` a bid of every card it
+    has keeps its highest card back (C9: never the last card unless hit).
+    Returns the value kept back (0: none)."""
+    for v in range(5):
+        hand[s, v] -= bid[s, v]
+        disc[s, v] += bid[s, v]
+    if keep_last and _n(hand, s) == 0:
+        for v in range(4, -1, -1):
+            if bid[s, v] > 0:
+                disc[s, v] -= 1
+                hand[s, v] += 1
+                return v + 1
+    return 0
+
+
+@leaf
+def settle_bid(hand, disc, bid, keep_last, kept):
     """C2: settle one round of bidding. ``hand``, ``disc``, ``bid`` are
     int64[2, 5] counts of values 1..5 (the bid cards are still in hand). The
     higher sum wins the initiative and discards its bid, the loser keeps its
-    cards; a tie discards both bids. Returns the winning seat, -1 for a tie.
+    cards; a tie discards both bids. With ``keep_last`` (CD4) a player whose
+    bid is every card it has keeps its highest card (C9); the value each seat
+    kept back goes to ``kept`` (0: none). Returns the winning seat, -1 for a
+    tie, -2 for a tie that discarded nothing (both bid their one last card),
+    which bidding again cannot break.
     """
     s0 = _value(bid, 0)
     s1 = _value(bid, 1)
+    kept[0] = 0
+    kept[1] = 0
     if s0 == s1:
+        gone = 0
         for s in range(2):
-            for v in range(5):
-                hand[s, v] -= bid[s, v]
-                disc[s, v] += bid[s, v]
-        return -1
+            kept[s] = _discard_bid(hand, disc, bid, s, keep_last)
+            gone += _n(bid, s) - (1 if kept[s] > 0 else 0)
+        return -1 if gone > 0 else -2
     w = 0 if s0 > s1 else 1
-    for v in range(5):
-        hand[w, v] -= bid[w, v]
-        disc[w, v] += bid[w, v]
+    kept[w] = _discard_bid(hand, disc, bid, w, keep_last)
     return w
 
 
@@ -440,17 +498,20 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
 
 @njit
 def _work():
-    """The work arrays of one game: noise streams, integer state, views, scratch."""
-    return (np.empty((2, 4), dtype=np.uint64), np.empty((16, 2, 5), dtype=np.int64),
+    """The work arrays of one game: noise streams (seat 0, seat 1, the bid's
+    coin), integer state, views, scratch."""
+    return (np.empty((3, 4), dtype=np.uint64), np.empty((16, 2, 5), dtype=np.int64),
             np.empty((2, N_VIEW), dtype=np.float64), np.empty((2, SCRATCH), dtype=np.float64))
 
 
 @leaf
 def _start(seed, deal, rngs, ints, views, sc, result):
     """Zero the work arrays and the result row, and seed both seats' noise
-    streams for deal ``deal`` (so one set of arrays serves game after game)."""
+    streams and the coin for deal ``deal`` (so one set of arrays serves game
+    after game)."""
     rng.seed_state(rngs[0], seed, deal, rng.PURPOSE_SEAT0)
     rng.seed_state(rngs[1], seed, deal, rng.PURPOSE_SEAT0 + 1)
+    rng.seed_state(rngs[2], seed, deal, rng.PURPOSE_COIN)
     ints[:] = 0
     views[:] = 0.0
     sc[:] = 0.0
@@ -464,6 +525,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
     counted."""
     spear = rules[R_SPEAR_VS_SPEAR]
     stack_only = rules[R_HIT_STACK_ONLY]
+    keep_last = rules[R_BID_KEEPS_LAST] != 0
     noise0 = rngs[0]
     noise1 = rngs[1]
     hand = ints[0]
@@ -488,6 +550,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
     man_round = ints[14, 0, :2]
     feint = ints[14, 1, :2]
     trk = ints[15]
+    kept = ints[14, 0, 2:4]  # the bid card each seat kept back as its last (CD4)
     lead = trk[0, :2]
     max_def = trk[1, :2]
     not_ahead = trk[0, 2:4]
@@ -529,7 +592,18 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
             result[X_BID0] = _value(bid, 0)
             result[X_BID1] = _value(bid, 1)
         nb += 1
-        init = settle_bid(hand, disc, bid)
+        init = settle_bid(hand, disc, bid, keep_last, kept)
+        if do_log and nb <= MAX_BIDS:
+            blog[nb - 1, B_KEPT] = kept[0]
+            blog[nb - 1, B_KEPT + 1] = kept[1]
+            blog[nb - 1, B_COIN] = -1
+        if init == -2:
+            # CD4: both bid their one last card and tied; bidding again cannot
+            # change anything, so a fair coin gives the initiative
+            init = 0 if rng.uniform(rngs[2]) < 0.5 else 1
+            result[X_BID_COIN] = 1
+            if do_log and nb <= MAX_BIDS:
+                blog[nb - 1, B_COIN] = init
         if init >= 0:
             break
         e0 = _n(hand, 0) == 0
@@ -731,8 +805,9 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                         wounds[hit, kind] = 1
                         if do_log:
                             log[rnd, SEAT0 + hit * SEAT_W + S_WOUND] = kind
-                elif do_log:
-                    log[rnd, SEAT0 + hit * SEAT_W + S_WOUND] = kind  # a repeat: no new penalty
+                elif do_log:  # a repeat wound of a kind held: no new penalty (C10)
+                    log[rnd, SEAT0 + hit * SEAT_W + S_WOUND] = kind
+                    log[rnd, SEAT0 + hit * SEAT_W + S_REPEAT] = 1
             # ---- disarm (C8)
             if disarmed >= 0:
                 it = cards[disarmed, T_ITEM]
@@ -866,7 +941,9 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
       whole percent, before the winner led for good; -1 for a draw);
     - the opening bid: ``bid_seat0``/``bid_seat1`` (sums of the first bid),
       ``bid_winner`` (seat that won the initiative, -1 if the bid ended the
-      game), ``bids`` (bids made, ties included), ``start_range``;
+      game), ``bids`` (bids made, ties included), ``start_range``,
+      ``bid_coin`` (1 when both bid their one last card and tied, and a coin
+      gave the initiative: CD4);
     - ranges: ``wins_seat{0,1}_{hand,arm,step,reach}`` rounds won by that seat
       at that range (the range the round was fought at),
       ``rounds_{hand,arm,step,reach}`` rounds fought there;
@@ -895,7 +972,7 @@ def outcome_arrays(out: np.ndarray) -> dict:
         "stamina_seat0": out[:, X_N0], "stamina_seat1": out[:, X_N1],
         "bid_seat0": out[:, X_BID0], "bid_seat1": out[:, X_BID1],
         "bid_winner": out[:, X_BID_WINNER], "bids": out[:, X_BIDS],
-        "start_range": out[:, X_START_RANGE],
+        "start_range": out[:, X_START_RANGE], "bid_coin": out[:, X_BID_COIN],
     })
     for s in range(2):
         for r, name in enumerate(RANGES):
@@ -963,12 +1040,22 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
                        f"seat 2 {who[1]}: {loadout_name(lo[1])}"}]
     for i, b in enumerate(bids):
         s0, s1 = int(b[10]), int(b[11])
+        kept = [int(b[B_KEPT]), int(b[B_KEPT + 1])]
+        coin = int(b[B_COIN])
         if s0 == s1:
             out = "tie: both bids discarded, bid again"
+            if coin >= 0:
+                out = (f"tie, and both bid their last card, which neither may discard: bidding "
+                       f"again changes nothing, so a coin gives seat {coin + 1} ({who[coin]}) "
+                       "the initiative")
         else:
             w = 0 if s0 > s1 else 1
             out = f"seat {w + 1} ({who[w]}) gains the initiative and discards its bid; " \
                   f"seat {2 - w} takes its bid back"
+        for s in range(2):
+            if kept[s] and coin < 0:
+                out += (f"; seat {s + 1} keeps its {kept[s]}: it may not discard its last "
+                        "stamina card")
         events.append({"kind": "bid", "bid": i + 1, "sums": [s0, s1],
                        "text": f"bid {i + 1}: seat 1 bids {_fmt_vals(b[0:5])} = {s0}, "
                                f"seat 2 bids {_fmt_vals(b[5:10])} = {s1}: {out}"})
@@ -1010,7 +1097,10 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             extra.append("discards " + ("+".join(map(str, disc)) if disc else "nothing"))
             if x[S_HIT]:
                 extra.append("is hit")
-            if x[S_WOUND] >= 0:
+            if x[S_WOUND] >= 0 and x[S_REPEAT]:
+                extra.append(f"takes a second {WOUNDS[int(x[S_WOUND])]} wound, which adds no "
+                             "penalty (it already holds one)")
+            elif x[S_WOUND] >= 0:
                 extra.append(f"takes a {WOUNDS[int(x[S_WOUND])]} wound")
             if x[S_ARMOR]:
                 extra.append("Armor negates the wound")

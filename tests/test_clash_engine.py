@@ -32,6 +32,7 @@ def spec(name: str) -> dict:
     with open(ROOT / "strategies" / "clash" / f"{name}.toml", "rb") as fh:
         data = tomllib.load(fh)
     data.pop("description", None)
+    data.pop("loadout", None)
     return data
 
 
@@ -57,13 +58,25 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
     stack_only = bool(rules[clash.R_HIT_STACK_ONLY])
     hand = np.array([deck, deck], dtype=np.int64)
     disc = np.zeros((2, 5), dtype=np.int64)
-    # the bid (C2)
+    # the bid (C2; CD4: never the last card, a tie that changes nothing goes to the coin)
+    keep_last = bool(rules[clash.R_BID_KEEPS_LAST])
     init = -1
     for b in bids:
         bid = np.array([b[0:5], b[5:10]], dtype=np.int64)
         assert all(bid[s].sum() >= 1 and (bid[s] <= hand[s]).all() for s in range(2))
-        init = clash.settle_bid(hand, disc, bid)
+        kept = np.zeros(2, dtype=np.int64)
+        init = clash.settle_bid(hand, disc, bid, keep_last, kept)
+        assert list(kept) == list(b[clash.B_KEPT:clash.B_KEPT + 2])
+        if init == -2:
+            init = int(b[clash.B_COIN])
+            assert init in (0, 1) and res[clash.X_BID_COIN] == 1
+        else:
+            assert b[clash.B_COIN] == -1
+        if keep_last:
+            assert hand[0].sum() >= 1 and hand[1].sum() >= 1
     assert init == res[clash.X_BID_WINNER]
+    if keep_last:
+        assert init >= 0 and res[clash.X_ROUNDS] >= 1  # no game ends in the bid
     items = [list(clash.ALL_LOADOUTS[lo_][:2]) for lo_ in loadouts]
     man = [clash.ALL_LOADOUTS[lo_][2] for lo_ in loadouts]
     man_left = [True, True]
@@ -162,12 +175,13 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
             if wounds[hit, kind]:
                 seen["repeat_wound"] += 1
                 assert not xs[clash.S_ARMOR] and xs[clash.S_WOUND] == kind
+                assert xs[clash.S_REPEAT] == 1
             elif xs[clash.S_ARMOR]:
                 assert man[hit] == ARMOR and man_left[hit] and xs[clash.S_WOUND] == -1
                 man_left[hit] = False
                 seen["armor"] += 1
             else:
-                assert xs[clash.S_WOUND] == kind
+                assert xs[clash.S_WOUND] == kind and xs[clash.S_REPEAT] == 0
                 wounds[hit, kind] = 1
                 seen["wound"] += 1
         else:
@@ -234,8 +248,9 @@ def test_replay_random_games(a, b):
 def test_replay_covers_every_rule():
     """Random play with the knobs changed reaches every branch the oracle checks."""
     total: dict = {}
-    for rules_over in ({}, {"hit_discard_stack_only": True, "spear_vs_spear": True,
-                            "feint_order": 1, "allow_shield_spear": True}):
+    for rules_over in ({}, {"hit_discard_stack_only": False, "spear_vs_spear": True,
+                            "feint_order": 1, "allow_shield_spear": True,
+                            "bid_keeps_last": False}):
         rules = clash.encode_rules(dict(clash.DEFAULT_RULES, **rules_over))
         n_lo = len(clash.legal_loadouts(rules))
         for g in range(300):
@@ -279,16 +294,67 @@ def test_bid_in_a_game():
 
 
 def test_tied_bids_are_discarded_and_rebid():
-    """Identical bidders tie every time (C2) until both hands are empty: a draw."""
+    """C2: "If there's a tie, both players discard their bid cards, and bid again."
+    and (C9) "You can't discard your last Stamina card unless you were hit":
+    identical bidders tie every time until each is down to its last card,
+    which neither may discard; bidding again could change nothing, so a coin
+    gives the initiative and the duel begins (CD4). Today's engine ended such
+    games in the bid as a double defeat, before the first round."""
     same = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 5}, 0)
-    log, bids, res = clash.trace_log(RULES, same, same, 1, 0)
-    assert len(bids) >= 2 and all(b[10] == b[11] for b in bids)
+    coins = set()
+    for g in range(8):
+        log, bids, res = clash.trace_log(RULES, same, same, 1, g)
+        assert len(bids) >= 2 and all(b[10] == b[11] for b in bids)
+        assert res[clash.X_REASON] != clash.END_DOUBLE and res[clash.X_ROUNDS] >= 1
+        assert res[clash.X_BID_COIN] == 1 and bids[-1][clash.B_COIN] == res[clash.X_BID_WINNER]
+        assert log[0, clash.SEAT0 + clash.S_HAND:clash.SEAT0 + clash.S_HAND + 5].sum() == 1
+        coins.add(int(res[clash.X_BID_WINNER]))
+        _replay(RULES, log, bids, res, (0, 0))
+    assert coins == {0, 1}  # a fair coin, not a seat
+    # the old reading (bid_keeps_last = false): both hands empty, a double defeat
+    old = clash.encode_rules(dict(clash.DEFAULT_RULES, bid_keeps_last=False))
+    log, bids, res = clash.trace_log(old, same, same, 1, 0)
     assert res[clash.X_REASON] == clash.END_DOUBLE and res[clash.X_WINNER] == -1
     assert res[clash.X_ROUNDS] == 0 and res[clash.X_BID_WINNER] == -1
-    _replay(RULES, log, bids, res, (0, 0))
+    _replay(old, log, bids, res, (0, 0))
     # a bidder with a different bid wins at once
     log, bids, res = clash.trace_log(RULES, same, encode_strategy({}, 0), 1, 0)
     assert len(bids) == 1 and res[clash.X_BID_WINNER] == 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_game_ends_in_the_bid(name):
+    """C9 in the bid: no mirror match of a shipped strategy ends before its
+    first round (today 8% of miser mirrors and 5% of aggressive mirrors ended
+    as a double defeat after a run of ties)."""
+    s = strat(name, 0)
+    out = clash.simulate(RULES, s, s, 1, 0, 2000)
+    assert (out["rounds"] >= 1).all() and (out["reason"] != clash.END_DOUBLE).all()
+    assert (out["bid_winner"] >= 0).all()
+    assert (out["stamina_seat0"] + out["stamina_seat1"] >= 1).all()
+
+
+def test_the_bid_does_not_see_the_opponents_items():
+    """C3: "Once Initiative has been determined, each player reveals their Item
+    cards." A view written for the bid (no initiative yet) holds no item of
+    the opponent's; once the initiative is decided it does."""
+    hand = np.full((2, 5), 3, dtype=np.int64)
+    zeros3 = np.zeros((2, 3), dtype=np.int64)
+    items = np.array([[0, 1], [2, 4]], dtype=np.int64)
+    avail = np.ones((2, 2), dtype=np.int64)
+    man = np.zeros(2, dtype=np.int64)
+    view = np.zeros(kernel.N_VIEW)
+    for init in (-1, 0):
+        clash._fill_view(view, 0, 0, 0, init, hand, np.zeros((2, 5), np.int64), zeros3, items,
+                         avail, man, np.ones(2, np.int64))
+        opp = [view[kernel.V_OPP_ITEM + k] for k in range(2)]
+        opp_avail = [view[kernel.V_OPP_AVAIL + k] for k in range(2)]
+        mine = [view[kernel.V_MY_ITEM + k] for k in range(2)]
+        assert mine == [0, 1]
+        if init < 0:
+            assert opp == [-1, -1] and opp_avail == [0, 0]
+        else:
+            assert opp == [2, 4] and opp_avail == [1, 1]
 
 
 def test_hidden_cards_are_not_seen():
@@ -369,8 +435,8 @@ def test_feint_swaps_after_seeing_a_face_up_action():
 
 
 def test_second_wind_escapes_defeat():
-    sw = encode_strategy({"action": {"move": 5.0}, "stamina": {"sum": 1.0}, "second_wind_at": 0},
-                         lo("Axe+Dagger/Second Wind"))
+    sw = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": 1.0},
+                          "second_wind_at": 0}, lo("Axe+Dagger/Second Wind"))
     hitter = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": 1.0},
                               "bid": {"gap": -10.0}, "bid_target": 3}, lo("Axe+Dagger/Feint"))
     log, bids, res = clash.trace_log(RULES, sw, hitter, 1, 0)
@@ -515,6 +581,21 @@ def test_round_cap_is_a_draw():
 def test_odd_batches_refused():
     with pytest.raises(ValueError):
         clash.simulate(RULES, strat("random", 0), strat("random", 0), 1, 1, 2)
+
+
+def test_trace_says_a_repeat_wound_adds_no_penalty():
+    """C10: each player has one wound card of each kind ("A High Attack deals
+    Head Wounds"), so a second Torso wound adds no penalty: the trace says so."""
+    victim = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH},
+                             lo("Axe+Dagger/Feint"))
+    hitter = encode_strategy({"action": {"attack": 5.0}, "target": {"mid": 5.0},
+                              "stamina": {"sum": 1.0}}, lo("Axe+Dagger/Feint"))
+    ev = clash.trace(RULES, victim, hitter, 1, 0, names=("victim", "hitter"))
+    texts = [e["text"] for e in ev if e["kind"] == "round"]
+    first = [i for i, t in enumerate(texts) if "takes a Torso wound" in t]
+    again = [i for i, t in enumerate(texts) if "takes a second Torso wound, which adds no "
+             "penalty" in t]
+    assert len(first) == 1 and again and min(again) > first[0]
 
 
 def test_trace_texts():

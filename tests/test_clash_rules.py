@@ -28,7 +28,10 @@ def values(c) -> list[int]:
     return sorted(v + 1 for v in range(5) for _ in range(int(c[v])))
 
 
-def discard(hand, played, action, hit, stack_only=False):
+STACK_ONLY = clash.DEFAULT_RULES["hit_discard_stack_only"]
+
+
+def discard(hand, played, action, hit, stack_only=STACK_ONLY):
     out = np.zeros(5, dtype=np.int64)
     left = clash.discard_counts(counts(*hand), counts(*played), action, hit, stack_only, out)
     return values(out), int(left)
@@ -68,25 +71,56 @@ def test_rules_vector():
 
 
 # ---- C2 the initiative bid -----------------------------------------------------------
+KEEP_LAST = clash.DEFAULT_RULES["bid_keeps_last"]
+
+
+def settle(hand_values, bids, keep_last=KEEP_LAST):
+    """Settle one bid from the players' stamina (values) and bids: (result,
+    hands left, discards, values kept back)."""
+    hand = np.array([counts(*h) for h in hand_values], dtype=np.int64)
+    disc = np.zeros((2, 5), dtype=np.int64)
+    kept = np.zeros(2, dtype=np.int64)
+    r = clash.settle_bid(hand, disc, np.array([counts(*b) for b in bids]), keep_last, kept)
+    return r, [values(h) for h in hand], [values(d) for d in disc], list(kept)
+
+
 def test_bid_example():
     """Ben bids 5+2, Jessica bids 2+1+1: Ben discards his 5 and 2 and gains
     Initiative; Jessica takes her cards back."""
-    full = [3, 3, 3, 3, 3]
-    hand = np.array([full, full], dtype=np.int64)
-    disc = np.zeros((2, 5), dtype=np.int64)
-    bid = np.array([counts(5, 2), counts(2, 1, 1)])
-    assert clash.settle_bid(hand, disc, bid) == 0
-    assert values(disc[0]) == [2, 5] and values(disc[1]) == []
-    assert list(hand[0]) == [3, 2, 3, 3, 2] and list(hand[1]) == full
+    full = [v for v in range(1, 6) for _ in range(3)]
+    r, hands, discs, kept = settle([full, full], [[5, 2], [2, 1, 1]])
+    assert r == 0 and discs == [[2, 5], []] and kept == [0, 0]
+    assert hands[0] == [1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5] and hands[1] == full
 
 
 def test_bid_tie_discards_both():
-    hand = np.array([[3] * 5, [3] * 5], dtype=np.int64)
-    disc = np.zeros((2, 5), dtype=np.int64)
-    bid = np.array([counts(4, 3), counts(5, 2)])
-    assert clash.settle_bid(hand, disc, bid) == -1
-    assert values(disc[0]) == [3, 4] and values(disc[1]) == [2, 5]
-    assert hand.sum() == 26
+    """C2: "If there's a tie, both players discard their bid cards, and bid again."""
+    r, hands, discs, kept = settle([[1, 2, 3, 4, 5]] * 2, [[4, 3], [5, 2]])
+    assert r == -1 and discs == [[3, 4], [2, 5]] and kept == [0, 0]
+    assert hands == [[1, 2, 5], [1, 3, 4]]
+
+
+def test_bid_never_discards_the_last_card():
+    """CD4 under C9: "You can't discard your last Stamina card unless you were
+    hit" holds in the bid too. A tied bid of every card a player has keeps its
+    highest card back; so does a won bid of every card (today's engine: the
+    tie emptied the player and ended the game before its first round)."""
+    # a tie that would empty seat 0: it keeps its 4; seat 1 discards its bid
+    r, hands, discs, kept = settle([[4, 2], [5, 1, 1, 3]], [[4, 2], [5, 1]])
+    assert r == -1 and hands == [[4], [1, 3]] and discs == [[2], [1, 5]] and kept == [4, 0]
+    # a won bid of every card: the winner keeps its highest
+    r, hands, discs, kept = settle([[3, 3], [1, 2, 3]], [[3, 3], [1]])
+    assert r == 0 and hands == [[3], [1, 2, 3]] and discs == [[3], []] and kept == [3, 0]
+    # both bid their one last card and tie: nothing can be discarded, so
+    # bidding again could never change anything (the engine then tosses a coin)
+    r, hands, discs, kept = settle([[2], [2]], [[2], [2]])
+    assert r == -2 and hands == [[2], [2]] and discs == [[], []] and kept == [2, 2]
+    # one last card each, of different values: the higher wins and keeps it
+    r, hands, discs, kept = settle([[2], [5]], [[2], [5]])
+    assert r == 1 and hands == [[2], [5]] and kept == [0, 5]
+    # the old reading (bid_keeps_last = false): the tie empties seat 0
+    r, hands, _, _ = settle([[4, 2], [5, 1, 1, 3]], [[4, 2], [5, 1]], keep_last=False)
+    assert r == -1 and hands == [[], [1, 3]]
 
 
 # ---- C9 stamina discards and the last-card rule ---------------------------------------------
@@ -110,15 +144,26 @@ def test_discard_per_action(action, played, expected):
     assert out == expected and left == 2 + len(played) - len(expected)
 
 
-def test_hit_discards_highest_left():
-    # C9: the highest stamina left, played cards that return included
-    assert discard(hand=[1, 2], played=[5, 3], action=MOVE, hit=True) == ([3, 5], 2)
-    # with hit_discard_stack_only: from the unplayed stack first
+def test_hit_discards_highest_card_remaining_in_hand():
+    """C9 (CD1 corrected): "If a player was hit (their opponent won with an
+    Attack), they permanently discard their highest Stamina card remaining in
+    their hand." and "you are hit, acquire a Wound, and discard your highest
+    Stamina card in your stack." The played cards are on the table, not in the
+    hand: the played 5 that a Move would take back is not a candidate. The
+    rulebook's trace example: a Move with 5+3 that is hit discards its 3 (the
+    lowest played) and the stack's 3, not 5+3."""
+    assert STACK_ONLY is True
+    assert discard(hand=[1, 2, 3], played=[5, 3], action=MOVE, hit=True) == ([3, 3], 3)
+    assert discard(hand=[1, 2], played=[5, 3], action=MOVE, hit=True) == ([2, 3], 2)
+    # an empty stack: the 5 that would return is the player's last card, and
+    # "You can't discard your last Stamina card unless you were hit (you can
+    # repeatedly play your last Stamina so long as you're not hit)": it goes
+    assert discard(hand=[], played=[5, 3], action=MOVE, hit=True) == ([3, 5], 0)
+    # the old reading (hit_discard_stack_only = false): returning cards count
     assert discard(hand=[1, 2], played=[5, 3], action=MOVE, hit=True,
-                   stack_only=True) == ([2, 3], 2)
-    # an empty stack: stack_only falls back to the returning cards
+                   stack_only=False) == ([3, 5], 2)
     assert discard(hand=[], played=[5, 3], action=MOVE, hit=True,
-                   stack_only=True) == ([3, 5], 0)
+                   stack_only=False) == ([3, 5], 0)
 
 
 def test_last_card_rule():
@@ -129,6 +174,7 @@ def test_last_card_rule():
     assert discard(hand=[], played=[4, 2], action=ATTACK, hit=False) == ([2], 1)
     # hit with the last card: discarded, no stamina left (defeat)
     assert discard(hand=[], played=[3], action=ATTACK, hit=True) == ([3], 0)
+    assert discard(hand=[], played=[3, 1], action=ATTACK, hit=True) == ([1, 3], 0)
     assert discard(hand=[], played=[3, 1], action=DEFEND, hit=True) == ([1, 3], 0)
     # not the last card: ordinary discards
     assert discard(hand=[1], played=[4, 2], action=ATTACK, hit=False) == ([2, 4], 1)
