@@ -48,7 +48,19 @@ MaxGamesOpt = Annotated[int, typer.Option(
 
 
 def _echo_json(data) -> None:
-    typer.echo(json.dumps(data, indent=2, default=_json_default, allow_nan=False))
+    typer.echo(json.dumps(_finite(data), indent=2, default=_json_default, allow_nan=False))
+
+
+def _finite(o):
+    """``o`` with every NaN or infinite float as None (JSON's null): a figure that
+    cannot be computed (e.g. a ratio of two zero counts) is null, never a crash."""
+    if isinstance(o, float):
+        return o if o == o and abs(o) != float("inf") else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o
 
 
 def _json_default(o):
@@ -369,13 +381,19 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
         """The scripted strategies (TOML weight sets in strategies/<game>/)."""
         from balance import config
 
-        rows = [{"strategy": s, "description": config.load_strategy(game, s).description}
-                for s in config.strategy_names(game)]
+        rows = []
+        for s in config.strategy_names(game):
+            st = config.load_strategy(game, s)
+            # a side names what it plays by default: strategy@deck or strategy@loadout
+            rows.append({"strategy": s, "plays": st.name.partition("@")[2] or None,
+                         "description": st.description})
         if as_json:
             _echo_json(rows)
             return
         for r in rows:
-            typer.echo(f"{r['strategy']:<12} {r['description']}")
+            plays = f" (plays {r['plays']}; name another with {r['strategy']}@...)" \
+                if r["plays"] else ""
+            typer.echo(f"{r['strategy']:<12} {r['description']}{plays}")
 
 
     @sub.command("features")

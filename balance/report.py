@@ -209,7 +209,9 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
         best = r.get("best_strategy")
         ls_n = None
         if matrix is not None and not _missing(best):
-            m = matrix[(matrix["variant"] == r["variant"]) & (matrix["a"] == best) & (matrix["b"] == "random")]
+            # the baseline is "random", or "random@<deck or loadout>" in games with them
+            vs_random = matrix["b"].astype(str).str.split("@").str[0] == "random"
+            m = matrix[(matrix["variant"] == r["variant"]) & (matrix["a"] == best) & vs_random]
             if len(m):
                 ls_n = m["games"].iloc[0]
         cells += [

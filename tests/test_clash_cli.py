@@ -50,11 +50,91 @@ def test_strategy_loadout_key(tmp_path):
     from sims import clash
 
     assert clash.loadout_name(mine.loadout) == "Shield+Sword/Armor"
-    f.write_text('loadout = "shield+spear/armor"\n', encoding="utf-8")  # illegal (C1)
+    assert mine.name == "mine@Shield+Sword/Armor"
+    f.write_text('loadout = "sword+bow/armor"\n', encoding="utf-8")
     with pytest.raises(UserError, match="unknown loadout"):
         config.load_strategy("clash", str(f))
-    p = run("clash", "simulate", "--a", str(f), "--results", tmp_path)
-    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "loadout" in p.stderr
+
+
+SHIPPED = ["random", "aggressive", "counter", "ranger", "miser", "bluffer"]
+
+
+def test_every_strategy_plays_its_own_loadout():
+    """Issue 13: every shipped strategy declares the loadout that suits it
+    (before, none did, so all played Axe+Dagger/Armor and the bluffer's Feint
+    never happened); its name says what it plays."""
+    import tomllib
+
+    from sims import clash
+
+    root = Path(__file__).resolve().parent.parent / "strategies" / "clash"
+    played = set()
+    for name in SHIPPED:
+        data = tomllib.loads((root / f"{name}.toml").read_text(encoding="utf-8"))
+        assert "loadout" in data, name
+        st = config.load_strategy("clash", name)
+        assert st.name == f"{name}@{clash.loadout_name(st.loadout)}"
+        played.add(st.loadout)
+    assert len(played) > 1
+    bluffer = config.load_strategy("clash", "bluffer")
+    assert clash.ALL_LOADOUTS[bluffer.loadout][2] == clash.FEINT
+    rs = config.resolve_variant("clash", "base")
+    res = runner.simulate_run(runner.RunSpec(rs, bluffer, config.load_strategy("clash", "counter"),
+                                             400, 3, per_game=True))
+    pg = {k: res.per_game[k].to_numpy() for k in ("a_seat", "maneuver_round_seat0",
+                                                   "maneuver_round_seat1")}
+    feints = np.where(pg["a_seat"] == 0, pg["maneuver_round_seat0"], pg["maneuver_round_seat1"])
+    assert (feints > 0).sum() > 0  # the bluffer's Feint happens
+
+
+def test_a_side_names_its_loadout(tmp_path):
+    """``strategy@Item+Item/Maneuver`` wherever a side is named; every table
+    and trace shows each side's loadout."""
+    out = json.loads(ok("clash", "simulate", "--a", "counter@Axe+Sword/Feint", "--b", "miser",
+                        "-n", 200, "--results", tmp_path, "--json"))
+    assert out["a"] == "counter@Axe+Sword/Feint"
+    assert out["b"] == "miser@Dagger+Shield/Second Wind"
+    t = json.loads(ok("clash", "compare", "--strategies", "counter@sword+axe/feint,counter,random",
+                      "-n", 200, "--results", tmp_path, "--json"))
+    names = {r["strategy"] for r in t["strategies"]}
+    assert names == {"counter@Axe+Sword/Feint", "counter@Shield+Sword/Second Wind",
+                     "random@Spear+Sword/Second Wind"}
+    text = ok("clash", "trace", "--a", "ranger@Dagger+Spear/Armor", "--b", "bluffer", "--seed", 2)
+    assert "A = ranger@Dagger+Spear/Armor, B = bluffer@Dagger+Spear/Feint" in text
+    assert "seat 1 ranger@Dagger+Spear/Armor: Dagger+Spear/Armor" in text
+    for bad, what in (("counter@Axe+Bow/Feint", "unknown loadout"),
+                      ("counter@Shield+Spear/Feint", "not legal")):
+        p = run("clash", "simulate", "--a", bad, "-n", 20, "--results", tmp_path)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and what in p.stderr, p.stderr
+    assert not list(tmp_path.glob("clash/*/manifest.json")) or all(
+        "Shield+Spear" not in m.read_text() for m in tmp_path.glob("clash/*/manifest.json"))
+
+
+def test_shield_spear_loadouts_under_their_rule(tmp_path):
+    """C1: Shield "Can't be used with a Spear" unless ``allow_shield_spear``:
+    with the key on (variant shield-spear) there are 30 loadouts everywhere;
+    before, the key was silently ignored (27 loadouts, the same numbers)."""
+    from sims import clash
+
+    f = tmp_path / "mine.toml"
+    f.write_text('loadout = "shield+spear/armor"\n', encoding="utf-8")
+    mine = config.load_strategy("clash", str(f))
+    assert clash.loadout_name(mine.loadout) == "Shield+Spear/Armor"
+    p = run("clash", "simulate", "--a", str(f), "-n", 20, "--results", tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not legal" in p.stderr
+    out = json.loads(ok("clash", "simulate", "--a", str(f), "--variant", "shield-spear", "-n", 20,
+                        "--results", tmp_path, "--json"))
+    assert out["a"] == "mine@Shield+Spear/Armor" and out["games"] == 20
+    t = json.loads(ok("clash", "loadouts", "--variant", "shield-spear", "-n", 2, "--seed", 3,
+                      "--results", tmp_path, "--json"))
+    assert len(t["loadouts"]) == 30 and len(t["loadout_matrix"]) == 30 * 30
+    assert "Shield+Spear" in {r["items"] for r in t["item_pairs"]} and len(t["item_pairs"]) == 10
+    base = json.loads(ok("clash", "loadouts", "-n", 2, "--seed", 3, "--results", tmp_path,
+                         "--json"))
+    assert len(base["loadouts"]) == 27 and len(base["item_pairs"]) == 9
+    ranges = json.loads(ok("clash", "ranges", "--variant", "shield-spear", "-n", 2, "--seed", 3,
+                           "--results", tmp_path, "--json"))
+    assert len(ranges) == 30 * 4
 
 
 def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
