@@ -1,5 +1,5 @@
 """The four-suits RPG: the rules engine (rulebook ``rules/four-suits-rpg.txt``,
-rulings S1–S5 and the decided points SD1–SD10 in ``docs/rulings.md``).
+rulings S1–S5 and the decided points SD1–SD11 in ``docs/rulings.md``).
 
 Each character owns a deck of 54 playing cards (S1): values 2–10, J 11, Q 12,
 K 13, A 14 in four suits, and two Jokers, wild: any suit, value 14. Card ids
