@@ -41,7 +41,8 @@ pair_value              0        [SD2] what a Difficult pair is worth in a
                                  struggle: 0 its highest card, and it succeeds
                                  only if both cards meet the opposing card value
                                  (rulebook: "both must beat the minimum target
-                                 number. Only the highest counts"); 1 its lower
+                                 number. Only the highest counts"; an answer
+                                 pair that fails counts for nothing); 1 its lower
                                  card (the toolkit's reading before 1.1.0);
                                  2 its highest card alone (the lower card need
                                  not meet anything)
@@ -134,7 +135,6 @@ RULE_LIMITS = {
  R_PASS_CYCLES, R_PAIR_VALUE) = range(len(RULE_FIELDS))
 # pair_value codes (SD2): what a Difficult pair played in a struggle is worth
 PAIR_HIGHEST, PAIR_LOWEST, PAIR_HIGHEST_ALONE = 0, 1, 2
-PAIR_VALUE_NAMES = ("highest, both must meet", "lowest", "highest alone")
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
