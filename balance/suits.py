@@ -56,7 +56,7 @@ OPEN = (
     ("Classes", "Warrior, Rogue, Mage and Priest are named as the next thing to write; nothing "
      "about them is. No class changes a deck, a hand or a suit here."),
     ("Special abilities", "“Unless a special ability is used only the highest card is counted.” "
-     "No ability is defined, so only the highest card (or a Difficult pair) ever counts."),
+     "No ability is defined, so only the highest card ever counts, a Difficult pair's too (SD2)."),
     ("Recovery", "How a disabled character comes back, and whether a deck is ever reshuffled, is "
      "not said. Every figure here is for one deck, from full to disabled."),
     ("Struggles with more than two characters", "Turn order for many characters is given "

@@ -1,5 +1,5 @@
 """The four-suits RPG: the rules engine (rulebook ``rules/four-suits-rpg.txt``,
-rulings S1–S5 and the decided points SD1–SD10 in ``docs/rulings.md``).
+rulings S1–S5 and the decided points SD1–SD11 in ``docs/rulings.md``).
 
 Each character owns a deck of 54 playing cards (S1): values 2–10, J 11, Q 12,
 K 13, A 14 in four suits, and two Jokers, wild: any suit, value 14. Card ids
@@ -36,8 +36,16 @@ failed_task_cards       1        [SD1] cards a failed Task attempt still plays
 struggle_suits          false    S4: suits do not matter in struggles; true: an
                                  attack must be of ``attack_suit`` and an answer
                                  of ``defend_suit`` (Jokers wild), else a
-                                 Difficult pair of one other suit whose card
-                                 value is its lower card [SD2]
+                                 Difficult pair of one other suit [SD2]
+pair_value              0        [SD2] what a Difficult pair is worth in a
+                                 struggle: 0 its highest card, and it succeeds
+                                 only if both cards meet the opposing card value
+                                 (rulebook: "both must beat the minimum target
+                                 number. Only the highest counts"; an answer
+                                 pair that fails counts for nothing); 1 its lower
+                                 card (the toolkit's reading before 1.1.0);
+                                 2 its highest card alone (the lower card need
+                                 not meet anything)
 attack_suit             2        Clubs (brute force) [SD2]; 0 S, 1 D, 2 C, 3 H
 defend_suit             3        Hearts (fortitude) [SD2]
 ties_to_attacker        false    rulebook: a tie goes to the defender (S4)
@@ -52,7 +60,8 @@ struggle_end            0        [SD5] 0: a struggle ends when a character is
 max_rounds              200      round cap, then a draw (``round_cap``)
 pass_cycles             true     [SD10] a character with no legal attack (only
                                  with ``struggle_suits``) discards its lowest
-                                 card and draws, instead of doing nothing
+                                 card and draws back up to a full hand (as after
+                                 any play), instead of doing nothing
 ======================  =======  ================================================
 
 Other decided points (not knobs), each in docs/rulings.md: SD6 a character
@@ -62,7 +71,13 @@ by the strategy, a Joker counts as the Ace of Spades' equal (value 14, Spades),
 equal cards are settled by a fair coin (rock-paper-scissors), and no strategy
 replaces its initiative card later; SD8 a deck emptied by damage disables its
 character at its next draw (S3: "empty after drawing"), and every discard is
-public, so a strategy may count the cards its opponent has left.
+public, so a strategy may count the cards its opponent has left; S3 a
+character forced to discard every card it has left (damage at least its deck
+and hand together) is dead, whichever source it takes the damage from; SD11 a
+character may decline to attack on its turn (S4: "you may take one action"):
+the strategy scores declining beside its attacks (the ``decline`` feature).
+Declining plays no card, so nothing is drawn; two characters that always
+decline reach the round cap, a draw. The scripted policies never decline.
 """
 
 import numpy as np
@@ -83,7 +98,10 @@ from strategies.suits import (
 )
 
 GAME = "suits"
-VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+VERSION = "1.1.0"  # bump whenever simulated behaviour changes
+# 1.1.0 (issue 13): a Difficult pair is worth its highest card and both cards must meet
+# the opposing value (SD2, pair_value); damage at least the cards left kills (S3); a
+# character may decline to attack (SD11, the strategies' decline feature)
 
 SUITS = ("Spades", "Diamonds", "Clubs", "Hearts")  # initiative order (rulebook)
 SUIT_SYMBOLS = ("♠", "♦", "♣", "♥")
@@ -98,22 +116,25 @@ MAX_HAND = 13
 RULE_FIELDS = (
     "hand_size", "jokers", "joker_value", "failed_task_cards", "struggle_suits",
     "attack_suit", "defend_suit", "ties_to_attacker", "min_damage", "refill_after_damage",
-    "struggle_end", "max_rounds", "pass_cycles",
+    "struggle_end", "max_rounds", "pass_cycles", "pair_value",
 )
 DEFAULT_RULES = {
     "hand_size": 5, "jokers": 2, "joker_value": 14, "failed_task_cards": 1,
     "struggle_suits": False, "attack_suit": CLUBS, "defend_suit": HEARTS,
     "ties_to_attacker": False, "min_damage": 0, "refill_after_damage": False,
-    "struggle_end": 0, "max_rounds": 200, "pass_cycles": True,
+    "struggle_end": 0, "max_rounds": 200, "pass_cycles": True, "pair_value": 0,
 }
 RULE_LIMITS = {
     "hand_size": (2, MAX_HAND), "jokers": (0, 4), "joker_value": (2, 14),
     "failed_task_cards": (1, 2), "attack_suit": (0, 3), "defend_suit": (0, 3),
     "min_damage": (0, 3), "struggle_end": (0, 1), "max_rounds": (1, 10000),
+    "pair_value": (0, 2),
 }
 (R_HAND, R_JOKERS, R_JOKER_VALUE, R_FAILED, R_SUITS, R_ATTACK_SUIT, R_DEFEND_SUIT,
  R_TIES_ATTACKER, R_MIN_DAMAGE, R_REFILL_DAMAGE, R_END, R_MAX_ROUNDS,
- R_PASS_CYCLES) = range(len(RULE_FIELDS))
+ R_PASS_CYCLES, R_PAIR_VALUE) = range(len(RULE_FIELDS))
+# pair_value codes (SD2): what a Difficult pair played in a struggle is worth
+PAIR_HIGHEST, PAIR_LOWEST, PAIR_HIGHEST_ALONE = 0, 1, 2
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
@@ -124,7 +145,7 @@ def encode_rules(cfg: dict) -> np.ndarray:
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
 END_DISABLED = 0  # the loser drew its last card (S3)
-END_DEAD = 1  # the loser had to discard with deck and hand both empty (S3)
+END_DEAD = 1  # the loser was forced to discard every card it had left, deck and hand (S3)
 END_BOTH = 2  # both were disabled in the same exchange (or, fighting to the death, both lie disabled)
 END_CAP = 3  # round cap: a draw
 END_NAMES = ("disabled", "dead", "both_disabled", "round_cap")
@@ -142,25 +163,33 @@ METRICS = {"lead_changes": 64, "max_deficit": 55, "decided_pct": 101,
            "ties": 64,  # attacks answered with an equal card value
            "first_result": 3,  # the first mover's result: 0 loss, 1 draw, 2 win
            "disabled_at": 402,  # the attack after which a character was first disabled
-           "dead_at": 402}  # ... first dead (-1: never, not counted)
+           "dead_at": 402,  # ... first dead (-1: never, not counted)
+           "declines": 402}  # turns a character declined to attack (SD11)
 
 # ---- result row ----------------------------------------------------------------
 (X_WINNER, X_ROUNDS, X_REASON, X_LEFT0, X_LEFT1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
  X_NOTAHEAD1, X_EXCH, X_TIES, X_FIRST, X_HITS0, X_HITS1, X_DMG0, X_DMG1, X_DISABLED_AT,
  X_DIS0, X_DIS1, X_DEAD0, X_DEAD1, X_CONSERVED, X_MAX_HAND, X_PASSES, X_ANSWERS,
- X_DEAD_AT, X_ICARD0, X_ICARD1) = range(29)
-N_RESULT = 29
+ X_DEAD_AT, X_ICARD0, X_ICARD1, X_DECLINES) = range(30)
+N_RESULT = 30
 
 # ---- trace log: one row per turn ------------------------------------------------
 # (a turn without an attack, a pass, has ``L_A1 = -1``; ``L_PASS`` is the card
-# it traded under SD10, -1 none)
+# it traded under SD10, -1 none; ``L_DECLINED`` is 1 when it chose not to
+# attack (SD11). ``L_CVA``/``L_CVD`` are the attack's and the answer's card
+# values; ``L_VOID`` is 1 when the answer was a Difficult pair whose lower card
+# did not meet the attack, so it counted for nothing (SD2))
 (L_ROUND, L_SEAT, L_A1, L_A2, L_CVA, L_D1, L_D2, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK,
- L_LEFT_A, L_LEFT_D, L_DIS_A, L_DIS_D, L_DEAD_D, L_PASS) = range(17)
-LOG_WIDTH = 17
+ L_LEFT_A, L_LEFT_D, L_DIS_A, L_DIS_D, L_DEAD_D, L_PASS, L_DECLINED, L_VOID) = range(19)
+LOG_WIDTH = 19
 
 # ---- per-seat integer state (``ints[seat, k]``) -----------------------------------
 I_DPOS, I_DTOT, I_HN, I_INIT, I_DIS, I_DEAD, I_DISC = range(7)
 N_INTS = 7
+
+# what a turn was (``_turn``): an attack, a pass (no legal attack, SD10, or
+# disabled by its SD6 draw) or a decline (SD11)
+TURN_PASS, TURN_ATTACK, TURN_DECLINE = 0, 1, 2
 
 INV14 = 1.0 / 14.0
 MAXC = 1 + MAX_HAND + MAX_HAND * (MAX_HAND - 1) // 2  # candidates: none + singles + pairs
@@ -515,14 +544,72 @@ def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int
 
 # ---- struggles (S3, S4) ---------------------------------------------------------
 @leaf
-def _play_value(hand, i, j, joker_value):
-    """Card value of a play: one card, or a Difficult pair's lower card (SD2)."""
-    v = card_value(hand[i], joker_value)
+def _play_range(hand, i, j, joker_value):
+    """The lower and the higher card value of a play (hand indices ``i``,
+    ``j``; ``j = -1``: one card, both are its value)."""
+    lo = card_value(hand[i], joker_value)
+    hi = lo
     if j >= 0:
         w = card_value(hand[j], joker_value)
-        if w < v:
-            v = w
-    return v
+        if w < lo:
+            lo = w
+        else:
+            hi = w
+    return lo, hi
+
+
+@leaf
+def _card_value_of(rules, lo, hi):
+    """SD2: the card value of a play whose cards run ``lo``..``hi``: "Only the
+    highest counts for determining the value of the card played", or the
+    lower card with ``pair_value = 1``."""
+    return lo if rules[R_PAIR_VALUE] == PAIR_LOWEST else hi
+
+
+@leaf
+def _floor_of(rules, lo, hi):
+    """SD2: the value that must beat (meet, for an answer) the opposing card
+    value for a play to succeed: "both must beat the minimum target number",
+    so a Difficult pair's lower card; its card value with ``pair_value`` 1
+    or 2 (a single card: its value)."""
+    return hi if rules[R_PAIR_VALUE] == PAIR_HIGHEST_ALONE else lo
+
+
+@leaf
+def _resolve(rules, a_lo, a_hi, d_lo, d_hi, d_pair, answered):
+    """S4, SD2, SD3: an attack whose cards' values run ``a_lo``..``a_hi``
+    meets an answer ``d_lo``..``d_hi`` (``d_pair``: a Difficult pair;
+    ``answered`` False: no answer). Returns ``(hit, damage, counted, tie)``.
+
+    The higher card value wins, a tie to the defender (to the attacker with
+    ``ties_to_attacker``); a winning attack deals the difference (at least
+    ``min_damage``). With ``pair_value = 0`` a Difficult play must have both
+    cards meet the opposing card value, its "minimum target number": an
+    attack pair hits only if its lower card beats the answer's value, and an
+    answer pair whose lower card does not meet the attack's value fails and
+    counts for nothing (``counted`` False: the attack meets 0, as with no
+    answer). ``tie``: the tie rule decided the exchange (equal values met)."""
+    tta = rules[R_TIES_ATTACKER] != 0
+    cva = _card_value_of(rules, a_lo, a_hi)
+    floor_a = _floor_of(rules, a_lo, a_hi)
+    counted = answered
+    tie = False
+    cvd = 0
+    if answered:
+        if d_pair and rules[R_PAIR_VALUE] == PAIR_HIGHEST:
+            if d_lo == cva:
+                tie = True
+            if d_lo < cva or (tta and d_lo == cva):
+                counted = False
+        if counted:
+            cvd = _card_value_of(rules, d_lo, d_hi)
+            if floor_a == cvd:
+                tie = True
+    hit = floor_a > cvd or (tta and floor_a == cvd)
+    damage = 0
+    if hit:
+        damage = max(cva - cvd, rules[R_MIN_DAMAGE])
+    return hit, damage, counted, tie
 
 
 @leaf
@@ -607,18 +694,22 @@ def _no_answer_odds(seen_opp, st_opp, strict, jokers, joker_value, odds):
 def _take_damage(rules, params, noise, deck, hand, st, seen, d):
     """S3: discard ``d`` cards, each from the hand (its lowest card) or the top
     of the deck, the strategy's choice where both are possible. Returns the
-    cards taken from the hand and from the deck, and 1 if the character died
-    (forced to discard with deck and hand both empty)."""
+    cards taken from the hand and from the deck, and 1 if the character died:
+    "If a player is forced to discard every card (deck and hand both) then
+    they're dead", so damage of at least its cards left kills, whichever
+    source each point comes from (every card goes either way)."""
     jv = rules[R_JOKER_VALUE]
     hs = rules[R_HAND]
     from_hand = 0
     from_deck = 0
+    if d <= 0:
+        return 0, 0, 0
     low = -1  # the hand's lowest card (an Ace before a Joker), found when needed
     for _ in range(d):
         has_hand = st[I_HN] > 0
         left = st[I_DTOT] - st[I_DPOS]
         if not has_hand and left == 0:
-            return from_hand, from_deck, 1
+            break  # nothing left to discard
         if has_hand and low < 0:
             low_key = 99
             for i in range(st[I_HN]):
@@ -639,7 +730,8 @@ def _take_damage(rules, params, noise, deck, hand, st, seen, d):
             st[I_DPOS] += 1
             st[I_DISC] += 1
             from_deck += 1
-    return from_hand, from_deck, 0
+    dead = 1 if st[I_HN] == 0 and st[I_DPOS] >= st[I_DTOT] else 0  # every card is gone
+    return from_hand, from_deck, dead
 
 
 @leaf
@@ -651,8 +743,9 @@ def _left(st):
 @leaf
 def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen, feats, ci, cj,
           odds, log_row, result):
-    """Seat ``a`` attacks the other (S4). Returns 0 if it had no legal play
-    (a pass), else 1."""
+    """Seat ``a`` takes its turn (S4): it attacks the other, or it declines
+    (SD11), or it has no legal attack and passes (SD10). Returns
+    ``TURN_ATTACK``, ``TURN_DECLINE`` or ``TURN_PASS``."""
     o = 1 - a
     jv = rules[R_JOKER_VALUE]
     hs = rules[R_HAND]
@@ -664,83 +757,100 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
     log_row[L_SEAT] = a
     for k in (L_A1, L_A2, L_D1, L_D2, L_PASS):
         log_row[k] = -1
-    for k in (L_CVA, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK):
+    for k in (L_CVA, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK, L_DECLINED, L_VOID):
         log_row[k] = 0
     if sta[I_HN] == 0 and _refill(decks[a], sta, hand_a, hs):  # SD6
         sta[I_DIS] = 1
         _log_state(log_row, sta, std)
-        return 0  # disabled by that draw: it no longer acts (SD5)
+        return TURN_PASS  # disabled by that draw: it no longer acts (SD5)
     n = _plays(rules, hand_a, sta[I_HN], rules[R_ATTACK_SUIT], False, ci, cj)
     if n == 0:  # no legal attack (struggle_suits): a pass
         if rules[R_PASS_CYCLES] and sta[I_HN] > 0:  # SD10: it trades its lowest card
             fail_play(hand_a, sta[I_HN], 1, jv, ci)
             log_row[L_PASS] = hand_a[ci[0]]
             _discard(hand_a, seen[a], sta, ci[0], -1, jv)
-            if _refill(decks[a], sta, hand_a, hs):
+            if _refill(decks[a], sta, hand_a, hs):  # back up to a full hand, as after any play
                 sta[I_DIS] = 1
         _log_state(log_row, sta, std)
-        return 0
+        return TURN_PASS
     win_at = strat_a[P_WIN_AT]
     weigh = uses_odds(strat_a)
     if weigh:  # only strategies that weigh the odds pay for them
         _no_answer_odds(seen[o], std, tta, rules[R_JOKERS], jv, odds)
     for k in range(n):
-        cv = _play_value(hand_a, ci[k], cj[k], jv)
-        p = odds[cv] if weigh else 0.0
-        feats[k, 0] = cv * INV14
+        lo, hi = _play_range(hand_a, ci[k], cj[k], jv)
+        # the odds that the answer cannot stop it: its lower card must beat the answer (SD2)
+        p = odds[_floor_of(rules, lo, hi)] if weigh else 0.0
+        feats[k, 0] = _card_value_of(rules, lo, hi) * INV14
         feats[k, 1] = p
         feats[k, 2] = 1.0 if p >= win_at else 0.0
         feats[k, 3] = 1.0 if (hand_a[ci[k]] >= N_NATURAL
                               or (cj[k] >= 0 and hand_a[cj[k]] >= N_NATURAL)) else 0.0
         feats[k, 4] = 1.0 if cj[k] >= 0 else 0.0
-    k = pick(strat_a, P_ATTACK, 5, feats, n, noise_a)
-    cva = _play_value(hand_a, ci[k], cj[k], jv)
+        feats[k, 5] = 0.0
+    # SD11: "you may take one action": declining is the last candidate (ties go to an attack)
+    for f in range(5):
+        feats[n, f] = 0.0
+    feats[n, 5] = 1.0
+    k = pick(strat_a, P_ATTACK, 6, feats, n + 1, noise_a)
+    if k == n:  # it declines: no card is played, so none is drawn
+        log_row[L_DECLINED] = 1
+        result[X_DECLINES] += 1
+        _log_state(log_row, sta, std)
+        return TURN_DECLINE
+    a_lo, a_hi = _play_range(hand_a, ci[k], cj[k], jv)
+    cva = _card_value_of(rules, a_lo, a_hi)
     log_row[L_A1] = hand_a[ci[k]]
     log_row[L_A2] = hand_a[cj[k]] if cj[k] >= 0 else -1
     _discard(hand_a, seen[a], sta, ci[k], cj[k], jv)
     if _refill(decks[a], sta, hand_a, hs):
         sta[I_DIS] = 1
     # the answer
-    cvd = 0
+    d_lo = 0
+    d_hi = 0
+    d_pair = False
+    answered = False
     log_row[L_D1] = -1
     log_row[L_D2] = -1
-    if std[I_DIS] == 0:
-        if std[I_HN] == 0:  # SD6
-            if _refill(decks[o], std, hand_d, hs):
-                std[I_DIS] = 1
+    if std[I_DIS] == 0 and std[I_HN] == 0 and _refill(decks[o], std, hand_d, hs):  # SD6
+        std[I_DIS] = 1
     if std[I_DIS] == 0:
         n = _plays(rules, hand_d, std[I_HN], rules[R_DEFEND_SUIT], True, ci, cj)
         for k in range(n):
             if ci[k] < 0:
-                cv = 0
+                hit, dmg, _c, _t = _resolve(rules, a_lo, a_hi, 0, 0, False, False)
                 feats[k, 0] = 0.0
+                feats[k, 2] = 0.0
                 feats[k, 4] = 0.0
                 feats[k, 5] = 0.0
             else:
-                cv = _play_value(hand_d, ci[k], cj[k], jv)
+                lo, hi = _play_range(hand_d, ci[k], cj[k], jv)
+                hit, dmg, _c, _t = _resolve(rules, a_lo, a_hi, lo, hi, cj[k] >= 0, True)
                 feats[k, 0] = 1.0
+                feats[k, 2] = _card_value_of(rules, lo, hi) * INV14
                 feats[k, 4] = 1.0 if (hand_d[ci[k]] >= N_NATURAL
                                       or (cj[k] >= 0 and hand_d[cj[k]] >= N_NATURAL)) else 0.0
                 feats[k, 5] = 1.0 if cj[k] >= 0 else 0.0
-            hit = cva > cv or (tta and cva == cv)
             feats[k, 1] = 0.0 if hit else 1.0
-            feats[k, 2] = cv * INV14
-            feats[k, 3] = max(cva - cv, rules[R_MIN_DAMAGE]) * INV14 if hit else 0.0
+            feats[k, 3] = dmg * INV14
         k = pick(strat_d, P_DEFEND, 6, feats, n, noise_d)
         if ci[k] >= 0:
-            cvd = _play_value(hand_d, ci[k], cj[k], jv)
+            answered = True
+            d_pair = cj[k] >= 0
+            d_lo, d_hi = _play_range(hand_d, ci[k], cj[k], jv)
             log_row[L_D1] = hand_d[ci[k]]
             log_row[L_D2] = hand_d[cj[k]] if cj[k] >= 0 else -1
             _discard(hand_d, seen[o], std, ci[k], cj[k], jv)
             result[X_ANSWERS] += 1
-            if cvd == cva:
-                result[X_TIES] += 1
             if _refill(decks[o], std, hand_d, hs):
                 std[I_DIS] = 1
+    hit, d, counted, tie = _resolve(rules, a_lo, a_hi, d_lo, d_hi, d_pair, answered)
+    if answered and tie:
+        result[X_TIES] += 1
     log_row[L_CVA] = cva
-    log_row[L_CVD] = cvd
-    if cva > cvd or (tta and cva == cvd):
-        d = max(cva - cvd, rules[R_MIN_DAMAGE])
+    log_row[L_CVD] = _card_value_of(rules, d_lo, d_hi) if answered else 0
+    log_row[L_VOID] = 1 if answered and not counted else 0
+    if hit:
         fh, fd, dead = _take_damage(rules, strat_d, noise_d, decks[o], hand_d, std, seen[o], d)
         result[X_HITS0 + a] += 1
         result[X_DMG0 + a] += fh + fd
@@ -749,11 +859,10 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
         log_row[L_FROM_DECK] = fd
         if dead:
             std[I_DEAD] = 1
-        elif rules[R_REFILL_DAMAGE] and std[I_DIS] == 0:
-            if _refill(decks[o], std, hand_d, hs):
-                std[I_DIS] = 1
+        elif rules[R_REFILL_DAMAGE] and std[I_DIS] == 0 and _refill(decks[o], std, hand_d, hs):
+            std[I_DIS] = 1
     _log_state(log_row, sta, std)
-    return 1
+    return TURN_ATTACK
 
 
 @leaf
@@ -867,17 +976,16 @@ def _play(rules, strat0, strat1, rngs, decks, hands, ints, seen, feats, ci, cj, 
                           ints, seen, feats, ci, cj, odds, log[r], result)
             if do_log:
                 row += 1  # every turn, passes too
-            if acted:
+            if acted == TURN_ATTACK:
                 exch += 1
                 if result[X_DISABLED_AT] == 0 and (ints[0, I_DIS] or ints[1, I_DIS]):
                     result[X_DISABLED_AT] = exch
                 if result[X_DEAD_AT] == 0 and (ints[0, I_DEAD] or ints[1, I_DEAD]):
                     result[X_DEAD_AT] = exch
-            else:
+            elif acted == TURN_PASS:
                 result[X_PASSES] += 1
             for s2 in range(2):
-                if ints[s2, I_HN] > result[X_MAX_HAND]:
-                    result[X_MAX_HAND] = ints[s2, I_HN]
+                result[X_MAX_HAND] = max(result[X_MAX_HAND], ints[s2, I_HN])
             winner = _over(rules, ints)
             if winner != -2:
                 break
@@ -980,6 +1088,7 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     - ``exchanges`` (attacks made), ``answers`` (attacks answered with a
       card), ``ties`` (answered with an equal card value: with ties to the
       defender, each one a save), ``passes`` (turns with no legal attack),
+      ``declines`` (turns a character chose not to attack, SD11),
       ``first_seat`` (who acted first), ``first_result`` (its result: 0 loss,
       1 draw, 2 win), ``hits_seat0/1`` (attacks won), ``damage_seat0/1``
       (cards the seat's attacks discarded), ``disabled_at`` and ``dead_at``
@@ -1007,7 +1116,7 @@ def outcome_arrays(out: np.ndarray) -> dict:
         "rounds": out[:, X_ROUNDS], "reason": out[:, X_REASON],
         "left_seat0": out[:, X_LEFT0], "left_seat1": out[:, X_LEFT1],
         "exchanges": out[:, X_EXCH], "answers": out[:, X_ANSWERS], "ties": out[:, X_TIES],
-        "passes": out[:, X_PASSES], "first_seat": first,
+        "passes": out[:, X_PASSES], "declines": out[:, X_DECLINES], "first_seat": first,
         "first_result": np.where(winner == DRAW, 1, np.where(winner == first, 2, 0)),
         "hits_seat0": out[:, X_HITS0], "hits_seat1": out[:, X_HITS1],
         "damage_seat0": out[:, X_DMG0], "damage_seat1": out[:, X_DMG1],
@@ -1042,8 +1151,9 @@ def _cards(*ids) -> str:
 
 def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     """The events of one struggle, in order, each a dict with a readable
-    ``text``: the initiative, one per attack (``kind`` "attack") or turn
-    without one ("pass"), and the end."""
+    ``text``: the initiative, one per attack (``kind`` "attack"), turn
+    without a legal attack ("pass") or turn its character declined to attack
+    ("decline"), and the end."""
     log, res = trace_log(rules, strat_a, strat_b, seed, game)
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
     first = int(res[X_FIRST])
@@ -1059,14 +1169,17 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
         left[a] = int(row[L_LEFT_A])
         left[o] = int(row[L_LEFT_D])
         if row[L_A1] < 0:  # a turn without an attack
-            if row[L_PASS] >= 0:
-                what = (f"has no legal attack: trades {card_name(row[L_PASS])} for a new card "
-                        "(SD10)")
+            if row[L_DECLINED]:
+                what = "declines to attack (SD11)"
+            elif row[L_PASS] >= 0:
+                what = (f"has no legal attack: discards {card_name(row[L_PASS])} and draws back "
+                        "up to a full hand (SD10)")
             elif row[L_DIS_A]:
                 what = "draws its deck's last cards and is disabled (SD6)"
             else:
                 what = "has no legal attack and passes"
-            events.append({"kind": "pass", "round": int(row[L_ROUND]), "seat": a + 1,
+            events.append({"kind": "decline" if row[L_DECLINED] else "pass",
+                           "round": int(row[L_ROUND]), "seat": a + 1,
                            "discarded": card_name(row[L_PASS]) if row[L_PASS] >= 0 else None,
                            "disabled": bool(row[L_DIS_A]), "left": left,
                            "text": f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) {what}; "
@@ -1074,14 +1187,20 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             continue
         if row[L_D1] >= 0:
             ans = f"seat {o + 1} answers {_cards(row[L_D1], row[L_D2])} = {int(row[L_CVD])}"
+            if row[L_VOID]:
+                ans += (" (a Difficult pair whose lower card does not meet the attack: it counts "
+                        "for nothing, SD2)")
         else:
             ans = f"seat {o + 1} does not answer"
         if row[L_DAMAGE] > 0:
             out = (f"hit for {int(row[L_DAMAGE])}: seat {o + 1} discards "
                    f"{int(row[L_FROM_HAND])} from its hand and {int(row[L_FROM_DECK])} from "
                    "its deck")
-        elif row[L_D1] >= 0 and row[L_CVD] == row[L_CVA]:
+        elif row[L_D1] >= 0 and not row[L_VOID] and row[L_CVD] == row[L_CVA]:
             out = "a tie: the defender holds"
+        elif (row[L_A2] >= 0 and row[L_CVA] > row[L_CVD]
+              and (row[L_VOID] == 0 and row[L_D1] >= 0)):
+            out = "the attack fails: its lower card does not beat the answer (SD2)"
         else:
             out = "the attack fails"
         tail = []
@@ -1099,7 +1218,8 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
                        "attack": [card_name(c) for c in row[L_A1:L_A2 + 1] if c >= 0],
                        "attack_value": int(row[L_CVA]),
                        "answer": [card_name(c) for c in row[L_D1:L_D2 + 1] if c >= 0],
-                       "answer_value": int(row[L_CVD]), "damage": int(row[L_DAMAGE]),
+                       "answer_value": int(row[L_CVD]), "answer_counts": not row[L_VOID],
+                       "damage": int(row[L_DAMAGE]),
                        "from_hand": int(row[L_FROM_HAND]), "from_deck": int(row[L_FROM_DECK]),
                        "left": left, "text": text})
     winner = int(res[X_WINNER])

@@ -25,10 +25,10 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import all_variant_combinations, load_strategy, resolve_variant
-from sims.suits_oracle import task_odds
 from sims import rng
 from sims import suits as S
 from sims.suits import MODE_DIFFICULT, MODE_EITHER, MODE_IN_SUIT
+from sims.suits_oracle import task_odds
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = all_variant_combinations("suits")
@@ -90,9 +90,9 @@ def _check_invariants(o: dict, rv: np.ndarray, n: int) -> dict:
     assert np.all(o["exchanges"] >= 1)
     played = 2 * (DECK - 1) - left.sum(axis=0)  # cards gone from decks and hands
     gone = o["exchanges"] + o["answers"] + o["damage_seat0"] + o["damage_seat1"]
-    if suited:  # a Difficult pair is two cards
+    if suited:  # a Difficult pair is two cards; an SD10 pass trades one
         assert np.all(played >= gone)
-        assert np.all(played <= gone + o["exchanges"] + o["answers"])
+        assert np.all(played <= gone + o["exchanges"] + o["answers"] + o["passes"])
     else:
         assert np.array_equal(played, gone)
         assert o["passes"].max() <= 2  # only an empty hand over an empty deck passes
@@ -115,6 +115,10 @@ def _check_invariants(o: dict, rv: np.ndarray, n: int) -> dict:
     assert np.array_equal(reason[won] == S.END_DEAD, loser_dead == 1)
     assert np.all(np.isin(reason[won], [S.END_DEAD, S.END_DISABLED]))
     assert np.all(left[ls, cols][loser_dead == 1] == 0)
+    # S3: a character left with no card was forced to discard its last ones (dead),
+    # or played them out and was disabled by the draw that found its deck empty
+    assert np.all((dead | dis)[left == 0])
+    assert np.all(left[dead == 1] == 0)
     if death:
         assert not np.any(reason == S.END_DISABLED)
         assert np.all(loser_dead == 1)
@@ -465,16 +469,18 @@ def test_trace_replays_the_simulated_games(rules, strat, variant):
     n = 12
     o = S.simulate(rv, a, b, SEED, 0, n)
     tta, mind = bool(rv[S.R_TIES_ATTACKER]), int(rv[S.R_MIN_DAMAGE])
-    saw_answer = saw_pair = 0
+    saw_answer = saw_pair = saw_decline = 0
     for g in range(n):
         ev = S.trace(rv, a, b, SEED, g, names=("LOW", "RND"))
         assert ev[0]["kind"] == "initiative" and ev[-1]["kind"] == "end"
         turns = ev[1:-1]
         attacks = [e for e in turns if e["kind"] == "attack"]
         passes = [e for e in turns if e["kind"] == "pass"]
-        assert len(attacks) + len(passes) == len(turns)
+        declines = [e for e in turns if e["kind"] == "decline"]
+        assert len(attacks) + len(passes) + len(declines) == len(turns)
         assert len(attacks) == o["exchanges"][g]
-        assert len(passes) == o["passes"][g]
+        assert len(passes) == o["passes"][g] and len(declines) == o["declines"][g]
+        saw_decline += len(declines)
         ini, end = ev[0], ev[-1]
         assert ini["cards"] == [S.card_name(o[f"initiative_card_seat{s}"][g]) for s in range(2)]
         assert ini["first_seat"] == o["first_seat"][g] + 1
@@ -495,28 +501,37 @@ def test_trace_replays_the_simulated_games(rules, strat, variant):
             s = e["seat"] - 1
             assert rnd <= e["round"] <= o["rounds"][g]
             rnd = e["round"]
-            if e["kind"] == "pass":  # SD10 trades one card; SD6 only draws
+            if e["kind"] in ("pass", "decline"):  # SD10 trades one card; SD6 only draws
                 left[s] -= 1 if e["discarded"] else 0
                 assert e["left"] == left
                 continue
-            cva = min(S.card_value(S.card_id(c), 14) for c in e["attack"])
+            # SD2 (pair_value 0): a play is worth its highest card; a pair's lower card
+            # must meet the opposing value too, or an answer pair counts for nothing
+            av = [S.card_value(S.card_id(c), 14) for c in e["attack"]]
+            dv = [S.card_value(S.card_id(c), 14) for c in e["answer"]]
+            cva = max(av)
             assert 1 <= len(e["attack"]) <= 2 and e["attack_value"] == cva
-            cvd = min(S.card_value(S.card_id(c), 14) for c in e["answer"]) if e["answer"] else 0
+            cvd = max(dv) if dv else 0
             assert e["answer_value"] == cvd
-            hit = cva > cvd or (tta and cva == cvd)
-            assert e["damage"] == (max(cva - cvd, mind) if hit else 0)
+            void = len(dv) == 2 and (min(dv) < cva or (tta and min(dv) == cva))
+            assert e["answer_counts"] == (not void)
+            eff = 0 if void else cvd
+            hit = min(av) > eff or (tta and min(av) == eff)
+            assert e["damage"] == (max(cva - eff, mind) if hit else 0)
             taken = e["from_hand"] + e["from_deck"]
             assert taken <= e["damage"]
             left[s] -= len(e["attack"])
             left[1 - s] -= len(e["answer"]) + taken
+            # S3: damage reaching the cards left kills; short of it, it lives
+            assert ("is dead" in e["text"]) == (hit and e["damage"] > 0 and left[1 - s] == 0)
             if taken < e["damage"]:
-                assert left[1 - s] == 0 and "is dead" in e["text"]
+                assert left[1 - s] == 0
             assert e["left"] == left  # by seat: seat 1, seat 2
             assert f"cards left (seat 1 : seat 2) {left[0]} : {left[1]}" in e["text"]
             dmg[s] += taken
             hits[s] += e["damage"] > 0
             answers += bool(e["answer"])
-            ties += bool(e["answer"]) and cva == cvd
+            ties += bool(e["answer"]) and (min(av) == eff or (len(dv) == 2 and min(dv) == cva))
             saw_answer += bool(e["answer"])
             saw_pair += len(e["attack"]) == 2
             assert f"seat {s + 1} ({who[s]}) attacks with" in e["text"]
@@ -524,7 +539,7 @@ def test_trace_replays_the_simulated_games(rules, strat, variant):
         assert dmg == [o["damage_seat0"][g], o["damage_seat1"][g]]
         assert hits == [o["hits_seat0"][g], o["hits_seat1"][g]]
         assert answers == o["answers"][g] and ties == o["ties"][g]
-    assert saw_answer > 0
+    assert saw_answer > 0 and saw_decline > 0  # random declines now and then (SD11)
     if rv[S.R_SUITS]:
         assert saw_pair > 0
 

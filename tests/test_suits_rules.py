@@ -1,4 +1,4 @@
-"""The four-suits RPG: every rulebook statement and ruling (S1–S5, SD1–SD9 in
+"""The four-suits RPG: every rulebook statement and ruling (S1–S5, SD1–SD11 in
 ``docs/rulings.md``) checked on the engine's rule functions and on hand-built
 struggle states played through ``sims.suits._turn``.
 
@@ -11,6 +11,7 @@ back from the engine.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import tomllib
 from fractions import Fraction
@@ -22,7 +23,6 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import load_strategy, resolve_variant
-from sims.suits_oracle import task_odds
 from sims import rng
 from sims import suits as S
 from sims.suits import (
@@ -37,6 +37,7 @@ from sims.suits import (
     TASK_FAIL,
     TASK_IN_SUIT,
 )
+from sims.suits_oracle import task_odds
 
 ROOT = Path(__file__).resolve().parent.parent
 C = S.card_id
@@ -161,7 +162,7 @@ def test_s1_empty_card_name_is_refused_cleanly(bad):
 
 def test_rules_vectors_of_base_and_variants():
     assert list(BASE) == list(S.encode_rules(S.DEFAULT_RULES))
-    assert list(BASE) == [5, 2, 14, 1, 0, 2, 3, 0, 0, 0, 0, 200, 1]
+    assert list(BASE) == [5, 2, 14, 1, 0, 2, 3, 0, 0, 0, 0, 200, 1, 0]
     diff = {"ties-to-attacker": {S.R_TIES_ATTACKER: 1, S.R_MIN_DAMAGE: 1},
             "to-the-death": {S.R_END: 1}, "refill-after-damage": {S.R_REFILL_DAMAGE: 1},
             "suited-struggles": {S.R_SUITS: 1}}
@@ -450,9 +451,44 @@ def test_s3_preferred_source_empty_uses_the_other():
 
 def test_s3_dead_when_forced_to_discard_with_nothing_left():
     assert _damage([], [], 1)[0] == (0, 0, 1)
-    assert _damage(["2S"], ["3S"], 2)[0] == (1, 1, 0)  # exactly everything: alive
     assert _damage(["2S"], ["3S"], 3)[0] == (1, 1, 1)
     assert _damage(["2S", "3S"], ["4S"], 5, "high-absorb-deck")[0] == (2, 1, 1)
+
+
+@pytest.mark.parametrize("strat", ["high-absorb-hand", "high-absorb-deck"])
+def test_s3_damage_equal_to_the_cards_left_kills(strat):
+    """Rulebook: "If a player is forced to discard every card (deck and hand
+    both) then they're dead." Damage equal to the cards left (deck + hand)
+    discards every card: dead, whichever source the damage comes from; one
+    point less leaves it alive with one card."""
+    assert _damage(["2S"], ["3S"], 2, strat)[0] == (1, 1, 1)
+    (fh, fd, dead), hand, dpos, _ = _damage(["2S", "3S", "9D"], ["4S", "5S"], 5, strat)
+    assert (fh, fd, dead) == (3, 2, 1) and hand == [] and dpos == 2
+    (fh, fd, dead), hand, dpos, _ = _damage(["2S", "3S", "9D"], ["4S", "5S"], 4, strat)
+    assert dead == 0 and fh + fd == 4 and len(hand) + 2 - dpos == 1
+    assert _damage(["2S", "3S"], [], 2, strat)[0] == (2, 0, 1)  # a hand alone
+    assert _damage([], ["4S", "5S"], 2, strat)[0] == (0, 2, 1)  # a deck alone
+    assert _damage(["2S"], ["3S"], 0, strat)[0] == (0, 0, 0)  # no damage, no discard
+
+
+def test_s3_exact_damage_kills_in_a_struggle_and_ends_it_as_a_death():
+    """The struggle through ``_turn``: an absorber with 3 cards in hand and 2
+    in its deck takes a 5 (from the deck first, then the hand): it has
+    discarded every card, so it is dead at once (S3) and the attacker wins by
+    a death (SD5), under both struggle ends; before, it lived on with no card."""
+    for variant in ("base", "to-the-death"):
+        rv = rules_of(variant)
+        t = Table(["5C", "2D", "3D", "4D", "2H"], FILLER, ["6H", "7H", "8H"], ["2S", "3S"])
+        acted, log, _ = t.turn(rv, 0, "high-absorb-hand", "high-absorb-deck")
+        assert acted and log[S.L_CVA] == 5 and log[S.L_DAMAGE] == 5
+        assert (log[S.L_FROM_DECK], log[S.L_FROM_HAND]) == (2, 3) and t.left(1) == 0
+        assert log[S.L_DEAD_D] == 1 and t.ints[1, S.I_DEAD] == 1
+        assert S._over(rv, t.ints) == 0
+        # a 4 leaves it one card: alive, and the struggle goes on
+        t = Table(["4C", "2D", "3D", "2C", "2H"], FILLER, ["6H", "7H", "8H"], ["2S", "3S"])
+        _, log, _ = t.turn(rv, 0, "high-absorb-hand", "high-absorb-deck")
+        assert log[S.L_DAMAGE] == 4 and t.left(1) == 1 and t.ints[1, S.I_DEAD] == 0
+        assert S._over(rv, t.ints) == -2
 
 
 def test_s3_sd8_deck_emptied_by_damage_disables_at_the_next_draw():
@@ -560,21 +596,107 @@ def test_sd2_suited_struggles_legal_plays():
     assert _plays(suited, ["2S", "3D", "4H"], CLUBS, False) == []  # nothing legal
 
 
-def test_sd2_pair_value_is_its_lower_card_and_no_legal_attack_passes():
+def test_sd2_pair_value_is_its_highest_card_and_both_must_meet():
+    """Rulebook: "Difficult actions require you to play two cards of the same
+    suit and both must beat the minimum target number. Only the highest counts
+    for determining the value of the card played." and "Unless a special
+    ability is used only the highest card is counted, determining the Card
+    Value of the action." In a struggle the minimum is the opposing card
+    value ("This must meet or beat ... the opponent's Card Value")."""
     suited = rules_of("suited-struggles")
+    assert suited[S.R_PAIR_VALUE] == S.PAIR_HIGHEST  # the default
+    # K♠+9♠ is worth its K (13), not its 9: the highest attack; the Club pair
+    # 10♣+Q♣ cannot answer it (its 10 does not meet 13) and 8♥ cuts the damage to 5
     t = Table(["KS", "9S", "3H", "4D", "5H"], FILLER, ["10C", "8H", "2S", "3D", "QC"], FILLER)
     acted, log, _ = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
-    assert acted and {log[S.L_A1], log[S.L_A2]} == {C("KS"), C("9S")} and log[S.L_CVA] == 9
+    assert acted and {log[S.L_A1], log[S.L_A2]} == {C("KS"), C("9S")} and log[S.L_CVA] == 13
+    assert log[S.L_D1] == C("8H") and log[S.L_D2] == -1 and log[S.L_CVD] == 8
+    assert log[S.L_DAMAGE] == 5 and log[S.L_VOID] == 0
+    # both attacking cards must beat the answer: 10♥ stops K♠+9♠ (9 does not beat 10)
+    t = Table(["KS", "9S", "3H", "4D", "5H"], FILLER, ["10H", "2S", "3D", "4C", "6C"], FILLER)
+    _, log, res = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
+    assert log[S.L_CVA] == 13 and log[S.L_D1] == C("10H") and log[S.L_DAMAGE] == 0
+    assert res[S.X_HITS0] == 0
+    # a Difficult answer whose lower card falls short counts for nothing, so the
+    # defending policy does not pay two cards for it: it takes the J♣'s 11
+    t = Table(["JC", "2D", "3D", "4D", "5H"], FILLER, ["10S", "KS", "2D", "3C", "4C"], FILLER)
+    _, log, _ = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
+    assert log[S.L_CVA] == 11 and log[S.L_D1] == -1 and log[S.L_DAMAGE] == 11
+    # a pair both of whose cards meet the attack holds it (Q♠ 12 and K♠ 13 against J♣ 11)
+    t = Table(["JC", "2D", "3D", "4D", "5H"], FILLER, ["QS", "KS", "2D", "3C", "4C"], FILLER)
+    _, log, res = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
+    assert {log[S.L_D1], log[S.L_D2]} == {C("QS"), C("KS")} and log[S.L_CVD] == 13
+    assert log[S.L_DAMAGE] == 0 and res[S.X_ANSWERS] == 1 and res[S.X_TIES] == 0
+
+
+@pytest.mark.parametrize("pair_value, tta, a, d, d_pair, answered, expected", [
+    # single cards: the higher value wins, a tie to the defender, damage the difference
+    (0, 0, (9, 9), (7, 7), False, True, (True, 2, True, False)),
+    (0, 0, (9, 9), (9, 9), False, True, (False, 0, True, True)),
+    (0, 1, (9, 9), (9, 9), False, True, (True, 1, True, True)),  # min_damage 1 with tta
+    (0, 0, (9, 9), (0, 0), False, False, (True, 9, False, False)),
+    # pair_value 0: an attack pair is worth its highest card; its lower card must beat too
+    (0, 0, (5, 13), (4, 4), False, True, (True, 9, True, False)),
+    (0, 0, (5, 13), (5, 5), False, True, (False, 0, True, True)),
+    (0, 0, (5, 13), (8, 8), False, True, (False, 0, True, False)),
+    (0, 1, (5, 13), (5, 5), False, True, (True, 8, True, True)),
+    # ... an answer pair holds when both cards meet the attack; else it counts for nothing
+    (0, 0, (10, 10), (10, 12), True, True, (False, 0, True, True)),
+    (0, 0, (10, 10), (9, 14), True, True, (True, 10, False, False)),
+    (0, 0, (10, 10), (3, 7), True, True, (True, 10, False, False)),
+    (0, 1, (10, 10), (10, 12), True, True, (True, 10, False, True)),
+    (0, 0, (5, 13), (11, 12), True, True, (True, 13, False, False)),
+    (0, 0, (5, 13), (13, 14), True, True, (False, 0, True, True)),
+    # pair_value 1 (the lower card) and 2 (the highest alone)
+    (1, 0, (5, 13), (4, 4), False, True, (True, 1, True, False)),
+    (1, 0, (10, 10), (9, 14), True, True, (True, 1, True, False)),
+    (2, 0, (5, 13), (8, 8), False, True, (True, 5, True, False)),
+    (2, 0, (10, 10), (9, 14), True, True, (False, 0, True, False)),
+])
+def test_sd2_resolution_table(pair_value, tta, a, d, d_pair, answered, expected):
+    """``_resolve`` against outcomes worked out by hand (hit, damage, whether
+    the answer counted, whether equal values met)."""
+    rv = rules_of("suited-struggles", pair_value=pair_value, ties_to_attacker=bool(tta),
+                  min_damage=tta)
+    got = S._resolve(rv, a[0], a[1], d[0], d[1], d_pair, answered)
+    assert tuple(bool(x) if i != 1 else int(x) for i, x in enumerate(got)) == expected
+
+
+def test_sd2_pair_value_keys_lowest_and_highest_alone():
+    """``pair_value = 1``: the toolkit's earlier reading, a pair worth its lower
+    card; ``2``: worth its highest card with no condition on the other."""
+    lowest = rules_of("suited-struggles", pair_value=1)
+    t = Table(["KS", "9S", "3H", "4D", "5H"], FILLER, ["10C", "8H", "2S", "3D", "QC"], FILLER)
+    _, log, _ = t.turn(lowest, 0, "high-absorb-hand", "high-defend-hand")
+    assert {log[S.L_A1], log[S.L_A2]} == {C("KS"), C("9S")} and log[S.L_CVA] == 9
     # Hearts answer singly (8♥ < 9); the Club pair answers at its lower card, 10
     assert {log[S.L_D1], log[S.L_D2]} == {C("10C"), C("QC")} and log[S.L_CVD] == 10
     assert log[S.L_DAMAGE] == 0
+    alone = rules_of("suited-struggles", pair_value=2)
+    t = Table(["KS", "9S", "3H", "4D", "5H"], FILLER, ["10H", "2S", "3D", "4C", "6C"], FILLER)
+    _, log, _ = t.turn(alone, 0, "high-absorb-hand", "high-defend-hand")
+    assert log[S.L_CVA] == 13 and log[S.L_D1] == C("10H") and log[S.L_DAMAGE] == 3
+
+
+def test_sd10_no_legal_attack_passes_and_draws_back_up_to_a_full_hand():
+    """Rulebook: "once you've played your card(s) you need to draw enough to
+    bring yourself back up to 5." SD10's pass discards a card like any play,
+    so it draws back up to a full hand (here three cards: the hand had lost
+    two to damage), not one card; docs/rulings.md says so."""
+    suited = rules_of("suited-struggles")
     # no Club, no Joker, no pair of one other suit: no legal attack, a pass; SD10 (the
-    # default): the pass trades the lowest card for the deck's top card
+    # default): the pass discards the lowest card and refills the hand from the deck
     t = Table(["2S", "3D", "4H"], FILLER, ["10C", "8H", "2S", "3D", "QC"], FILLER)
-    acted, log, _res = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
-    assert acted == 0 and t.hand(0) == ["3♦", "4♥", "2♠", "3♠", "4♠"] and t.left(1) == 25
+    acted, log, res = t.turn(suited, 0, "high-absorb-hand", "high-defend-hand")
+    assert acted == S.TURN_PASS and log[S.L_PASS] == C("2S") and log[S.L_DECLINED] == 0
+    assert t.hand(0) == ["3♦", "4♥", "2♠", "3♠", "4♠"] and t.left(1) == 25
     assert t.left(0) == 3 + len(FILLER) - 1 and t.ints[0, S.I_DISC] == 1
     assert t.seen[0, 2] == 1  # the discarded 2♠ is face up
+    assert res[S.X_DECLINES] == 0
+    from balance.rulings import rulings
+
+    sd10 = next(r for r in rulings("S") if r.startswith("SD10 "))
+    assert "back up to a full hand" in sd10 and "drawing one" not in sd10
     # with pass_cycles = false the pass changes nothing
     still = suited.copy()
     still[S.R_PASS_CYCLES] = 0
@@ -585,6 +707,74 @@ def test_sd2_pair_value_is_its_lower_card_and_no_legal_attack_passes():
     t = Table(["2S", "3D", "4H"], FILLER, ["10C", "8H", "2S", "3D", "QC"], FILLER)
     acted, log, _ = t.turn(BASE, 0, "high-absorb-hand", "high-defend-hand")
     assert acted == 1 and log[S.L_A1] == C("4H")
+
+
+# ------------------------------------------------------------- SD11: declining to attack
+def _decliner(weight=2.0):
+    """A strategy that attacks like high-defend-hand but scores declining at ``weight``."""
+    from strategies.suits import encode_strategy
+
+    return encode_strategy({"attack": {"value": 1.0, "decline": weight},
+                            "defend": {"wins": 10.0, "value": -1.0, "damage": -2.0},
+                            "damage": {"hand": 10.0}, "initiative": {"value": -1.0}})
+
+
+def test_sd11_a_character_may_decline_to_attack():
+    """Rulebook: "During your character's turn you may take one action that
+    requires playing a card (an attack for instance or a Task)": may, so a
+    character can hold back. Declining plays no card and draws none; the
+    other character is untouched."""
+    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"],
+              FILLER)
+    log = np.full(S.LOG_WIDTH, -99, dtype=np.int64)
+    res = np.zeros(S.N_RESULT, dtype=np.int64)
+    acted = S._turn(BASE, 0, _decliner(), STRAT["high-defend-hand"], t.rngs[2], t.rngs[3],
+                    t.decks, t.hands, t.ints, t.seen, t.feats, t.ci, t.cj, t.odds, log, res)
+    assert acted == S.TURN_DECLINE and log[S.L_DECLINED] == 1 and log[S.L_A1] == -1
+    assert t.hand(0) == names("3S", "KD", "7C", "2H", "9S") and t.deck(0) == ["4♠", "5♠"]
+    assert t.hand(1) == names("2C", "3C", "4C", "5C", "6C") and t.left(1) == 25
+    assert res[S.X_DECLINES] == 1 and res[S.X_ANSWERS] == 0 and t.seen.sum() == 0
+    # a decline weight below the best attack's score: it attacks (with its K)
+    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"],
+              FILLER)
+    acted = S._turn(BASE, 0, _decliner(0.5), STRAT["high-defend-hand"], t.rngs[2], t.rngs[3],
+                    t.decks, t.hands, t.ints, t.seen, t.feats, t.ci, t.cj, t.odds, log, res)
+    assert acted == S.TURN_ATTACK and log[S.L_A1] == C("KD") and log[S.L_DECLINED] == 0
+
+
+def test_sd11_two_decliners_reach_the_round_cap_and_the_scripted_policies_never_decline():
+    """Two characters that always decline never change a card: the round cap
+    ends the struggle, a draw. Every scripted policy weighs ``decline = -10``
+    and never declines; ``random`` declines as often as it picks any attack."""
+    rv = rules_of("base", max_rounds=30)
+    o = S.simulate(rv, _decliner(), _decliner(), 5, 0, 20)
+    assert np.all(o["reason"] == S.END_CAP) and np.all(o["winner_seat"] == -1)
+    assert np.all(o["rounds"] == 30) and np.all(o["declines"] == 60)
+    assert np.all(o["exchanges"] == 0) and np.all(o["passes"] == 0)
+    for name in NAMES[:-1]:
+        spec = tomllib.loads((ROOT / "strategies" / "suits" / f"{name}.toml").read_text())
+        assert spec["attack"]["decline"] == -10.0, name
+        o = S.simulate(BASE, STRAT[name], STRAT["random"], 5, 0, 40)
+        assert not np.any(o["reason"] == S.END_CAP)
+        # a decliner against a policy that always attacks: the attacker still ends it
+        o = S.simulate(BASE, STRAT[name], _decliner(), 5, 0, 40)
+        assert not np.any(o["reason"] == S.END_CAP) and np.all(o["declines"] > 0)
+    o = S.simulate(BASE, STRAT["random"], STRAT["random"], 5, 0, 200)
+    assert o["declines"].sum() > 0 and not np.any(o["reason"] == S.END_CAP)
+
+
+def test_sd11_decline_is_a_strategy_feature_and_the_cli_lists_it(tmp_path):
+    from strategies.suits import ATTACK_FEATURES, P_ATTACK, SECTIONS
+    from tests.test_cli import run_cli
+
+    names_ = [f[0] for f in ATTACK_FEATURES]
+    assert names_[-1] == "decline" and SECTIONS["attack"][0] == P_ATTACK
+    assert load_strategy("suits", "high-defend-hand").vector()[P_ATTACK + 5] == -10.0
+    res = run_cli(["suits", "features", "--json"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert {"section": "attack", "key": "decline"}.items() <= next(
+        r for r in rows if r["key"] == "decline").items()
 
 
 # ---------------------------------------------------------------- the scripted policies
@@ -688,12 +878,18 @@ def test_sd5_disabled_character_does_not_answer_and_dies_from_its_hand():
     assert log[S.L_D1] == -1 and log[S.L_CVD] == 0 and res[S.X_ANSWERS] == 0
     assert log[S.L_DAMAGE] == 10 and log[S.L_FROM_HAND] == 3 and log[S.L_DEAD_D] == 1
     assert S._over(death, t.ints) == 0
-    # with a bigger hand it survives, one card short of death
+    # damage equal to its cards left discards every card: dead (S3)
     t = Table(["3S", "2D", "2C", "2H", "2S"], FILLER, ["AS", "KS", "2D"], [])
     t.ints[1, S.I_DIS] = 1
     _, log, _ = t.turn(death, 0, "high-absorb-hand", "high-defend-hand")
-    assert log[S.L_D1] == -1 and log[S.L_FROM_HAND] == 3 and log[S.L_DEAD_D] == 0
-    assert t.hand(1) == [] and S._over(death, t.ints) == -2
+    assert log[S.L_D1] == -1 and log[S.L_FROM_HAND] == 3 and log[S.L_DEAD_D] == 1
+    assert t.hand(1) == [] and S._over(death, t.ints) == 0
+    # one point less and it survives, one card short of death
+    t = Table(["2S", "2D", "2C", "2H", "2S"], FILLER, ["AS", "KS", "2D"], [])
+    t.ints[1, S.I_DIS] = 1
+    _, log, _ = t.turn(death, 0, "high-absorb-hand", "high-defend-hand")
+    assert log[S.L_D1] == -1 and log[S.L_FROM_HAND] == 2 and log[S.L_DEAD_D] == 0
+    assert t.hand(1) == ["A♠"] and S._over(death, t.ints) == -2
 
 
 def _sim(variant, a, b, n=400, seed=7):
@@ -831,22 +1027,27 @@ def test_sd8_p_win_counts_the_cards_not_yet_shown(strict):
 
 
 def test_random_policy_plays_uniformly():
-    """``random``: every attack card, every answer (or none) equally likely."""
+    """``random``: every attack card and declining (SD11, ``-1`` below), every
+    answer (or none) equally likely."""
     attacks, answers, sources = {}, {}, [0, 0]
-    n = 2000
+    n = 2400
     for trial in range(n):
         t = Table(["2S", "5D", "9C", "JH", "KS"], FILLER, ["3S", "6D", "10C", "QH", "AS"],
                   FILLER, seed=1000 + trial)
         _, log, _ = t.turn(BASE, 0, "random", "random")
         attacks[int(log[S.L_A1])] = attacks.get(int(log[S.L_A1]), 0) + 1
-        answers[int(log[S.L_D1])] = answers.get(int(log[S.L_D1]), 0) + 1
+        assert (log[S.L_A1] < 0) == (log[S.L_DECLINED] == 1)
+        if log[S.L_A1] >= 0:
+            answers[int(log[S.L_D1])] = answers.get(int(log[S.L_D1]), 0) + 1
         sources[0] += int(log[S.L_FROM_HAND])
         sources[1] += int(log[S.L_FROM_DECK])
-    def fair(count, p):  # Wilson interval at z = 4.5
+
+    def fair(count, p, n):  # Wilson interval at z = 4.5
         lo, hi = proportion_confint(count, n, alpha=2 * norm.sf(4.5), method="wilson")
         return lo <= p <= hi
-    assert sorted(attacks) == sorted(ids(["2S", "5D", "9C", "JH", "KS"]))
-    assert all(fair(c, 1 / 5) for c in attacks.values()), attacks
+    assert sorted(attacks) == sorted([-1, *ids(["2S", "5D", "9C", "JH", "KS"])])
+    assert all(fair(c, 1 / 6, n) for c in attacks.values()), attacks
+    m = n - attacks[-1]
     assert sorted(answers) == sorted([-1, *ids(["3S", "6D", "10C", "QH", "AS"])])
-    assert all(fair(c, 1 / 6) for c in answers.values()), answers
+    assert all(fair(c, 1 / 6, m) for c in answers.values()), answers
     assert min(sources) > 0.3 * sum(sources)  # both damage sources are chosen

@@ -11,7 +11,9 @@ own noise stream). Nothing here knows a rule.
 Decisions (and their TOML section):
 
 - ``[attack]``: which card (or, with ``struggle_suits``, which Difficult pair)
-  to attack with;
+  to attack with, or whether to decline to attack this turn (S4: "you may
+  take one action"; the ``decline`` feature is 1 on the one candidate that
+  plays nothing, 0 on every attack; SD11);
 - ``[defend]``: how to answer an attack: with a card, a pair, or not at all
   (the ``answer`` feature is 0 for "no answer": the attack then meets a card
   value of 0);
@@ -25,7 +27,11 @@ card" is ``value = 1``; "the lowest that wins" is ``likely = 10, value = -1``
 else the lowest card); "defend" is ``wins = 10, value = -1, damage = -2``
 (the lowest card that meets the attack, else the highest, to cut the damage);
 "absorb" is ``answer = -10``; damage "from the hand" is ``hand = 10``, "from
-the deck" ``hand = -10``.
+the deck" ``hand = -10``. Every scripted policy sets ``decline = -10``: it
+never declines (a hand that is not played is never refilled, so a character
+that declined once would face the same choice again; two that always decline
+only reach the round cap, a draw). ``random`` declines as often as it picks
+any one attack.
 """
 
 import numpy as np
@@ -35,17 +41,20 @@ from sims.rng import gumbel
 from strategies.weights import weight_vector
 
 ATTACK_FEATURES = (
-    ("value", "card value of the attack / 14"),
+    ("value", "card value of the attack / 14 (a Difficult pair: its highest card)"),
     ("p_win", ("chance that the defender's hand holds no card of at least this value "
-               "(from the cards it has not discarded)")),
+               "(a Difficult pair: its lower card, which must beat the answer too; from the "
+               "cards it has not discarded)")),
     ("likely", "1 if p_win >= win_at"),
     ("joker", "1 if the play uses a Joker"),
     ("pair", "1 for a Difficult pair (struggle_suits only)"),
+    ("decline", "1 for declining to attack this turn (no card is played), 0 for every attack"),
 )
 DEFEND_FEATURES = (
     ("answer", "1 for an answer with cards, 0 for no answer"),
-    ("wins", "1 if the answer meets the attack (ties go to the defender)"),
-    ("value", "card value of the answer / 14 (0 for no answer)"),
+    ("wins", ("1 if the answer stops the attack (a tie goes to the defender; a Difficult pair "
+              "must meet it with both cards)")),
+    ("value", "card value of the answer / 14 (a Difficult pair: its highest card; 0 for none)"),
     ("damage", "damage the answer leaves / 14"),
     ("joker", "1 if the answer uses a Joker"),
     ("pair", "1 for a Difficult pair (struggle_suits only)"),
