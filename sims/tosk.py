@@ -259,7 +259,7 @@ def _card_tables(rules, cards, n, forbidden, ws):
         ws[W_FORB, i] = (forbidden >> r) & 1
 
 
-@njit
+@njit(inline="always")  # inlined: a call here costs the decision loop about 10%
 def _front(rel, tg_packed, ws, front, start):
     """Every undominated technique assignment (T4) of the cards of ``rel``.
 

@@ -330,6 +330,19 @@ def test_rulebook_hand_6c_5c_2c_jc_offers_every_choice():
     assert _offered(rules, cards, 4)[0b1001] == [(6, 0, 9, 2, 0)]
 
 
+def test_calculator_lists_the_technique_choices():
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    res = CliRunner().invoke(app, ["tosk", "play", "6C", "5C", "2C", "JC"])
+    assert res.exit_code == 0, res.output
+    assert ("technique choices (none better in both): 8 ATK / 3 DEF, 7 ATK / 4 DEF, "
+            "5 ATK / 5 DEF") in res.output
+    res = CliRunner().invoke(app, ["tosk", "play", "5C", "JC"])  # one choice: no such line
+    assert res.exit_code == 0 and "choices" not in res.output
+
+
 def test_every_undominated_assignment_with_two_techniques():
     # 9♣ 8♣ 3♣ J♣ Q♣ (cost 26 at capacity 30): pairs 9+8 → 7/3, 9+3 → 4/4,
     # 8+3 → 3/5 added to 7/6: 14/9, 11/10, 10/11 (all undominated)
