@@ -81,16 +81,14 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
 (W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
  W_PACK, W_FPACK, W_FLAG, W_GACT, W_M_PACK, W_M_FLAGS, W_MEMO, W_DP0, W_DP1) = range(17)
 W_ROWS = 17  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front
-W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK up to 4·8
+W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
                    dtype=np.int64)
 # Most undominated technique assignments of one play (T4): at most MAX_HAND // 2
-# actions are boosted, each adding at most max(PIP_DEF) = 3 DEF, and the
-# assignments offered have distinct extra DEF, so at most 1 + 3 · 4 of them.
+# actions are boosted (each by its own technique), each adding at most 4 ATK and
+# 3 DEF, and the assignments offered differ in both extra ATK and extra DEF, so
+# there are at most 1 + 3 · 4 of them.
 MAX_FRONT = 1 + int(min(PIP_ATK.max(), PIP_DEF.max())) * (MAX_HAND // 2)
-
-
-
 
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
@@ -463,8 +461,9 @@ def evaluate(rules, cards, n, mode, out):
     """Cost, ATK, DEF and wasted techniques of playing all of ``cards[:n]``.
 
     The reference for one play (the rules calculator, the rulebook tests):
-    ``mode`` is the technique assignment of :func:`_boost`. Writes
-    ``out[0..3]``.
+    ``mode`` is the technique assignment of :func:`_boost` (modes 0 and 1
+    give the two ends of the choices ``enumerate_plays`` offers, mode 2 the
+    calculator's). Writes ``out[0..3]``.
     """
     ws = np.zeros((W_ROWS, max(n, 1)), dtype=np.int64)
     _card_tables(rules, cards, n, 0, ws)
