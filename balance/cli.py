@@ -139,6 +139,9 @@ def tosk_play(
     labels = " ".join(tosk.card_label(c) for c in ids)
     typer.echo(f"{labels} under {rs.name}: costs {res['cost']} STA for {res['atk']} ATK / "
                f"{res['def']} DEF")
+    if len(res["choices"]) > 1:  # T4, TD6: the player picks which action each technique boosts
+        typer.echo("  technique choices (none better in both): "
+                   + ", ".join(f"{a} ATK / {d} DEF" for a, d in res["choices"]))
     if res["wasted_techniques"]:
         typer.echo(f"  {res['wasted_techniques']} technique(s) with no action to boost (paid, no effect)")
     if res["legal"]:

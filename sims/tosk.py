@@ -8,6 +8,15 @@ Cards (T1): 48 ids ``c = 4 * rank_index + suit``; rank indices 0..11 are
 A, 2..9, J, Q, K (rank values 1..9, 11, 12, 13: no 10s, so 9 and J are never
 consecutive); suits 0..3 are ♣ ♦ ♥ ♠ (♣♠ black, ♦♥ red).
 
+Technique choices (T4, TD6): which action a technique boosts is the
+player's, so ``enumerate_plays`` offers a strategy each legal subset of its
+hand once for every technique assignment that no other assignment of the same
+cards beats in both ATK and DEF (the Pareto front, ATK-richest first), under
+any rules the vector can hold. Under the printed capacities no play has more
+than two such choices (boost ATK first or DEF first), and games there are the
+same as before engine 1.2.0, which offered only those two; a larger capacity
+or cheaper techniques offer more (6♣ 5♣ 2♣ J♣ at capacity 16: 8/3, 7/4, 5/5).
+
 Game length: a game is capped at ``max_rounds`` rounds (T11, default 100) and
 is then a draw; a round has two simultaneous plays, so a game log never has
 more than ``max_rounds`` rows.
@@ -25,7 +34,8 @@ from strategies.tosk import (
 )
 
 GAME = "tosk"
-VERSION = "1.1.0"  # bump whenever simulated behaviour changes (1.1.0: score-trace metrics)
+VERSION = "1.2.0"  # bump whenever simulated behaviour changes (1.1.0: score-trace metrics;
+# 1.2.0: every undominated technique assignment is offered, TD6)
 
 N_CARDS = 48
 N_RANKS = 12
@@ -69,11 +79,16 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
 
 # ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
 (W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
- W_PACK, W_FPACK, W_FLAG, W_ORD0, W_ORD1, W_GLEN, W_M_PACK, W_M_FLAGS, W_MEMO0,
- W_MEMO1) = range(18)
-W_ROWS = 18  # W_ORD0/W_ORD1: per group, action positions best first (see _sort_actions)
+ W_PACK, W_FPACK, W_FLAG, W_GACT, W_M_PACK, W_M_FLAGS, W_MEMO, W_DP0, W_DP1) = range(17)
+W_ROWS = 17  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front
+W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
                    dtype=np.int64)
+# Most undominated technique assignments of one play (T4): at most MAX_HAND // 2
+# actions are boosted (each by its own technique), each adding at most 4 ATK and
+# 3 DEF, and the assignments offered differ in both extra ATK and extra DEF, so
+# there are at most 1 + 3 · 4 of them.
+MAX_FRONT = 1 + int(min(PIP_ATK.max(), PIP_DEF.max())) * (MAX_HAND // 2)
 
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
@@ -140,6 +155,24 @@ def catalogue() -> list[dict]:
 
 
 # ---- rules kernels -------------------------------------------------------------
+@njit
+def workspace(max_hand):
+    """Fresh arrays for :func:`enumerate_plays` of hands up to ``max_hand`` cards.
+
+    Returns ``(ws, front, cand, c_mask)``: the workspace, the pool of
+    technique fronts, the candidates' five rows (ATK, DEF, cost, cards, wasted
+    techniques) and their masks, sized for every hand of ``max_hand`` cards
+    (each subset with up to MAX_FRONT assignments), so a game allocates them
+    once and its decisions never do. Nothing is initialised: every entry is
+    written before it is read.
+    """
+    n_masks = 1 << max_hand
+    return (np.empty((W_ROWS, max(n_masks, W_WIDTH)), dtype=np.int64),
+            np.empty(n_masks * MAX_FRONT, dtype=np.int64),
+            np.empty((5, n_masks * MAX_FRONT), dtype=np.float64),
+            np.empty(n_masks * MAX_FRONT, dtype=np.int64))
+
+
 @njit(inline="always")
 def card_cost(rules, card):
     r = card // 4
@@ -224,89 +257,82 @@ def _card_tables(rules, cards, n, forbidden, ws):
         ws[W_FORB, i] = (forbidden >> r) & 1
 
 
-@njit
-def _sort_actions(n, ws):
-    """Order each technique group's actions best first for both assignment modes.
+@njit(inline="always")  # inlined: a call here costs the decision loop about 10%
+def _front(rel, tg_packed, ws, front, start):
+    """Every undominated technique assignment (T4) of the cards of ``rel``.
 
-    Row W_ORD0 holds, for group g, the hand positions of its actions in
-    columns ``8g .. 8g + len - 1`` ranked by (ATK, DEF); row W_ORD1 the same
-    ranked by (DEF, ATK); ties keep hand order, as ``_boost`` does. Row
-    W_GLEN holds each group's action count. Returns True when the two modes
-    can differ (some group orders its actions differently).
+    ``tg_packed`` counts the techniques per group (4 bits a group) and row
+    W_GACT holds each group's actions. In a group with ``t`` techniques and
+    ``m`` actions, the techniques boost ``min(t, m)`` distinct actions (an
+    unboosted action left beside a technique is always worse) and the rest
+    are wasted; groups add up. Rows W_DP0/W_DP1 hold, for each extra ATK, the
+    most extra DEF some assignment reaches (-1: none), built group by group
+    over every choice of boosted actions. Writes the Pareto front, packed
+    ``extra ATK | extra DEF << 16`` and ordered by ATK descending (so the first
+    is the ATK-first assignment and the last the DEF-first one), to
+    ``front[start:]``; returns (count, wasted techniques).
     """
-    for g in range(4):
-        ws[W_GLEN, g] = 0
-    for i in range(n):
-        if ws[W_TECH, i] == 0:
-            g = ws[W_GRP, i]
-            k = 8 * g + ws[W_GLEN, g]
-            ws[W_ORD0, k] = i
-            ws[W_ORD1, k] = i
-            ws[W_GLEN, g] += 1
-    differ = False
-    for g in range(4):
-        base = 8 * g
-        m = ws[W_GLEN, g]
-        for row in (W_ORD0, W_ORD1):
-            for a in range(1, m):
-                j = base + a
-                while j > base:
-                    p = ws[row, j - 1]
-                    q = ws[row, j]
-                    if row == W_ORD0:
-                        kp = ws[W_ATK, p] * 64 + ws[W_DEF, p]
-                        kq = ws[W_ATK, q] * 64 + ws[W_DEF, q]
-                    else:
-                        kp = ws[W_DEF, p] * 64 + ws[W_ATK, p]
-                        kq = ws[W_DEF, q] * 64 + ws[W_ATK, q]
-                    if kq > kp:
-                        ws[row, j - 1] = q
-                        ws[row, j] = p
-                        j -= 1
-                    else:
-                        break
-        for a in range(m):
-            if ws[W_ORD0, base + a] != ws[W_ORD1, base + a]:
-                differ = True
-    return differ
-
-
-@njit(inline="always")
-def _boost_sorted(mask, tg_packed, ws, row):
-    """``_boost`` for ``enumerate_plays``: techniques per group come packed
-    (4 bits a group) and each group's actions pre-sorted, so a group takes its
-    best actions in one short pass. Same result as ``_boost`` (tested)."""
-    extra_a = 0
-    extra_d = 0
+    cur = W_DP0
+    nxt = W_DP1
+    ws[cur, 0] = 0
+    hi = 0  # highest extra ATK reached; columns above it are stale
     wasted = 0
     g = 0
     while tg_packed:
         t = tg_packed & 15
         if t:
-            base = 8 * g
-            for k in range(ws[W_GLEN, g]):
-                j = ws[row, base + k]
-                if (mask >> j) & 1:
-                    extra_a += ws[W_ATK, j]
-                    extra_d += ws[W_DEF, j]
-                    t -= 1
-                    if t == 0:
-                        break
-            wasted += t
+            am = rel & ws[W_GACT, g]
+            m = _popcount(am)
+            if t >= m:  # every action of the group is boosted: one choice
+                wasted += t - m
+                sa = 0
+                sd = 0
+                x = am
+                while x:
+                    j = _LOWBIT[x]
+                    sa += ws[W_ATK, j]
+                    sd += ws[W_DEF, j]
+                    x &= x - 1
+                for a in range(hi, -1, -1):  # shift by (sa, sd), top down
+                    v = ws[cur, a]
+                    ws[cur, a + sa] = v + sd if v >= 0 else -1
+                for a in range(sa):
+                    ws[cur, a] = -1
+                hi += sa
+            else:  # choose t of the m actions: every such subset
+                for a in range(hi + 4 * t + 1):
+                    ws[nxt, a] = -1
+                top = 0
+                sub = am
+                while sub:
+                    if _popcount(sub) == t:
+                        sa = 0
+                        sd = 0
+                        x = sub
+                        while x:
+                            j = _LOWBIT[x]
+                            sa += ws[W_ATK, j]
+                            sd += ws[W_DEF, j]
+                            x &= x - 1
+                        top = max(top, sa)
+                        for a in range(hi + 1):
+                            v = ws[cur, a]
+                            if v >= 0 and v + sd > ws[nxt, a + sa]:
+                                ws[nxt, a + sa] = v + sd
+                    sub = (sub - 1) & am
+                hi += top
+                cur, nxt = nxt, cur
         tg_packed >>= 4
         g += 1
-    return extra_a, extra_d, wasted
-
-
-@njit(inline="always")
-def _boost_memo(rel, tg, ws, row, memo):
-    """``_boost_sorted`` memoised on the relevant part of the mask."""
-    v = ws[memo, rel]
-    if v < 0:
-        ea, ed, wasted = _boost_sorted(rel, tg, ws, row)
-        v = ea | (ed << 16) | (wasted << 32)
-        ws[memo, rel] = v
-    return v & 65535, (v >> 16) & 65535, v >> 32
+    count = 0
+    best = -1
+    for a in range(hi, -1, -1):  # ATK descending; keep each step up in DEF
+        v = ws[cur, a]
+        if v > best:
+            front[start + count] = a | (v << 16)
+            count += 1
+            best = v
+    return count, wasted
 
 
 # Packed per-subset sums for enumerate_plays: one add builds a subset's totals
@@ -331,38 +357,43 @@ def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, nca
 
 
 @njit
-def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_cards,
+def enumerate_plays(rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost, c_cards,
                     c_wasted, c_mask):
     """Every legal play of ``cards[:n]`` (T4–T7), written to the ``c_*`` arrays.
 
     Subsets are built incrementally (each mask from the mask without its
     lowest card, with packed sums), so cost, pips, Momentum runs and Force
-    repeats cost O(1) per subset; only subsets holding a technique pay for the
-    assignment, and offer a second candidate when boosting DEF first differs
-    from ATK first. Ranks in the bit mask ``forbidden`` may not be played
-    (restricted play). Returns the number of candidates.
+    repeats cost O(1) per subset. A subset holding a technique is offered
+    once for each of its undominated technique assignments (T4: the player
+    chooses; TD6), ATK-richest first (see :func:`_front`); the fronts are
+    memoised in ``front`` on the part of the subset they depend on. Ranks in
+    the bit mask ``forbidden`` may not be played (restricted play). The arrays
+    come from :func:`workspace`. Returns the number of candidates.
     """
     _card_tables(rules, cards, n, forbidden, ws)
     tech_groups = 0
     for i in range(n):
         if ws[W_TECH, i]:
             tech_groups |= 1 << ws[W_GRP, i]
-    two_modes = False
     relevant = 0
     if tech_groups:
-        two_modes = _sort_actions(n, ws)
-        # The assignment depends only on the techniques and the actions of
-        # groups that hold a technique: memoise it on that part of the mask.
+        # The assignments depend only on the techniques and the actions of
+        # groups that hold a technique: memoise them on that part of the mask.
+        for g in range(4):
+            ws[W_GACT, g] = 0
         for i in range(n):
-            if (tech_groups >> ws[W_GRP, i]) & 1:
+            g = ws[W_GRP, i]
+            if (tech_groups >> g) & 1:
                 relevant |= 1 << i
+                if ws[W_TECH, i] == 0:
+                    ws[W_GACT, g] |= 1 << i
         sub = relevant
         while True:  # every subset of ``relevant``
-            ws[W_MEMO0, sub] = -1
-            ws[W_MEMO1, sub] = -1
+            ws[W_MEMO, sub] = -1
             if sub == 0:
                 break
             sub = (sub - 1) & relevant
+    n_front = 0  # points of ``front`` in use
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0
@@ -402,21 +433,26 @@ def enumerate_plays(rules, cards, n, forbidden, ws, c_atk, c_def, c_cost, c_card
             dfn += (pk >> _F_FDEF) & 15
         ncards = (pk >> _F_N) & 15
         tg = pk >> _F_TG
-        ea = 0
-        ed = 0
-        wasted = 0
-        if tg:
-            # T5: doubling is on base pips, before the flat Force bonus
-            ea, ed, wasted = _boost_memo(mask & relevant, tg, ws, W_ORD0, W_MEMO0)
-        _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
-             atk + ea, dfn + ed, cost, ncards, wasted, mask)
-        n_cand += 1
-        if tg and two_modes:
-            ea2, ed2, wasted2 = _boost_memo(mask & relevant, tg, ws, W_ORD1, W_MEMO1)
-            if ea2 != ea or ed2 != ed:
-                _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
-                     atk + ea2, dfn + ed2, cost, ncards, wasted2, mask)
-                n_cand += 1
+        if tg == 0:
+            _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
+                 atk, dfn, cost, ncards, 0, mask)
+            n_cand += 1
+            continue
+        # T5: doubling is on base pips, before the flat Force bonus
+        rel = mask & relevant
+        v = ws[W_MEMO, rel]
+        if v < 0:
+            count, wasted = _front(rel, tg, ws, front, n_front)
+            v = n_front | (count << 24) | (wasted << 32)
+            ws[W_MEMO, rel] = v
+            n_front += count
+        first = v & 0xFFFFFF
+        wasted = v >> 32
+        for k in range(first, first + ((v >> 24) & 255)):
+            pt = front[k]
+            _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
+                 atk + (pt & 65535), dfn + (pt >> 16), cost, ncards, wasted, mask)
+            n_cand += 1
     return n_cand
 
 
@@ -425,8 +461,9 @@ def evaluate(rules, cards, n, mode, out):
     """Cost, ATK, DEF and wasted techniques of playing all of ``cards[:n]``.
 
     The reference for one play (the rules calculator, the rulebook tests):
-    ``mode`` is the technique assignment of :func:`_boost`. Writes
-    ``out[0..3]``.
+    ``mode`` is the technique assignment of :func:`_boost` (modes 0 and 1
+    give the two ends of the choices ``enumerate_plays`` offers, mode 2 the
+    calculator's). Writes ``out[0..3]``.
     """
     ws = np.zeros((W_ROWS, max(n, 1)), dtype=np.int64)
     _card_tables(rules, cards, n, 0, ws)
@@ -579,15 +616,12 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
         for s in range(2):
             _draw(rules, s, 1, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng)
 
-    n_masks = 1 << max_hand
-    cand = np.empty((5, 2 * n_masks), dtype=np.float64)  # written before read
+    ws, front, cand, c_mask = workspace(max_hand)  # enumerate_plays' arrays
     c_atk = cand[0]
     c_def = cand[1]
     c_cost = cand[2]
     c_cards = cand[3]
     c_wasted = cand[4]
-    c_mask = np.empty(2 * n_masks, dtype=np.int64)
-    ws = np.empty((W_ROWS, max(n_masks, 4 * 8)), dtype=np.int64)  # see enumerate_plays
     small_f = np.zeros((2, MAX_HAND), dtype=np.float64)
     keeps = small_f[0]
     ks = small_f[1]
@@ -610,7 +644,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             o = 1 - s
             n = hand_n[s]
             forbidden = np.int64(strat[P_FORBIDDEN])
-            n_cand = enumerate_plays(rules, hand0 if s == 0 else hand1, n, forbidden, ws,
+            n_cand = enumerate_plays(rules, hand0 if s == 0 else hand1, n, forbidden, ws, front,
                                      c_atk, c_def, c_cost, c_cards, c_wasted, c_mask)
             info[I_MY_HP] = hp[s]
             info[I_OPP_HP] = hp[o]
@@ -960,11 +994,30 @@ def parse_card(code: str) -> int:
     return 4 * RANK_NAMES.index(rank) + _SUIT_ALIASES[suit]
 
 
+def technique_choices(rules, cards) -> list[tuple[int, int]]:
+    """The (ATK, DEF) of each undominated technique assignment of playing all
+    of ``cards`` (at most ``MAX_HAND``), ATK-richest first: what a strategy is
+    offered for this play (T4, TD6), whatever its cost."""
+    rules = np.array(rules, np.int64)
+    rules[R_CAPACITY] = 1 << 40  # every subset, legal or not
+    n = len(cards)
+    if n > MAX_HAND:
+        raise ValueError(f"at most {MAX_HAND} cards")
+    hand = np.full(MAX_HAND, -1, dtype=np.int64)
+    hand[:n] = cards
+    ws, front, cand, c_mask = workspace(MAX_HAND)
+    k = enumerate_plays(rules, hand, n, 0, ws, front, cand[0], cand[1], cand[2], cand[3],
+                        cand[4], c_mask)
+    return [(int(cand[0, i]), int(cand[1, i])) for i in range(k) if c_mask[i] == (1 << n) - 1]
+
+
 def play_cards(rules, cards) -> dict:
     """Rules calculator: cost, ATK, DEF and legality of playing ``cards``.
 
     Techniques boost the actions that give the most ATK+DEF (the player's best
-    assignment).
+    assignment; more ATK on a tie); ``choices`` lists the (ATK, DEF) of every
+    undominated assignment (``technique_choices``; empty for more than
+    ``MAX_HAND`` cards, which is never legal).
     """
     rules = np.asarray(rules, np.int64)
     n = len(cards)
@@ -972,5 +1025,6 @@ def play_cards(rules, cards) -> dict:
     evaluate(rules, np.asarray(cards, np.int64), n, 2, ev)
     cost, atk, dfn, wasted = (int(x) for x in ev)
     return {"cost": cost, "atk": atk, "def": dfn, "wasted_techniques": wasted,
+            "choices": technique_choices(rules, cards) if n <= MAX_HAND else [],
             "capacity": int(rules[R_CAPACITY]), "legal": cost <= rules[R_CAPACITY]
             and n <= rules[R_MAX_HAND]}

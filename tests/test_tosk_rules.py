@@ -14,7 +14,7 @@ import pytest
 
 from balance.config import all_variant_combinations, resolve_variant
 from sims import tosk
-from sims.jit import njit
+from tests import tosk_helpers
 
 P = tosk.parse_card
 
@@ -286,31 +286,99 @@ def test_more_cards_than_the_hand_is_illegal():
     assert not play("battle-weary", *codes[:6])["legal"]  # hand of 5
 
 
-# ---------------------------------------------------------------- enumerator vs reference
+# ---------------------------------------------------------------- every technique choice (T4)
 
 
-@njit
-def _reference(rules, cards, n, out):
-    """``evaluate`` in modes 0 and 1 of every subset of ``cards[:n]``."""
-    sub = np.zeros(8, dtype=np.int64)
-    ev = np.zeros(4, dtype=np.int64)
-    for mask in range(1 << n):
-        m = 0
-        for i in range(n):
-            if (mask >> i) & 1:
-                sub[m] = cards[i]
-                m += 1
-        for mode in range(2):
-            tosk.evaluate(rules, sub, m, mode, ev)
-            for k in range(4):
-                out[mask, mode, k] = ev[k]
-            out[mask, mode, 4] = m
+def _rule_dict(rules: np.ndarray) -> dict:
+    return {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules)}
 
 
-def _keys(mask, cost, atk, dfn, wasted, ncards) -> np.ndarray:
-    mask, cost, atk, dfn, wasted, ncards = (np.asarray(x, dtype=np.int64)
-                                            for x in (mask, cost, atk, dfn, wasted, ncards))
-    return (mask << 44) | (cost << 28) | (atk << 20) | (dfn << 12) | (wasted << 6) | ncards
+def _offered(rules, cards, n, forbidden=0) -> dict[int, list[tuple]]:
+    """``enumerate_plays`` of ``cards[:n]``: mask → its candidates in order,
+    each (ATK, DEF, cost, cards, wasted techniques)."""
+    ws, front, cand, c_mask = tosk.workspace(tosk.MAX_HAND)
+    hand = np.full(tosk.MAX_HAND, -1, dtype=np.int64)
+    hand[:n] = cards[:n]
+    k = tosk.enumerate_plays(rules, hand, n, forbidden, ws, front, *cand, c_mask)
+    out: dict[int, list[tuple]] = {}
+    for i in range(k):
+        out.setdefault(int(c_mask[i]), []).append(tuple(int(cand[j, i]) for j in range(5)))
+    return out
+
+
+def test_rulebook_hand_6c_5c_2c_jc_offers_every_choice():
+    """"Techniques (J, Q, K): ... A technique doubles the values of a played
+    action of the same suit." (rules/tosk.txt) and T4: "Which action a
+    technique boosts is the player's choice."
+
+    6♣ 5♣ 2♣ J♣ costs 16 and gives 5/3; J♣ may double the 6♣ (8/3), the 5♣
+    (7/4) or the 2♣ (5/5). None of the three beats another in both ATK and
+    DEF, so at capacity 16 a player is offered all three: boosting ATK first
+    or DEF first alone never reaches 7/4."""
+    rules = _rules(capacity=16)
+    codes = ["6C", "5C", "2C", "JC"]
+    cards = np.array([P(c) for c in codes], dtype=np.int64)
+    offered = _offered(rules, cards, 4)
+    assert offered[0b1111] == [(8, 3, 16, 4, 0), (7, 4, 16, 4, 0), (5, 5, 16, 4, 0)]
+    assert tosk.technique_choices(rules, cards.tolist()) == [(8, 3), (7, 4), (5, 5)]
+    # the calculator takes most ATK+DEF (8/3 and 7/4 tie at 11: more ATK)
+    assert stats(play(rules, *codes)) == (16, 8, 3)
+    # at the printed capacity the play costs too much to be offered at all
+    assert 0b1111 not in _offered(_rules(), cards, 4)
+    # 6♣ 5♣ J♣: 8/1 or 7/2; 6♣ J♣: one action, one choice
+    assert _offered(rules, cards, 4)[0b1011] == [(8, 1, 14, 3, 0), (7, 2, 14, 3, 0)]
+    assert _offered(rules, cards, 4)[0b1001] == [(6, 0, 9, 2, 0)]
+
+
+def test_calculator_lists_the_technique_choices():
+    from typer.testing import CliRunner
+
+    from balance.cli import app
+
+    res = CliRunner().invoke(app, ["tosk", "play", "6C", "5C", "2C", "JC"])
+    assert res.exit_code == 0, res.output
+    assert ("technique choices (none better in both): 8 ATK / 3 DEF, 7 ATK / 4 DEF, "
+            "5 ATK / 5 DEF") in res.output
+    res = CliRunner().invoke(app, ["tosk", "play", "5C", "JC"])  # one choice: no such line
+    assert res.exit_code == 0 and "choices" not in res.output
+
+
+def test_every_undominated_assignment_with_two_techniques():
+    # 9♣ 8♣ 3♣ J♣ Q♣ (cost 26 at capacity 30): pairs 9+8 → 7/3, 9+3 → 4/4,
+    # 8+3 → 3/5 added to 7/6: 14/9, 11/10, 10/11 (all undominated)
+    rules = _rules(capacity=30)
+    cards = np.array([P(c) for c in ("9C", "8C", "3C", "JC", "QC")], dtype=np.int64)
+    assert [c[:2] for c in _offered(rules, cards, 5)[0b11111]] == [(14, 9), (11, 10), (10, 11)]
+    # two suits, one technique each: J♣ on 9♣ (+4/1) or 3♣ (+0/3), Q♦ on 6♦
+    # (+3/0) or A♦ (+0/1), added to 7/5: four choices, none beaten in both
+    cards = np.array([P(c) for c in ("9C", "3C", "JC", "6D", "AD", "QD")], dtype=np.int64)
+    assert [c[:2] for c in _offered(rules, cards, 6)[0b111111]] == [(14, 6), (11, 7), (10, 8),
+                                                                     (7, 9)]
+
+
+def _check_offered(rules, cards, n, forbidden=0) -> int:
+    """The candidates of ``enumerate_plays`` against the brute-force oracle;
+    returns the largest number of choices one play had."""
+    rd = _rule_dict(rules)
+    hand = [int(c) for c in cards[:n]]
+    expected = tosk_helpers.legal_plays(rd, hand, forbidden)
+    offered = _offered(rules, cards, n, forbidden)
+    ctx = (rd, [tosk.card_code(c) for c in hand], forbidden)
+    assert offered.keys() == expected.keys(), ctx
+    most = 0
+    for mask, cands in offered.items():
+        ref = expected[mask]
+        points = [c[:2] for c in cands]
+        assert len(set(points)) == len(points), (ctx, mask)  # one candidate per outcome
+        assert set(points) == ref["front"], (ctx, mask, points, ref["front"])
+        # ATK-richest first: with two choices, the ATK-first then the DEF-first one
+        assert points == sorted(points, reverse=True), (ctx, mask)
+        for atk, dfn, cost, ncards, wasted in cands:
+            assert (cost, ncards) == (ref["cost"], ref["cards"]), (ctx, mask)
+            assert wasted == ref["outcomes"][(atk, dfn)], (ctx, mask)
+        most = max(most, len(cands))
+    assert 0 in offered  # playing nothing is always legal (TD4)
+    return most
 
 
 def _random_hands(count: int, seed: int) -> list[tuple[np.ndarray, int]]:
@@ -338,6 +406,7 @@ EXTRA_RULES = {
     "cheap-tech-all": dict(momentum=True, force=True, technique_by_colour=True, technique_cost=0,
                            capacity=30),
     "tight": dict(force=True, momentum=True, capacity=5, technique_cost=4),
+    "capacity-16": dict(capacity=16),
 }
 
 
@@ -348,41 +417,57 @@ def _rule_sets():
 
 @pytest.fixture(scope="module")
 def hands():
-    return _random_hands(400, seed=12)
+    return _random_hands(300, seed=12)
 
 
 @pytest.mark.parametrize("name,over", _rule_sets(), ids=[r[0] for r in _rule_sets()])
-def test_enumerate_plays_agrees_with_evaluate(name, over, hands):
+def test_enumerate_plays_offers_the_pareto_front(name, over, hands):
+    """Every legal subset, once per undominated technique assignment (T4), with
+    the cost, cards and wasted techniques of the brute-force oracle."""
     rules = _rules(name) if over is None else _rules("base", **over)
-    cap = int(rules[tosk.R_CAPACITY])
-    width = 1 << tosk.MAX_HAND
-    ws = np.zeros((tosk.W_ROWS, width), dtype=np.int64)
-    c = {k: np.zeros(2 * width, dtype=np.float64) for k in ("atk", "def", "cost", "cards",
-                                                            "wasted")}
-    c_mask = np.zeros(2 * width, dtype=np.int64)
-    ref = np.zeros((width, 2, 5), dtype=np.int64)
-    two_mode_masks = 0
-    for cards, n, forbidden in hands:
-        k = tosk.enumerate_plays(rules, cards, n, forbidden, ws, c["atk"], c["def"], c["cost"],
-                                 c["cards"], c["wasted"], c_mask)
-        got = np.sort(_keys(c_mask[:k], c["cost"][:k], c["atk"][:k], c["def"][:k],
-                            c["wasted"][:k], c["cards"][:k]))
-        _reference(rules, cards, n, ref)
-        masks = np.arange(1 << n)
-        r = ref[: 1 << n]
-        ranks = np.where(cards[:n] >= 0, cards[:n] // 4, 0)
-        has_forb = np.zeros(1 << n, dtype=bool)
-        for i in range(n):
-            if (forbidden >> ranks[i]) & 1:
-                has_forb |= ((masks >> i) & 1).astype(bool)
-        legal = (r[:, 0, 0] <= cap) & ~has_forb
-        k0 = _keys(masks, *(r[:, 0, j] for j in range(5)))
-        k1 = _keys(masks, *(r[:, 1, j] for j in range(5)))
-        differ = legal & (k0 != k1)
-        two_mode_masks += int(differ.sum())
-        expected = np.sort(np.concatenate([k0[legal], k1[differ]]))
-        assert got.tolist() == expected.tolist(), (name, cards[:n].tolist(), forbidden)
-        assert (c["cost"][:k] <= cap).all()
-        assert 0 in c_mask[:k].tolist()  # playing nothing is always legal (TD4)
+    most = max(_check_offered(rules, cards, n, forbidden) for cards, n, forbidden in hands)
     if name in ("base", "force+momentum"):
-        assert two_mode_masks > 0  # the hands exercise the second assignment mode
+        assert most == 2  # the hands reach plays with two choices; never three here
+    if name == "cheap-tech-all":
+        assert most >= 3
+
+
+def _random_rules(g: np.random.Generator) -> np.ndarray:
+    """A legal rules vector: every key within ``RULE_LIMITS`` (small values
+    more often, where they bind), every flag either way."""
+    rules = {}
+    for key, default in tosk.DEFAULT_RULES.items():
+        if isinstance(default, bool):
+            rules[key] = bool(g.integers(0, 2))
+        else:
+            lo, hi = tosk.RULE_LIMITS[key]
+            small = min(hi, lo + 2 * max(int(default), 1))
+            rules[key] = int(g.integers(lo, (small if g.random() < 0.8 else hi) + 1))
+    return tosk.encode_rules(rules)
+
+
+def test_offered_plays_are_the_pareto_front_under_random_rules():
+    """Random hands under random legal rule settings (any capacity, hand size,
+    technique cost, Force, Momentum, Advanced Techniques): the (ATK, DEF)
+    outcomes offered for each play are exactly the undominated ones among all
+    technique assignments, and the rules calculator gives the one with the most
+    ATK+DEF."""
+    g = np.random.default_rng(2013)
+    most = 0
+    for _ in range(250):
+        rules = _random_rules(g)
+        n = int(g.integers(0, rules[tosk.R_MAX_HAND] + 1))
+        pool = np.arange(48) if g.random() < 0.5 else np.array(
+            [4 * r + s for r in g.choice(12, 3, replace=False) for s in range(4)])
+        cards = np.full(tosk.MAX_HAND, -1, dtype=np.int64)
+        cards[:n] = g.choice(pool, size=n, replace=False)
+        forbidden = int(g.integers(0, 1 << 12)) if g.random() < 0.2 else 0
+        most = max(most, _check_offered(rules, cards, n, forbidden))
+        hand = [int(c) for c in cards[:n]]
+        res = tosk.play_cards(rules, hand)
+        ref = tosk_helpers.play(_rule_dict(rules), hand)
+        assert res["cost"] == ref["cost"]
+        assert set(res["choices"]) == ref["front"] and (res["atk"], res["def"]) in ref["front"]
+        assert res["atk"] + res["def"] == max(a + d for a, d in ref["front"])
+        assert res["wasted_techniques"] == ref["outcomes"][(res["atk"], res["def"])]
+    assert most >= 3  # some play had three or more choices

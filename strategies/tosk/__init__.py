@@ -1,8 +1,9 @@
 """Tosk strategy kernel: scores every legal play and heal from features.
 
 A strategy is a named weight set (``strategies/tosk/*.toml``). The engine
-offers the legal candidates (every subset of the hand within stamina, with its
-technique assignment) and the observable state (ruling T12); this kernel turns
+offers the legal candidates (every subset of the hand within stamina, once for
+each technique assignment no other beats in both ATK and DEF: ruling TD6) and
+the observable state (ruling T12); this kernel turns
 each candidate into a feature vector, scores it with the strategy's weights and
 picks the best, or samples a softmax when the strategy has a temperature (the
 noise comes from the seat's own random stream). Nothing here knows the rules:
