@@ -9,6 +9,7 @@ exits with code 2; nothing partial is written.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -55,7 +56,7 @@ def _finite(o):
     """``o`` with every NaN or infinite float as None (JSON's null): a figure that
     cannot be computed (e.g. a ratio of two zero counts) is null, never a crash."""
     if isinstance(o, float):
-        return o if o == o and abs(o) != float("inf") else None
+        return o if math.isfinite(o) else None
     if isinstance(o, dict):
         return {k: _finite(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
