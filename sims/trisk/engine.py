@@ -69,7 +69,7 @@ from strategies.trisk import (
 )
 
 GAME = "trisk"
-VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+VERSION = "1.0.1"  # bump whenever simulated behaviour changes
 
 RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
                "primal_attack_level", "resist_rule", "weak_rule", "max_board", "card_set")
@@ -112,19 +112,26 @@ def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 DRAW = -1
 END_PRIMAL, END_CAP = 0, 1
 END_NAMES = ("primal_falls", "round_cap")  # round_cap: the turn cap (R3)
-METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101}
+METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101, "creates_refused": 121}
+# per-game counts the reports show as "games in which it happened" (and the total);
+# each is also a METRICS histogram, so the runner keeps it exactly
+EVENT_COUNTS = {"creates_refused": "Create refused by the board limit (RD1 max_board): "
+                                   "turns per game"}
 
 (X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
  X_SPELLS0, X_SPELLS1, X_ABIL0, X_ABIL1, X_UPG0, X_UPG1, X_BOARD0, X_BOARD1, X_CONSERVED,
  X_INVARIANT, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0, X_NOTAHEAD1, X_TOSS, X_EVENTS,
- N_RESULT) = range(28)
+ X_REFUSED0, X_REFUSED1, X_PEAK0, X_PEAK1, X_DRAWN0, X_DRAWN1, X_MUSTERED0, X_MUSTERED1,
+ N_RESULT) = range(36)
 
 # board slot fields
 F_CARD, F_LEVEL, F_DMG, F_USED, F_STACK, F_TOK = 0, 1, 2, 3, 4, 5
 BF = F_TOK + N_STATUS
 # per-seat counters
-(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD) = range(10)
-KW = 10
+(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD, K_REFUSED,
+ K_PEAK, K_MUSTERED) = range(13)
+KW = 13  # K_REFUSED: turns a Create was refused by max_board; K_PEAK: most creations in
+#          play at once; K_MUSTERED: cards drawn by Muster (K_POS: cards drawn in all)
 
 # candidate kinds in the Creation phase and their columns
 PK_STOP, PK_CREATE, PK_UPGRADE, PK_CAST, PK_ABILITY = 0, 1, 2, 3, 4
@@ -576,6 +583,19 @@ def playable_now(rules, table, bd, pl, hd, forb, p, h):
     return False
 
 
+@leaf
+def create_refused(rules, table, pl, hd, forb, p):
+    """A Create the board limit (RD1 ``max_board``) withholds now: the board is
+    full and the hand holds a creation the player may play."""
+    if pl[p, K_NB] - 1 < rules[R_MAX_BOARD]:
+        return False
+    for h in range(pl[p, K_HANDN]):
+        c = hd[p, h]
+        if not forb[c] and table[c, C_TYPE] == CREATION:
+            return True
+    return False
+
+
 # ---- the Primal phase ------------------------------------------------------------------------
 @leaf
 def primal_candidates(rules, table, bd, pl, hd, forb, p, feats):
@@ -794,6 +814,7 @@ def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, t
         bd[p, nb, F_STACK] = 1
         pl[p, K_NB] = nb + 1
         pl[p, K_CREATED] += 1
+        pl[p, K_PEAK] = max(pl[p, K_PEAK], nb)
         _log(log, ints, do_log, turn, p, EV_CREATE, c, nb, 0, 0, 0)
         return 0
     if kind == PK_UPGRADE:
@@ -1123,6 +1144,8 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                 _log(log, ints, do_log, turn, p, EV_MEDITATE, bd[p, 0, F_LEVEL], 0, 0, 0, 0)
             elif k == 1:
                 c = draw(rules, pl, dk, hd, p)
+                if c >= 0:
+                    pl[p, K_MUSTERED] += 1
                 _log(log, ints, do_log, turn, p, EV_MUSTER, c, pl[p, K_HANDN], 0, 0, 0)
             else:
                 s = k - 1
@@ -1131,7 +1154,9 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                 _log(log, ints, do_log, turn, p, EV_TRAIN, bd[p, s, F_CARD], s,
                      bd[p, s, F_LEVEL], 0, 0)
         # ---- Creation phase
+        refused = False
         for _ in range(64):
+            refused = refused or create_refused(rules, table, pl, hd, forb, p)
             n = play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
             for k in range(n):
                 scores[k] = score(w, P_PLAY, feats, k, NPL)
@@ -1142,6 +1167,8 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                            turn)
             if fell:
                 break
+        if refused:
+            pl[p, K_REFUSED] += 1
         if fell:
             winner = p
             reason = END_PRIMAL
@@ -1187,6 +1214,10 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
         result[X_ABIL0 + p] = pl[p, K_ABIL]
         result[X_UPG0 + p] = pl[p, K_UPG]
         result[X_BOARD0 + p] = pl[p, K_NB] - 1
+        result[X_REFUSED0 + p] = pl[p, K_REFUSED]
+        result[X_PEAK0 + p] = pl[p, K_PEAK]
+        result[X_DRAWN0 + p] = pl[p, K_POS]
+        result[X_MUSTERED0 + p] = pl[p, K_MUSTERED]
         stacks = 0
         for s in range(1, pl[p, K_NB]):
             stacks += bd[p, s, F_STACK]
@@ -1286,9 +1317,13 @@ def simulate(rules, side_a, side_b, seed, first_game, n_games):
     ``first_seat`` (who started), ``a_first`` (1 if A started), per seat
     ``damage_seat{0,1}`` (damage on its Primal), ``level_seat{0,1}`` (its
     Primal's level), ``created_seat*``, ``spells_seat*``, ``abilities_seat*``,
-    ``upgrades_seat*``, ``board_seat*`` (creations in play at the end), the
-    score-trace metrics ``lead_changes``, ``max_deficit``, ``decided_pct`` and
-    the invariant flags ``conserved`` (every card in deck, hand, play or
+    ``upgrades_seat*``, ``board_seat*`` (creations in play at the end),
+    ``peak_seat*`` (most creations in play at once), ``refused_seat*`` (turns
+    in which the board limit withheld a Create, RD1), ``drawn_seat*`` (cards
+    drawn from the deck) and ``mustered_seat*`` (of those, drawn by Muster),
+    the score-trace metrics ``lead_changes``, ``max_deficit``, ``decided_pct``,
+    ``creates_refused`` (``refused_seat0 + refused_seat1``; also a METRICS
+    histogram, so every stored run counts it) and the invariant flags ``conserved`` (every card in deck, hand, play or
     discard) and ``invariants`` (levels 0–10, hands within the limit, no
     negative tokens or damage, after every turn).
     """
@@ -1309,10 +1344,12 @@ def outcome_arrays(out: np.ndarray) -> dict:
         "rounds": out[:, X_TURNS], "reason": out[:, X_REASON], "first_seat": out[:, X_FIRST],
         "a_first": (out[:, X_FIRST] == res["a_seat"]).astype(np.int64),
         "conserved": out[:, X_CONSERVED], "invariants": out[:, X_INVARIANT],
+        "creates_refused": out[:, X_REFUSED0] + out[:, X_REFUSED1],
     })
     for s in range(2):
         for name, col in (("damage", X_DMG0), ("level", X_LVL0), ("created", X_CREATED0),
                           ("spells", X_SPELLS0), ("abilities", X_ABIL0), ("upgrades", X_UPG0),
-                          ("board", X_BOARD0)):
+                          ("board", X_BOARD0), ("refused", X_REFUSED0), ("peak", X_PEAK0),
+                          ("drawn", X_DRAWN0), ("mustered", X_MUSTERED0)):
             res[f"{name}_seat{s}"] = out[:, col + s]
     return res
