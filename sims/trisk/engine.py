@@ -38,8 +38,13 @@ card_set              —        the card set (``reference`` or a path); not in
                                the int vector: its table is
 ====================  =======  =================================================
 
-Decided points (documented in docs/rulings.md as RD1–RD8): token removal,
-then passives (regen, grow) at the end of the owner's turn; Sorceries never
+R4: a creation is destroyed the moment its damage reaches its HP, wherever
+the damage comes from (``sweep`` after every effect, Upgrade and Damage step;
+at the end of turn right after the poison tick), so nothing heals it after.
+
+Decided points (documented in docs/rulings.md as RD1–RD10): token removal,
+card by card in the status table's order, then passives (regen, grow) of the
+creations still in play at the end of the owner's turn; Sorceries never
 target a Primal (a Ritual's effect neither); Ward stops enemy single-target
 effects, not mass ones; the toss winner chooses by its strategy's
 ``go_first``; a creation that attacked may block on the next turn; a coin
@@ -69,7 +74,7 @@ from strategies.trisk import (
 )
 
 GAME = "trisk"
-VERSION = "1.0.1"  # bump whenever simulated behaviour changes
+VERSION = "1.1.0"  # bump whenever simulated behaviour changes
 
 RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
                "primal_attack_level", "resist_rule", "weak_rule", "max_board", "card_set")
@@ -1015,28 +1020,46 @@ def damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log, 
         _log(log, ints, do_log, turn, p, EV_DAMAGE, bd[p, s, F_CARD], q, bd[q, b, F_CARD], d,
              PHYSICAL)
         if b == 0 and bd[q, 0, F_DMG] >= hp(table, bd, q, 0):
+            sweep(table, bd, pl, q, log, ints, do_log, turn)  # R4 holds to the last turn
             return 1
+    # R4: a blocker whose damage reached its HP is destroyed at once; sweeping
+    # after the last attacker is the same moment, since nothing in the Damage
+    # step heals, and a creation blocks one attacker only (slots stay put for blk)
     sweep(table, bd, pl, q, log, ints, do_log, turn)
     return 0
 
 
 @leaf
 def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
-    """Remove one token of each status from each of ``p``'s cards (poison
-    hurts 1, sleep heals 1), then passives (Regenerate, Grow), then destroy.
+    """End of ``p``'s turn (RD2), card by card: one token of each status comes
+    off, in the status table's order (a sleep token heals 1 before a poison
+    token hurts 1); a creation whose damage reaches its HP is destroyed that
+    moment (R4), so no later step (Regenerate, a sleep token) can save it;
+    then the passives of a creation still in play act (Regenerate, Grow).
     Returns 1 if ``p``'s own Primal fell (to poison)."""
-    for s in range(pl[p, K_NB]):
+    s = 0
+    while s < pl[p, K_NB]:
+        gone = False
         for st in range(N_STATUS):
-            if bd[p, s, F_TOK + st] > 0:
-                bd[p, s, F_TOK + st] -= 1
-                if st == POISONED:
-                    bd[p, s, F_DMG] += 1
-                    _log(log, ints, do_log, turn, p, EV_POISON, bd[p, s, F_CARD], s, 1, 0, 0)
-                elif st == ASLEEP:
-                    if bd[p, s, F_DMG] > 0:
-                        bd[p, s, F_DMG] -= 1
-                        _log(log, ints, do_log, turn, p, EV_SLEEP_HEAL, bd[p, s, F_CARD], s, 1,
-                             0, 0)
+            if bd[p, s, F_TOK + st] == 0:
+                continue
+            bd[p, s, F_TOK + st] -= 1
+            if st == ASLEEP and bd[p, s, F_DMG] > 0:
+                bd[p, s, F_DMG] -= 1
+                _log(log, ints, do_log, turn, p, EV_SLEEP_HEAL, bd[p, s, F_CARD], s, 1, 0, 0)
+            elif st == POISONED:
+                bd[p, s, F_DMG] += 1
+                _log(log, ints, do_log, turn, p, EV_POISON, bd[p, s, F_CARD], s, 1, 0, 0)
+                if bd[p, s, F_DMG] >= hp(table, bd, p, s):
+                    if s == 0:
+                        return 1  # "a Primal killed by its own poison loses then"
+                    # R4: destroyed at once, its other tokens and passives with it
+                    _log(log, ints, do_log, turn, p, EV_DESTROY, bd[p, s, F_CARD], s, 0, 0, 0)
+                    destroy(bd, pl, p, s)
+                    gone = True
+                    break
+        if gone:
+            continue  # the next creation has moved into slot s
         if s > 0:
             card = bd[p, s, F_CARD]
             lvl = bd[p, s, F_LEVEL]
@@ -1049,19 +1072,22 @@ def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
             if g > 0 and lvl < MAX_LEVEL:
                 bd[p, s, F_LEVEL] = min(MAX_LEVEL, lvl + g)
                 _log(log, ints, do_log, turn, p, EV_GROW, card, s, bd[p, s, F_LEVEL] - lvl, 0, 0)
-    sweep(table, bd, pl, p, log, ints, do_log, turn)
-    return 1 if bd[p, 0, F_DMG] >= hp(table, bd, p, 0) else 0
+        s += 1
+    return 0
 
 
 # ---- one game -------------------------------------------------------------------------------------
 @leaf
-def check_invariants(rules, bd, pl, p):
+def check_invariants(rules, table, bd, pl, p):
     """0 if any invariant is broken: levels within 0..10, hand within its limit,
-    token and damage counts never negative."""
+    token and damage counts never negative, no creation in play whose damage
+    has reached its HP (R4: it is destroyed that moment)."""
     if pl[p, K_HANDN] < 0 or pl[p, K_HANDN] > rules[R_HAND_LIMIT]:
         return 0
     for s in range(pl[p, K_NB]):
         if bd[p, s, F_LEVEL] < 0 or bd[p, s, F_LEVEL] > MAX_LEVEL or bd[p, s, F_DMG] < 0:
+            return 0
+        if s > 0 and bd[p, s, F_DMG] >= hp(table, bd, p, s):
             return 0
         for st in range(N_STATUS):
             if bd[p, s, F_TOK + st] < 0:
@@ -1190,11 +1216,13 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
             winner = q
             reason = END_PRIMAL
             break
-        inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+        inv = inv & check_invariants(rules, table, bd, pl, 0) & \
+            check_invariants(rules, table, bd, pl, 1)
         score_v[0] = bd[1, 0, F_DMG]
         score_v[1] = bd[0, 0, F_DMG]
         _track_score(score_v, turn, lead, max_def, not_ahead)
-    inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+    inv = inv & check_invariants(rules, table, bd, pl, 0) & \
+        check_invariants(rules, table, bd, pl, 1)
     score_v[0] = bd[1, 0, F_DMG]
     score_v[1] = bd[0, 0, F_DMG]
     if reason == END_PRIMAL:
