@@ -106,6 +106,38 @@ def test_every_reference_deck_plays(rs):
         check_outcomes(out)
 
 
+def test_only_muster_draws_in_reference_games(rs):
+    """Rulebook: "Muster: Draw a card. This is the only way to draw (maximum hand
+    size 9)." R3: no card of the reference set may draw. Over reference games
+    (each shipped strategy with every reference deck, and tempo on random legal
+    decks of the reference set) every card that left a deck was drawn by Muster."""
+    from balance.trisk_cards import load_decks, make_deck, random_deck
+
+    cs = rs.card_set()
+    rv = rs.vector()
+    decks = list(load_decks(cs).values())
+    pairs = []
+    for k, name in enumerate(config.strategy_names("trisk")):
+        st = config.load_strategy("trisk", name)
+        pairs += [(st.with_deck(d, cs.n_cards), st.with_deck(decks[(i + k + 1) % 10], cs.n_cards))
+                  for i, d in enumerate(decks)]
+    g = np.random.default_rng(13)
+    tempo = config.load_strategy("trisk", "tempo")
+    for k in range(20):
+        ps = [int(g.choice(cs.primals)) for _ in "ab"]
+        pairs.append(tuple(tempo.with_deck(make_deck(cs, f"r{k}{i}", p, random_deck(cs, p, 20, g)),
+                                           cs.n_cards) for i, p in enumerate(ps)))
+    games = drawn = 0
+    for k, (sa, sb) in enumerate(pairs):
+        out = trisk.simulate(rv, sa.vector(), sb.vector(), 40 + k, 0, 8)
+        for s in (0, 1):
+            extra = out[f"drawn_seat{s}"] - out[f"mustered_seat{s}"]
+            assert (extra == 0).all(), f"{sa.name} v {sb.name}: {extra.sum()} not by Muster"
+            drawn += int(out[f"drawn_seat{s}"].sum())
+        games += len(out["winner_seat"])
+    assert games == 8 * (5 * 10 + 20) and drawn > 10 * games  # Muster drew every one
+
+
 def test_short_games_end_in_draws_at_the_cap(rs):
     sa = config.load_strategy("trisk", "ramp@Meru the Still Water")
     rules = dict(rs.rules, max_turns=3)

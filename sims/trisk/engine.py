@@ -34,6 +34,8 @@ resist_rule           0        R6: resisted damage is 0 halved (rounded down),
                                1 ignored entirely, 2 unchanged
 weak_rule             0        R6: weak damage is 0 doubled, 1 +1, 2 unchanged
 max_board             12       [decided] creations in play per player, at most
+allow_draw_effects    false    R3: a card set whose cards draw is refused; true
+                               lets a designer's set draw (effect ``draw``)
 card_set              —        the card set (``reference`` or a path); not in
                                the int vector: its table is
 ====================  =======  =================================================
@@ -77,17 +79,19 @@ GAME = "trisk"
 VERSION = "1.1.0"  # bump whenever simulated behaviour changes
 
 RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
-               "primal_attack_level", "resist_rule", "weak_rule", "max_board", "card_set")
+               "primal_attack_level", "resist_rule", "weak_rule", "max_board",
+               "allow_draw_effects", "card_set")
 DEFAULT_RULES = {"max_turns": 60, "hand_limit": 9, "actions": 3, "upgrade_cost": 3,
                  "second_level": 1, "primal_attack_level": 10, "resist_rule": 0,
-                 "weak_rule": 0, "max_board": 12, "card_set": "reference"}
+                 "weak_rule": 0, "max_board": 12, "allow_draw_effects": False,
+                 "card_set": "reference"}
 RULE_LIMITS = {"max_turns": (1, 1000), "hand_limit": (1, 16), "actions": (1, 9),
                "upgrade_cost": (0, 10), "second_level": (0, 10),
                "primal_attack_level": (0, 11), "resist_rule": (0, 2), "weak_rule": (0, 2),
                "max_board": (1, 16)}
-INT_FIELDS = RULE_FIELDS[:-1]
+INT_FIELDS = RULE_FIELDS[:-1]  # allow_draw_effects travels as 0/1
 (R_MAX_TURNS, R_HAND_LIMIT, R_ACTIONS, R_UPGRADE_COST, R_SECOND_LEVEL, R_PRIMAL_ATTACK,
- R_RESIST, R_WEAK, R_MAX_BOARD) = range(len(INT_FIELDS))
+ R_RESIST, R_WEAK, R_MAX_BOARD, R_ALLOW_DRAW) = range(len(INT_FIELDS))
 R_NC = len(INT_FIELDS)  # then the card table, NC rows of CARD_W
 MAX_HAND = 16
 MAX_SLOTS = 17  # the Primal and up to 16 creations
@@ -97,11 +101,26 @@ PURPOSE_PLAY_COINS = rng.PURPOSE_GAME + 2
 PURPOSE_NOISE = rng.PURPOSE_SEAT0  # + side
 
 
+def draw_rows(table: np.ndarray) -> list[int]:
+    """Rows of the card table with an ability or spell whose effect draws."""
+    table = np.asarray(table, np.int64)
+    return [r for r in range(table.shape[0])
+            if any(table[r, C_ABIL + i * A_W + A_EFFECT] == E_DRAW
+                   for i in range(int(table[r, C_N_ABIL])))]
+
+
 def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
-    """The int64 rules vector: the integer fields, NC, then the card table."""
+    """The int64 rules vector: the integer fields, NC, then the card table.
+
+    Raises ValueError for a table that draws under ``allow_draw_effects``
+    false (R3; the card-set loader names the card first, see
+    ``balance.trisk_cards``)."""
     table = np.asarray(table, np.int64)
     if table.ndim != 2 or table.shape[1] != CARD_W:
         raise ValueError(f"the card table must have {CARD_W} columns")
+    if not cfg["allow_draw_effects"] and draw_rows(table):
+        raise ValueError(f"card rows {draw_rows(table)} draw, and allow_draw_effects is false "
+                         "(R3: Muster is the only way to draw)")
     head = [int(cfg[name]) for name in INT_FIELDS]
     return np.concatenate([np.array(head + [table.shape[0]], np.int64), table.ravel()])
 
