@@ -104,13 +104,32 @@ def test_a_created_creation_enters_at_level_0():
 
 
 def test_board_limit_rd1():
-    """RD1: at most max_board creations; a Create beyond it is not offered."""
+    """RD1: at most max_board creations; a Create beyond it is not offered, and
+    the engine counts it as refused (only for a creation the player may play)."""
     g = Game(max_board=2)
     g.add(0, "Golem")
     g.give(0, "Bear")
     assert any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
     g.add(0, "Golem")
     assert not any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    assert E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
+    g.forb[TOY["Bear"]] = 1  # restricted play: a forbidden card is never refused
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
+
+
+def test_default_board_limit_lets_a_player_create_as_often_as_it_likes_rd1():
+    """Rulebook: "Create: Play a creation from your hand ... Do these as often as
+    you like." The default limit (40) takes a whole 20-card deck of creations."""
+    g = Game()
+    assert g.rules[E.R_MAX_BOARD] == E.DEFAULT_RULES["max_board"] == 40
+    for _ in range(19):
+        g.add(0, "Golem")
+    g.give(0, "Bear")
+    assert any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    g.do(0, E.PK_CREATE, "Bear")
+    assert len(g.board(0)) == 20
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
 
 
 # ---- damage ---------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ primal_attack_level   10       level at which a Primal's Attack unlocks
 resist_rule           0        R6: resisted damage is 0 halved (rounded down),
                                1 ignored entirely, 2 unchanged
 weak_rule             0        R6: weak damage is 0 doubled, 1 +1, 2 unchanged
-max_board             12       [decided] creations in play per player, at most
+max_board             40       [decided] creations in play per player, at most;
+                               "as often as you like": 40 never binds with the
+                               reference decks (20 cards); refusals are counted
 allow_draw_effects    false    R3: a card set whose cards draw is refused; true
                                lets a designer's set draw (effect ``draw``)
 card_set              —        the card set (``reference`` or a path); not in
@@ -43,6 +45,10 @@ card_set              —        the card set (``reference`` or a path); not in
 R4: a creation is destroyed the moment its damage reaches its HP, wherever
 the damage comes from (``sweep`` after every effect, Upgrade and Damage step;
 at the end of turn right after the poison tick), so nothing heals it after.
+
+RD1: "Create ... as often as you like": the board limit ``max_board`` (40)
+exceeds what a 20-card deck can put in play; a Create it withholds is
+counted (``refused_seat*``, ``creates_refused``).
 
 Decided points (documented in docs/rulings.md as RD1–RD10): token removal,
 card by card in the status table's order, then passives (regen, grow) of the
@@ -76,25 +82,25 @@ from strategies.trisk import (
 )
 
 GAME = "trisk"
-VERSION = "1.1.0"  # bump whenever simulated behaviour changes
+VERSION = "1.2.0"  # bump whenever simulated behaviour changes
 
 RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
                "primal_attack_level", "resist_rule", "weak_rule", "max_board",
                "allow_draw_effects", "card_set")
 DEFAULT_RULES = {"max_turns": 60, "hand_limit": 9, "actions": 3, "upgrade_cost": 3,
                  "second_level": 1, "primal_attack_level": 10, "resist_rule": 0,
-                 "weak_rule": 0, "max_board": 12, "allow_draw_effects": False,
+                 "weak_rule": 0, "max_board": 40, "allow_draw_effects": False,
                  "card_set": "reference"}
 RULE_LIMITS = {"max_turns": (1, 1000), "hand_limit": (1, 16), "actions": (1, 9),
                "upgrade_cost": (0, 10), "second_level": (0, 10),
                "primal_attack_level": (0, 11), "resist_rule": (0, 2), "weak_rule": (0, 2),
-               "max_board": (1, 16)}
+               "max_board": (1, 40)}
 INT_FIELDS = RULE_FIELDS[:-1]  # allow_draw_effects travels as 0/1
 (R_MAX_TURNS, R_HAND_LIMIT, R_ACTIONS, R_UPGRADE_COST, R_SECOND_LEVEL, R_PRIMAL_ATTACK,
  R_RESIST, R_WEAK, R_MAX_BOARD, R_ALLOW_DRAW) = range(len(INT_FIELDS))
 R_NC = len(INT_FIELDS)  # then the card table, NC rows of CARD_W
 MAX_HAND = 16
-MAX_SLOTS = 17  # the Primal and up to 16 creations
+MAX_SLOTS = 41  # the Primal and up to 40 creations (RULE_LIMITS max_board)
 
 PURPOSE_DECK = rng.PURPOSE_GAME  # + side (0 = A, 1 = B)
 PURPOSE_PLAY_COINS = rng.PURPOSE_GAME + 2
@@ -137,10 +143,9 @@ DRAW = -1
 END_PRIMAL, END_CAP = 0, 1
 END_NAMES = ("primal_falls", "round_cap")  # round_cap: the turn cap (R3)
 METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101, "creates_refused": 121}
-# per-game counts the reports show as "games in which it happened" (and the total);
-# each is also a METRICS histogram, so the runner keeps it exactly
-EVENT_COUNTS = {"creates_refused": "Create refused by the board limit (RD1 max_board): "
-                                   "turns per game"}
+# per-game counts the reports show as the games in which it happened (and the total),
+# name -> (label, unit); each is also a METRICS histogram, so every stored run keeps it
+EVENT_COUNTS = {"creates_refused": ("Create refused by the board limit (RD1)", "turns")}
 
 (X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
  X_SPELLS0, X_SPELLS1, X_ABIL0, X_ABIL1, X_UPG0, X_UPG1, X_BOARD0, X_BOARD1, X_CONSERVED,
