@@ -260,6 +260,11 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
         typer.echo(f"ends: {ends}; seat 1 took "
                    f"{fmt.fmt_pct_ci(row['seat1_share_of_wins'], row['seat1_share_lo'], row['seat1_share_hi'])}"
                    " of decided games")
+        events = getattr(get_game(game).engine_module(), "EVENT_COUNTS", {})
+        for name, (label, unit) in events.items():  # e.g. Trisk's refused Creates
+            if f"{name}_games" in row:
+                typer.echo(f"{label}: in {fmt.fmt_int(row[f'{name}_games'])} of {fmt.fmt_int(g)} "
+                           f"games ({fmt.fmt_int(row[f'{name}_total'])} {unit})")
         typer.echo(f"pairing: paired SE / unpaired SE = {fmt.fmt_num(row['pair_variance_ratio'], 3)} "
                    f"over {fmt.fmt_int(row['pairs'])} seat-swapped pairs")
         how = "read from the store" if row["cached"] else f"{fmt.fmt_int(row['games_per_s'])} games/s"

@@ -16,13 +16,22 @@ from balance.errors import UserError
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
 CardSetOpt = Annotated[str, typer.Option(
-    "--card-set", help="'reference' (configs/trisk/cards.toml) or a path to a designer's set.")]
+    "--card-set", help="'reference' (configs/trisk/cards.toml) or a path to a designer's set "
+                       "(checked under the base rules: configs/trisk/base.toml).")]
 
 
 def _cli():
     from balance import cli
 
     return cli
+
+
+def _base_rules() -> dict:
+    """The base ruleset's rules: a listed set is checked as it would be played
+    (a card that draws is refused unless allow_draw_effects is true, R3)."""
+    from balance import config
+
+    return config.resolve_variant("trisk", "base").rules
 
 
 def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> None:
@@ -38,7 +47,7 @@ def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     """The card set: every card's stats, abilities, points and who can play it."""
     from balance import trisk_cards
 
-    cs = trisk_cards.load_card_set(card_set)
+    cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.card_rows(cs)
     _show(rows, f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
           ["name", "type", "kind", "MIG", "CUN", "WIS", "HP", "AP", "MP", "attack", "abilities",
@@ -49,7 +58,7 @@ def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None
     """The Skill Book: every skill's effect and the cards that carry it."""
     from balance import trisk_cards
 
-    cs = trisk_cards.load_card_set(card_set)
+    cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.skill_rows(cs)
     _show(rows, f"Trisk Skill Book ({len(rows)} skills)",
           ["skill", "effect", "param", "target", "amount", "coins", "text", "cards"], as_json)
@@ -59,7 +68,7 @@ def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     """The reference decks: one per Primal, with their neutral swap-in slots."""
     from balance import trisk_cards
 
-    cs = trisk_cards.load_card_set(card_set)
+    cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = []
     for name, d in trisk_cards.load_decks(cs).items():
         counts: dict[str, int] = {}

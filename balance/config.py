@@ -71,7 +71,7 @@ class Ruleset:
 
     def card_set(self):
         """The card set this ruleset plays with (games with card sets only)."""
-        return get_game(self.game).card_set(self.rules["card_set"])
+        return get_game(self.game).card_set(self.rules["card_set"], self.rules)
 
 
 def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:

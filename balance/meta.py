@@ -124,6 +124,14 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
                "duration": dur["mean"], "duration_lo": dur["lo"], "duration_hi": dur["hi"],
                "duration_sd": dur["sd"], "duration_p10": float(q[0]),
                "duration_p50": float(q[1]), "duration_p90": float(q[2])}
+        # an engine's per-game event counts (EVENT_COUNTS): games in which it happened
+        from balance.registry import get_game
+
+        eng = get_game(runs[0].spec.game).engine_module()
+        for name, (label, _) in getattr(eng, "EVENT_COUNTS", {}).items():
+            hs = [None if r.metrics is None else r.metrics.get(name) for r in runs]
+            if all(h is not None for h in hs):
+                row[f"event: {label}"] = sum(int(np.asarray(h)[1:].sum()) for h in hs)
         if trace is not None and len(trace):
             m = trace[trace["variant"] == v]
             if len(m):

@@ -30,10 +30,11 @@ class Game:
     def strategy_module(self):
         return _module(self.strategies)
 
-    def card_set(self, name: str):
-        """The card set ``name`` (a name or a path) of a game with card sets."""
+    def card_set(self, name: str, rules: dict | None = None):
+        """The card set ``name`` (a name or a path) of a game with card sets,
+        checked against the ruleset ``rules`` it is played under (when given)."""
         mod, fn = self.card_sets.split(":")
-        return getattr(_module(mod), fn)(name)
+        return getattr(_module(mod), fn)(name, rules)
 
 
 @lru_cache(maxsize=None)

@@ -530,6 +530,7 @@ def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
     if m is None:
         return None
     has_trace = "lead_changes" in m.columns and m["lead_changes"].notna().any()
+    events = [c for c in m.columns if str(c).startswith("event: ")]  # meta: EVENT_COUNTS
     rows = []
     for r in sorted(m.to_dict("records"), key=lambda r: _variant_key(r["variant"])):
         g = r["games"]
@@ -558,8 +559,15 @@ def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
                 _cell(fmt_pct_ci(r["decisiveness"], r["decisiveness_lo"], r["decisiveness_hi"]),
                       r["decisiveness"]),
             ]
+        for c in events:
+            k = r[c]
+            lo, hi = wilson_ci(k, g)
+            cells.append(_cell(MISSING if _missing(k) else
+                               f"{fmt_int(k)} · {fmt_pct_ci(k / g, lo, hi)}",
+                               None if _missing(k) else k / g))
         rows.append({"name": str(r["variant"]), "base": r["variant"] == "base", "cells": cells})
-    return {"rows": rows, "has_trace": bool(has_trace)}
+    return {"rows": rows, "has_trace": bool(has_trace),
+            "events": [str(c)[len("event: "):] for c in events]}
 
 
 def _pairing_summary(tables: Mapping[str, Any]) -> dict | None:

@@ -50,6 +50,14 @@ def run_row(res: RunResult) -> dict:
     }
     for name, count in zip(eng.END_NAMES, res.reasons):
         row[f"end_{name}"] = int(count)
+    # per-game event counts an engine declares (Trisk: Creates refused by the
+    # board limit), kept as METRICS histograms: games where it happened, total
+    for name in getattr(eng, "EVENT_COUNTS", {}):
+        h = None if res.metrics is None else res.metrics.get(name)
+        if h is not None:
+            h = np.asarray(h, np.int64)
+            row[f"{name}_games"] = int(h[1:].sum())
+            row[f"{name}_total"] = int((np.arange(len(h)) * h).sum())
     return row
 
 

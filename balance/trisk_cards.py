@@ -272,13 +272,16 @@ class CardSet:
         return out
 
 
-def load_card_set(name_or_path: str | Path = "reference") -> CardSet:
+def load_card_set(name_or_path: str | Path = "reference", rules: dict | None = None) -> CardSet:
     """Read and validate a card set.
 
     Parameters
     ----------
     name_or_path : str or Path
         ``"reference"`` for ``configs/trisk/cards.toml``, else a path to a TOML file.
+    rules : dict, optional
+        The ruleset it is played under; only ``allow_draw_effects`` is read
+        (default false: a card that draws is refused, ruling R3).
 
     Returns
     -------
@@ -287,14 +290,39 @@ def load_card_set(name_or_path: str | Path = "reference") -> CardSet:
     Raises
     ------
     UserError
-        One line naming the file, the card and the field, for any malformed set.
+        One line naming the file, the card and the field, for any malformed set,
+        or naming the card and its skill when a card draws and the rules do not
+        allow it.
     """
     path = REFERENCE_SET if str(name_or_path) == "reference" else Path(name_or_path)
     try:
         st = path.stat()
     except OSError:
         return _parse_set(path, _load_toml(path))  # the reader names the missing file
-    return _cached_set(str(path), str(path.resolve()), st.st_mtime_ns, st.st_size)
+    cs = _cached_set(str(path), str(path.resolve()), st.st_mtime_ns, st.st_size)
+    if not (rules or {}).get("allow_draw_effects", False):
+        check_no_draw(cs)
+    return cs
+
+
+def check_no_draw(cs: CardSet) -> None:
+    """Refuse a set in which a card draws (rulebook: "Muster: Draw a card. This
+    is the only way to draw"; ruling R3), naming the first such card.
+
+    Raises
+    ------
+    UserError
+        One line: the file, the card, its skill and the rules key that allows it.
+    """
+    for c in cs.cards:
+        uses = ([("spell", c["spell"])] if c["spell"] else []) + \
+            [("ability", a["skill"]) for a in c["abilities"]]
+        for what, skill in uses:
+            if cs.skills[skill]["effect"] == "draw":
+                raise UserError(
+                    f"{_show(cs.path)}: card '{c['name']}': {what} '{skill}' has effect 'draw', "
+                    "but Muster is the only way to draw (rulebook; ruling R3); set "
+                    "allow_draw_effects = true in the ruleset to play a set whose cards draw")
 
 
 @lru_cache(maxsize=16)

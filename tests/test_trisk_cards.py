@@ -155,15 +155,118 @@ def test_every_primal_has_eight_playable_creations(cs):
 
 
 def test_every_skill_book_effect_used(cs):
+    """Every effect of the engine's vocabulary but ``draw`` (R3) is on a card."""
     used = [cs.skills[c["spell"]] for c in cs.cards if c["type"] == "Sorcery"]
     used += [cs.skills[a["skill"]] for c in cs.cards for a in c["abilities"]]
-    assert {s["effect"] for s in used} == set(C.EFFECT_NAMES)
+    assert {s["effect"] for s in used} == set(C.EFFECT_NAMES) - {"draw"}
     assert {s["status"] for s in used if s["effect"] == "status"} == set(C.STATUSES)
     assert {s["coins"] for s in used} == {"none", "one", "per_group"}
     assert any(s["effect"] == "damage" and s["damage"] != "physical" for s in used)
     assert any(s["effect"] == "status" and s["status"] == "Asleep" and s["target"] == "self"
                for s in used)
     assert set(cs.skills) == {s["name"] for s in used}  # no unused Skill Book entry
+
+
+def test_no_reference_card_draws_r3(cs):
+    """Rulebook: "Muster: Draw a card. This is the only way to draw (maximum
+    hand size 9)." R3: no card of the reference set may draw."""
+    from sims.trisk.engine import draw_rows
+
+    for c in cs.cards:
+        skills = ([c["spell"]] if c["spell"] else []) + [a["skill"] for a in c["abilities"]]
+        assert all(cs.skills[k]["effect"] != "draw" for k in skills), c["name"]
+    assert not [k for k, v in cs.skills.items() if v["effect"] == "draw"]
+    assert draw_rows(cs.table) == []  # nor in the engine's table
+    assert C.E_DRAW not in {int(cs.table[r, C.C_ABIL + i * C.A_W + C.A_EFFECT])
+                            for r in range(cs.n_cards) for i in range(cs.table[r, C.C_N_ABIL])}
+
+
+def test_foresight_replaced_by_mentor_on_budget(cs):
+    """Human, Fox, Owl Spirit and Oracle drew a card (Foresight, 2 points); they
+    carry Mentor instead (2 levels on one of your creations, 2 points), at the
+    same level, so each stays on the creation budget."""
+    assert "Foresight" not in cs.skills
+    mentor = cs.skills["Mentor"]
+    assert (mentor["effect"], mentor["target"], mentor["n"]) == ("level", "own_creation", 2)
+    for name, level in (("Human", 1), ("Fox", 1), ("Owl Spirit", 2), ("Oracle", 1)):
+        c = cs.cards[cs.row(name)]
+        assert {"skill": "Mentor", "shape": "active", "level": level} in c["abilities"], name
+        assert cs.points(cs.row(name)) == cs.budget_target(cs.row(name)) == 24.0
+
+
+FORESIGHT = ('[skills.Foresight]\neffect = "draw"\ntarget = "player"\nn = 1\n'
+             'text = "Draw a card."\n\n')
+HUMAN_ABILITY = 'abilities = [{ skill = "Mentor", shape = "active", level = 1 }]'
+
+
+def _drawing_set(ref_text, tmp_path, ritual: bool = False):
+    """The reference set with the Human drawing a card again (or, ``ritual``, a
+    Ritual of Plague that draws)."""
+    text = ref_text.replace("[skills.Mentor]", FORESIGHT + "[skills.Mentor]", 1)
+    assert text.count(HUMAN_ABILITY) == 1
+    if ritual:
+        text = text.replace('spell = "Plague"', 'spell = "Foresight"', 1)
+    else:
+        text = text.replace(HUMAN_ABILITY, HUMAN_ABILITY.replace("Mentor", "Foresight"), 1)
+    path = tmp_path / ("ritual_draws.toml" if ritual else "human_draws.toml")
+    path.write_text(text)
+    return path
+
+
+def test_a_card_that_draws_is_refused_unless_the_rules_allow_it(ref_text, tmp_path):
+    """R3: the loader refuses a set whose card draws, in one line naming the card
+    and the effect; ``allow_draw_effects = true`` lets a designer's set draw."""
+    from dataclasses import replace
+
+    from balance import config
+
+    for ritual, where in ((False, "card 'Human': ability 'Foresight'"),
+                          (True, "card 'Ritual of Plague': spell 'Foresight'")):
+        path = _drawing_set(ref_text, tmp_path, ritual)
+        with pytest.raises(UserError) as exc:
+            load_card_set(path)
+        msg = str(exc.value)
+        assert "\n" not in msg and msg.startswith(str(path)), msg
+        for frag in (where, "effect 'draw'", "Muster is the only way to draw",
+                     "allow_draw_effects = true"):
+            assert frag in msg, (frag, msg)
+        with pytest.raises(UserError, match=where):
+            load_card_set(path, {"allow_draw_effects": False})
+        allowed = load_card_set(path, {"allow_draw_effects": True})
+        assert allowed.skills["Foresight"]["effect"] == "draw"
+        # played through a ruleset: refused under the base rules, played with the key on
+        base = config.resolve_variant("trisk", "base")
+        rs = replace(base, rules={**base.rules, "card_set": str(path)})
+        with pytest.raises(UserError, match=where):
+            rs.vector()
+        on = replace(rs, rules={**rs.rules, "allow_draw_effects": True})
+        assert on.vector()[0] == base.rules["max_turns"]
+
+
+def test_engine_refuses_a_drawing_table_without_the_key(cs):
+    """A hand-built table that draws cannot bypass the loader: ``encode_rules``
+    refuses it unless allow_draw_effects is on (R3)."""
+    from sims.trisk import engine as E
+
+    table = cs.table.copy()
+    r = cs.row("Human")
+    table[r, C.C_ABIL + C.A_EFFECT] = C.E_DRAW
+    table[r, C.C_ABIL + C.A_TARGET] = C.T_PLAYER
+    with pytest.raises(ValueError, match=rf"card rows \[{r}\] draw"):
+        E.encode_rules(dict(E.DEFAULT_RULES), table)
+    assert len(E.encode_rules({**E.DEFAULT_RULES, "allow_draw_effects": True}, table)) > 0
+
+
+def test_cli_refuses_a_drawing_set_in_one_line(ref_text, tmp_path, monkeypatch, capsys):
+    from balance import cli
+
+    path = _drawing_set(ref_text, tmp_path)
+    monkeypatch.setattr("sys.argv", ["balance", "trisk", "cards", "--card-set", str(path)])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "card 'Human'" in err and "effect 'draw'" in err, err
 
 
 def test_card_and_skill_rows(cs):

@@ -38,7 +38,7 @@ GREEDY = {"primal": {"muster": 1.0, "hand_room": 1.0, "train": 1.0, "level_gain"
                                            "absorb": 0.1}}
 
 
-def check_outcomes(out: dict, max_turns: int = 60) -> None:
+def check_outcomes(out: dict, max_turns: int = 60, max_board: int = 40) -> None:
     """Every structural invariant of a batch of games."""
     n = len(out["winner_seat"])
     assert (out["conserved"] == 1).all(), "a card left deck + hand + play + discard"
@@ -61,9 +61,16 @@ def check_outcomes(out: dict, max_turns: int = 60) -> None:
         assert out[f"damage_seat{w[g]}"][g] < 10
     for s in (0, 1):
         assert ((out[f"level_seat{s}"] >= 0) & (out[f"level_seat{s}"] <= 10)).all()
-        assert ((out[f"board_seat{s}"] >= 0) & (out[f"board_seat{s}"] <= 12)).all()
+        assert ((out[f"board_seat{s}"] >= 0) & (out[f"board_seat{s}"] <= max_board)).all()
         assert (out[f"board_seat{s}"] <= out[f"created_seat{s}"]).all()
+        assert (out[f"board_seat{s}"] <= out[f"peak_seat{s}"]).all()
+        assert (out[f"peak_seat{s}"] <= np.minimum(max_board, out[f"created_seat{s}"])).all()
+        # a Create is refused only on a full board, at most once per own turn
+        assert (out[f"refused_seat{s}"] <= (out["rounds"] + 1) // 2).all()
+        assert ((out[f"refused_seat{s}"] == 0) | (out[f"peak_seat{s}"] == max_board)).all()
+        assert (out[f"mustered_seat{s}"] <= out[f"drawn_seat{s}"]).all()
         assert (out[f"upgrades_seat{s}"] >= 0).all()
+    assert (out["creates_refused"] == out["refused_seat0"] + out["refused_seat1"]).all()
     # the same deal twice: the same seat starts, so A starts in exactly one game of it
     # (both sides here choose alike when they win the toss)
     assert (out["first_seat"][0::2] == out["first_seat"][1::2]).all()
@@ -106,6 +113,108 @@ def test_every_reference_deck_plays(rs):
         check_outcomes(out)
 
 
+def test_only_muster_draws_in_reference_games(rs):
+    """Rulebook: "Muster: Draw a card. This is the only way to draw (maximum hand
+    size 9)." R3: no card of the reference set may draw. Over reference games
+    (each shipped strategy with every reference deck, and tempo on random legal
+    decks of the reference set) every card that left a deck was drawn by Muster."""
+    from balance.trisk_cards import load_decks, make_deck, random_deck
+
+    cs = rs.card_set()
+    rv = rs.vector()
+    decks = list(load_decks(cs).values())
+    pairs = []
+    for k, name in enumerate(config.strategy_names("trisk")):
+        st = config.load_strategy("trisk", name)
+        pairs += [(st.with_deck(d, cs.n_cards), st.with_deck(decks[(i + k + 1) % 10], cs.n_cards))
+                  for i, d in enumerate(decks)]
+    g = np.random.default_rng(13)
+    tempo = config.load_strategy("trisk", "tempo")
+    for k in range(20):
+        ps = [int(g.choice(cs.primals)) for _ in "ab"]
+        pairs.append(tuple(tempo.with_deck(make_deck(cs, f"r{k}{i}", p, random_deck(cs, p, 20, g)),
+                                           cs.n_cards) for i, p in enumerate(ps)))
+    games = drawn = 0
+    for k, (sa, sb) in enumerate(pairs):
+        out = trisk.simulate(rv, sa.vector(), sb.vector(), 40 + k, 0, 8)
+        for s in (0, 1):
+            extra = out[f"drawn_seat{s}"] - out[f"mustered_seat{s}"]
+            assert (extra == 0).all(), f"{sa.name} v {sb.name}: {extra.sum()} not by Muster"
+            drawn += int(out[f"drawn_seat{s}"].sum())
+        games += len(out["winner_seat"])
+    assert games == 8 * (5 * 10 + 20) and drawn > 10 * games  # Muster drew every one
+
+
+def _reference_sample(rs, deals: int = 4):
+    """Each shipped strategy with every reference deck (against the next deck)
+    and tempo on 20 pairs of random legal decks of the reference set: the
+    games' outcomes, under ``rs``."""
+    from balance.trisk_cards import load_decks, make_deck, random_deck
+
+    cs = rs.card_set()
+    rv = rs.vector()
+    decks = list(load_decks(cs).values())
+    pairs = []
+    for k, name in enumerate(config.strategy_names("trisk")):
+        st = config.load_strategy("trisk", name)
+        pairs += [(st.with_deck(d, cs.n_cards), st.with_deck(decks[(i + k + 1) % 10], cs.n_cards))
+                  for i, d in enumerate(decks)]
+    g = np.random.default_rng(17)
+    tempo = config.load_strategy("trisk", "tempo")
+    for k in range(20):
+        ps = [int(g.choice(cs.primals)) for _ in "ab"]
+        pairs.append(tuple(tempo.with_deck(make_deck(cs, f"r{k}{i}", p, random_deck(cs, p, 20, g)),
+                                           cs.n_cards) for i, p in enumerate(ps)))
+    outs = [trisk.simulate(rv, sa.vector(), sb.vector(), 60 + k, 0, 2 * deals)
+            for k, (sa, sb) in enumerate(pairs)]
+    return {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
+
+
+def test_default_board_limit_never_binds_in_reference_games(rs):
+    """Rulebook, Creation phase: "Create: Play a creation from your hand ... Do
+    these as often as you like." RD1's limit (max_board) must never refuse a
+    Create under the shipped strategies with the reference set: over 560 games
+    none is refused, and no side ever holds more than its 20-card deck allows.
+    The limit of engine 1.1.0 (12) bound in this very sample."""
+    from dataclasses import replace
+
+    out = _reference_sample(rs)
+    assert len(out["winner_seat"]) == 8 * (5 * 10 + 20)
+    check_outcomes(out, max_board=rs.rules["max_board"])
+    assert rs.rules["max_board"] == E.DEFAULT_RULES["max_board"] >= 20
+    assert out["creates_refused"].sum() == 0
+    peak = np.maximum(out["peak_seat0"], out["peak_seat1"])
+    assert 12 <= peak.max() <= 20  # boards grew past the old limit, never to the new one
+    old = _reference_sample(replace(rs, rules={**rs.rules, "max_board": 12}))
+    assert (old["creates_refused"] > 0).sum() > 0
+
+
+def test_a_refused_create_is_counted_under_a_small_board(rs):
+    """RD1 with max_board = 3: Creates are refused and counted per game (turns
+    with a creation in hand and a full board), in the engine's outcome, in a
+    stored run's histogram and in ``balance trisk simulate``'s row."""
+    from dataclasses import replace
+
+    from balance import runner, tables
+
+    small = replace(rs, rules={**rs.rules, "max_board": 3})
+    out = _reference_sample(small, deals=1)
+    check_outcomes(out, max_board=3)
+    refused = out["creates_refused"]
+    assert (refused > 0).mean() > 0.5 and (np.maximum(out["peak_seat0"], out["peak_seat1"]) <= 3).all()
+    sa = config.load_strategy("trisk", "rush@Ysolde of the Thorns")
+    sb = config.load_strategy("trisk", "control@Meru the Still Water")
+    for ruleset, binds in ((small, True), (rs, False)):
+        res = runner.simulate_run(runner.RunSpec(ruleset, sa, sb, 64, 3))
+        o = trisk.simulate(ruleset.vector(), sa.vector(), sb.vector(), 3, 0, 64)
+        h = res.metrics["creates_refused"]
+        assert (h == np.bincount(o["creates_refused"], minlength=len(h))).all()
+        row = tables.run_row(res)
+        assert row["creates_refused_games"] == (o["creates_refused"] > 0).sum()
+        assert row["creates_refused_total"] == o["creates_refused"].sum()
+        assert (row["creates_refused_games"] > 0) == binds
+
+
 def test_short_games_end_in_draws_at_the_cap(rs):
     sa = config.load_strategy("trisk", "ramp@Meru the Still Water")
     rules = dict(rs.rules, max_turns=3)
@@ -137,9 +246,10 @@ def test_toy_games_under_rule_variants(over):
     spec = dict(GREEDY, temperature=1.0)
     a = side(spec, "Cern", TOY_DECK)
     out = trisk.simulate(rules_vector(**over), a, a, 8, 0, 32)
-    check_outcomes(out)
+    check_outcomes(out, max_board=over.get("max_board", 40))
     if "max_board" in over:
         assert (out["board_seat0"] <= 1).all() and (out["board_seat1"] <= 1).all()
+        assert out["creates_refused"].sum() > 0
 
 
 def test_empty_deck_games_end_at_the_cap():

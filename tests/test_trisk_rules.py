@@ -104,13 +104,32 @@ def test_a_created_creation_enters_at_level_0():
 
 
 def test_board_limit_rd1():
-    """RD1: at most max_board creations; a Create beyond it is not offered."""
+    """RD1: at most max_board creations; a Create beyond it is not offered, and
+    the engine counts it as refused (only for a creation the player may play)."""
     g = Game(max_board=2)
     g.add(0, "Golem")
     g.give(0, "Bear")
     assert any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
     g.add(0, "Golem")
     assert not any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    assert E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
+    g.forb[TOY["Bear"]] = 1  # restricted play: a forbidden card is never refused
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
+
+
+def test_default_board_limit_lets_a_player_create_as_often_as_it_likes_rd1():
+    """Rulebook: "Create: Play a creation from your hand ... Do these as often as
+    you like." The default limit (40) takes a whole 20-card deck of creations."""
+    g = Game()
+    assert g.rules[E.R_MAX_BOARD] == E.DEFAULT_RULES["max_board"] == 40
+    for _ in range(19):
+        g.add(0, "Golem")
+    g.give(0, "Bear")
+    assert any(c[0] == E.PK_CREATE for c in g.candidates(0))
+    g.do(0, E.PK_CREATE, "Bear")
+    assert len(g.board(0)) == 20
+    assert not E.create_refused(g.rules, g.table, g.pl, g.hd, g.forb, 0)
 
 
 # ---- damage ---------------------------------------------------------------------------------
@@ -254,12 +273,52 @@ def test_poison_hurts_1_untyped_and_sleep_heals_1():
     assert g.dmg(0, k) == 3
 
 
-def test_regenerate_acts_before_destruction_rd2():
-    """RD2: tokens come off, then passives act, then creations at their HP go."""
+def test_poison_reaching_hp_destroys_at_once_regenerate_cannot_save_r4():
+    """Rulebook: "When a creation's damage equals or exceeds its HP, it is
+    destroyed and leaves play." R4: "A creation is destroyed the moment its
+    damage reaches its HP: nothing (a heal, a passive, Regenerate) can save it
+    once it has." A poison tick that brings the Troll to its 12 HP destroys it
+    before its Regenerate 2 (a passive, RD2) could act."""
     g = Game()
-    s = g.add(0, "Troll", level=2, dmg=11, poisoned=1)  # 12 HP, Regenerate 2
+    g.add(0, "Troll", level=2, dmg=11, poisoned=1)  # 12 HP, Regenerate 2 from level 2
     g.end_turn(0)
-    assert g.board(0) == ["Troll"] and g.dmg(0, s) == 10
+    assert g.board(0) == []
+    assert g.pl[0, E.K_DISC] == 1  # RD8: to the discard pile
+    codes = [int(e[2]) for e in g.log[:g.ints[0]]]
+    assert codes == [E.EV_POISON, E.EV_DESTROY]  # no Regenerate, no Grow after it
+
+
+def test_regenerate_heals_a_creation_the_poison_did_not_bring_to_its_hp_rd2():
+    """RD2: a creation still in play after its tokens come off gets its
+    passives: the poison tick takes the Troll to 11 of 12, Regenerate heals 2."""
+    g = Game()
+    s = g.add(0, "Troll", level=2, dmg=10, poisoned=1)
+    g.end_turn(0)
+    assert g.board(0) == ["Troll"] and g.dmg(0, s) == 9
+
+
+def test_sleep_token_heals_before_the_poison_token_hurts_rd2():
+    """RD2: tokens come off in the status table's order (Asleep before
+    Poisoned), so a creation one short of its HP with both survives: its damage
+    never reaches its HP (14 of 15, healed to 13, poisoned back to 14)."""
+    g = Game()
+    s = g.add(0, "Golem", dmg=14, asleep=1, poisoned=1)
+    g.end_turn(0)
+    assert g.board(0) == ["Golem"] and g.dmg(0, s) == 14
+
+
+def test_a_creation_destroyed_by_poison_does_not_skip_the_next_one_r4():
+    """R4 at the end of turn: the creation after a destroyed one (it moves
+    into the freed slot) still loses its tokens and gets its passives, once."""
+    g = Game()
+    g.add(0, "Bear", dmg=6, poisoned=2, feared=3)  # 7 HP: the tick destroys it
+    g.add(0, "Troll", level=2, dmg=4, poisoned=1)
+    g.add(0, "Golem", dmg=1, poisoned=1)
+    g.end_turn(0)
+    assert g.board(0) == ["Troll", "Golem"]
+    assert (g.dmg(0, 1), g.tok(0, 1, "Poisoned"), g.level(0, 1)) == (3, 0, 5)  # 4+1-2; Grow 3
+    assert (g.dmg(0, 2), g.tok(0, 2, "Poisoned")) == (2, 0)
+    assert len(g.events(E.EV_DESTROY)) == 1 and len(g.events(E.EV_POISON)) == 3
 
 
 def test_poison_destroys_a_creation_at_end_of_turn():

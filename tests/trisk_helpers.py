@@ -127,7 +127,8 @@ TOY_NAMES = tuple(TOY)
 
 
 def rules_vector(table=None, **over) -> np.ndarray:
-    cfg = dict(E.DEFAULT_RULES)
+    # the toy set draws (its Scout): a designer's set, played with the R3 key on
+    cfg = dict(E.DEFAULT_RULES, allow_draw_effects=True)
     cfg.update(over)
     return E.encode_rules(cfg, TOY_TABLE if table is None else table)
 

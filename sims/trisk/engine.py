@@ -33,13 +33,26 @@ primal_attack_level   10       level at which a Primal's Attack unlocks
 resist_rule           0        R6: resisted damage is 0 halved (rounded down),
                                1 ignored entirely, 2 unchanged
 weak_rule             0        R6: weak damage is 0 doubled, 1 +1, 2 unchanged
-max_board             12       [decided] creations in play per player, at most
+max_board             40       [decided] creations in play per player, at most;
+                               "as often as you like": 40 never binds with the
+                               reference decks (20 cards); refusals are counted
+allow_draw_effects    false    R3: a card set whose cards draw is refused; true
+                               lets a designer's set draw (effect ``draw``)
 card_set              —        the card set (``reference`` or a path); not in
                                the int vector: its table is
 ====================  =======  =================================================
 
-Decided points (documented in docs/rulings.md as RD1–RD8): token removal,
-then passives (regen, grow) at the end of the owner's turn; Sorceries never
+R4: a creation is destroyed the moment its damage reaches its HP, wherever
+the damage comes from (``sweep`` after every effect, Upgrade and Damage step;
+at the end of turn right after the poison tick), so nothing heals it after.
+
+RD1: "Create ... as often as you like": the board limit ``max_board`` (40)
+exceeds what a 20-card deck can put in play; a Create it withholds is
+counted (``refused_seat*``, ``creates_refused``).
+
+Decided points (documented in docs/rulings.md as RD1–RD10): token removal,
+card by card in the status table's order, then passives (regen, grow) of the
+creations still in play at the end of the owner's turn; Sorceries never
 target a Primal (a Ritual's effect neither); Ward stops enemy single-target
 effects, not mass ones; the toss winner chooses by its strategy's
 ``go_first``; a creation that attacked may block on the next turn; a coin
@@ -69,34 +82,51 @@ from strategies.trisk import (
 )
 
 GAME = "trisk"
-VERSION = "1.0.0"  # bump whenever simulated behaviour changes
+VERSION = "1.2.0"  # bump whenever simulated behaviour changes
 
 RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
-               "primal_attack_level", "resist_rule", "weak_rule", "max_board", "card_set")
+               "primal_attack_level", "resist_rule", "weak_rule", "max_board",
+               "allow_draw_effects", "card_set")
 DEFAULT_RULES = {"max_turns": 60, "hand_limit": 9, "actions": 3, "upgrade_cost": 3,
                  "second_level": 1, "primal_attack_level": 10, "resist_rule": 0,
-                 "weak_rule": 0, "max_board": 12, "card_set": "reference"}
+                 "weak_rule": 0, "max_board": 40, "allow_draw_effects": False,
+                 "card_set": "reference"}
 RULE_LIMITS = {"max_turns": (1, 1000), "hand_limit": (1, 16), "actions": (1, 9),
                "upgrade_cost": (0, 10), "second_level": (0, 10),
                "primal_attack_level": (0, 11), "resist_rule": (0, 2), "weak_rule": (0, 2),
-               "max_board": (1, 16)}
-INT_FIELDS = RULE_FIELDS[:-1]
+               "max_board": (1, 40)}
+INT_FIELDS = RULE_FIELDS[:-1]  # allow_draw_effects travels as 0/1
 (R_MAX_TURNS, R_HAND_LIMIT, R_ACTIONS, R_UPGRADE_COST, R_SECOND_LEVEL, R_PRIMAL_ATTACK,
- R_RESIST, R_WEAK, R_MAX_BOARD) = range(len(INT_FIELDS))
+ R_RESIST, R_WEAK, R_MAX_BOARD, R_ALLOW_DRAW) = range(len(INT_FIELDS))
 R_NC = len(INT_FIELDS)  # then the card table, NC rows of CARD_W
 MAX_HAND = 16
-MAX_SLOTS = 17  # the Primal and up to 16 creations
+MAX_SLOTS = 41  # the Primal and up to 40 creations (RULE_LIMITS max_board)
 
 PURPOSE_DECK = rng.PURPOSE_GAME  # + side (0 = A, 1 = B)
 PURPOSE_PLAY_COINS = rng.PURPOSE_GAME + 2
 PURPOSE_NOISE = rng.PURPOSE_SEAT0  # + side
 
 
+def draw_rows(table: np.ndarray) -> list[int]:
+    """Rows of the card table with an ability or spell whose effect draws."""
+    table = np.asarray(table, np.int64)
+    return [r for r in range(table.shape[0])
+            if any(table[r, C_ABIL + i * A_W + A_EFFECT] == E_DRAW
+                   for i in range(int(table[r, C_N_ABIL])))]
+
+
 def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
-    """The int64 rules vector: the integer fields, NC, then the card table."""
+    """The int64 rules vector: the integer fields, NC, then the card table.
+
+    Raises ValueError for a table that draws under ``allow_draw_effects``
+    false (R3; the card-set loader names the card first, see
+    ``balance.trisk_cards``)."""
     table = np.asarray(table, np.int64)
     if table.ndim != 2 or table.shape[1] != CARD_W:
         raise ValueError(f"the card table must have {CARD_W} columns")
+    if not cfg["allow_draw_effects"] and draw_rows(table):
+        raise ValueError(f"card rows {draw_rows(table)} draw, and allow_draw_effects is false "
+                         "(R3: Muster is the only way to draw)")
     head = [int(cfg[name]) for name in INT_FIELDS]
     return np.concatenate([np.array(head + [table.shape[0]], np.int64), table.ravel()])
 
@@ -112,19 +142,25 @@ def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 DRAW = -1
 END_PRIMAL, END_CAP = 0, 1
 END_NAMES = ("primal_falls", "round_cap")  # round_cap: the turn cap (R3)
-METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101}
+METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101, "creates_refused": 121}
+# per-game counts the reports show as the games in which it happened (and the total),
+# name -> (label, unit); each is also a METRICS histogram, so every stored run keeps it
+EVENT_COUNTS = {"creates_refused": ("Create refused by the board limit (RD1)", "turns")}
 
 (X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
  X_SPELLS0, X_SPELLS1, X_ABIL0, X_ABIL1, X_UPG0, X_UPG1, X_BOARD0, X_BOARD1, X_CONSERVED,
  X_INVARIANT, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0, X_NOTAHEAD1, X_TOSS, X_EVENTS,
- N_RESULT) = range(28)
+ X_REFUSED0, X_REFUSED1, X_PEAK0, X_PEAK1, X_DRAWN0, X_DRAWN1, X_MUSTERED0, X_MUSTERED1,
+ N_RESULT) = range(36)
 
 # board slot fields
 F_CARD, F_LEVEL, F_DMG, F_USED, F_STACK, F_TOK = 0, 1, 2, 3, 4, 5
 BF = F_TOK + N_STATUS
 # per-seat counters
-(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD) = range(10)
-KW = 10
+(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD, K_REFUSED,
+ K_PEAK, K_MUSTERED) = range(13)
+KW = 13  # K_REFUSED: turns a Create was refused by max_board; K_PEAK: most creations in
+#          play at once; K_MUSTERED: cards drawn by Muster (K_POS: cards drawn in all)
 
 # candidate kinds in the Creation phase and their columns
 PK_STOP, PK_CREATE, PK_UPGRADE, PK_CAST, PK_ABILITY = 0, 1, 2, 3, 4
@@ -576,6 +612,19 @@ def playable_now(rules, table, bd, pl, hd, forb, p, h):
     return False
 
 
+@leaf
+def create_refused(rules, table, pl, hd, forb, p):
+    """A Create the board limit (RD1 ``max_board``) withholds now: the board is
+    full and the hand holds a creation the player may play."""
+    if pl[p, K_NB] - 1 < rules[R_MAX_BOARD]:
+        return False
+    for h in range(pl[p, K_HANDN]):
+        c = hd[p, h]
+        if not forb[c] and table[c, C_TYPE] == CREATION:
+            return True
+    return False
+
+
 # ---- the Primal phase ------------------------------------------------------------------------
 @leaf
 def primal_candidates(rules, table, bd, pl, hd, forb, p, feats):
@@ -794,6 +843,7 @@ def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, t
         bd[p, nb, F_STACK] = 1
         pl[p, K_NB] = nb + 1
         pl[p, K_CREATED] += 1
+        pl[p, K_PEAK] = max(pl[p, K_PEAK], nb)
         _log(log, ints, do_log, turn, p, EV_CREATE, c, nb, 0, 0, 0)
         return 0
     if kind == PK_UPGRADE:
@@ -994,28 +1044,46 @@ def damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log, 
         _log(log, ints, do_log, turn, p, EV_DAMAGE, bd[p, s, F_CARD], q, bd[q, b, F_CARD], d,
              PHYSICAL)
         if b == 0 and bd[q, 0, F_DMG] >= hp(table, bd, q, 0):
+            sweep(table, bd, pl, q, log, ints, do_log, turn)  # R4 holds to the last turn
             return 1
+    # R4: a blocker whose damage reached its HP is destroyed at once; sweeping
+    # after the last attacker is the same moment, since nothing in the Damage
+    # step heals, and a creation blocks one attacker only (slots stay put for blk)
     sweep(table, bd, pl, q, log, ints, do_log, turn)
     return 0
 
 
 @leaf
 def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
-    """Remove one token of each status from each of ``p``'s cards (poison
-    hurts 1, sleep heals 1), then passives (Regenerate, Grow), then destroy.
+    """End of ``p``'s turn (RD2), card by card: one token of each status comes
+    off, in the status table's order (a sleep token heals 1 before a poison
+    token hurts 1); a creation whose damage reaches its HP is destroyed that
+    moment (R4), so no later step (Regenerate, a sleep token) can save it;
+    then the passives of a creation still in play act (Regenerate, Grow).
     Returns 1 if ``p``'s own Primal fell (to poison)."""
-    for s in range(pl[p, K_NB]):
+    s = 0
+    while s < pl[p, K_NB]:
+        gone = False
         for st in range(N_STATUS):
-            if bd[p, s, F_TOK + st] > 0:
-                bd[p, s, F_TOK + st] -= 1
-                if st == POISONED:
-                    bd[p, s, F_DMG] += 1
-                    _log(log, ints, do_log, turn, p, EV_POISON, bd[p, s, F_CARD], s, 1, 0, 0)
-                elif st == ASLEEP:
-                    if bd[p, s, F_DMG] > 0:
-                        bd[p, s, F_DMG] -= 1
-                        _log(log, ints, do_log, turn, p, EV_SLEEP_HEAL, bd[p, s, F_CARD], s, 1,
-                             0, 0)
+            if bd[p, s, F_TOK + st] == 0:
+                continue
+            bd[p, s, F_TOK + st] -= 1
+            if st == ASLEEP and bd[p, s, F_DMG] > 0:
+                bd[p, s, F_DMG] -= 1
+                _log(log, ints, do_log, turn, p, EV_SLEEP_HEAL, bd[p, s, F_CARD], s, 1, 0, 0)
+            elif st == POISONED:
+                bd[p, s, F_DMG] += 1
+                _log(log, ints, do_log, turn, p, EV_POISON, bd[p, s, F_CARD], s, 1, 0, 0)
+                if bd[p, s, F_DMG] >= hp(table, bd, p, s):
+                    if s == 0:
+                        return 1  # "a Primal killed by its own poison loses then"
+                    # R4: destroyed at once, its other tokens and passives with it
+                    _log(log, ints, do_log, turn, p, EV_DESTROY, bd[p, s, F_CARD], s, 0, 0, 0)
+                    destroy(bd, pl, p, s)
+                    gone = True
+                    break
+        if gone:
+            continue  # the next creation has moved into slot s
         if s > 0:
             card = bd[p, s, F_CARD]
             lvl = bd[p, s, F_LEVEL]
@@ -1028,19 +1096,22 @@ def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
             if g > 0 and lvl < MAX_LEVEL:
                 bd[p, s, F_LEVEL] = min(MAX_LEVEL, lvl + g)
                 _log(log, ints, do_log, turn, p, EV_GROW, card, s, bd[p, s, F_LEVEL] - lvl, 0, 0)
-    sweep(table, bd, pl, p, log, ints, do_log, turn)
-    return 1 if bd[p, 0, F_DMG] >= hp(table, bd, p, 0) else 0
+        s += 1
+    return 0
 
 
 # ---- one game -------------------------------------------------------------------------------------
 @leaf
-def check_invariants(rules, bd, pl, p):
+def check_invariants(rules, table, bd, pl, p):
     """0 if any invariant is broken: levels within 0..10, hand within its limit,
-    token and damage counts never negative."""
+    token and damage counts never negative, no creation in play whose damage
+    has reached its HP (R4: it is destroyed that moment)."""
     if pl[p, K_HANDN] < 0 or pl[p, K_HANDN] > rules[R_HAND_LIMIT]:
         return 0
     for s in range(pl[p, K_NB]):
         if bd[p, s, F_LEVEL] < 0 or bd[p, s, F_LEVEL] > MAX_LEVEL or bd[p, s, F_DMG] < 0:
+            return 0
+        if s > 0 and bd[p, s, F_DMG] >= hp(table, bd, p, s):
             return 0
         for st in range(N_STATUS):
             if bd[p, s, F_TOK + st] < 0:
@@ -1123,6 +1194,8 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                 _log(log, ints, do_log, turn, p, EV_MEDITATE, bd[p, 0, F_LEVEL], 0, 0, 0, 0)
             elif k == 1:
                 c = draw(rules, pl, dk, hd, p)
+                if c >= 0:
+                    pl[p, K_MUSTERED] += 1
                 _log(log, ints, do_log, turn, p, EV_MUSTER, c, pl[p, K_HANDN], 0, 0, 0)
             else:
                 s = k - 1
@@ -1131,7 +1204,9 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                 _log(log, ints, do_log, turn, p, EV_TRAIN, bd[p, s, F_CARD], s,
                      bd[p, s, F_LEVEL], 0, 0)
         # ---- Creation phase
+        refused = False
         for _ in range(64):
+            refused = refused or create_refused(rules, table, pl, hd, forb, p)
             n = play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
             for k in range(n):
                 scores[k] = score(w, P_PLAY, feats, k, NPL)
@@ -1142,6 +1217,8 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                            turn)
             if fell:
                 break
+        if refused:
+            pl[p, K_REFUSED] += 1
         if fell:
             winner = p
             reason = END_PRIMAL
@@ -1163,11 +1240,13 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
             winner = q
             reason = END_PRIMAL
             break
-        inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+        inv = inv & check_invariants(rules, table, bd, pl, 0) & \
+            check_invariants(rules, table, bd, pl, 1)
         score_v[0] = bd[1, 0, F_DMG]
         score_v[1] = bd[0, 0, F_DMG]
         _track_score(score_v, turn, lead, max_def, not_ahead)
-    inv = inv & check_invariants(rules, bd, pl, 0) & check_invariants(rules, bd, pl, 1)
+    inv = inv & check_invariants(rules, table, bd, pl, 0) & \
+        check_invariants(rules, table, bd, pl, 1)
     score_v[0] = bd[1, 0, F_DMG]
     score_v[1] = bd[0, 0, F_DMG]
     if reason == END_PRIMAL:
@@ -1187,6 +1266,10 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
         result[X_ABIL0 + p] = pl[p, K_ABIL]
         result[X_UPG0 + p] = pl[p, K_UPG]
         result[X_BOARD0 + p] = pl[p, K_NB] - 1
+        result[X_REFUSED0 + p] = pl[p, K_REFUSED]
+        result[X_PEAK0 + p] = pl[p, K_PEAK]
+        result[X_DRAWN0 + p] = pl[p, K_POS]
+        result[X_MUSTERED0 + p] = pl[p, K_MUSTERED]
         stacks = 0
         for s in range(1, pl[p, K_NB]):
             stacks += bd[p, s, F_STACK]
@@ -1286,9 +1369,13 @@ def simulate(rules, side_a, side_b, seed, first_game, n_games):
     ``first_seat`` (who started), ``a_first`` (1 if A started), per seat
     ``damage_seat{0,1}`` (damage on its Primal), ``level_seat{0,1}`` (its
     Primal's level), ``created_seat*``, ``spells_seat*``, ``abilities_seat*``,
-    ``upgrades_seat*``, ``board_seat*`` (creations in play at the end), the
-    score-trace metrics ``lead_changes``, ``max_deficit``, ``decided_pct`` and
-    the invariant flags ``conserved`` (every card in deck, hand, play or
+    ``upgrades_seat*``, ``board_seat*`` (creations in play at the end),
+    ``peak_seat*`` (most creations in play at once), ``refused_seat*`` (turns
+    in which the board limit withheld a Create, RD1), ``drawn_seat*`` (cards
+    drawn from the deck) and ``mustered_seat*`` (of those, drawn by Muster),
+    the score-trace metrics ``lead_changes``, ``max_deficit``, ``decided_pct``,
+    ``creates_refused`` (``refused_seat0 + refused_seat1``; also a METRICS
+    histogram, so every stored run counts it) and the invariant flags ``conserved`` (every card in deck, hand, play or
     discard) and ``invariants`` (levels 0–10, hands within the limit, no
     negative tokens or damage, after every turn).
     """
@@ -1309,10 +1396,12 @@ def outcome_arrays(out: np.ndarray) -> dict:
         "rounds": out[:, X_TURNS], "reason": out[:, X_REASON], "first_seat": out[:, X_FIRST],
         "a_first": (out[:, X_FIRST] == res["a_seat"]).astype(np.int64),
         "conserved": out[:, X_CONSERVED], "invariants": out[:, X_INVARIANT],
+        "creates_refused": out[:, X_REFUSED0] + out[:, X_REFUSED1],
     })
     for s in range(2):
         for name, col in (("damage", X_DMG0), ("level", X_LVL0), ("created", X_CREATED0),
                           ("spells", X_SPELLS0), ("abilities", X_ABIL0), ("upgrades", X_UPG0),
-                          ("board", X_BOARD0)):
+                          ("board", X_BOARD0), ("refused", X_REFUSED0), ("peak", X_PEAK0),
+                          ("drawn", X_DRAWN0), ("mustered", X_MUSTERED0)):
             res[f"{name}_seat{s}"] = out[:, col + s]
     return res
