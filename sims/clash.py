@@ -172,7 +172,12 @@ METRICS = {"lead_changes": 64, "max_deficit": 32, "decided_pct": 101,
            # and rounds fought there (the runner keeps exact histograms of each)
            **{f"{side}_wins_{r}": 61 for side in ("a", "b")
               for r in ("hand", "arm", "step", "reach")},
-           **{f"rounds_{r}": 61 for r in ("hand", "arm", "step", "reach")}}
+           **{f"rounds_{r}": 61 for r in ("hand", "arm", "step", "reach")},
+           # 1 when the opening bid went to the coin (CD4)
+           "bid_coin": 2}
+# per-game event counts the tables and pages show (games where it happened)
+EVENT_COUNTS = {"bid_coin": ("Opening bid settled by the coin: both bid their last card and "
+                             "tied (CD4)", "games")}
 
 # ---- result row ----------------------------------------------------------------
 (X_WINNER, X_ROUNDS, X_REASON, X_N0, X_N1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
