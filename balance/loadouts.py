@@ -26,6 +26,9 @@ from balance import stats
 from balance.registry import get_game
 
 
+EXPERIMENT = "loadout-matrix"  # the runs' tag: every loadout against every loadout
+
+
 def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) -> list:
     """Every run of the loadout matrix of strategy ``a`` (rows) against ``b``
     (columns). With the same strategy on both sides the matrix is
@@ -41,7 +44,8 @@ def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) ->
     specs = []
     for i in range(k):
         for j in range(i if same else 0, k):
-            specs.append(runner.RunSpec(rs, sa.with_loadout(i), sb.with_loadout(j), n, seed))
+            specs.append(runner.RunSpec(rs, sa.with_loadout(i), sb.with_loadout(j), n, seed,
+                                        experiment=EXPERIMENT))
     return specs
 
 

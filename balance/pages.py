@@ -44,7 +44,8 @@ def spec_from_resolved(resolved: dict):
         return st
 
     return RunSpec(rs, strat(resolved["a"]), strat(resolved["b"]), int(resolved["n_games"]),
-                   int(resolved["seed"]), bool(resolved.get("per_game", False)))
+                   int(resolved["seed"]), bool(resolved.get("per_game", False)),
+                   str(resolved.get("experiment", "")))
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -115,10 +116,12 @@ def organise(runs: list) -> dict[str, dict]:
     extension), the largest is kept; matches of a variant pair with base only
     on the same seed (``balance.tables.variant_diffs``).
     """
+    from balance import loadouts
+
     best: dict[tuple, object] = {}
     for r in runs:
         s = r.spec
-        k = (s.game, s.ruleset.name, s.a.name, s.a.forbidden_ranks, s.b.name,
+        k = (s.game, s.ruleset.name, s.experiment, s.a.name, s.a.forbidden_ranks, s.b.name,
              s.b.forbidden_ranks, s.seed)
         if k not in best or r.games > best[k].games:
             best[k] = r
@@ -129,10 +132,10 @@ def organise(runs: list) -> dict[str, dict]:
         if k2 not in chosen or r.games > chosen[k2].games:
             chosen[k2] = r
     out: dict[str, dict] = {}
-    for (game, variant, a, fa, b, fb), r in chosen.items():
+    for (game, variant, _, a, fa, b, fb), r in chosen.items():
         g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {},
                                   "loadouts": []})
-        if r.spec.a.loadout is not None and "@" in a and "@" in b:  # a loadout-matrix run
+        if r.spec.experiment == loadouts.EXPERIMENT:  # a loadout-matrix run
             g["loadouts"].append(r)
         elif fa or fb:
             g["restricted"].setdefault((variant, _base_strategy_name(r.spec.a), b, r.spec.seed),

@@ -45,6 +45,9 @@ class RunSpec:
     n_games: int
     seed: int
     per_game: bool = False
+    # what experiment the run belongs to, when the sides alone do not say
+    # ("loadout-matrix": every loadout against every loadout); part of its identity
+    experiment: str = ""
 
     def __post_init__(self):
         check_seed(self.seed)
@@ -67,6 +70,7 @@ class RunSpec:
             "a": _side(self.a), "b": _side(self.b),
             "n_games": self.n_games, "seed": self.seed, "per_game": self.per_game,
             "store_format": STORE_FORMAT,
+            **({"experiment": self.experiment} if self.experiment else {}),
         }
 
     @cached_property

@@ -182,3 +182,22 @@ def test_initiative_table_counts_every_game(tmp_path):
     assert total["games"] == sum(r["games"] for r in rows if r["bid"] != "all")
     assert total["games"] <= 3 * 400
     assert all(r["winrate_lo"] <= r["winrate"] <= r["winrate_hi"] for r in rows)
+
+
+def test_round_robin_and_loadout_matrix_runs_stay_apart(tmp_path):
+    """Every Clash side is named strategy@loadout now, so the page tells the
+    loadout matrix's runs from the round robin's by the runs' experiment tag,
+    never by the names."""
+    from balance import analysis, pages
+
+    _, _, _, rr = analysis.compare_command("clash", "base", "counter,aggressive", 20, 5, None,
+                                           1 << 15, tmp_path, with_tables=False)
+    lm = loadouts.run_matrix("clash", "base", "counter", "counter", 2, 5, None, tmp_path)
+    assert {r.spec.experiment for r in lm} == {loadouts.EXPERIMENT}
+    g = pages.organise([*rr.values(), *lm])["clash"]
+    assert len(g["matches"]) == 1 and len(g["loadouts"]) == len(lm) == 27 * 28 // 2
+    # the tag is part of the stored identity: read back, the runs sort the same way
+    runs, skipped = pages.load_runs([tmp_path / "clash"])
+    assert not skipped
+    g2 = pages.organise(runs)["clash"]
+    assert len(g2["matches"]) == 1 and len(g2["loadouts"]) == len(lm)
