@@ -60,9 +60,11 @@ SHIPPED = ["random", "aggressive", "counter", "ranger", "miser", "bluffer"]
 
 
 def test_every_strategy_plays_its_own_loadout():
-    """Issue 13: every shipped strategy declares the loadout that suits it
-    (before, none did, so all played Axe+Dagger/Armor and the bluffer's Feint
-    never happened); its name says what it plays."""
+    """"Each player selects two of the five available Items, and one of the
+    available Maneuvers": every shipped strategy declares the loadout that
+    suits it (before, none did, so all played Axe+Dagger/Armor, and the
+    bluffer's Feint, "Once played, Feint allows you to swap out your played
+    Action or Target card", never happened); its name says what it plays."""
     import tomllib
 
     from sims import clash
