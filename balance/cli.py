@@ -52,13 +52,39 @@ def _echo_json(data) -> None:
     typer.echo(json.dumps(_finite(data), indent=2, default=_json_default, allow_nan=False))
 
 
+# Why a figure can be null in --json output, by field name (first match wins).
+_NULL_REASONS = (
+    ("pair_variance_ratio", "every seat-swapped pair scored alike (or every game had the same "
+                            "result), so an unpaired standard error of 0 leaves the ratio "
+                            "undefined"),
+    ("elo", "a score of 0% or 100% has no finite Elo"),
+    ("nash", "the Nash average needs a complete, symmetric matrix"),
+    ("games_needed", "the better side is not ahead, or the games needed are beyond the search "
+                     "limit"),
+)
+_NULL_DEFAULT = ("not computable from these games: a rate, mean or ratio with nothing behind "
+                 "it (no game of this kind, no decided game, or no variance)")
+
+
+def _null_reason(key: str) -> str:
+    for frag, why in _NULL_REASONS:
+        if frag in key:
+            return why
+    return _NULL_DEFAULT
+
+
 def _finite(o):
-    """``o`` with every NaN or infinite float as None (JSON's null): a figure that
-    cannot be computed (e.g. a ratio of two zero counts) is null, never a crash."""
+    """``o`` with every NaN or infinite float as None (JSON's null), never a crash:
+    an object with such a figure says why in ``why_null`` (field → reason)."""
     if isinstance(o, float):
         return o if math.isfinite(o) else None
     if isinstance(o, dict):
-        return {k: _finite(v) for k, v in o.items()}
+        out = {k: _finite(v) for k, v in o.items()}
+        why = {str(k): _null_reason(str(k)) for k, v in o.items()
+               if isinstance(v, float) and not math.isfinite(v)}
+        if why:
+            out["why_null"] = why
+        return out
     if isinstance(o, (list, tuple)):
         return [_finite(v) for v in o]
     return o
@@ -77,18 +103,19 @@ def _json_default(o):
         return o.tolist()
     if isinstance(o, Path):
         return str(o)
-    raise TypeError(type(o))
+    import pandas as pd
+
+    try:
+        if pd.isna(o):  # pandas' missing values (NA, NaT): null
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(o)
 
 
 def _records(df) -> list[dict]:
-    """DataFrame rows for JSON, NaN as null."""
-    import numpy as np
-
-    out = []
-    for rec in df.to_dict(orient="records"):
-        out.append({k: (None if isinstance(v, float) and np.isnan(v) else v)
-                    for k, v in rec.items()})
-    return out
+    """DataFrame rows for JSON (``_echo_json`` writes NaN as null, with a reason)."""
+    return df.to_dict(orient="records")
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]], left: int = 1) -> None:
@@ -768,7 +795,7 @@ def main() -> None:
     """Entry point: user errors become one line on stderr and exit code 2."""
     cx = _click_exceptions()
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -778,11 +805,18 @@ def main() -> None:
     except cx.UsageError as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(2)
-    except (typer.Abort, KeyboardInterrupt):
-        typer.echo("aborted", err=True)
+    except (typer.Abort, cx.Abort, KeyboardInterrupt):
+        rc = 130
+    except (typer.Exit, cx.Exit) as exc:
+        rc = exc.exit_code
+    # Typer turns Ctrl-C into exit code 130, which it returns rather than raises
+    # in this mode: a caller (`balance study && publish`) must see it
+    if rc == 130:
+        typer.echo("interrupted: nothing partial was stored (finished runs are kept and "
+                   "a rerun resumes from them)", err=True)
         sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+    if isinstance(rc, int) and not isinstance(rc, bool) and rc:
+        sys.exit(rc)
 
 
 if __name__ == "__main__":
