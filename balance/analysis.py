@@ -20,6 +20,8 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     from balance import config, runner
 
     n = runner.check_games(n)
+    if precision is not None:  # every option is checked before the first game
+        max_games = check_precision(precision, max_games)
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
     spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
@@ -29,8 +31,7 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     t0 = time.perf_counter()
     res = runner.run_many([spec], store=store, threads=threads, batch_size=batch_size)[0]
     if precision is not None:
-        check_precision(precision, max_games)
-        res = refine_to_precision([spec], [res], precision, runner.check_games(max_games),
+        res = refine_to_precision([spec], [res], precision, max_games,
                                   lambda todo, extend=None: runner.run_many(
                                       todo, store=store, threads=threads, batch_size=batch_size,
                                       extend=extend))[0]
@@ -45,12 +46,16 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     return row
 
 
-def check_precision(precision: float, max_games: int) -> None:
+def check_precision(precision: float, max_games: int) -> int:
+    """Validate --precision and --max-games; returns --max-games as whole deal pairs."""
+    from balance import runner
+
     if not 0 < precision < 0.5:
         raise UserError(f"--precision must be between 0 and 0.5 (e.g. 0.01 for ±1 point), "
                         f"got {precision}")
     if max_games < 2:
         raise UserError(f"--max-games must be at least 2, got {max_games}")
+    return runner.check_games(max_games, "--max-games")
 
 
 def needed_games(wins, games, precision: float):
@@ -117,6 +122,8 @@ def compare_command(game: str, variants: str, strategies: str, n: int, seed: int
 
     n = runner.check_games(n)
     runner.check_seed(seed)
+    if precision is not None:  # every option is checked before the first game
+        max_games = check_precision(precision, max_games)
     rulesets = config.parse_variant_list(game, variants)
     if "base" not in [r.name for r in rulesets]:
         rulesets.insert(0, config.resolve_variant(game, "base"))  # differences need base
@@ -135,8 +142,6 @@ def compare_command(game: str, variants: str, strategies: str, n: int, seed: int
                                batch_size=batch_size, label=f"{game}: {len(todo)} matches",
                                extend=extend, store_only=store_only)
 
-    if precision is not None:
-        check_precision(precision, max_games)
     res = run(specs)
     if precision is not None:
         res = refine_to_precision(specs, res, precision, max_games, run)

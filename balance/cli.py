@@ -19,6 +19,7 @@ import typer
 from balance import cli_suits, cli_trisk
 from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.errors import UserError
+from balance.paths import dir_option, writable_dir, writable_file
 from balance.registry import get_game
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -192,7 +193,7 @@ def tosk_cards(
     batch_size: BatchOpt = 1 << 15,
     results: ResultsOpt = None,
     restricted: Annotated[bool, typer.Option(help="Also measure restricted play (forbid each rank).")] = True,
-    charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write the card-value chart (SVG and PNG) to this folder.")] = None,
+    charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write the card-value chart (SVG and PNG) to this folder.", callback=dir_option("--charts"))] = None,
     as_json: JsonOpt = False,
 ):
     """Card value per rank and suit: played WR, games-in-hand WR, improvement
@@ -306,7 +307,7 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
         threads: ThreadsOpt = None,
         batch_size: BatchOpt = 1 << 15,
         results: ResultsOpt = None,
-        charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write SVG and PNG charts to this folder.")] = None,
+        charts: Annotated[Optional[Path], typer.Option("--charts", help="Also write SVG and PNG charts to this folder.", callback=dir_option("--charts"))] = None,
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
         as_json: JsonOpt = False,
@@ -540,6 +541,8 @@ def clash_loadouts(
             pairings.append((x.strip(), (y or x).strip()))
     if len(set(pairings)) != len(pairings):
         raise UserError("a strategy pairing is listed twice (--strategy/--vs and --also)")
+    for a, b in pairings:  # every name is checked before the first game is played
+        loadouts.loadout_specs("clash", variant, a, b, 2, seed)
     runs = [loadouts.run_matrix("clash", variant, a, b, n, seed, threads, results)
             for a, b in pairings]
     t = loadouts.loadout_tables("clash", runs[0])
@@ -662,8 +665,8 @@ def report_cmd(
     gc.freeze()
 
     if runs:
-        path, skipped = pages.report_from_runs(list(runs), out or Path("reports/report.html"),
-                                               results, title)
+        out = writable_file(out or Path("reports/report.html"), "--out")
+        path, skipped = pages.report_from_runs(list(runs), out, results, title)
         if skipped:
             typer.echo(f"skipped {len(skipped)} run(s) this version cannot use, e.g. {skipped[0]}",
                        err=True)
@@ -671,11 +674,16 @@ def report_cmd(
         if out is not None and out.suffix.lower() in (".html", ".htm"):
             raise UserError("without RUNS the report is the study's folder of pages; "
                             "give -o a folder (e.g. reports), or name runs to write one file")
-        path = study.report_study(out or Path("reports"), results)
+        path = study.report_study(writable_dir(out or Path("reports"), "--out"), results)
     typer.echo(f"report: {path}")
 
 
 # ---- study and bench ----------------------------------------------------------------------
+# --scale: below 1/1000 of the plan a study's precision targets pass ±50 points and
+# decide nothing; above 1000× it is years of play on one machine
+SCALE_MIN, SCALE_MAX = 0.001, 1000.0
+
+
 @app.command("study")
 def study_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report, tables and charts.")] = Path("reports"),
@@ -686,8 +694,10 @@ def study_cmd(
     """The default study of every game: writes reports/index.html."""
     from balance import study
 
-    if not scale > 0:
-        raise UserError(f"--scale must be positive, got {scale}")
+    if not SCALE_MIN <= scale <= SCALE_MAX:
+        raise UserError(f"--scale must be between {SCALE_MIN:g} and {SCALE_MAX:g} (1 is the "
+                        f"default plan, 4 halves every CI), got {scale}")
+    writable_dir(out, "--out")
     path = study.run_study(out, scale=scale, threads=threads, results=results)
     typer.echo(f"report: {path}")
 
@@ -791,23 +801,36 @@ def _click_exceptions():
     return cx
 
 
+def _one_line(exc: Exception) -> str:
+    """An error's message on one line (a message quoting a file may hold newlines)."""
+    return " ".join(str(exc).split())
+
+
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit code 2."""
     cx = _click_exceptions()
     try:
         rc = app(standalone_mode=False)
     except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        typer.echo(f"error: {_one_line(exc)}", err=True)
+        sys.exit(exc.exit_code)
+    except OSError as exc:  # the machine refused (a file system, a device): exit 1
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        typer.echo(f"error: {exc.strerror or exc}{where}", err=True)
+        sys.exit(1)
+    except MemoryError:
+        typer.echo("error: out of memory; ask for fewer games per run (-n) or a smaller "
+                   "--batch-size", err=True)
+        sys.exit(1)
     except cx.NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(0)
     except cx.UsageError as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(2)
-    except (typer.Abort, cx.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         rc = 130
-    except (typer.Exit, cx.Exit) as exc:
+    except typer.Exit as exc:
         rc = exc.exit_code
     # Typer turns Ctrl-C into exit code 130, which it returns rather than raises
     # in this mode: a caller (`balance study && publish`) must see it

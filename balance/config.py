@@ -31,8 +31,15 @@ def load_toml(path: Path, shown: str | None = None) -> dict:
             return tomllib.load(fh)
     except FileNotFoundError:
         raise UserError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{shown}: is a folder, not a TOML file") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{shown}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") \
+            from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{shown}: malformed TOML: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _check_keys(path, where: str, table: dict, allowed) -> None:
@@ -347,6 +354,8 @@ def load_strategy(game: str, name: str) -> Strategy:
         name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
         path = Path(name)
+        if path.is_dir():
+            raise UserError(f"strategy file '{name}' is a folder, not a TOML file")
         if not path.is_file():
             raise UserError(f"strategy file '{name}' does not exist")
         label = path.stem

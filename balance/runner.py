@@ -124,10 +124,18 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-def check_games(n: int) -> int:
+# The most games one run may hold: a run keeps one byte per seat-swapped deal pair
+# (paired comparisons), so 2e9 games are 1 GB of memory and about a day of play.
+MAX_GAMES = 2_000_000_000
+
+
+def check_games(n: int, what: str = "-n") -> int:
     """Validate -n: a positive number of games, rounded up to whole deal pairs."""
     if n <= 0:
-        raise UserError(f"-n must be a positive number of games, got {n}")
+        raise UserError(f"{what} must be a positive number of games, got {n}")
+    if n > MAX_GAMES:
+        raise UserError(f"{what} = {n:,} games is more than one run can hold; at most "
+                        f"{MAX_GAMES:,} (split the work over seeds)")
     return n + (n % 2)
 
 

@@ -1,0 +1,58 @@
+"""Checks on the folders and files a command will write, made before any work,
+so that a bad path is one line and nothing is simulated or written first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from balance.errors import EnvironmentFailure, UserError
+
+
+def _first_existing(p: Path) -> Path:
+    q = p.absolute()
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    return q
+
+
+def writable_dir(path, what: str) -> Path:
+    """``path`` as a folder this process can create or write into; else one line.
+
+    Nothing is created: the check walks up to the first existing ancestor, which
+    must be a folder (not a file) and writable."""
+    if path is None:
+        raise UserError(f"{what}: no folder given")
+    if str(path).strip() == "":
+        raise UserError(f"{what}: the path is empty; give a folder (e.g. results)")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{what} '{p}' is a file, not a folder")
+    q = _first_existing(p)
+    if not q.is_dir():
+        raise UserError(f"{what} '{p}' cannot be made: '{q}' is a file, not a folder")
+    if not os.access(q, os.W_OK | os.X_OK):
+        raise EnvironmentFailure(f"{what} '{p}' cannot be written: '{q}' is read-only")
+    return p
+
+
+def writable_file(path, what: str) -> Path:
+    """``path`` as a file this process can write (its folder made if needed); else one line."""
+    if path is None or str(path).strip() == "":
+        raise UserError(f"{what}: the path is empty; give a file name")
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{what} '{p}' is a folder; give a file name")
+    writable_dir(p.parent if str(p.parent) else Path("."), f"{what}'s folder")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise EnvironmentFailure(f"{what} '{p}' cannot be written: the file is read-only")
+    return p
+
+
+def dir_option(what: str):
+    """A Typer callback checking a folder option (None passes: the default applies)."""
+
+    def check(value):
+        return None if value is None else writable_dir(value, what)
+
+    return check

@@ -1,0 +1,251 @@
+"""A hostile user against the installed ``balance`` script.
+
+Every case is a user mistake or an operating-system refusal, for every game and
+command: bad names, bad numbers, junk option values, bad config files (a folder,
+invalid UTF-8, malformed TOML, unknown keys), output paths that cannot be made,
+hostile strings. Each must print exactly one line on stderr, starting with
+``error:``, exit with code 2 (1 for an environment failure), never print a
+traceback, and write nothing: no result, no page, no chart. Ctrl-C exits 130
+with one line and leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+BALANCE = Path(sys.executable).with_name("balance")
+GAMES = {"tosk": "balanced", "clash": "counter", "trisk": "tempo", "suits": "high-defend-hand"}
+BIG = "9" * 25
+JUNK_INT = {"-n": ["0", "-2", "1e3", "nan", "", "0x10", BIG],
+            "--seed": ["-2", "1e3", "nan", "", "0x10", BIG],
+            "--threads": ["0", "-2", "1e3", "", BIG],
+            "--batch-size": ["0", "-2", "3", "nan", ""],
+            "--max-games": ["0", "-2", "nan", "", BIG]}
+JUNK_FLOAT = ["nan", "inf", "-inf", "0", "-1", "1e309", "x"]
+HOSTILE = ["<script>alert(1)</script>", "a\nb", "../../etc/passwd", "x" * 300, "’; DROP"]
+
+
+def _cases() -> list[tuple[str, list[str]]]:
+    """(id, arguments); ``{F}`` stands for the folder of prepared bad files."""
+    out: list[tuple[str, list[str]]] = []
+
+    def c(*args: str) -> None:
+        out.append((" ".join(args)[:90], list(args)))
+
+    for g, strat in GAMES.items():
+        c(g, "simulate", "--variant", "nope")
+        c(g, "simulate", "--variant", "base+base")
+        c(g, "simulate", "--a", "nope")
+        c(g, "simulate", "--b", HOSTILE[0])
+        c(g, "simulate", "-n", "-2")
+        c(g, "simulate", "-n", str(10**12))
+        c(g, "simulate", "--seed", "-1")
+        c(g, "simulate", "--precision", "0", "-n", "20")
+        c(g, "simulate", "--precision", "nan", "-n", "20")
+        c(g, "simulate", "--max-games", "0", "--precision", "0.05", "-n", "20")
+        c(g, "simulate", "--threads", "0", "-n", "20")
+        c(g, "simulate", "--batch-size", "3", "-n", "20")
+        for bad in ("dir.toml", "badutf8.toml", "malformed.toml", "unknown.toml", "wrongtype.toml",
+                    "longname.toml", "missing.toml"):
+            c(g, "simulate", "--a", "{F}/" + bad, "-n", "20")
+        c(g, "simulate", "-n", "20", "--results", "")
+        c(g, "simulate", "-n", "20", "--results", "{F}/afile/sub")
+        c(g, "simulate", "-n", "20", "--results", "{F}/afile")
+        c(g, "compare", "--strategies", "nope", "-n", "20")
+        c(g, "compare", "--strategies", strat, "-n", "20")
+        c(g, "compare", "--variants", "base,nope", "-n", "20")
+        c(g, "compare", "--strategies", f"{strat},{strat}", "-n", "20")
+        c(g, "compare", "-n", "20", "--charts", "{F}/afile/sub")
+        c(g, "compare", "--precision", "0.7", "-n", "20")
+        c(g, "trace", "--game", "-1")
+        c(g, "trace", "--a", "nope")
+        c(g, "trace", "--variant", "nope")
+        c(g, "sprt", "--vs", "nope", "--strategy", strat)
+        c(g, "sprt", "--vs", "base", "--strategy", "nope")
+        c(g, "sprt", "--vs", "base", "--strategy", strat, "--delta", "0")
+        c(g, "sprt", "--vs", "base", "--strategy", strat, "--alpha", "2")
+        for cmd in ("variants", "strategies", "features"):
+            c(g, cmd, "--nope")
+    for opt, values in JUNK_INT.items():
+        for v in values:
+            extra = ["--precision", "0.05", "-n", "20"] if opt == "--max-games" else []
+            c("tosk", "simulate", opt, v, *extra)
+    for v in JUNK_FLOAT:
+        c("suits", "simulate", "--precision", v, "-n", "20")
+        c("study", "--scale", v)
+    for s in HOSTILE:
+        c("trisk", "simulate", "--a", s)
+        c("clash", "compare", "--strategies", f"counter,{s}", "-n", "20")
+    # the commands of each game
+    c("tosk", "play", "ZZ")
+    c("tosk", "play", "3C", "3C")
+    c("tosk", "play")
+    c("tosk", "play", "3C", "--variant", "nope")
+    c("tosk", "cards", "--strategy", "nope", "-n", "20")
+    c("tosk", "cards", "--vs", "nope", "-n", "20")
+    c("tosk", "cards", "-n", "0")
+    c("tosk", "cards", "-n", "20", "--charts", "{F}/afile/x")
+    c("clash", "loadouts", "--also", "nope", "-n", "2")
+    c("clash", "loadouts", "--also", "counter", "-n", "2")
+    c("clash", "loadouts", "--strategy", "nope", "-n", "2")
+    c("clash", "loadouts", "--vs", "nope", "-n", "2")
+    c("clash", "loadouts", "-n", "0")
+    c("clash", "loadouts", "--variant", "nope", "-n", "2")
+    c("clash", "ranges", "-n", "0")
+    c("clash", "ranges", "--strategy", "nope")
+    c("clash", "initiative", "--strategies", "nope")
+    c("clash", "initiative", "-n", "0")
+    c("clash", "simulate", "--a", "counter@Axe+Bow/Feint", "-n", "20")
+    c("clash", "simulate", "--a", "counter@Shield+Spear/Feint", "-n", "20")
+    c("clash", "simulate", "--a", "counter@", "-n", "20")
+    c("trisk", "simulate", "--a", "tempo@", "-n", "20")
+    c("trisk", "simulate", "--a", "tempo@Nope", "-n", "20")
+    c("trisk", "power", "--cards", "Bear,Bear", "--scale", "0.01")
+    c("trisk", "power", "--cards", "Nope", "--scale", "0.01")
+    c("trisk", "power", "--scale", "inf")
+    c("trisk", "power", "--scale", "0")
+    c("trisk", "power", "--card-set", "{F}/badutf8.toml")
+    c("trisk", "cards", "--variant", "nope")
+    c("trisk", "decks", "--variant", "nope")
+    c("trisk", "skills", "--nope")
+    c("suits", "tasks", "--suit", "nope")
+    c("suits", "tasks", "-n", "0")
+    c("suits", "tasks", "--page", "{F}/afile/x.html")
+    c("suits", "struggle", "-n", "0")
+    c("suits", "struggle", "--variants", "nope")
+    c("suits", "trace", "--a", "nope")
+    # the generic commands
+    c("study", "--scale", "1e-9")
+    c("study", "-o", "{F}/afile")
+    c("study", "--results", "{F}/afile/sub")
+    c("report", "/nonexistent/x")
+    c("report", "-o", "x.html")
+    c("report", "{F}", "-o", "{F}/afile/x.html")
+    c("report")
+    c("bench", "clash", "--matrix-games", "3", "-n", "2")
+    c("bench", "suits", "--tasks", "0", "-n", "2")
+    c("bench", "tosk", "--nope")
+    c("nope")
+    return out
+
+
+CASES = _cases()
+# the commands that take --results (each case gets its own store)
+STORE_COMMANDS = {("tosk", "cards"), ("trisk", "power"), ("suits", "tasks"),
+                  ("suits", "struggle"), ("clash", "loadouts"), ("clash", "ranges"),
+                  ("clash", "initiative")} | {(g, c) for g in GAMES
+                                               for c in ("simulate", "compare", "sprt")}
+
+
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory) -> Path:
+    """The prepared bad inputs: a folder named like a TOML, invalid UTF-8,
+    malformed TOML, unknown and mistyped keys, an over-long name, and a
+    regular file where a folder is needed."""
+    f = tmp_path_factory.mktemp("bad")
+    (f / "dir.toml").mkdir()
+    (f / "badutf8.toml").write_bytes(b'description = "\xff\xfe bad"\n')
+    (f / "malformed.toml").write_text("a = 1\n[bid\n", encoding="utf-8")
+    (f / "unknown.toml").write_text("unknown_key = 3\n", encoding="utf-8")
+    (f / "wrongtype.toml").write_text('temperature = "hot"\n', encoding="utf-8")
+    (f / "longname.toml").write_text(f'name = "{"n" * 200}"\n', encoding="utf-8")
+    (f / "afile").write_text("a file, not a folder\n", encoding="utf-8")
+    return f
+
+
+def _run(args: list[str], bad: Path, work: Path) -> tuple[int, str, list[str]]:
+    args = [a.replace("{F}", str(bad)) for a in args]
+    takes_results = tuple(args[:2]) in STORE_COMMANDS or args[0] in ("study", "report")
+    if takes_results and "--results" not in args:
+        args += ["--results", str(work / "results")]
+    env = {k: v for k, v in os.environ.items() if k not in ("BALANCE_RESULTS",
+                                                           "BALANCE_CHART_CACHE")}
+    p = subprocess.run([str(BALANCE), *args], capture_output=True, text=True, cwd=work, check=False,
+                       env=env, timeout=600)
+    written = sorted(str(x.relative_to(work)) for x in work.rglob("*") if x.is_file())
+    return p.returncode, p.stderr, written
+
+
+@pytest.fixture(scope="module")
+def outcomes(bad_files, tmp_path_factory) -> dict:
+    """Every case run once, three at a time (each in its own empty folder)."""
+    def one(i_case):
+        i, (_, args) = i_case
+        work = tmp_path_factory.mktemp(f"case{i}")
+        return i, _run(args, bad_files, work)
+
+    with ThreadPoolExecutor(3) as ex:
+        return dict(ex.map(one, enumerate(CASES)))
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_a_mistake_is_one_line_and_writes_nothing(i, outcomes):
+    rc, err, written = outcomes[i]
+    what = shlex.join(CASES[i][1])
+    assert "Traceback" not in err, f"{what}: a traceback\n{err}"
+    lines = err.strip().splitlines()
+    assert rc == 2, f"{what}: exit {rc}, stderr {err!r}"
+    assert len(lines) == 1 and lines[0].startswith("error: "), f"{what}: stderr {err!r}"
+    assert not written, f"{what}: wrote {written[:5]}"
+
+
+def test_the_suite_covers_every_game_and_command():
+    seen = {(a[0], a[1]) for _, a in CASES if len(a) > 1 and a[0] in GAMES}
+    for g in GAMES:
+        for cmd in ("simulate", "compare", "trace", "sprt", "variants", "strategies",
+                    "features"):
+            assert (g, cmd) in seen, (g, cmd)
+    extra = {("tosk", "play"), ("tosk", "cards"), ("clash", "loadouts"), ("clash", "ranges"),
+             ("clash", "initiative"), ("trisk", "power"), ("trisk", "cards"),
+             ("trisk", "decks"), ("trisk", "skills"), ("suits", "tasks"),
+             ("suits", "struggle"), ("suits", "trace")}
+    assert extra <= seen
+    assert {a[0] for _, a in CASES} >= {"study", "report", "bench"}
+
+
+def test_a_read_only_store_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """A store the process may not write is found before the first game (it
+    used to be found after the work was done): one line, exit 1 (the machine,
+    not the user), nothing written. Tests run as root, whom permissions do not
+    stop, so the refusal is simulated at ``os.access``."""
+    from balance import cli, paths
+
+    store = tmp_path / "store"
+    store.mkdir()
+    real = os.access
+    monkeypatch.setattr(paths.os, "access",
+                        lambda p, mode: False if Path(p) == store else real(p, mode))
+    monkeypatch.setattr(sys, "argv", ["balance", "tosk", "simulate", "-n", "20", "--results",
+                                      str(store / "sub")])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exc.value.code == 1 and err.count("\n") == 1 and "read-only" in err
+    assert not any(store.rglob("*"))
+
+
+def test_ctrl_c_exits_130_and_leaves_nothing_half_written(tmp_path):
+    """An interrupted command exits 130 with one line (``balance study &&
+    publish`` must stop), and the store holds no partial run."""
+    p = subprocess.Popen([str(BALANCE), "tosk", "simulate", "-n", "100000000", "--results",
+                          str(tmp_path / "results")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    time.sleep(6)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("interrupted")
+    left = [x for x in (tmp_path / "results").rglob("*")] if (tmp_path / "results").exists() \
+        else []
+    assert not [x for x in left if x.name.startswith(".tmp")]  # no half-written folder
+    assert not [x for x in left if x.name == "run.parquet"]  # the long run never finished
