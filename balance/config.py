@@ -305,8 +305,7 @@ def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
     from balance.trisk_cards import bind_deck
 
     cs = ruleset.card_set()
-    where = (f"{st.name}: deck '{st.deck.name}' under the rules '{ruleset.name}' "
-             f"(card set '{cs.name}')")
+    where = f"{st.name}: deck '{st.deck.name}' under the rules '{ruleset.name}'"
     deck = bind_deck(cs, st.deck, where)
     forbidden = st.forbidden_ranks
     if forbidden and deck is not st.deck:  # restricted play masks rows: follow the names

@@ -891,6 +891,7 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
         Primal cannot play (one of MIG, CUN, WIS above its own).
     """
     pname, names = getattr(deck, "primal_name", None), getattr(deck, "names", None)
+    where = f"{where} (card set '{cardset.name}', {_show(cardset.path)})"
     if isinstance(deck, Deck) and deck.card_names == cardset.names:
         check_deck(cardset, deck.primal, deck.cards, where)  # same rows: check only
         return deck
@@ -899,19 +900,18 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
         check_deck(cardset, primal, rows, where)
     else:
         lower = {n.lower(): r for r, n in enumerate(cardset.names)}
-        set_label = f"card set '{cardset.name}' ({_show(cardset.path)})"
         primal = lower.get(str(pname).strip().lower())
         if primal is None:
-            raise UserError(f"{where}: its Primal '{pname}' is not in the {set_label}"
+            raise UserError(f"{where}: its Primal '{pname}' is not in the set"
                             f"{_close(str(pname), cardset.names)}")
         if cardset.type_of(primal) != "Primal":
             raise UserError(f"{where}: its leader '{pname}' is a {cardset.type_of(primal)} "
-                            f"in the {set_label}, not a Primal")
+                            "in the set, not a Primal")
         rows = []
         for n in names:
             r = lower.get(str(n).strip().lower())
             if r is None:
-                raise UserError(f"{where}: card '{n}' is not in the {set_label}"
+                raise UserError(f"{where}: card '{n}' is not in the set"
                                 f"{_close(str(n), cardset.names)}")
             rows.append(r)
         rows = tuple(rows)
