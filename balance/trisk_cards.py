@@ -300,10 +300,16 @@ def load_card_set(name_or_path: str | Path = "reference", rules: dict | None = N
         st = path.stat()
     except OSError:
         return _parse_set(path, _load_toml(path))  # the reader names the missing file
-    cs = _cached_set(str(path), str(path.resolve()), st.st_mtime_ns, st.st_size)
+    cs = _cached_set(str(path), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
     if not (rules or {}).get("allow_draw_effects", False):
-        check_no_draw(cs)
+        _checked_no_draw(cs)
     return cs
+
+
+@lru_cache(maxsize=16)
+def _checked_no_draw(cs: CardSet) -> None:
+    """:func:`check_no_draw` once per set (a refusal is not cached: it raises)."""
+    check_no_draw(cs)
 
 
 def check_no_draw(cs: CardSet) -> None:
@@ -327,9 +333,10 @@ def check_no_draw(cs: CardSet) -> None:
 
 
 @lru_cache(maxsize=16)
-def _cached_set(shown: str, real: str, mtime_ns: int, size: int) -> CardSet:
+def _cached_set(shown: str, dev: int, ino: int, mtime_ns: int, size: int) -> CardSet:
     """A set read once per file version (a run reads its ruleset's set for its
-    key, its vector and its manifest: thousands of times in a power test)."""
+    key, its decks, its vector and its manifest: thousands of times in a power
+    test); the file is known by its device and inode, not its resolved path."""
     path = Path(shown)
     return _parse_set(path, _load_toml(path))
 
@@ -891,31 +898,37 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
         Primal cannot play (one of MIG, CUN, WIS above its own).
     """
     pname, names = getattr(deck, "primal_name", None), getattr(deck, "names", None)
-    where = f"{where} (card set '{cardset.name}', {_show(cardset.path)})"
+
+    def fail(msg: str):  # the set is named only when something is wrong (a path costs)
+        raise UserError(f"{where} (card set '{cardset.name}', {_show(cardset.path)}): {msg}")
+
+    def check(primal_row, rows) -> None:
+        try:
+            check_deck(cardset, primal_row, rows, where)
+        except UserError as exc:
+            fail(str(exc)[len(where) + 2:])
+
     if isinstance(deck, Deck) and deck.card_names == cardset.names:
-        check_deck(cardset, deck.primal, deck.cards, where)  # same rows: check only
+        check(deck.primal, deck.cards)  # same rows: check only
         return deck
     if pname is None or names is None:  # rows of the set in force, as recorded
         primal, rows = int(deck.primal), tuple(int(r) for r in deck.cards)
-        check_deck(cardset, primal, rows, where)
+        check(primal, rows)
     else:
         lower = {n.lower(): r for r, n in enumerate(cardset.names)}
         primal = lower.get(str(pname).strip().lower())
         if primal is None:
-            raise UserError(f"{where}: its Primal '{pname}' is not in the set"
-                            f"{_close(str(pname), cardset.names)}")
+            fail(f"its Primal '{pname}' is not in the set{_close(str(pname), cardset.names)}")
         if cardset.type_of(primal) != "Primal":
-            raise UserError(f"{where}: its leader '{pname}' is a {cardset.type_of(primal)} "
-                            "in the set, not a Primal")
+            fail(f"its leader '{pname}' is a {cardset.type_of(primal)} in the set, not a Primal")
         rows = []
         for n in names:
             r = lower.get(str(n).strip().lower())
             if r is None:
-                raise UserError(f"{where}: card '{n}' is not in the set"
-                                f"{_close(str(n), cardset.names)}")
+                fail(f"card '{n}' is not in the set{_close(str(n), cardset.names)}")
             rows.append(r)
         rows = tuple(rows)
-        check_deck(cardset, primal, rows, where)
+        check(primal, rows)
     return Deck(name=deck.name, primal=primal, cards=rows, neutral=cardset.neutral,
                 strategy=getattr(deck, "strategy", None), card_names=cardset.names)
 
