@@ -309,14 +309,21 @@ def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
     deck = bind_deck(cs, st.deck, where)
     forbidden = st.forbidden_ranks
     if forbidden and deck is not st.deck:  # restricted play masks rows: follow the names
-        old = getattr(st.deck, "card_names", ())
-        forbidden = 0
-        for r in range(st.forbidden_ranks.bit_length()):
-            if st.forbidden_ranks >> r & 1:
-                if r >= len(old) or old[r] not in cs.names:
-                    raise UserError(f"{where}: the card it is forbidden to play (row {r}) is "
-                                    "not in the set")
-                forbidden |= 1 << cs.names.index(old[r])
+        set_names = getattr(st.deck, "card_names", ())
+        if set_names:  # a deck built against a set: every row's name is known
+            old = dict(enumerate(set_names))
+        elif (deck.primal, tuple(deck.cards)) == (int(st.deck.primal), tuple(st.deck.cards)):
+            old = None  # a stored deck whose rows hold: its mask holds too
+        else:  # a stored deck on moved rows: the names of its own rows are known
+            old = dict(zip(st.deck.cards, getattr(st.deck, "names", None) or ()))
+        if old is not None:
+            forbidden = 0
+            for r in range(st.forbidden_ranks.bit_length()):
+                if st.forbidden_ranks >> r & 1:
+                    if old.get(r) not in cs.names:
+                        raise UserError(f"{where}: the card it is forbidden to play "
+                                        f"({old.get(r, f'row {r}')}) is not in the set")
+                    forbidden |= 1 << cs.names.index(old[r])
     if deck is st.deck and st.n_cards == cs.n_cards and forbidden == st.forbidden_ranks:
         return st
     return replace(st, deck=deck, n_cards=cs.n_cards, forbidden_ranks=forbidden)

@@ -223,12 +223,19 @@ def test_a_stored_run_records_its_deck_by_name_and_rebuilds_it(tmp_path):
     assert rec["primal_name"] == VASK and rec["names"] == _deck_names(A)
     cs = load_card_set(path)
     assert [cs.names[r] for r in rec["cards"]] == rec["names"]
-    runner.run_many([spec], store=Store(tmp_path / "results"), progress=False)
+    # and a restricted-play run (its mask is card rows of the run's set), as the power test stores
+    restricted = runner.RunSpec(_rules(path), a.restricted_card(load_card_set("reference")
+                                                               .row("Bear"), "Bear"), b, N, 1)
+    assert restricted.a.forbidden_ranks == 1 << cs.row("Bear")
+    runner.run_many([spec, restricted], store=Store(tmp_path / "results"), progress=False)
     runs, skipped = pages.load_runs([tmp_path / "results"])
-    assert not skipped and len(runs) == 1
-    back = runs[0].spec
-    assert back.key == spec.key
-    assert list(back.a.deck.names) == rec["names"] and back.a.deck.cards == spec.a.deck.cards
+    assert not skipped and len(runs) == 2
+    back = {r.spec.key: r.spec for r in runs}
+    assert set(back) == {spec.key, restricted.key}
+    for orig in (spec, restricted):
+        again = back[orig.key]
+        assert list(again.a.deck.names) == rec["names"] and again.a.deck.cards == orig.a.deck.cards
+        assert again.a.forbidden_ranks == orig.a.forbidden_ranks
 
 
 # --------------------------------------------------------------------------- the command
