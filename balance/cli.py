@@ -233,7 +233,10 @@ def tosk_cards(
 def _trace(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
     import inspect
 
+    from balance.config import bind_side
+
     eng = get_game(game).engine_module()
+    sa, sb = bind_side(rs, sa), bind_side(rs, sb)  # decks by card name in the ruleset's set
     args = [rs.vector(), sa.vector(), sb.vector(), seed, index]
     if len(inspect.signature(eng.trace).parameters) > 5:
         args.append((sa.name, sb.name))

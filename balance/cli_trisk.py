@@ -90,6 +90,10 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
         raise UserError("--cards names no card; give card names separated by commas, e.g. Bear,Raven")
+    lower = [t.lower() for t in items]
+    twice = next((t for t, k in zip(items, lower) if lower.count(k) > 1), None)
+    if twice is not None:
+        raise UserError(f"--cards names '{twice}' twice; name each card once")
     return tuple(items)
 
 

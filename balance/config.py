@@ -200,12 +200,15 @@ def parse_variant_list(game: str, text: str) -> list[Ruleset]:
 @dataclass(frozen=True)
 class StoredDeck:
     """A deck as a stored run records it (games with decks): its name, its
-    Primal's row and its card rows, all a side vector needs."""
+    Primal's row and its card rows in the set it was played with, and (runs
+    stored since decks are bound by name) the Primal's and the cards' names,
+    by which :func:`bind_side` looks them up again in the ruleset's set."""
 
     name: str
     primal: int
     cards: tuple
-
+    primal_name: str | None = None
+    names: tuple | None = None  # the cards' names, in deck order
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,49 @@ def check_loadout(ruleset: "Ruleset", st: "Strategy") -> None:
                         f"{len(legal)} loadouts are")
 
 
+def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
+    """``st`` as it plays under ``ruleset``: its loadout checked (games with
+    loadouts) and its deck (games with decks) looked up by card NAME in the
+    ruleset's card set and checked there (every card playable by its Primal,
+    one Primal, every card in the set). A side is loaded before the rules are
+    known (``strategy@deck`` names a reference deck); this is where the two
+    meet, so every run (:class:`balance.runner.RunSpec`) and trace goes through it.
+
+    Raises
+    ------
+    UserError
+        One line naming the side, its deck and the card at fault.
+    """
+    check_loadout(ruleset, st)
+    if st.deck is None or not get_game(ruleset.game).card_sets:
+        return st
+    from balance.trisk_cards import bind_deck
+
+    cs = ruleset.card_set()
+    where = f"{st.name}: deck '{st.deck.name}' under the rules '{ruleset.name}'"
+    deck = bind_deck(cs, st.deck, where)
+    forbidden = st.forbidden_ranks
+    if forbidden and deck is not st.deck:  # restricted play masks rows: follow the names
+        set_names = getattr(st.deck, "card_names", ())
+        if set_names:  # a deck built against a set: every row's name is known
+            old = dict(enumerate(set_names))
+        elif (deck.primal, tuple(deck.cards)) == (int(st.deck.primal), tuple(st.deck.cards)):
+            old = None  # a stored deck whose rows hold: its mask holds too
+        else:  # a stored deck on moved rows: the names of its own rows are known
+            old = dict(zip(st.deck.cards, getattr(st.deck, "names", None) or ()))
+        if old is not None:
+            forbidden = 0
+            for r in range(st.forbidden_ranks.bit_length()):
+                if st.forbidden_ranks >> r & 1:
+                    if old.get(r) not in cs.names:
+                        raise UserError(f"{where}: the card it is forbidden to play "
+                                        f"({old.get(r, f'row {r}')}) is not in the set")
+                    forbidden |= 1 << cs.names.index(old[r])
+    if deck is st.deck and st.n_cards == cs.n_cards and forbidden == st.forbidden_ranks:
+        return st
+    return replace(st, deck=deck, n_cards=cs.n_cards, forbidden_ranks=forbidden)
+
+
 def _validate_strategy(game: str, path, data: dict) -> dict:
     mod = get_game(game).strategy_module()
     sections = {name: [f[0] for f in feats] for name, (_, feats) in mod.SECTIONS.items()}
@@ -350,6 +396,10 @@ def load_strategy(game: str, name: str) -> Strategy:
     loadout_text = None
     if g.card_sets and "@" in name:
         name, deck_name = (t.strip() for t in name.split("@", 1))
+        if not deck_name:
+            raise UserError(f"'{name}@': no deck named after '@'; name a deck of "
+                            "configs/trisk/decks.toml (balance trisk decks), or leave out "
+                            "'@' for the strategy's own deck")
     elif has_loadouts and "@" in name:
         name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):

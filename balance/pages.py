@@ -37,9 +37,12 @@ def spec_from_resolved(resolved: dict):
 
     def strat(d):
         st = Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)), d.get("loadout"))
-        if d.get("deck") is not None:  # games with decks: the deck as the run recorded it
-            deck = StoredDeck(d["deck"]["name"], int(d["deck"]["primal"]),
-                              tuple(int(c) for c in d["deck"]["cards"]))
+        if d.get("deck") is not None:  # games with decks: the deck as the run recorded it,
+            # bound by its names to the run's own card set when the RunSpec is made
+            rec = d["deck"]
+            names = rec.get("names")
+            deck = StoredDeck(rec["name"], int(rec["primal"]), tuple(int(c) for c in rec["cards"]),
+                              rec.get("primal_name"), None if names is None else tuple(names))
             st = replace(st, deck=deck, n_cards=rs.card_set().n_cards)
         return st
 
@@ -88,7 +91,11 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 skipped.append(f"{folder}: engine {resolved.get('engine_version')}, "
                                f"this is {game.engine_module().VERSION}")
                 continue
-            spec = spec_from_resolved(resolved)
+            try:  # e.g. its card set was edited since: a deck's card is gone
+                spec = spec_from_resolved(resolved)
+            except UserError as exc:
+                skipped.append(f"{folder}: {exc}")
+                continue
             if spec.key != folder.name and spec.key != manifest.get("config_hash"):
                 skipped.append(f"{folder}: stored with another format")
                 continue

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from balance import __version__
-from balance.config import Ruleset, Strategy, check_loadout
+from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.rulings import rulings
@@ -53,8 +53,10 @@ class RunSpec:
         check_seed(self.seed)
         if self.n_games <= 0 or self.n_games % 2:
             raise UserError(f"a run needs a positive even number of games, got {self.n_games}")
-        for side in (self.a, self.b):
-            check_loadout(self.ruleset, side)
+        # the sides meet the rules here: a deck is looked up by name in the
+        # ruleset's card set and checked there (frozen: set through object)
+        object.__setattr__(self, "a", bind_side(self.ruleset, self.a))
+        object.__setattr__(self, "b", bind_side(self.ruleset, self.b))
 
     @property
     def game(self) -> str:
@@ -85,6 +87,11 @@ def _side(s: Strategy) -> dict:
     if s.deck is not None:  # only games with decks
         out["deck"] = {"name": s.deck.name, "primal": int(s.deck.primal),
                        "cards": [int(c) for c in s.deck.cards]}
+        names = getattr(s.deck, "names", None)
+        if names is not None and getattr(s.deck, "primal_name", None) is not None:
+            # by name too: a report rebinds the deck to the run's own card set by name
+            out["deck"]["primal_name"] = s.deck.primal_name
+            out["deck"]["names"] = list(names)
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,10 +300,16 @@ def load_card_set(name_or_path: str | Path = "reference", rules: dict | None = N
         st = path.stat()
     except OSError:
         return _parse_set(path, _load_toml(path))  # the reader names the missing file
-    cs = _cached_set(str(path), str(path.resolve()), st.st_mtime_ns, st.st_size)
+    cs = _cached_set(str(path), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
     if not (rules or {}).get("allow_draw_effects", False):
-        check_no_draw(cs)
+        _checked_no_draw(cs)
     return cs
+
+
+@lru_cache(maxsize=16)
+def _checked_no_draw(cs: CardSet) -> None:
+    """:func:`check_no_draw` once per set (a refusal is not cached: it raises)."""
+    check_no_draw(cs)
 
 
 def check_no_draw(cs: CardSet) -> None:
@@ -326,9 +333,10 @@ def check_no_draw(cs: CardSet) -> None:
 
 
 @lru_cache(maxsize=16)
-def _cached_set(shown: str, real: str, mtime_ns: int, size: int) -> CardSet:
+def _cached_set(shown: str, dev: int, ino: int, mtime_ns: int, size: int) -> CardSet:
     """A set read once per file version (a run reads its ruleset's set for its
-    key, its vector and its manifest: thousands of times in a power test)."""
+    key, its decks, its vector and its manifest: thousands of times in a power
+    test); the file is known by its device and inode, not its resolved path."""
     path = Path(shown)
     return _parse_set(path, _load_toml(path))
 
@@ -384,6 +392,8 @@ def _parse_budget(w: _Where, table) -> dict:
     def number(where, key, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             w.fail(where, f"field '{key}' must be a number, got {value!r}")
+        if not math.isfinite(value):  # nan would pass every budget check unnoticed
+            w.fail(where, f"field '{key}' must be a finite number, got {value!r}")
         return float(value)
 
     for key in BUDGET_SCALARS:
@@ -769,6 +779,19 @@ class Deck:
         """Number of cards (the Primal is not counted)."""
         return len(self.cards)
 
+    @property
+    def primal_name(self) -> str | None:
+        """The Primal's name (None when the deck does not know its set's names)."""
+        return self.card_names[self.primal] if self.primal < len(self.card_names) else None
+
+    @property
+    def names(self) -> tuple | None:
+        """The cards' names, in deck order (None when the deck does not know its
+        set's names)."""
+        if not self.card_names or any(r >= len(self.card_names) for r in self.cards):
+            return None
+        return tuple(self.card_names[r] for r in self.cards)
+
     def swap_in(self, row: int) -> Deck:
         """The deck with its first neutral copy replaced by card ``row``.
 
@@ -840,6 +863,74 @@ def make_deck(cardset: CardSet, name: str, primal_row: int, rows, strategy: str 
     rest = sorted(r for r in rows if r != cardset.neutral)
     return Deck(name=name, primal=int(primal_row), cards=tuple(neutral + rest),
                 neutral=cardset.neutral, strategy=strategy, card_names=cardset.names)
+
+
+def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
+    """``deck`` as played with ``cardset``: its Primal and cards looked up by NAME
+    in that set, in the deck's own order, and checked (rulebook "Building a deck").
+
+    A deck is a list of named cards: built against one set (the reference set,
+    or the set a stored run was played with), it plays the same named cards
+    with any set that holds them, whatever their rows there. A deck that does
+    not know its names (a run stored before decks recorded them) is taken as
+    rows of ``cardset`` and only checked.
+
+    Parameters
+    ----------
+    cardset : CardSet
+        The set in force (the ruleset's).
+    deck : Deck or balance.config.StoredDeck
+        Anything with ``name``, ``primal``, ``cards`` and, when known,
+        ``primal_name`` and ``names`` (the cards' names in deck order).
+    where : str
+        What to call the deck in a message (e.g. the side and the rules).
+
+    Returns
+    -------
+    Deck
+        Rows of ``cardset``; the same object when ``deck`` already is.
+
+    Raises
+    ------
+    UserError
+        One line naming the deck and the card: a card or the Primal not in the
+        set, a leader that is not a Primal, a second Primal, or a card the
+        Primal cannot play (one of MIG, CUN, WIS above its own).
+    """
+    pname, names = getattr(deck, "primal_name", None), getattr(deck, "names", None)
+
+    def fail(msg: str):  # the set is named only when something is wrong (a path costs)
+        raise UserError(f"{where} (card set '{cardset.name}', {_show(cardset.path)}): {msg}")
+
+    def check(primal_row, rows) -> None:
+        try:
+            check_deck(cardset, primal_row, rows, where)
+        except UserError as exc:
+            fail(str(exc)[len(where) + 2:])
+
+    if isinstance(deck, Deck) and deck.card_names == cardset.names:
+        check(deck.primal, deck.cards)  # same rows: check only
+        return deck
+    if pname is None or names is None:  # rows of the set in force, as recorded
+        primal, rows = int(deck.primal), tuple(int(r) for r in deck.cards)
+        check(primal, rows)
+    else:
+        lower = {n.lower(): r for r, n in enumerate(cardset.names)}
+        primal = lower.get(str(pname).strip().lower())
+        if primal is None:
+            fail(f"its Primal '{pname}' is not in the set{_close(str(pname), cardset.names)}")
+        if cardset.type_of(primal) != "Primal":
+            fail(f"its leader '{pname}' is a {cardset.type_of(primal)} in the set, not a Primal")
+        rows = []
+        for n in names:
+            r = lower.get(str(n).strip().lower())
+            if r is None:
+                fail(f"card '{n}' is not in the set{_close(str(n), cardset.names)}")
+            rows.append(r)
+        rows = tuple(rows)
+        check(primal, rows)
+    return Deck(name=deck.name, primal=primal, cards=rows, neutral=cardset.neutral,
+                strategy=getattr(deck, "strategy", None), card_names=cardset.names)
 
 
 def load_decks(cardset: CardSet, path: str | Path | None = None) -> dict[str, Deck]:

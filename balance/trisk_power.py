@@ -210,6 +210,13 @@ def check_plan(plan: PowerPlan, where: str = "plan") -> PowerPlan:
         raise UserError(f"{where}: --max-games ({plan.max_games}) is below --games ({plan.games})")
     if plan.cards is not None and not plan.cards:
         raise UserError(f"{where}: --cards names no card")
+    if plan.cards is not None:
+        seen: dict[str, str] = {}
+        for name in plan.cards:
+            key = str(name).strip().lower()
+            if key in seen:
+                raise UserError(f"{where}: --cards names '{seen[key]}' twice; name each card once")
+            seen[key] = str(name).strip()
     return plan
 
 
