@@ -224,6 +224,9 @@ def sprt_command(game: str, variant: str, vs: str, strategy: str, opponents: str
         if not names:
             raise UserError("--opponents names no strategy")
     opps = [config.load_strategy(game, o) for o in names]
+    for rs in (ra, rb):  # every side is checked under both rule sets before the first game
+        for o in opps:
+            runner.RunSpec(rs, s, o, 2, seed)
     threads = runner.set_threads(threads)
     per_step = 2 * batch * len(opps)  # games per rule set per step
     cur: dict = {}

@@ -384,8 +384,6 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
             raise UserError(f"--game must be between 0 and 2**62-1, got {game_index}")
         rs = config.resolve_variant(game, variant)
         sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
-        for side in (sa, sb):
-            config.check_loadout(rs, side)
         events = _trace(game, rs, sa, sb, seed, game_index)
         if as_json:
             _echo_json(events)

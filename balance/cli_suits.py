@@ -32,8 +32,9 @@ def _check_page(page: Optional[Path]) -> None:
         return
     if page.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"--page must name an .html file, got '{page}'")
-    if page.exists() and page.is_dir():
-        raise UserError(f"--page '{page}' is a folder; name an .html file")
+    from balance.paths import writable_file
+
+    writable_file(page, "--page")
 
 
 def _page_and_json(res, page: Optional[Path], as_json: bool, tasks=None, struggle=None) -> bool:

@@ -404,14 +404,17 @@ def load_strategy(game: str, name: str) -> Strategy:
         name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
         path = Path(name)
-        if path.is_dir():
-            raise UserError(f"strategy file '{name}' is a folder, not a TOML file")
-        if not path.is_file():
-            raise UserError(f"strategy file '{name}' does not exist")
+        try:
+            if path.is_dir():
+                raise UserError(f"strategy file '{name}' is a folder, not a TOML file")
+            if not path.is_file():
+                raise UserError(f"strategy file '{name}' does not exist")
+        except OSError as exc:  # e.g. a name too long for the file system
+            raise UserError(f"strategy file '{name}' cannot be read ({exc.strerror})") from None
         label = path.stem
     else:
         path = STRATEGY_DIR / game / f"{name}.toml"
-        if not path.is_file():
+        if name not in strategy_names(game):  # a name, never a path into the folder
             raise UserError(
                 f"unknown {game} strategy '{name}'; allowed: {', '.join(strategy_names(game))} "
                 "or a path to a .toml file"

@@ -43,7 +43,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
     for g, strat in GAMES.items():
         c(g, "simulate", "--variant", "nope")
-        c(g, "simulate", "--variant", "base+base")
         c(g, "simulate", "--a", "nope")
         c(g, "simulate", "--b", HOSTILE[0])
         c(g, "simulate", "-n", "-2")
@@ -162,40 +161,68 @@ def bad_files(tmp_path_factory) -> Path:
     return f
 
 
-def _run(args: list[str], bad: Path, work: Path) -> tuple[int, str, list[str]]:
+def _args(args: list[str], bad: Path, work: Path) -> list[str]:
+    """A case's arguments with the bad files' folder filled in and its own store."""
     args = [a.replace("{F}", str(bad)) for a in args]
     takes_results = tuple(args[:2]) in STORE_COMMANDS or args[0] in ("study", "report")
     if takes_results and "--results" not in args:
         args += ["--results", str(work / "results")]
-    env = {k: v for k, v in os.environ.items() if k not in ("BALANCE_RESULTS",
-                                                           "BALANCE_CHART_CACHE")}
-    p = subprocess.run([str(BALANCE), *args], capture_output=True, text=True, cwd=work, check=False,
-                       env=env, timeout=600)
-    written = sorted(str(x.relative_to(work)) for x in work.rglob("*") if x.is_file())
-    return p.returncode, p.stderr, written
+    return args
 
 
-@pytest.fixture(scope="module")
-def outcomes(bad_files, tmp_path_factory) -> dict:
-    """Every case run once, three at a time (each in its own empty folder)."""
-    def one(i_case):
-        i, (_, args) = i_case
-        work = tmp_path_factory.mktemp(f"case{i}")
-        return i, _run(args, bad_files, work)
-
-    with ThreadPoolExecutor(3) as ex:
-        return dict(ex.map(one, enumerate(CASES)))
+def _written(work: Path) -> list[str]:
+    return sorted(str(x.relative_to(work)) for x in work.rglob("*") if x.is_file())
 
 
-@pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0] for c in CASES])
-def test_a_mistake_is_one_line_and_writes_nothing(i, outcomes):
-    rc, err, written = outcomes[i]
-    what = shlex.join(CASES[i][1])
+def _check(args: list[str], rc, err: str, written: list[str]) -> None:
+    what = shlex.join(args)
     assert "Traceback" not in err, f"{what}: a traceback\n{err}"
     lines = err.strip().splitlines()
     assert rc == 2, f"{what}: exit {rc}, stderr {err!r}"
     assert len(lines) == 1 and lines[0].startswith("error: "), f"{what}: stderr {err!r}"
     assert not written, f"{what}: wrote {written[:5]}"
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_a_mistake_is_one_line_and_writes_nothing(i, bad_files, tmp_path, monkeypatch, capsys):
+    """Every case through the command's entry point, in this process (fast): any
+    exception other than the clean exit fails the test with its traceback."""
+    from balance import cli
+
+    work = tmp_path / "work"
+    work.mkdir()
+    args = _args(CASES[i][1], bad_files, work)
+    monkeypatch.chdir(work)
+    for var in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(sys, "argv", ["balance", *args])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    _check(args, exc.value.code, capsys.readouterr().err, _written(work))
+
+
+# every sixth case again through the installed script, three at a time
+SCRIPT_CASES = CASES[::6]
+
+
+@pytest.fixture(scope="module")
+def script_outcomes(bad_files, tmp_path_factory) -> dict:
+    def one(i):
+        work = tmp_path_factory.mktemp(f"script{i}")
+        args = _args(SCRIPT_CASES[i][1], bad_files, work)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")}
+        p = subprocess.run([str(BALANCE), *args], capture_output=True, text=True, cwd=work,
+                           env=env, timeout=600, check=False)
+        return i, (args, p.returncode, p.stderr, _written(work))
+
+    with ThreadPoolExecutor(3) as ex:
+        return dict(ex.map(one, range(len(SCRIPT_CASES))))
+
+
+@pytest.mark.parametrize("i", range(len(SCRIPT_CASES)), ids=[c[0] for c in SCRIPT_CASES])
+def test_the_installed_script_agrees(i, script_outcomes):
+    _check(*script_outcomes[i])
 
 
 def test_the_suite_covers_every_game_and_command():
