@@ -135,8 +135,9 @@ def power(
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"--out must name an .html file, got '{out}'")
-    if out.exists() and out.is_dir():
-        raise UserError(f"--out '{out}' is a folder; name an .html file")
+    from balance.paths import writable_file
+
+    writable_file(out, "--out")
     if games is not None and max_games is None and games > 3200:
         max_games = games
     plan = trisk_power.load_plan(plan_file, delta=delta, alpha=alpha, games=games,

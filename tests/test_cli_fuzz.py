@@ -113,6 +113,7 @@ def _cases() -> list[tuple[str, list[str]]]:
     c("trisk", "power", "--scale", "inf")
     c("trisk", "power", "--scale", "0")
     c("trisk", "power", "--card-set", "{F}/badutf8.toml")
+    c("trisk", "power", "--out", "{F}/afile/x.html", "--scale", "0.01")
     c("trisk", "cards", "--variant", "nope")
     c("trisk", "decks", "--variant", "nope")
     c("trisk", "skills", "--nope")
@@ -276,3 +277,19 @@ def test_ctrl_c_exits_130_and_leaves_nothing_half_written(tmp_path):
         else []
     assert not [x for x in left if x.name.startswith(".tmp")]  # no half-written folder
     assert not [x for x in left if x.name == "run.parquet"]  # the long run never finished
+
+
+def test_a_figure_that_cannot_be_computed_is_null_with_a_reason(tmp_path):
+    """``--json`` used to crash on NaN after the run was stored: a figure that
+    cannot be computed is null, and ``why_null`` says why."""
+    import json
+
+    p = subprocess.run([str(BALANCE), "tosk", "simulate", "--a", "random", "--b", "adaptive",
+                        "-n", "20", "--seed", "1", "--json", "--results", str(tmp_path)],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    row = json.loads(p.stdout)
+    nulls = [k for k, v in row.items() if v is None]
+    assert nulls, "this run has a figure that cannot be computed"
+    assert set(nulls) <= set(row["why_null"]) and all(row["why_null"][k] for k in nulls)
+    assert row["a_wins"] + row["b_wins"] + row["draws"] == row["games"] == 20
