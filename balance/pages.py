@@ -87,9 +87,13 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 continue
             seen.add(folder.resolve())
             try:
-                manifest, _ = read_manifest(folder)
+                manifest, checksums = read_manifest(folder)
             except Damaged as e:
                 damaged.append(f"{folder}: {e}; left out")
+                continue
+            except OSError as e:
+                damaged.append(f"{folder}: manifest.json cannot be read ({e.strerror or e}); "
+                               "left out")
                 continue
             try:
                 resolved = manifest["resolved_config"]
@@ -109,13 +113,15 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
             if spec.key != folder.name and spec.key != manifest.get("config_hash"):
                 skipped.append(f"{folder}: stored with another format")
                 continue
-            todo.append((folder, spec, manifest))
+            todo.append((folder, spec, (manifest, checksums)))
     # Parquet reads release the GIL: two threads read twice as many runs a second
     def load(job):
         try:
             return load_run(*job)
         except Damaged as e:
             return e
+        except OSError as e:
+            return Damaged(f"its files cannot be read ({e.strerror or e})")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         loaded = list(pool.map(load, todo))

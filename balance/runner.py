@@ -516,7 +516,7 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     results: list[RunResult | None] = [None] * len(specs)
     todo = []
     for i, spec in enumerate(specs):
-        # a damaged entry is reported, set aside and (unless store_only) simulated again
+        # a damaged entry is reported, set aside and simulated again (store_only: an error)
         loaded = (store.load(spec.game, spec.key, recompute=not store_only,
                              parse=lambda m, t, spec=spec: _from_tables(spec, m, t))
                   if store is not None else None)
@@ -547,11 +547,12 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     return results  # type: ignore[return-value]
 
 
-def load_run(folder, spec: RunSpec, manifest: dict | None = None) -> RunResult:
+def load_run(folder, spec: RunSpec, stored: tuple[dict, dict | None] | None = None) -> RunResult:
     """A stored run from its folder, checked (its files against the
     manifest's checksums, its counts by :func:`check_run`); raises
     :class:`~balance.store.Damaged` when it cannot be trusted. Nothing is
-    moved: a report only reads.
+    moved: a report only reads. ``stored``: what
+    :func:`~balance.store.read_manifest` gave for the folder, if read already.
 
     Reads ``run.parquet`` with pyarrow directly: a report reads hundreds of
     runs, and this is about twice as fast per file as going through a
@@ -564,9 +565,7 @@ def load_run(folder, spec: RunSpec, manifest: dict | None = None) -> RunResult:
     from balance.store import parse_parquet, read_files, read_manifest
 
     folder = Path(folder)
-    stored, files = read_manifest(folder)
-    if manifest is None:
-        manifest = stored
+    manifest, files = stored if stored is not None else read_manifest(folder)
     data = read_files(folder, files)
     if "run" not in data:
         raise Damaged("run.parquet is missing")

@@ -9,11 +9,12 @@ The store does not trust its files either: the manifest records the SHA-256 of
 every table file and of its own content (its ``integrity`` block), and every
 read checks them, so a truncated, garbage or edited file is caught. The reader
 of an entry adds checks of its own (a run's counts must add up, see
-:func:`balance.runner.check_run`). A damaged entry is never used: it is
-reported in one line on stderr, moved into ``<root>/_quarantine/`` (never
-deleted) and, by a command that can, recomputed. Entries written before the
-checksums existed (no ``integrity`` block) are read with the reader's checks
-only.
+:func:`balance.runner.check_run`). A damaged entry is never used: a command
+that can recompute it reports it in one line on stderr, moves it into
+``<root>/_quarantine/`` (never deletes it) and recomputes it; a report, which
+only reads, leaves it out or fails in one line naming it, and moves nothing.
+Entries written before the checksums existed (no ``integrity`` block) are
+read with the reader's checks only.
 """
 
 from __future__ import annotations
@@ -150,10 +151,12 @@ class Store:
         tables)``, which raises :class:`Damaged` for content it cannot trust),
         or None if absent.
 
-        A damaged entry is reported in one line, set aside (moved into
-        ``_quarantine``) and None returned, as if absent: the caller
-        recomputes it (``recompute``: the line says so) or, if it only
-        reads, says the entry is not in the store.
+        A damaged entry is never used. With ``recompute`` (the caller makes
+        what it does not find) it is reported in one line, set aside (moved
+        into ``_quarantine``) and None returned, as if absent. A caller that
+        only reads (``recompute=False``: a report built from the store) gets
+        a one-line :class:`~balance.errors.UserError` naming the entry and
+        what is wrong, and the entry stays where it is.
         """
         folder = self.path(game, key)
         try:
@@ -166,16 +169,21 @@ class Store:
                       for name, data in read_files(folder, files).items()}
             return (manifest, tables) if parse is None else parse(manifest, tables)
         except Damaged as e:
-            self.set_aside(folder, str(e), ident, recompute)
+            if not recompute:
+                from balance.errors import UserError
+
+                raise UserError(f"{folder}: {e}; run `balance study` (or the command that "
+                                "made it) to recompute it") from None
+            self.set_aside(folder, str(e), ident)
             return None
 
-    def set_aside(self, folder: Path, reason: str, ident: int | None = None,
-                  recompute: bool = True) -> Path | None:
+    def set_aside(self, folder: Path, reason: str, ident: int | None = None) -> Path | None:
         """Move a damaged entry into ``<root>/_quarantine/<game>/<key>.<n>``
-        and say so in one line; None (and the line says why) if it cannot be
-        moved. ``ident``: the folder's inode when it was read; a folder
-        replaced since (a concurrent writer stored a good copy) stays."""
-        then = "; recomputing" if recompute else ""
+        and say so in one line (the caller recomputes it); None (and the line
+        says why) if it cannot be moved. ``ident``: the folder's inode when it
+        was read; a folder replaced since (a concurrent writer stored a good
+        copy) stays."""
+        then = "; recomputing"
         try:
             if ident is not None and folder.stat().st_ino != ident:
                 return None  # replaced since it was read

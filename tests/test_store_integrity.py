@@ -37,7 +37,7 @@ def run(*args):
     env = {k: v for k, v in os.environ.items()
            if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")}
     return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
-                          env=env)
+                          env=env, check=False)
 
 
 def lines(text: str) -> list[str]:
@@ -207,7 +207,7 @@ def test_an_edited_count_is_never_reported(store):
         if legacy:
             _legacy(folder)
         _edit_run(folder, a_wins=lambda a: 1999)
-        nums, out, _ = simulate(root)
+        _, out, _ = simulate(root)
         assert out["a_wins"] == orig["numbers"]["a_wins"] != 1999
         assert out["a_wins"] + out["b_wins"] + out["draws"] == out["games"] == 200
     assert len(_quarantined(root, orig["key"])) == 2  # .1 and .2: nothing overwritten
@@ -248,7 +248,7 @@ def test_per_game_rows_that_disagree_with_the_counts_are_damage(store):
     pts[0] = 2 - pts[0] if pts[0] != 1 else 0  # one game's result flipped
     df.with_columns(a_points=pl.Series(pts, dtype=df["a_points"].dtype)).write_parquet(
         folder / "games.parquet")
-    nums, out, err = simulate(root, "--per-game")
+    nums, _, err = simulate(root, "--per-game")
     (line,) = lines(err)
     assert "games.parquet does not match the run" in line
     assert nums == orig["numbers"] and data(folder) == orig["data"]
@@ -294,7 +294,7 @@ def test_report_does_not_read_the_runs_set_aside(store, tmp_path):
 
 
 def test_a_damaged_study_record_is_one_line(store, tmp_path):
-    root, runs = store
+    root, _ = store
     rec = root / "_studies" / "tosk.json"
     rec.parent.mkdir()
     out = tmp_path / "pages"
@@ -427,10 +427,25 @@ def test_a_damaged_entry_of_any_kind_is_set_aside_never_deleted(tmp_path, capsys
             raise Damaged("regression.parquet is missing")
         return manifest, tables
 
-    assert store.load("trisk", "k1", parse=needs, recompute=False) is None
+    assert store.load("trisk", "k1", parse=needs) is None
     (line,) = lines(capsys.readouterr().err)
-    assert "regression.parquet is missing" in line and "recomputing" not in line
+    assert "regression.parquet is missing" in line and "set aside" in line
     assert (tmp_path / QUARANTINE / "trisk" / "k1.2" / "manifest.json").is_file()
+
+
+def test_a_reader_of_the_store_gets_one_line_and_moves_nothing(tmp_path, capsys):
+    """A command that only reads the store (a report) cannot recompute: a
+    damaged entry is a one-line error naming it, and stays where it is."""
+    from balance.errors import UserError
+
+    store = Store(tmp_path)
+    store.save("_suits_tasks", "k", {"kind": "tasks"}, {"t": pl.DataFrame({"x": [1]})})
+    folder = store.path("_suits_tasks", "k")
+    _truncate(folder / "t.parquet")
+    with pytest.raises(UserError, match=r"t\.parquet fails its checksum; run `balance study`"):
+        store.load("_suits_tasks", "k", recompute=False)
+    assert (folder / "t.parquet").is_file() and not (tmp_path / QUARANTINE).exists()
+    assert not capsys.readouterr().err
 
 
 def test_a_folder_replaced_since_it_was_read_is_not_set_aside(tmp_path, capsys):
@@ -445,8 +460,8 @@ def test_a_folder_replaced_since_it_was_read_is_not_set_aside(tmp_path, capsys):
 
 
 def test_a_run_in_the_store_only_mode_is_not_recomputed(store):
-    """A command that only reads the store (the study's report) sets a
-    damaged run aside and says it is missing, in one line each."""
+    """A command that only reads the store (the study's report) names the
+    damaged run in its one-line error and leaves it where it is."""
     from balance.errors import UserError
 
     root, runs = store
@@ -454,6 +469,7 @@ def test_a_run_in_the_store_only_mode_is_not_recomputed(store):
     spec = runner.RunSpec(resolve_variant("tosk", "base"), load_strategy("tosk", "aggressor"),
                           load_strategy("tosk", "turtle"), 200, 5)
     assert spec.key == runs["plain"]["key"]
-    with pytest.raises(UserError, match="not in the store"):
+    with pytest.raises(UserError, match="run.parquet fails its checksum"):
         runner.run_many([spec], store=Store(root), store_only=True, progress=False)
-    assert _quarantined(root, spec.key)
+    assert not _quarantined(root, spec.key)
+    assert (root / "tosk" / spec.key / "run.parquet").read_bytes() == b"garbage"
