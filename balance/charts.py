@@ -1090,9 +1090,7 @@ def all_charts(
     svgs: list[str | None] = [None] * len(jobs)
     if cache_dir is not None and not write:
         for i, k in enumerate(keys):
-            f = Path(cache_dir) / f"{k}.svg"
-            if f.is_file():
-                svgs[i] = f.read_text(encoding="utf-8")
+            svgs[i] = _cached_chart(Path(cache_dir) / f"{k}.svg")
     todo = [i for i, v in enumerate(svgs) if v is None]
     work = [(*jobs[i][1], png, write) for i in todo]
     workers = workers or os.cpu_count() or 1
@@ -1111,8 +1109,43 @@ def all_charts(
         if cache_dir is not None:
             from balance.store import write_text_atomic
 
-            write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", svg)
+            write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", _sealed(svg))
     return {name: svg for (name, _), svg in zip(jobs, svgs)}
+
+
+_SEAL = "<!-- balance chart cache sha256 "
+
+
+def _sealed(svg: str) -> str:
+    """A chart as the cache keeps it: its SVG, then a comment with the SHA-256
+    of that SVG, so a damaged entry is never put on a page."""
+    import hashlib
+
+    return f"{svg}{_SEAL}{hashlib.sha256(svg.encode()).hexdigest()} -->\n"
+
+
+def _cached_chart(path: Path) -> str | None:
+    """A cached chart's SVG, or None (draw it again): absent, written before
+    the cache kept checksums, or damaged (said in one line on stderr; the
+    entry is drawn again and overwritten)."""
+    import hashlib
+
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    svg, seal, tail = raw.decode("utf-8", errors="replace").rpartition(_SEAL)
+    if not seal:
+        text = raw.strip()
+        if text.startswith(b"<svg") and text.endswith(b"</svg>"):
+            return None  # a whole chart cached before the checksums: drawn again, quietly
+        tail = None  # not a whole chart: damaged
+    if tail != f"{hashlib.sha256(svg.encode()).hexdigest()} -->\n":
+        from balance.store import warn
+
+        warn(f"{path}: chart cache entry is damaged; drawn again")
+        return None
+    return svg
 
 
 # --------------------------------------------------------------------------- trisk power

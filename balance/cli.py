@@ -669,8 +669,8 @@ def report_cmd(
         out = writable_file(out or Path("reports/report.html"), "--out")
         path, skipped = pages.report_from_runs(list(runs), out, results, title)
         if skipped:
-            typer.echo(f"skipped {len(skipped)} run(s) this version cannot use, e.g. {skipped[0]}",
-                       err=True)
+            typer.echo(f"skipped {len(skipped)} run(s) (damaged, or made by another version), "
+                       f"e.g. {skipped[0]}", err=True)
     else:
         if out is not None and out.suffix.lower() in (".html", ".htm"):
             raise UserError("without RUNS the report is the study's folder of pages; "

@@ -9,7 +9,6 @@ and handed to ``balance.report`` for rendering.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -52,23 +51,33 @@ def spec_from_resolved(resolved: dict):
 
 
 def _run_folders(path: Path) -> list[Path]:
+    """The run folders at or under ``path``: not the store's temporary
+    folders (``.tmp-*``) nor the damaged entries it has set aside
+    (``_quarantine``), unless ``path`` names them."""
+    from balance.store import QUARANTINE
+
     if (path / "manifest.json").is_file():
         return [path]
-    return sorted(p.parent for p in path.rglob("manifest.json") if not p.parent.name.startswith("."))
+    return sorted(p.parent for p in path.rglob("manifest.json")
+                  if not any(part.startswith(".") or part == QUARANTINE
+                             for part in p.parent.relative_to(path).parts))
 
 
 def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
     """Every stored run under ``paths`` (run folders, or folders holding them).
 
     Runs made by another engine version or store format are skipped (their
-    numbers may differ from what this engine computes); the second value
-    lists why each skipped run was skipped.
+    numbers may differ from what this engine computes), and so are damaged
+    runs (a file that fails its checksum, counts that do not add up: see
+    :func:`balance.runner.load_run`), which are left where they are; the
+    second value lists why each skipped run was skipped, damaged ones first.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     from balance.runner import load_run
+    from balance.store import Damaged, read_manifest
 
-    todo, skipped, seen = [], [], set()
+    todo, skipped, damaged, seen = [], [], [], set()
     for path in paths:
         path = Path(path)
         if not path.exists():
@@ -81,35 +90,54 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 continue
             seen.add(folder.resolve())
             try:
-                manifest = json.loads((folder / "manifest.json").read_text())
+                manifest, checksums = read_manifest(folder)
+            except Damaged as e:
+                damaged.append(f"{folder}: {e}; left out")
+                continue
+            except OSError as e:
+                damaged.append(f"{folder}: manifest.json cannot be read ({e.strerror or e}); "
+                               "left out")
+                continue
+            try:
                 resolved = manifest["resolved_config"]
                 game = get_game(resolved["game"])
-            except (OSError, ValueError, KeyError, UserError):
+            except (TypeError, KeyError, UserError):
                 skipped.append(f"{folder}: not a run of this toolkit")
                 continue
             if resolved.get("engine_version") != game.engine_module().VERSION:
                 skipped.append(f"{folder}: engine {resolved.get('engine_version')}, "
                                f"this is {game.engine_module().VERSION}")
                 continue
-            try:  # e.g. its card set was edited since: a deck's card is gone
+            try:
                 spec = spec_from_resolved(resolved)
-            except UserError as exc:
+            except UserError as exc:  # e.g. its card set was edited since: a deck's card is gone
                 skipped.append(f"{folder}: {exc}")
+                continue
+            except (TypeError, ValueError, KeyError, AttributeError) as e:
+                damaged.append(f"{folder}: manifest.json does not describe a run ({e}); left out")
                 continue
             if spec.key != folder.name and spec.key != manifest.get("config_hash"):
                 skipped.append(f"{folder}: stored with another format")
                 continue
-            todo.append((folder, spec, manifest))
+            todo.append((folder, spec, (manifest, checksums)))
     # Parquet reads release the GIL: two threads read twice as many runs a second
+    def load(job):
+        try:
+            return load_run(*job)
+        except Damaged as e:
+            return e
+        except OSError as e:
+            return Damaged(f"its files cannot be read ({e.strerror or e})")
+
     with ThreadPoolExecutor(max_workers=2) as pool:
-        loaded = list(pool.map(lambda job: load_run(*job), todo))
+        loaded = list(pool.map(load, todo))
     runs = []
     for (folder, _, _), res in zip(todo, loaded):
-        if res is None:
-            skipped.append(f"{folder}: stored with another format")
+        if isinstance(res, Damaged):
+            damaged.append(f"{folder}: {res}; left out")
         else:
             runs.append(res)
-    return runs, skipped
+    return runs, damaged + skipped
 
 
 def _base_strategy_name(strategy) -> str:
@@ -276,7 +304,7 @@ def report_from_runs(paths: list[Path], out: Path, results=None, title: str | No
         raise UserError(f"-o must name an .html file, got '{out}'")
     runs, skipped = load_runs(paths)
     if not runs:
-        raise UserError("none of the given runs can be read by this version: "
+        raise UserError("none of the given runs can be used: "
                         + (skipped[0] if skipped else "no runs"))
     groups = organise(runs)
     cache = chart_cache(results)

@@ -26,7 +26,7 @@ from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.rulings import rulings
-from balance.store import Store, config_hash
+from balance.store import Damaged, Store, config_hash
 
 DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
 
@@ -177,13 +177,21 @@ class _Accumulator:
                         if sizes else None)
         self.games = []
 
+    def _grow_rounds(self, size: int) -> None:
+        """Make room for games of up to ``size - 1`` rounds (an engine whose
+        rounds are not capped by a ``max_rounds`` rule may run past the
+        default width): every game is counted, so the histogram sums to the
+        games played."""
+        if size > len(self.rounds):
+            self.rounds = np.concatenate([self.rounds, np.zeros(size - len(self.rounds), np.int64)])
+
     def merge(self, res: "RunResult") -> None:
         """Start from the counts of a finished run over games 0..res.games-1."""
         self.pair_points[: len(res.pair_points)] = res.pair_points
         self.wins += [res.a_wins, res.b_wins, res.draws]
         self.seat_wins += res.seat_wins
-        k = min(len(self.rounds), len(res.rounds_hist))
-        self.rounds[:k] += res.rounds_hist[:k]
+        self._grow_rounds(len(res.rounds_hist))
+        self.rounds[: len(res.rounds_hist)] += res.rounds_hist
         self.reasons += res.reasons
         if self.cards is not None and res.cards is not None:
             self.cards += res.cards
@@ -203,7 +211,8 @@ class _Accumulator:
         self.pair_points[d0:d0 + len(pts) // 2] = pts[0::2] + pts[1::2]
         self.wins += [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()]
         self.seat_wins += [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()]
-        self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))[: len(self.rounds)]
+        self._grow_rounds(int(out["rounds"].max(initial=0)) + 1)
+        self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))
         self.reasons += np.bincount(out["reason"], minlength=len(self.reasons))
         if self.cards is not None:
             from sims.aggregate import card_counts
@@ -284,9 +293,130 @@ def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
 
 
 def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> RunResult:
+    """A checked RunResult from a stored entry's tables (raises
+    :class:`~balance.store.Damaged` when they cannot be trusted)."""
+    if "run" not in t:
+        raise Damaged("run.parquet is missing")
     run = t["run"]
-    return _from_row(spec, manifest, lambda name: run[name][0],
-                     lambda name: run[name][0].to_numpy(), t.get("games"))
+    if run.height != 1:
+        raise Damaged(f"run.parquet holds {run.height} rows, not one")
+    return _checked(spec, manifest, lambda name: run[name][0],
+                    lambda name: run[name][0].to_numpy(), t.get("games"))
+
+
+def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResult:
+    """:func:`_from_row`, then :func:`check_run`: a stored run whose columns
+    are missing or of the wrong kind, or whose counts do not add up, is
+    :class:`~balance.store.Damaged`."""
+    import pyarrow as pa
+
+    try:
+        res = _from_row(spec, manifest, scalar, array, per_game)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            pa.ArrowException, pl.exceptions.PolarsError) as e:
+        raise Damaged(f"run.parquet does not hold a run ({type(e).__name__}: {e})"[:200]) from None
+    check_run(res)
+    return res
+
+
+def check_run(res: RunResult) -> None:
+    """Raise :class:`~balance.store.Damaged` unless a run's counts add up.
+
+    Game-agnostic: wins and draws make the games, and so do the seat wins
+    with the draws, the per-deal points (A's half points), the game-length
+    and end-reason histograms; the per-card counters (``card_counts``)
+    split the games of each side and card; each score-trace histogram counts
+    at most the games; per-game rows, where the run keeps them, agree with
+    every count.
+    """
+    spec, g = res.spec, res.games
+    eng = get_game(spec.game).engine_module()
+
+    def fail(what: str):
+        raise Damaged(f"run.parquet's counts do not add up ({what})")
+
+    a, b, d = res.a_wins, res.b_wins, res.draws
+    if g != spec.n_games:
+        fail(f"{g:,} games, the run has {spec.n_games:,}")
+    if min(a, b, d) < 0 or a + b + d != g:
+        fail(f"{a:,} + {b:,} wins and {d:,} draws of {g:,} games")
+    seat = res.seat_wins
+    if seat.shape != (2,) or seat.min() < 0 or int(seat.sum()) != a + b:
+        fail(f"seat wins {seat.tolist()} for {a + b:,} won games")
+    pp = res.pair_points.astype(np.int64)
+    if pp.shape != (g // 2,) or (pp.size and (pp.min() < 0 or pp.max() > 4)):
+        fail(f"{pp.size:,} deal points for {g // 2:,} deals")
+    if int(pp.sum()) != 2 * a + d:
+        fail(f"the deal points make {int(pp.sum()):,} half points, the wins {2 * a + d:,}")
+    for name, hist, size in (("game lengths", res.rounds_hist, None),
+                             ("end reasons", res.reasons, len(eng.END_NAMES))):
+        if (hist.ndim != 1 or (size is not None and len(hist) != size)
+                or (hist.size and hist.min() < 0) or int(hist.sum()) != g):
+            fail(f"the {name} count {int(hist.sum()):,} games of {g:,}")
+    n_cards = int(getattr(eng, "N_CARDS", 0))
+    if (res.cards is None) != (n_cards == 0):
+        fail("per-card counters " + ("missing" if res.cards is None else "for a game without cards"))
+    if res.cards is not None:
+        c = res.cards
+        if c.shape != (2, n_cards, len(CARD_FIELDS)) or (c.size and c.min() < 0):
+            fail(f"per-card counters of shape {c.shape}")
+        f = {name: i for i, name in enumerate(CARD_FIELDS)}
+        for side, wins in ((0, a), (1, b)):
+            s = c[side]
+            for cond, what in (
+                    ((s[:, f["gih_n"]] + s[:, f["gns_n"]] != g), "games with and without a card"),
+                    ((s[:, f["gih_w"]] + s[:, f["gns_w"]] != wins), "wins with and without a card"),
+                    ((s[:, f["gih_d"]] + s[:, f["gns_d"]] != d), "draws with and without a card"),
+                    ((s[:, f["played_w"]] + s[:, f["played_d"]] > s[:, f["played_n"]]),
+                     "wins and draws of the games a card was played")):
+                if cond.any():
+                    fail(f"side {'AB'[side]}'s {what}")
+    if res.metrics is not None:
+        names = set(getattr(eng, "METRICS", None) or {})
+        if set(res.metrics) != names:
+            fail(f"histograms {sorted(res.metrics)}, the engine keeps {sorted(names)}")
+        for name, hist in res.metrics.items():
+            if hist.ndim != 1 or (hist.size and hist.min() < 0) or int(hist.sum()) > g:
+                fail(f"the {name} histogram counts {int(hist.sum()):,} games of {g:,}")
+    if spec.per_game:
+        _check_per_game(res)
+
+
+def _check_per_game(res: RunResult) -> None:
+    """Per-game rows agree with the run's counts (the outcome columns every
+    engine returns: ``a_points``, ``rounds``, ``reason``; and ``game``)."""
+    df, g = res.per_game, res.games
+    if df is None:
+        raise Damaged("games.parquet is missing")
+
+    def fail(what: str):
+        raise Damaged(f"games.parquet does not match the run ({what})")
+
+    if df.height != g:
+        fail(f"{df.height:,} rows for {g:,} games")
+    if sum(df.null_count().row(0)):
+        fail("empty cells")
+    col = {name: df[name].to_numpy() for name in ("game", "a_points", "rounds", "reason")
+           if name in df.columns}
+    if len(col) < 4:
+        fail("columns " + ", ".join(sorted({"game", "a_points", "rounds", "reason"} - set(col)))
+             + " missing")
+    try:
+        if not np.array_equal(col["game"], np.arange(g)):
+            fail("game numbers")
+        pts = col["a_points"].astype(np.int64)
+        if [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()] != [res.a_wins, res.b_wins,
+                                                                        res.draws]:
+            fail("wins and draws")
+        if not np.array_equal(pts[0::2] + pts[1::2], res.pair_points.astype(np.int64)):
+            fail("deal points")
+        for name, hist in (("rounds", res.rounds_hist), ("reason", res.reasons)):
+            v = col[name].astype(np.int64)
+            if v.min(initial=0) < 0 or not np.array_equal(
+                    np.bincount(v, minlength=len(hist)), hist):
+                fail(f"the {name} histogram")
+    except (TypeError, ValueError) as e:
+        fail(f"{type(e).__name__}: {e}")
 
 
 def _from_row(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResult:
@@ -401,9 +531,12 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     results: list[RunResult | None] = [None] * len(specs)
     todo = []
     for i, spec in enumerate(specs):
-        loaded = store.load(spec.game, spec.key) if store is not None else None
+        # a damaged entry is reported, set aside and simulated again (store_only: an error)
+        loaded = (store.load(spec.game, spec.key, recompute=not store_only,
+                             parse=lambda m, t, spec=spec: _from_tables(spec, m, t))
+                  if store is not None else None)
         if loaded is not None:
-            results[i] = _from_tables(spec, *loaded)
+            results[i] = loaded
         else:
             todo.append(i)
     if store_only and todo:
@@ -429,31 +562,37 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     return results  # type: ignore[return-value]
 
 
-def load_run(folder, spec: RunSpec, manifest: dict | None = None) -> RunResult | None:
-    """A stored run from its folder (None if its files are not this format).
+def load_run(folder, spec: RunSpec, stored: tuple[dict, dict | None] | None = None) -> RunResult:
+    """A stored run from its folder, checked (its files against the
+    manifest's checksums, its counts by :func:`check_run`); raises
+    :class:`~balance.store.Damaged` when it cannot be trusted. Nothing is
+    moved: a report only reads. ``stored``: what
+    :func:`~balance.store.read_manifest` gave for the folder, if read already.
 
     Reads ``run.parquet`` with pyarrow directly: a report reads hundreds of
     runs, and this is about twice as fast per file as going through a
     DataFrame."""
-    import json
     from pathlib import Path
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from balance.store import parse_parquet, read_files, read_manifest
+
     folder = Path(folder)
+    manifest, files = stored if stored is not None else read_manifest(folder)
+    data = read_files(folder, files)
+    if "run" not in data:
+        raise Damaged("run.parquet is missing")
     try:
-        if manifest is None:
-            manifest = json.loads((folder / "manifest.json").read_text())
-        tb = pq.ParquetFile(folder / "run.parquet").read(use_threads=False)
-        games = folder / "games.parquet"
-        per_game = pl.read_parquet(games) if games.is_file() else None
+        tb = pq.ParquetFile(pa.BufferReader(data["run"])).read(use_threads=False)
+    except Exception:  # noqa: BLE001 (pyarrow raises many kinds on garbage)
+        raise Damaged("run.parquet is unreadable (garbage or truncated)") from None
+    if tb.num_rows != 1:
+        raise Damaged(f"run.parquet holds {tb.num_rows} rows, not one")
+    per_game = parse_parquet("games", data["games"]) if "games" in data else None
 
-        def array(name):
-            return tb.column(name).chunk(0).values.to_numpy(zero_copy_only=False)
+    def array(name):
+        return tb.column(name).chunk(0).values.to_numpy(zero_copy_only=False)
 
-        return _from_row(spec, manifest, lambda name: tb.column(name)[0].as_py(), array,
-                         per_game)
-    except (OSError, KeyError, ValueError, IndexError, pa.ArrowException,
-            pl.exceptions.PolarsError):
-        return None
+    return _checked(spec, manifest, lambda name: tb.column(name)[0].as_py(), array, per_game)

@@ -4,20 +4,42 @@ A run folder holds Parquet tables (polars) and ``manifest.json`` (command,
 resolved config, seed, engine version, rulings in force, timings). Folders are
 written under a temporary name and renamed into place, so an interrupted run
 never leaves a half-written result that a later run would trust.
+
+The store does not trust its files either: the manifest records the SHA-256 of
+every table file and of its own content (its ``integrity`` block), and every
+read checks them, so a truncated, garbage or edited file is caught. The reader
+of an entry adds checks of its own (a run's counts must add up, see
+:func:`balance.runner.check_run`). A damaged entry is never used: a command
+that can recompute it reports it in one line on stderr, moves it into
+``<root>/_quarantine/`` (never deletes it) and recomputes it; a report, which
+only reads, leaves it out or fails in one line naming it, and moves nothing.
+Entries written before the checksums existed (no ``integrity`` block) are
+read with the reader's checks only.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
 DEFAULT_DIR = Path("results")
+QUARANTINE = "_quarantine"  # damaged entries are moved here, under their game's name
+INTEGRITY = "integrity"  # the manifest's block of checksums
+INTEGRITY_FORMAT = 1
+
+
+class Damaged(Exception):
+    """A stored entry that cannot be trusted; the message says why in a few
+    words (e.g. ``run.parquet fails its checksum``)."""
 
 
 def results_dir(path: str | os.PathLike | None = None) -> Path:
@@ -33,6 +55,84 @@ def config_hash(resolved: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _manifest_digest(manifest: dict) -> str:
+    """The checksum of a manifest's content (as JSON reads it back), whatever
+    the order of its keys or the layout of its file."""
+    return sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":"),
+                             allow_nan=True).encode())
+
+
+def warn(line: str) -> None:
+    """One line on stderr."""
+    print(f"warning: {line}", file=sys.stderr, flush=True)
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A file's bytes; a file that is missing (or not a file) is damage, a
+    file we may not read is the environment's problem (the OSError goes on)."""
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise Damaged(f"{path.name} is missing") from None
+    except PermissionError:
+        raise
+    except OSError as e:
+        raise Damaged(f"{path.name} cannot be read ({e.strerror or e})") from None
+
+
+def read_manifest(folder: Path) -> tuple[dict, dict | None]:
+    """A stored entry's manifest (without its integrity block) and the
+    checksums of its table files (None for an entry written before the store
+    kept checksums); raises :class:`Damaged`."""
+    raw = _read_bytes(Path(folder) / "manifest.json")
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise Damaged("manifest.json is not valid JSON (garbage or truncated)") from None
+    if not isinstance(manifest, dict):
+        raise Damaged("manifest.json does not hold a manifest")
+    integ = manifest.pop(INTEGRITY, None)
+    if integ is None:
+        return manifest, None
+    files = integ.get("files") if isinstance(integ, dict) else None
+    claimed = integ.get("manifest") if isinstance(integ, dict) else None
+    if (not isinstance(files, dict) or not isinstance(claimed, str)
+            or not all(isinstance(k, str) and isinstance(v, str) and "/" not in k
+                       and k.endswith(".parquet") for k, v in files.items())):
+        raise Damaged("manifest.json's checksums are unreadable")
+    if _manifest_digest({**manifest, INTEGRITY: {k: v for k, v in integ.items()
+                                                 if k != "manifest"}}) != claimed:
+        raise Damaged("manifest.json fails its checksum")
+    return manifest, files
+
+
+def read_files(folder: Path, files: dict | None) -> dict[str, bytes]:
+    """The bytes of an entry's table files, by stem, each checked against its
+    checksum (``files`` from :func:`read_manifest`; None: every ``*.parquet``
+    there, unchecked); raises :class:`Damaged`."""
+    folder = Path(folder)
+    if files is None:
+        return {p.stem: _read_bytes(p) for p in sorted(folder.glob("*.parquet"))}
+    out = {}
+    for name, digest in sorted(files.items()):
+        data = _read_bytes(folder / name)
+        if sha256(data) != digest:
+            raise Damaged(f"{name} fails its checksum")
+        out[name[: -len(".parquet")]] = data
+    return out
+
+
+def parse_parquet(name: str, data: bytes) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(io.BytesIO(data))
+    except Exception:  # noqa: BLE001 (polars and pyarrow raise many kinds on garbage)
+        raise Damaged(f"{name}.parquet is unreadable (garbage or truncated)") from None
+
+
 class Store:
     """Reads and writes run folders under ``root/<game>/<key>/``."""
 
@@ -45,24 +145,90 @@ class Store:
     def has(self, game: str, key: str) -> bool:
         return (self.path(game, key) / "manifest.json").is_file()
 
-    def load(self, game: str, key: str) -> tuple[dict, dict[str, pl.DataFrame]] | None:
-        """The manifest and tables of a stored run, or None if absent."""
+    def load(self, game: str, key: str, parse: Callable | None = None,
+             recompute: bool = True):
+        """The manifest and tables of a stored entry (or ``parse(manifest,
+        tables)``, which raises :class:`Damaged` for content it cannot trust),
+        or None if absent.
+
+        A damaged entry is never used. With ``recompute`` (the caller makes
+        what it does not find) it is reported in one line, set aside (moved
+        into ``_quarantine``) and None returned, as if absent. A caller that
+        only reads (``recompute=False``: a report built from the store) gets
+        a one-line :class:`~balance.errors.UserError` naming the entry and
+        what is wrong, and the entry stays where it is.
+        """
         folder = self.path(game, key)
-        if not (folder / "manifest.json").is_file():
+        try:
+            ident = folder.stat().st_ino
+        except FileNotFoundError:
             return None
-        manifest = json.loads((folder / "manifest.json").read_text())
-        tables = {p.stem: pl.read_parquet(p) for p in folder.glob("*.parquet")}
-        return manifest, tables
+        try:
+            manifest, files = read_manifest(folder)
+            tables = {name: parse_parquet(name, data)
+                      for name, data in read_files(folder, files).items()}
+            return (manifest, tables) if parse is None else parse(manifest, tables)
+        except Damaged as e:
+            if not recompute:
+                from balance.errors import UserError
+
+                raise UserError(f"{folder}: {e}; run `balance study` (or the command that "
+                                "made it) to recompute it") from None
+            self.set_aside(folder, str(e), ident)
+            return None
+
+    def set_aside(self, folder: Path, reason: str, ident: int | None = None) -> Path | None:
+        """Move a damaged entry into ``<root>/_quarantine/<game>/<key>.<n>``
+        and say so in one line (the caller recomputes it); None (and the line
+        says why) if it cannot be moved. ``ident``: the folder's inode when it
+        was read; a folder replaced since (a concurrent writer stored a good
+        copy) stays."""
+        then = "; recomputing"
+        try:
+            if ident is not None and folder.stat().st_ino != ident:
+                return None  # replaced since it was read
+            dest_dir = self.root / QUARANTINE / folder.parent.name
+            dest_dir.mkdir(parents=True, exist_ok=True)
+            for n in range(1, 10_000):
+                dest = dest_dir / f"{folder.name}.{n}"
+                if dest.exists():
+                    continue
+                try:
+                    os.rename(folder, dest)
+                except FileNotFoundError:
+                    return None  # another process set it aside first
+                except OSError:
+                    if dest.exists():
+                        continue  # another process took this name first
+                    raise
+                warn(f"{folder}: {reason}; set aside as {dest}{then}")
+                return dest
+            raise OSError("too many entries set aside under this name")
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            warn(f"{folder}: {reason}; could not be set aside ({e.strerror or e}){then}")
+            return None
 
     def save(self, game: str, key: str, manifest: dict, tables: dict[str, pl.DataFrame]) -> Path:
-        """Write a run atomically: a temporary sibling folder, then a rename."""
+        """Write a run atomically: a temporary sibling folder, then a rename.
+
+        The manifest gets an integrity block: the SHA-256 of each table file
+        and of the manifest's own content."""
         final = self.path(game, key)
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=final.parent))
         try:
+            content = json.loads(json.dumps(manifest, default=str))  # as it will read back
+            files = {}
             for name, df in tables.items():
                 df.write_parquet(tmp / f"{name}.parquet")
-            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+                files[f"{name}.parquet"] = sha256((tmp / f"{name}.parquet").read_bytes())
+            content.pop(INTEGRITY, None)
+            integ = {"format": INTEGRITY_FORMAT, "files": files}
+            integ["manifest"] = _manifest_digest({**content, INTEGRITY: integ})
+            content[INTEGRITY] = integ
+            (tmp / "manifest.json").write_text(json.dumps(content, indent=2))
             if final.exists():  # a concurrent writer got there first: same content
                 shutil.rmtree(tmp)
             else:

@@ -176,6 +176,25 @@ def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path
     return report.write_index(out, pages_)
 
 
+def _read_record(rec: Path) -> dict:
+    """A game's study record, or a one-line error if it is damaged."""
+    try:
+        data = json.loads(rec.read_bytes().decode("utf-8"))
+        ok = (isinstance(data, dict) and isinstance(data.get("runs"), list)
+              and all(isinstance(k, str) and k and "/" not in k and "\\" not in k
+                      and k not in (".", "..") for k in data["runs"])
+              and isinstance(data.get("extra") or {}, dict)
+              and all(data.get(k) is None or (type(data[k]) in (int, float)
+                                              and math.isfinite(data[k]) and data[k] > 0)
+                      for k in ("power_scale", "suits_scale")))
+    except (UnicodeDecodeError, ValueError):
+        ok = False
+    if not ok:
+        raise UserError(f"the study record {rec} is damaged (not the JSON `balance study` "
+                        "writes); run `balance study` again")
+    return data
+
+
 def report_study(out: Path, results=None) -> Path:
     """Rebuild the default study's report from the store alone (nothing is
     simulated): the runs of each game's latest ``balance study``."""
@@ -187,12 +206,13 @@ def report_study(out: Path, results=None) -> Path:
         if not rec.is_file():
             raise UserError(f"no stored study of {game} in {results_dir(results)}; "
                             "run `balance study` first (or name runs: balance report RUNS -o FILE)")
-        data = json.loads(rec.read_text())
+        data = _read_record(rec)
         store = Store(results)
-        runs, _ = pages.load_runs([store.path(game, k) for k in data["runs"]])
+        runs, skipped = pages.load_runs([store.path(game, k) for k in data["runs"]])
         if len(runs) != len(data["runs"]):
-            raise UserError(f"the stored study of {game} is incomplete or was made by another "
-                            "engine version; run `balance study` again")
+            raise UserError(f"the stored study of {game} is incomplete, damaged or was made by "
+                            f"another engine version ({skipped[0] if skipped else 'runs missing'}"
+                            "); run `balance study` again")
         group = pages.organise(runs)[game]
         page = pages.build_page(game, group, extra_manifest=data.get("extra"),
                                 cache_dir=chart_cache(results))

@@ -229,12 +229,21 @@ def run_tasks(plan: TasksPlan, threads=None, results=None, store_only: bool = Fa
     rs = config.resolve_variant(GAME, plan.variant)
     store = Store(results)
     key = _tasks_key(plan, rs.rules)
-    loaded = store.load("_suits_tasks", key)
+    names = ("tasks_fresh", "tasks_lasting", "tasks_by_attempt", "tasks_by_deck")
+
+    def parse(manifest, t):
+        from balance.store import Damaged
+
+        missing = [k for k in names if k not in t]
+        if missing:
+            raise Damaged(f"{missing[0]}.parquet is missing")
+        return manifest, t
+
+    loaded = store.load("_suits_tasks", key, parse=parse, recompute=not store_only)
     if loaded is not None:
         manifest, t = loaded
-        return TasksResult(plan, *(t[k].to_pandas() for k in
-                                   ("tasks_fresh", "tasks_lasting", "tasks_by_attempt",
-                                    "tasks_by_deck")), manifest=manifest, cached=True)
+        return TasksResult(plan, *(t[k].to_pandas() for k in names), manifest=manifest,
+                           cached=True)
     if store_only:
         raise UserError(f"the Task analysis ({plan.hands:,} hands, {plan.characters:,} "
                         f"characters, seed {plan.seed}) is not in the store {store.root}; run "

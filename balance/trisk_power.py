@@ -940,8 +940,9 @@ def run_regression(ctx: Context, *, results=None, threads=None, progress: bool =
                                "rules": ctx.ruleset.rules, "card_set_digest": ctx.cardset.digest,
                                "strategy": strat.spec, "seed": plan.seed, "first": first,
                                "count": count, "games": plan.regression_games, "format": 1})
-            loaded = store.load(GAME, key)
-            if loaded is not None and "regression" in loaded[1]:
+            loaded = store.load(GAME, key, parse=_needs_table("regression"),
+                                recompute=not store_only)
+            if loaded is not None:
                 frames.append(loaded[1]["regression"].to_pandas())
             elif store_only:
                 raise UserError(f"the regression decks {first}..{first + count - 1} of the power "
@@ -1090,6 +1091,26 @@ def finishes_check(ctx: Context, games: int, threads: int | None = None) -> dict
                      f"{'identical' if digest_equal else 'DIFFERENT'}; {n:,} games, {differ} differ.")}
 
 
+def _needs_table(name: str):
+    """A store check: the entry holds table ``name`` (else it is damaged)."""
+    def parse(manifest: dict, tables: dict):
+        from balance.store import Damaged
+
+        if name not in tables:
+            raise Damaged(f"{name}.parquet is missing")
+        return manifest, tables
+    return parse
+
+
+def _needs_finishes(manifest: dict, tables: dict):
+    """A store check: the entry's manifest holds the finishes check."""
+    from balance.store import Damaged
+
+    if not isinstance(manifest.get("finishes"), dict):
+        raise Damaged("manifest.json lacks the finishes check")
+    return manifest, tables
+
+
 def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
     """The finishes check, kept in the store like the runs (a report rebuilt
     from the store shows the same check without replaying its games)."""
@@ -1102,8 +1123,8 @@ def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
                        "rules": ctx.ruleset.rules, "card_set_digest": ctx.cardset.digest,
                        "seed": ctx.plan.seed, "games": ctx.plan.finishes_games,
                        "ours": ctx.ours[0].name, "field": ctx.field[-1].name, "format": 1})
-    loaded = store.load(GAME, key)
-    if loaded is not None and "finishes" in loaded[0]:
+    loaded = store.load(GAME, key, parse=_needs_finishes, recompute=not store_only)
+    if loaded is not None:
         return loaded[0]["finishes"]
     if store_only:
         raise UserError(f"the finishes check of the power test is not in the store {store.root}; "
