@@ -231,79 +231,116 @@ def _norm():
 
 
 def pool_strata(diffs: Sequence[np.ndarray]) -> dict[str, float]:
-    """Pool per-deal differences over strata (cells and field opponents).
+    """Pool per-deal differences over strata (cells and field opponents),
+    with a standard error that holds when the strata share their deals.
+
+    Every stratum of a card used to replay the same deals (side A's shuffle
+    depends on the seed and the deal only), so deal ``i`` of one stratum and
+    deal ``i`` of another are correlated (+0.01 to +0.21 measured on the
+    engine, issue 15): adding the strata's variances as if independent made
+    SEs 1.4–3.6× too small. The SE here is cluster-robust, a cluster being
+    one deal index across the strata: the sandwich of the estimator's
+    influence summed per deal. With strata of equal length (every run of a
+    card has the same size) it is exactly the SE of the per-deal average over
+    the strata, ``sd(c_i)/sqrt(n)`` with ``c_i`` the mean over strata of deal
+    ``i``; with unequal lengths every deal still counts (a stratum's deal
+    ``i`` joins cluster ``i``). It is right whether the strata share deals or
+    not, so it also holds for runs on derived per-stratum seeds (what
+    :func:`run_power` plays), where it estimates the same thing as the
+    stratified formula.
 
     Parameters
     ----------
     diffs : sequence of 1-D arrays
         One array per stratum: the per-deal difference of score per game
-        (e.g. ``(swap - baseline) / 4`` of the half-point codes).
+        (e.g. ``(swap - baseline) / 4`` of the half-point codes), deal ``i``
+        of every stratum at position ``i``.
 
     Returns
     -------
     dict
         ``mean``: the equally weighted mean of the strata means (the effect
         against a field in which every opponent counts the same);
-        ``se = sqrt(sum(var_k / n_k)) / K`` (strata are independent);
-        ``sd``: the per-deal SD within strata (root mean of the strata
-        variances), which with ``n_deals`` gives ``se`` under equal
-        allocation; ``n_deals``, ``n_games`` (= 2 deals: games of one side),
-        ``strata``. Strata with fewer than 2 deals give ``nan`` spreads.
+        ``se``: its cluster-robust SE (``G/(G-1)`` small-sample factor, ``G``
+        deal clusters); ``sd``: the per-deal SD of the cluster average,
+        ``se·sqrt(G)`` (with ``n`` deals per stratum, ``se = sd/sqrt(n)``:
+        what :func:`games_to_decide` plans with); ``se_independent``: the SE
+        the strata would give if independent (``sqrt(sum var_k/n_k)/K``);
+        ``design_effect``: ``(se/se_independent)²``; ``n_deals``, ``n_games``
+        (= 2 deals: games of one side, all strata), ``strata``, ``clusters``.
+        Strata with fewer than 2 deals give ``nan`` spreads.
     """
     arrs = [np.asarray(d, dtype=float).ravel() for d in diffs]
     arrs = [a for a in arrs if a.size]
     k = len(arrs)
     nan = float("nan")
     if k == 0:
-        return {"mean": nan, "se": nan, "sd": nan, "n_deals": 0, "n_games": 0, "strata": 0}
+        return {"mean": nan, "se": nan, "sd": nan, "se_independent": nan, "design_effect": nan,
+                "n_deals": 0, "n_games": 0, "strata": 0, "clusters": 0}
     means = np.array([a.mean() for a in arrs])
     ns = np.array([a.size for a in arrs], dtype=float)
-    if (ns < 2).any():
-        var = np.full(k, nan)
-    else:
-        var = np.array([a.var(ddof=1) for a in arrs])
-    se = float(math.sqrt(np.sum(var / ns)) / k)
     n = int(ns.sum())
-    return {"mean": float(means.mean()), "se": se, "sd": float(math.sqrt(var.mean())),
-            "n_deals": n, "n_games": 2 * n, "strata": k}
+    g = int(ns.max())
+    mean = float(means.mean())
+    if (ns < 2).any():
+        se = se_ind = nan
+    else:
+        u = np.zeros(g)  # each deal cluster's influence on the mean of strata means
+        for a, m in zip(arrs, means):
+            u[:a.size] += (a - m) / (k * a.size)
+        se = float(math.sqrt(g / (g - 1) * float(np.sum(u * u))))
+        var = np.array([a.var(ddof=1) for a in arrs])
+        se_ind = float(math.sqrt(np.sum(var / ns)) / k)
+    deff = se * se / (se_ind * se_ind) if se_ind and math.isfinite(se_ind) else nan
+    return {"mean": mean, "se": se, "sd": float(se * math.sqrt(g)) if math.isfinite(se) else nan,
+            "se_independent": se_ind, "design_effect": deff,
+            "n_deals": n, "n_games": 2 * n, "strata": k, "clusters": g}
 
 
 def games_to_decide(effect: float, sd: float, delta: float, alpha: float = 0.05,
-                    power: float = 0.9, family: int = 1) -> float:
+                    power: float = 0.9, family: int = 1, strata: int = 1) -> float:
     """Games (of one side, over all its strata) for a test to decide a card.
 
     Parameters
     ----------
     effect, sd : float
-        The observed effect and per-deal SD of the difference (score units).
+        The observed effect and the per-deal SD of its cluster average (the
+        mean over the strata of one deal: ``sd`` of :func:`pool_strata`), in
+        score units.
     delta : float
         Equivalence margin.
     alpha : float
-        Level of each one-sided TOST test and of the Holm family.
+        Level of each one-sided TOST test and of the Holm family (already
+        divided by the looks when the test is sequential).
     power : float
         Chance of deciding that the estimate is planned for.
     family : int
         Number of tests in the Holm family; the difference test is planned at
         the strictest Holm step, ``alpha / family``.
+    strata : int
+        Strata the card's games are spread over (each plays the same number
+        of deals).
 
     Returns
     -------
     float
         With ``|effect| < delta``, the games for the TOST to pass when the
         true effect equals the observed one, ``n = (z_{1-α} + z_p)² sd² /
-        (δ - |effect|)²`` deals (``z_{(1+p)/2}`` at an effect of exactly 0,
-        where both one-sided tests must pass); otherwise the games for the
-        two-sided test to reject at ``α / family``, ``n = (z_{1-α/(2 family)}
-        + z_p)² sd² / effect²``. Twice that (two games a deal), rounded up to
-        a whole deal. ``nan`` when ``sd`` is not known; ``inf`` when no
-        number of games decides (effect exactly at the margin, or 0 and not
-        within the margin).
+        (δ - |effect|)²`` deals a stratum (``z_{(1+p)/2}`` at an effect of
+        exactly 0, where both one-sided tests must pass); otherwise the games
+        for the two-sided test to reject at ``α / family``, ``n =
+        (z_{1-α/(2 family)} + z_p)² sd² / effect²``. Games: ``2 n`` a
+        stratum (two a deal, rounded up to a whole deal) times ``strata``.
+        ``nan`` when ``sd`` is not known; ``inf`` when no number of games
+        decides (effect exactly at the margin, or 0 and not within the
+        margin).
     """
     norm = _norm()
+    k = max(int(strata), 1)
     if not (math.isfinite(effect) and math.isfinite(sd)):
         return float("nan")
     if sd == 0:
-        return 2.0
+        return 2.0 * k
     zp = float(norm.ppf(power))
     a = abs(effect)
     if a < delta:
@@ -313,7 +350,7 @@ def games_to_decide(effect: float, sd: float, delta: float, alpha: float = 0.05,
         deals = ((float(norm.ppf(1 - alpha / (2 * max(family, 1)))) + zp) * sd / a) ** 2
     else:
         return float("inf")
-    return float(2 * math.ceil(deals))
+    return float(2 * math.ceil(deals) * k)
 
 
 MIN_GAMES = 400  # fewer games of a row than this decide nothing: the plug-in SE of a
@@ -373,9 +410,11 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
     out["verdict"] = verdict
     out["direction"] = np.where(verdict == "not equal", np.where(eff > 0, "stronger", "weaker"), "")
     family = int(np.isfinite(p).sum())
-    needed = [max(games_to_decide(m, s, delta, alpha, power, family), float(min_games))
+    strata = (out["strata"].to_numpy(float) if "strata" in out.columns
+              else np.ones(len(out)))
+    needed = [max(games_to_decide(m, s, delta, alpha, power, family, int(k)), float(min_games))
               if v == "inconclusive" else float("nan")
-              for m, s, v in zip(eff, out["sd"].to_numpy(float), verdict)]
+              for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata)]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
     return out
@@ -587,23 +626,58 @@ class PowerResult:
     budget: dict = field(default_factory=dict)
 
 
+_M64 = 2**64 - 1
+
+
+def _splitmix(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def stratum_seed(seed: int, primal: int, opponent: int) -> int:
+    """The seed of one stratum: our Primal's deck (row ``primal``) against the
+    field deck of Primal ``opponent``.
+
+    Every run of a stratum (the reference deck, every swap-in, restricted
+    play, under any strategy) plays on this seed, so a card's effect stays a
+    paired difference on the same deals; different strata play different
+    deals, so a card's strata are independent. On one shared seed they were
+    not: side A's shuffle depends on (seed, deal) only and the swapped card
+    sits at the same deck position in every reference deck, so it turned up
+    at the same moment against every opponent and the strata correlated
+    (issue 15). Independence also makes each stratum's games count in full:
+    with correlation ρ between K strata, the variance of the mean over them
+    is ``(1 + (K-1)ρ)/K`` of a stratum's, not ``1/K``. (The SE of
+    :func:`pool_strata` is cluster-robust and would hold on a shared seed
+    too; the derived seeds are what make the games worth their number.)
+    """
+    return _splitmix(_splitmix(_splitmix(int(seed)) ^ (int(primal) + 1)) ^ ((int(opponent) + 1) << 20))
+
+
+def _seed(ctx: Context, p: int, o) -> int:
+    q = int(o.deck.primal) if o.deck is not None else 0
+    return stratum_seed(ctx.plan.seed, p, q)
+
+
 def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
     from balance.runner import RunSpec
 
-    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c)), o, n, ctx.plan.seed)
+    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c)), o, n, _seed(ctx, p, o))
 
 
 def _base_spec(ctx: Context, s, p: int, o, n: int):
     from balance.runner import RunSpec
 
-    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, ctx.plan.seed)
+    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, _seed(ctx, p, o))
 
 
 def _restricted_spec(ctx: Context, s, c: int, p: int, o, n: int):
     from balance.runner import RunSpec
 
     a = ctx.side(s, ctx.decks[p].swap_in(c)).restricted_card(c, ctx.name(c))
-    return RunSpec(ctx.ruleset, a, o, n, ctx.plan.seed)
+    return RunSpec(ctx.ruleset, a, o, n, _seed(ctx, p, o))
 
 
 def _mirror(ctx: Context, s, p: int, o) -> bool:
@@ -656,7 +730,8 @@ def _card_tables(ctx: Context, runs: _Runs, n_card: dict[int, int]):
         prim = [ctx.name(p) for (cc, p) in ctx.cells if cc == c]
         card_rows.append({"card": ctx.name(c), "row": c, "primals": ", ".join(prim),
                           "n_primals": len(prim), "effect": st["mean"], "se": st["se"],
-                          "sd": st["sd"], "games": st["n_games"], "games_per_run": n_card[c]})
+                          "sd": st["sd"], "games": st["n_games"], "games_per_run": n_card[c],
+                          "strata": st["strata"], "design_effect": st["design_effect"]})
     return pd.DataFrame(cell_rows), pd.DataFrame(card_rows), ratios
 
 
@@ -666,7 +741,8 @@ def _primal_table(ctx: Context, runs: _Runs, n_base: dict[int, int]) -> pd.DataF
         st = pool_strata(_primal_strata(ctx, runs, p))
         rows.append({"primal": ctx.name(p), "row": p, "deck": ctx.decks[p].name,
                      "effect": st["mean"], "se": st["se"], "sd": st["sd"], "games": st["n_games"],
-                     "games_per_run": n_base[p]})
+                     "games_per_run": n_base[p], "strata": st["strata"],
+                     "design_effect": st["design_effect"]})
     return pd.DataFrame(rows)
 
 
@@ -967,7 +1043,14 @@ def run_regression(ctx: Context, *, results=None, threads=None, progress: bool =
 
 def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """The logistic regression of the score on count differences (see
-    :func:`run_regression`); cards never dealt are "not estimable"."""
+    :func:`run_regression`); cards never dealt are "not estimable".
+
+    Quasi-binomial: the games of one deck pair share its decks (and their
+    seat-swapped deals share shuffles), so the pair's score varies more than a
+    binomial's (Pearson χ²/df ≈ 2.2 on the reference set, issue 15). The
+    fit's scale is Pearson χ²/df of the binomial fit (never below 1), which
+    widens every interval by its square root; ``info["dispersion"]`` is it.
+    """
     import statsmodels.api as sm
 
     cs = ctx.cardset
@@ -988,7 +1071,8 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
     succ = data["a_wins"].to_numpy(float) + data["draws"].to_numpy(float) / 2
     fail = data["games"].to_numpy(float) - succ
     info = {"pairs": int(len(data)), "games": int(data["games"].sum()),
-            "reference": cs.names[cs.neutral], "primal_reference": cs.names[prim[0]], "note": ""}
+            "reference": cs.names[cs.neutral], "primal_reference": cs.names[prim[0]], "note": "",
+            "dispersion": float("nan")}
     nan = float("nan")
     coef = {c: (nan, nan, nan, nan) for c in ctx.cards}
     keep = np.any(X != 0, axis=0)
@@ -999,11 +1083,17 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fit = model.fit()
+            # quasi-binomial: scale = Pearson chi2 / df. (statsmodels' fit(scale="X2")
+            # leaves the trials out of chi2 with a two-column endog: 20x too small.)
+            phi = float(fit.pearson_chi2 / fit.df_resid) if fit.df_resid > 0 else 1.0
+            phi = max(phi, 1.0) if math.isfinite(phi) else 1.0
+            fit = model.fit(scale=phi)
         names = sorted({type(w.message).__name__ if not isinstance(w.message, str) else "warning"
                         for w in caught})
         if names:
             info["note"] = ("statsmodels warned: " + ", ".join(names)
                             + "; coefficients of rarely dealt cards are unreliable")
+        info["dispersion"] = float(fit.scale)
         params, ci, pv = fit.params, fit.conf_int(0.05), fit.pvalues
         j = 0
         for idx, c in enumerate(cols):
