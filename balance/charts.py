@@ -1165,7 +1165,8 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
         ax = fig.add_subplot()
         value, lo, hi = (d[c].to_numpy(dtype=float) * 100 for c in ("effect", "lo", "hi"))
         y = np.arange(k)[::-1]
-        colors = [{"equal": _POS, "not equal": _NEG}.get(v, _NEUTRAL) for v in d["verdict"]]
+        colors = [{"equal": _POS, "equal within margin": _POS, "not equal": _NEG}.get(v, _NEUTRAL)
+                  for v in d["verdict"]]
         ax.axvspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
         for x in (-delta * 100, delta * 100):
             ax.axvline(x, color=_MUTED, linewidth=0.8, linestyle="--")
@@ -1180,8 +1181,44 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
         ax.set_xlabel(xlabel)
         _titles(fig, title,
                 f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
-                f"(TOST), red: shown different (Holm), grey: inconclusive; "
+                f"(TOST; within the margin even when a difference is detected), red: shown "
+                f"different and not within the margin (Holm), grey: inconclusive; "
                 f"n = {_n_range(d['games'])} games per row", ax=ax)
+    return fig
+
+
+def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -> "Figure":
+    """Off-budget copies of the neutral card: effect (95% CI) against budget
+    points off, the fitted rate through the origin with its band, and the
+    equivalence band ±δ."""
+    title = "What a budget point is worth"
+    with _style():
+        if points is None or points.empty or not np.isfinite(rate.get("rate", np.nan)):
+            return _placeholder(title, "no calibration")
+        fig = _figure(6.4, 3.6)
+        ax = fig.add_subplot()
+        x = points["budget"].to_numpy(float)
+        v, lo, hi = (points[c].to_numpy(float) * 100 for c in ("effect", "lo", "hi"))
+        span = max(abs(x).max(), 1.0) * 1.15
+        ax.axhspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
+        ax.axhline(0, color=_INK, linewidth=0.8)
+        ax.axvline(0, color=_MUTED, linewidth=0.6)
+        xs = np.linspace(-span, span, 50)
+        ax.fill_between(xs, np.minimum(rate["lo"] * xs, rate["hi"] * xs) * 100,
+                        np.maximum(rate["lo"] * xs, rate["hi"] * xs) * 100, color=_GRID, zorder=1)
+        ax.plot(xs, rate["rate"] * xs * 100, color=_MUTED, linewidth=1.2, zorder=2)
+        ax.errorbar(x, v, yerr=np.vstack([v - lo, hi - v]), fmt="o", color=_POS, ecolor=_POS,
+                    markersize=4, elinewidth=1.2, zorder=3)
+        for xi, vi, name in zip(x, v, points["name"]):
+            ax.annotate(_label(str(name).split(" ", 2)[-1]), (xi, vi), textcoords="offset points",
+                        xytext=(4, 3), fontsize=7, color=_MUTED)
+        ax.set_xlim(-span, span)
+        ax.set_xlabel("budget points off the neutral card")
+        ax.set_ylabel("effect (points per game)")
+        ax.grid(color=_GRID, linewidth=0.6)
+        _titles(fig, title, f"Off-budget copies of the neutral card, 95% CI; line: "
+                f"{rate['rate'] * 100:.2f} points per budget point (band: its 95% CI, the cards "
+                f"as units); shaded: ±δ = ±{delta * 100:g} points", ax=ax)
     return fig
 
 

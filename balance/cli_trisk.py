@@ -99,7 +99,8 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
 
 def power(
     delta: Annotated[Optional[float], typer.Option(
-        "--delta", help="Equivalence margin in points of score per game (default from power.toml: 2).")] = None,
+        "--delta", help="Equivalence margin in points of score per game of the deck holding "
+        "the card's copies (default from power.toml: 1).")] = None,
     alpha: Annotated[Optional[float], typer.Option("--alpha", help="Level of each test (default 0.05).")] = None,
     games: Annotated[Optional[int], typer.Option(
         "--games", help="Games per run at the start (one card, Primal and field opponent).")] = None,
@@ -122,6 +123,15 @@ def power(
         "--card-set", help="Test a designer's set (a path) instead of the variant's.")] = None,
     decks_file: Annotated[Optional[Path], typer.Option(
         "--decks", help="Its reference decks (default configs/trisk/decks.toml).")] = None,
+    copies: Annotated[Optional[int], typer.Option(
+        "--copies", help="Neutral copies of each reference deck replaced by the card (default 4: "
+        "every neutral slot).")] = None,
+    vs_card: Annotated[Optional[str], typer.Option(
+        "--vs-card", help="Compare every card with this card (swapped in the same way) instead "
+        "of the deck as is.")] = None,
+    check_strategy: Annotated[Optional[str], typer.Option(
+        "--check-strategy", help="Each card's effect again under this strategy (default from "
+        "power.toml: control; 'none' to skip).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The equal-power test: is every card within ±δ of a neutral card?
@@ -141,7 +151,13 @@ def power(
     if games is not None and max_games is None and games > 3200:
         max_games = games
     plan = trisk_power.load_plan(plan_file, delta=delta, alpha=alpha, games=games,
-                                 max_games=max_games, seed=seed, cards=_parse_cards(cards_))
+                                 max_games=max_games, seed=seed, cards=_parse_cards(cards_),
+                                 copies=copies, vs_card=vs_card.strip() if vs_card else None)
+    if check_strategy is not None:
+        from dataclasses import replace as _replace
+
+        plan = _replace(plan, check_strategy=None if check_strategy.strip().lower() in ("none", "")
+                        else check_strategy.strip())
     if card_set or decks_file:
         from dataclasses import replace
 
@@ -167,22 +183,34 @@ def power(
         data["seconds"] = round(elapsed, 2)
         _cli()._echo_json(data)
         return
+    check = "effect2" in res.cards.columns
     rows = []
     for r in res.cards.itertuples():
-        rows.append([r.card, r.n_primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games),
-                     r.verdict + (f" ({r.direction})" if r.direction else ""),
-                     fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else ""])
-    _cli()._table(f"Equal power at ±{plan.delta * 100:g} points (swap-in vs reference deck, "
-                  f"α = {plan.alpha:g}, Holm over {len(rows)} cards)",
-                  ["card", "Primals", "effect [95% CI]", "games", "verdict", "games needed"], rows)
+        row = [r.card, r.n_primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games), r.label]
+        if check:
+            row += [fmt.fmt_pp_ci(r.effect2, r.lo2, r.hi2), "yes" if r.depends_on_strategy else ""]
+        rows.append(row)
+    vs = f" vs {res.vs_card}" if res.vs_card else ""
+    cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
+    if check:
+        cols += [f"under {plan.check_strategy}", "depends on strategy"]
+    _cli()._table(f"Equal power at ±{plan.delta * 100:g} points ({plan.copies} copies swapped in{vs}, "
+                  f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
+                  f"our side: {', '.join(plan.strategies)})", cols, rows)
     prow = [[r.primal, fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), fmt.fmt_int(r.games),
-             r.verdict + (f" ({r.direction})" if r.direction else ""),
-             fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else ""]
-            for r in res.primals.itertuples()]
+             r.label] for r in res.primals.itertuples()]
     _cli()._table("Primals: reference deck against the field", ["Primal", "score [95% CI]", "games",
-                                                                 "verdict", "games needed"], prow)
+                                                                 "verdict"], prow)
+    typer.echo(res.header)
     typer.echo(f"Cards: {res.claim['text']}")
     typer.echo(f"Primals: {res.primal_claim['text']}")
+    if res.calibration:
+        c = res.calibration
+        typer.echo(f"Budget points: one is worth {c['rate']['rate'] * 100:.2f} points of score "
+                   f"[{c['rate']['lo'] * 100:.2f}, {c['rate']['hi'] * 100:.2f}]; δ ≈ "
+                   f"±{c['delta_budget']['value']:.1f} budget points; detected with "
+                   f"{plan.power:.0%} power: {c['mde']['first']['budget']:.1f} budget points at "
+                   f"{plan.games:,} games a run, {c['mde']['last']['budget']:.1f} at {plan.max_games:,}")
     if res.finishes:
         typer.echo(f"Finishes: {res.finishes['text']}")
     typer.echo(f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "

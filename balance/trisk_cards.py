@@ -792,20 +792,29 @@ class Deck:
             return None
         return tuple(self.card_names[r] for r in self.cards)
 
-    def swap_in(self, row: int) -> Deck:
-        """The deck with its first neutral copy replaced by card ``row``.
+    def swap_in(self, row: int, copies: int = 1) -> Deck:
+        """The deck with its first ``copies`` neutral copies replaced by card ``row``
+        (same deck positions, so the shuffles stay paired with the reference deck).
 
         Raises
         ------
         UserError
-            The deck holds no neutral copy left to replace.
+            The deck holds fewer than ``copies`` neutral copies.
         """
-        if self.neutral not in self.cards:
-            raise UserError(f"deck '{self.name}' has no neutral card left to swap out")
-        pos = self.cards.index(self.neutral)
-        cards = self.cards[:pos] + (int(row),) + self.cards[pos + 1:]
+        have = self.cards.count(self.neutral)
+        if copies < 1 or have < copies:
+            raise UserError(f"deck '{self.name}' has {have} neutral "
+                            f"cop{'y' if have == 1 else 'ies'}; cannot swap in {copies}")
+        cards = list(self.cards)
+        left = copies
+        for i, c in enumerate(cards):
+            if left and c == self.neutral:
+                cards[i] = int(row)
+                left -= 1
         label = self.card_names[row] if row < len(self.card_names) else str(row)
-        return Deck(name=f"{self.name}+{label}", primal=self.primal, cards=cards,
+        if copies > 1:
+            label = f"{label}×{copies}"
+        return Deck(name=f"{self.name}+{label}", primal=self.primal, cards=tuple(cards),
                     neutral=self.neutral, strategy=self.strategy, card_names=self.card_names)
 
 

@@ -61,7 +61,7 @@ GAME = "trisk"
 PLAN_FILE = CONFIG_DIR / GAME / "power.toml"
 BUDGET_FILE = CONFIG_DIR / GAME / "BUDGET.md"
 
-VERDICTS = ("equal", "not equal", "inconclusive")
+VERDICTS = ("equal", "equal within margin", "not equal", "inconclusive")
 
 
 # =========================================================================== plan
@@ -74,7 +74,7 @@ class PowerPlan:
     one field opponent).
     """
 
-    delta: float = 0.02
+    delta: float = 0.01
     alpha: float = 0.05
     power: float = 0.9
     seed: int = 5
@@ -92,6 +92,10 @@ class PowerPlan:
     description: str = ""
     card_set: str | None = None  # a designer's set (path) instead of the variant's
     decks: str | None = None  # its decks file (default configs/trisk/decks.toml)
+    copies: int = 4  # neutral copies of each reference deck replaced by the card tested
+    check_strategy: str | None = "control"  # each card's effect again under this strategy
+    calibration_games: int = 400  # games a run of the off-budget neutral copies (0: none)
+    vs_card: str | None = None  # compare every card with this card instead of the deck as is
 
     def scaled(self, scale: float) -> "PowerPlan":
         """Every game and deck-pair count multiplied by ``scale`` (even, ≥ 2)."""
@@ -102,6 +106,8 @@ class PowerPlan:
                        restricted_games=_even(self.restricted_games * scale),
                        regression_pairs=max(2, int(math.ceil(self.regression_pairs * scale))),
                        regression_games=_even(self.regression_games * scale),
+                       calibration_games=(_even(self.calibration_games * scale)
+                                          if self.calibration_games else 0),
                        finishes_games=_even(self.finishes_games * scale))
 
     def as_dict(self) -> dict:
@@ -116,7 +122,8 @@ def _even(x: float) -> int:
 
 
 _PLAN_KEYS = {"description", "variant", "delta", "alpha", "power", "seed", "strategies", "field",
-              "games", "max_games", "restricted_games", "regression", "finishes"}
+              "games", "max_games", "restricted_games", "regression", "finishes", "copies",
+              "check_strategy", "calibration"}
 
 
 def _plan_int(path, key: str, value, lo: int = 2) -> int:
@@ -149,8 +156,9 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
             raise UserError(f"{path}: unknown key '{key}'; allowed: {', '.join(sorted(_PLAN_KEYS))}")
     reg = data.get("regression", {})
     fin = data.get("finishes", {})
+    cal = data.get("calibration", {})
     for name, table, allowed in (("regression", reg, ("pairs", "games", "strategy")),
-                                 ("finishes", fin, ("games",))):
+                                 ("finishes", fin, ("games",)), ("calibration", cal, ("games",))):
         if not isinstance(table, dict):
             raise UserError(f"{path}: '{name}' must be a table")
         for key in table:
@@ -183,7 +191,15 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
         kw["regression_strategy"] = _names(path, "regression.strategy", reg["strategy"])[0]
     if "games" in fin:
         kw["finishes_games"] = _plan_int(path, "finishes.games", fin["games"], 0)
-    kw["delta"] = kw.get("delta", 2.0)
+    if "games" in cal:
+        kw["calibration_games"] = _plan_int(path, "calibration.games", cal["games"], 0)
+    if "copies" in data:
+        kw["copies"] = _plan_int(path, "copies", data["copies"], 1)
+    if "check_strategy" in data:
+        v = data["check_strategy"]
+        kw["check_strategy"] = (None if v in ("", False)
+                                else _names(path, "check_strategy", v)[0])
+    kw["delta"] = kw.get("delta", PowerPlan.delta * 100)
     for key, value in overrides.items():
         if value is not None:
             kw[key] = value
@@ -201,6 +217,11 @@ def check_plan(plan: PowerPlan, where: str = "plan") -> PowerPlan:
         raise UserError(f"{where}: power must be between 0 and 1, got {plan.power:g}")
     if not 0 <= plan.seed <= 2**64 - 1:
         raise UserError(f"{where}: --seed must be between 0 and 2**64-1, got {plan.seed}")
+    if isinstance(plan.copies, bool) or not isinstance(plan.copies, int) or not 1 <= plan.copies <= 40:
+        raise UserError(f"{where}: --copies must be a whole number from 1 to 40, got {plan.copies}")
+    if plan.calibration_games and plan.calibration_games % 2:
+        raise UserError(f"{where}: calibration games must be an even number (whole seat-swapped "
+                        f"deals) or 0, got {plan.calibration_games}")
     for key in ("games", "max_games", "restricted_games", "regression_games"):
         v = getattr(plan, key)
         if v < 2 or v % 2:
@@ -357,8 +378,19 @@ MIN_GAMES = 400  # fewer games of a row than this decide nothing: the plug-in SE
 #                 handful of paired deals can be near 0 (most deals never draw the card)
 
 
+def looks(plan: "PowerPlan") -> int:
+    """How many times the plan may test a card: at ``games`` a run, then at
+    every doubling up to ``max_games`` (:func:`next_games` lands on
+    power-of-two multiples of ``games``, or on ``max_games``)."""
+    k, n = 1, plan.games
+    while n < plan.max_games:
+        n = min(plan.max_games, n * 2)
+        k += 1
+    return k
+
+
 def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
-           power: float = 0.9, min_games: int = MIN_GAMES) -> pd.DataFrame:
+           power: float = 0.9, min_games: int = MIN_GAMES, n_looks: int = 1) -> pd.DataFrame:
     """The verdict for every row (a card or a Primal) of an effects table.
 
     Parameters
@@ -369,23 +401,39 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
         ``games`` (games of the side tested, all strata together).
     delta, alpha, power : float
         Margin, level, and the power the games needed are planned for.
+    n_looks : int
+        How often the sequential plan may test a row (:func:`looks`). Every
+        test of a look runs at ``alpha / n_looks`` (Bonferroni over looks:
+        each look spends an equal share of α), so over all looks a card at
+        exactly ±δ is wrongly called equal, and a family of cards all at 0 has
+        any card wrongly called different, with probability at most α
+        whatever the data decide about extending (the union bound; measured
+        in ``tests/test_trisk_power_errors.py``).
 
     Returns
     -------
     DataFrame
         A copy with ``lo``/``hi`` (95% CI), ``p`` (two-sided normal test of
-        0), ``p_holm`` and ``significant`` (Holm over every row),
-        ``tost_p``, ``lo90``/``hi90`` and ``equivalent`` (TOST at ``delta``),
-        ``verdict`` ("equal" if the TOST passes; else "not equal" if Holm
-        rejects; else "inconclusive"; always "inconclusive" below
-        ``min_games`` games), ``direction`` ("stronger" /
-        "weaker" for a "not equal" row), ``games_needed`` (total games of the
+        0), ``p_holm`` and ``significant`` (Holm over every row at the look's
+        level), ``tost_p``, ``lo90``/``hi90`` and ``equivalent`` (TOST at
+        ``delta``), ``verdict``:
+
+        * "equal": the TOST passes and no difference is detected;
+        * "equal within margin": the TOST passes but the difference test
+          rejects too ("equal within ±δ but detectably stronger/weaker");
+        * "not equal": the difference test rejects, the TOST does not;
+        * "inconclusive": neither, or fewer than ``min_games`` games;
+
+        ``direction`` ("stronger" / "weaker" whenever a difference is
+        detected), ``label`` (the verdict in words), ``alpha_look`` (the level
+        each test of this look used), ``games_needed`` (total games of the
         tested side for an inconclusive row to be decided, see
         :func:`games_to_decide`) and ``more_games`` (that minus ``games``).
     """
     from balance.stats import holm, tost
 
     norm = _norm()
+    a_look = alpha / max(int(n_looks), 1)
     out = table.copy()
     eff = out["effect"].to_numpy(float)
     se = out["se"].to_numpy(float)
@@ -395,29 +443,48 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
         p = np.where(se > 0, 2 * norm.sf(np.abs(eff) / se), np.where(eff == 0, 1.0, 0.0))
     p = np.where(np.isfinite(eff) & np.isfinite(se), p, np.nan)
     out["p"] = p
-    reject, p_adj = holm(p, alpha)
+    reject, p_adj = holm(p, a_look)
     out["p_holm"] = p_adj
     out["significant"] = reject
-    tosts = [tost(m, s, delta, alpha=alpha) for m, s in zip(eff, se)]
+    tosts = [tost(m, s, delta, alpha=a_look) for m, s in zip(eff, se)]
     out["tost_p"] = [t["p"] for t in tosts]
     out["lo90"] = [t["lo90"] for t in tosts]
     out["hi90"] = [t["hi90"] for t in tosts]
     out["equivalent"] = [t["equivalent"] for t in tosts]
+    out["alpha_look"] = a_look
     enough = out["games"].to_numpy(float) >= min_games
-    verdict = np.where(~enough, "inconclusive",
-                       np.where(out["equivalent"], "equal",
-                                np.where(out["significant"], "not equal", "inconclusive")))
+    sig = out["significant"].to_numpy(bool) & enough
+    eq = out["equivalent"].to_numpy(bool) & enough
+    verdict = np.where(eq & sig, "equal within margin",
+                       np.where(eq, "equal", np.where(sig, "not equal", "inconclusive")))
     out["verdict"] = verdict
-    out["direction"] = np.where(verdict == "not equal", np.where(eff > 0, "stronger", "weaker"), "")
+    out["direction"] = np.where(sig, np.where(eff > 0, "stronger", "weaker"), "")
     family = int(np.isfinite(p).sum())
     strata = (out["strata"].to_numpy(float) if "strata" in out.columns
               else np.ones(len(out)))
-    needed = [max(games_to_decide(m, s, delta, alpha, power, family, int(k)), float(min_games))
+    needed = [max(games_to_decide(m, s, delta, a_look, power, family, int(k)), float(min_games))
               if v == "inconclusive" else float("nan")
               for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata)]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
+    out["label"] = [label(v, d, delta, g) for v, d, g in zip(verdict, out["direction"], needed)]
     return out
+
+
+def label(verdict: str, direction: str, delta: float, games_needed: float = math.nan) -> str:
+    """A verdict in words: what was shown."""
+    from balance import fmt
+
+    m = f"±{delta * 100:g} pt"
+    if verdict == "equal within margin":
+        return f"equal within {m} but detectably {direction}"
+    if verdict == "not equal":
+        return f"not equal ({direction})"
+    if verdict == "inconclusive":
+        if math.isfinite(games_needed):
+            return f"inconclusive ({fmt.fmt_int(games_needed)} games needed)"
+        return "inconclusive"
+    return verdict
 
 
 def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
@@ -426,24 +493,29 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
     Returns
     -------
     dict
-        ``status``: "holds" (every row "equal": the intersection–union test
-        rejects at the rows' own level), "does not hold" (some row "not
-        equal"), or "undecided" (none "not equal", some "inconclusive");
-        ``counts`` per verdict; ``text``: one sentence.
+        ``status``: "holds" (every row's TOST passed: "equal" or "equal
+        within margin"; the intersection–union test rejects at the rows' own
+        level), "does not hold" (some row "not equal"), or "undecided" (none
+        "not equal", some "inconclusive"); ``counts`` per verdict (every
+        label of :data:`VERDICTS`); ``text``: one sentence.
     """
     vs = list(verdicts)
     counts = {v: vs.count(v) for v in VERDICTS}
     n = len(vs)
-    if n and counts["equal"] == n:
+    shown = counts["equal"] + counts["equal within margin"]
+    within = (f" ({counts['equal within margin']} of them detectably different, within the margin)"
+              if counts["equal within margin"] else "")
+    if n and shown == n:
         status = "holds"
-        text = f"The claim holds: all {n} {what} are shown equal in power within the margin."
+        text = f"The claim holds: all {n} {what} are shown equal in power within the margin{within}."
     elif counts["not equal"]:
         status = "does not hold"
         text = (f"The claim does not hold: {counts['not equal']} of {n} {what} differ in power "
-                f"(Holm-adjusted); {counts['equal']} shown equal, {counts['inconclusive']} inconclusive.")
+                f"and are not shown within the margin; {shown} shown equal{within}, "
+                f"{counts['inconclusive']} inconclusive.")
     else:
         status = "undecided"
-        text = (f"Undecided: {counts['equal']} of {n} {what} shown equal, "
+        text = (f"Undecided: {shown} of {n} {what} shown equal{within}, "
                 f"{counts['inconclusive']} inconclusive (more games would decide), none shown different.")
     return {"status": status, "counts": counts, "n": n, "text": text}
 
@@ -479,6 +551,21 @@ def next_games(n: int, games: float, needed: float, max_games: int) -> int:
     return int(min(max_games, n * 2 ** k))
 
 
+def next_stage(table: pd.DataFrame, n_of: dict, plan: "PowerPlan") -> set:
+    """The rows that play on after a look, their next run size set in ``n_of``
+    (row -> games a run): an inconclusive row, or a "not equal" one whose CI
+    still reaches into ±δ (it may yet prove equal within the margin), until
+    ``max_games``. Every look is tested at ``alpha / looks(plan)``
+    (:func:`decide`), which is what makes playing on by the data's say valid."""
+    active = set()
+    for r in table.itertuples():
+        if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) \
+                and n_of[r.row] < plan.max_games:
+            n_of[r.row] = next_games(n_of[r.row], r.games, r.games_needed, plan.max_games)
+            active.add(r.row)
+    return active
+
+
 # =========================================================================== the plan's runs
 @dataclass
 class Context:
@@ -492,6 +579,7 @@ class Context:
     field: list  # field sides: strategy with a reference deck
     cells: list[tuple[int, int]]  # (card row, Primal row)
     cards: list[int]  # card rows tested, in table order
+    vs: int | None = None  # --vs-card: the card every card is compared with (None: the deck as is)
 
     def name(self, row: int) -> str:
         return str(self.cardset.names[row])
@@ -500,7 +588,8 @@ class Context:
         return strategy.with_deck(deck, len(self.cardset.names))
 
 
-def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None
+def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None,
+               what: str = "--cards", exclude: int | None = None
                ) -> tuple[list[int], list[tuple[int, int]]]:
     """The cards tested and their cells ``(card row, Primal row)``: every
     non-neutral, non-Primal card, with every Primal whose reference deck can
@@ -519,11 +608,13 @@ def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None
                 why = ("the neutral card is the reference" if r == cs.neutral else
                        "a Primal leads a deck, it is not swapped in" if r is not None else
                        "no such card")
-                raise UserError(f"--cards: '{name}' cannot be tested ({why}); a card is one of: "
+                raise UserError(f"{what}: '{name}' cannot be tested ({why}); a card is one of: "
                                 f"{', '.join(cs.names[x] for x in testable)}")
             if r not in rows:
                 rows.append(r)
         testable = sorted(rows)
+    if exclude is not None:
+        testable = [r for r in testable if r != exclude]
     cells = []
     for r in testable:
         for p in sorted(decks):
@@ -547,10 +638,24 @@ def build_context(plan: PowerPlan) -> Context:
     field_strats = [load_strategy(GAME, s) for s in plan.field]
     n = len(cs.names)
     field_sides = [f.with_deck(decks[p], n) for f in field_strats for p in sorted(decks)]
-    cards, cells = plan_cells(cs, decks, plan.cards)
+    short = [d.name for d in decks.values() if d.cards.count(d.neutral) < plan.copies]
+    if short:
+        have = min(decks[p].cards.count(decks[p].neutral) for p in decks)
+        raise UserError(f"--copies {plan.copies}: reference deck '{short[0]}' has only {have} "
+                        f"neutral cop{'y' if have == 1 else 'ies'} to swap out; allowed 1..{have}")
+    if plan.check_strategy is not None:
+        load_strategy(GAME, plan.check_strategy)  # an unknown name is refused before any work
+    vs = None
+    if plan.vs_card is not None:
+        vs = plan_cells(cs, decks, [plan.vs_card], what="--vs-card")[0][0]
+    cards, cells = plan_cells(cs, decks, plan.cards, exclude=vs)
+    if vs is not None:  # only the Primals that can play both
+        cells = [(c, p) for (c, p) in cells if vs in set(int(x) for x in cs.playable(p))]
+        cards = [c for c in cards if any(cc == c for cc, _ in cells)]
     if not cells:
-        raise UserError("no card of the set can be swapped into a reference deck")
-    return Context(plan, rs, cs, decks, ours, field_sides, cells, cards)
+        raise UserError("no card of the set can be swapped into a reference deck"
+                        + (f" that can also play '{plan.vs_card}'" if vs is not None else ""))
+    return Context(plan, rs, cs, decks, ours, field_sides, cells, cards, vs)
 
 
 def _ident(spec) -> str:
@@ -624,6 +729,10 @@ class PowerResult:
     runs_simulated: int = 0
     runs_read: int = 0
     budget: dict = field(default_factory=dict)
+    calibration: dict | None = None  # budget points ↔ score (run_calibration)
+    vs_card: str | None = None  # every card compared with this one (--vs-card)
+    header: str = ""  # the set and plan in one line
+    looks: int = 1  # the most looks the plan allowed
 
 
 _M64 = 2**64 - 1
@@ -664,7 +773,7 @@ def _seed(ctx: Context, p: int, o) -> int:
 def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
     from balance.runner import RunSpec
 
-    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c)), o, n, _seed(ctx, p, o))
+    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)), o, n, _seed(ctx, p, o))
 
 
 def _base_spec(ctx: Context, s, p: int, o, n: int):
@@ -673,10 +782,18 @@ def _base_spec(ctx: Context, s, p: int, o, n: int):
     return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, _seed(ctx, p, o))
 
 
+def _ref_spec(ctx: Context, s, p: int, o, n: int):
+    """What a card is compared with: the reference deck, or with ``--vs-card X``
+    the reference deck with X swapped in the same way."""
+    if ctx.vs is None:
+        return _base_spec(ctx, s, p, o, n)
+    return _swap_spec(ctx, s, ctx.vs, p, o, n)
+
+
 def _restricted_spec(ctx: Context, s, c: int, p: int, o, n: int):
     from balance.runner import RunSpec
 
-    a = ctx.side(s, ctx.decks[p].swap_in(c)).restricted_card(c, ctx.name(c))
+    a = ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)).restricted_card(c, ctx.name(c))
     return RunSpec(ctx.ruleset, a, o, n, _seed(ctx, p, o))
 
 
@@ -684,13 +801,13 @@ def _mirror(ctx: Context, s, p: int, o) -> bool:
     return o.deck is not None and int(o.deck.primal) == p and o.spec == s.spec
 
 
-def _cell_strata(ctx, runs: _Runs, c: int, p: int, n: int, kind: str = "swap"):
+def _cell_strata(ctx, runs: _Runs, c: int, p: int, n: int, kind: str = "swap", ours=None):
     """Per-deal differences of one cell, one array per (strategy, opponent),
-    and the pairing ratio of each."""
+    and the pairing ratio of each (``ours``: other strategies than the plan's)."""
     diffs, ratios = [], []
-    for s in ctx.ours:
+    for s in (ctx.ours if ours is None else ours):
         for o in ctx.field:
-            base = runs.get(_base_spec(ctx, s, p, o, 2)).pair_points.astype(float)
+            base = runs.get(_ref_spec(ctx, s, p, o, 2)).pair_points.astype(float)
             if kind == "swap":
                 x = runs.get(_swap_spec(ctx, s, c, p, o, 2)).pair_points.astype(float)
             else:
@@ -701,13 +818,16 @@ def _cell_strata(ctx, runs: _Runs, c: int, p: int, n: int, kind: str = "swap"):
     return diffs, ratios
 
 
-def _primal_strata(ctx, runs: _Runs, p: int) -> list[np.ndarray]:
+def _primal_strata(ctx, runs: _Runs, p: int, n: int) -> list[np.ndarray]:
+    """The reference deck's per-deal score − ½ against each field deck, its
+    first ``n`` games (the look's data)."""
     out = []
     for s in ctx.ours:
         for o in ctx.field:
             if _mirror(ctx, s, p, o):
                 continue  # a deck against itself scores 50% by symmetry
-            out.append(runs.get(_base_spec(ctx, s, p, o, 2)).pair_points.astype(float) / 4 - 0.5)
+            pts = runs.get(_base_spec(ctx, s, p, o, 2)).pair_points.astype(float)
+            out.append(pts[:n // 2] / 4 - 0.5)
     return out
 
 
@@ -738,12 +858,84 @@ def _card_tables(ctx: Context, runs: _Runs, n_card: dict[int, int]):
 def _primal_table(ctx: Context, runs: _Runs, n_base: dict[int, int]) -> pd.DataFrame:
     rows = []
     for p in sorted(ctx.decks):
-        st = pool_strata(_primal_strata(ctx, runs, p))
+        st = pool_strata(_primal_strata(ctx, runs, p, n_base[p]))
         rows.append({"primal": ctx.name(p), "row": p, "deck": ctx.decks[p].name,
                      "effect": st["mean"], "se": st["se"], "sd": st["sd"], "games": st["n_games"],
                      "games_per_run": n_base[p], "strata": st["strata"],
                      "design_effect": st["design_effect"]})
     return pd.DataFrame(rows)
+
+
+def header(ctx: Context) -> str:
+    """One line naming the set under test and the plan (the CLI prints it first)."""
+    plan, cs = ctx.plan, ctx.cardset
+    vs = f", each against {ctx.name(ctx.vs)}" if ctx.vs is not None else ""
+    return (f"Equal-power test of card set '{cs.name}' ({cs.path.name}, digest {cs.digest[:12]}): "
+            f"{len(ctx.cards)} cards{vs}, {plan.copies} neutral "
+            f"cop{'y' if plan.copies == 1 else 'ies'} of {len(ctx.decks)} reference decks swapped "
+            f"out; {'+'.join(plan.strategies)} against {len(ctx.field)} field decks "
+            f"({'+'.join(plan.field)}); δ = ±{plan.delta * 100:g} points, α = {plan.alpha:g} spent "
+            f"over at most {looks(plan)} looks ({plan.games:,} to {plan.max_games:,} games a run); "
+            f"rules '{ctx.ruleset.name}', seed {plan.seed}")
+
+
+def sequential(plan: PowerPlan, rows: Sequence[int],
+               measure: Callable[[dict, set, int], pd.DataFrame],
+               log: Callable[[dict], None] | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
+    """The staged test: look, decide, play on, until every row is decided or
+    at ``max_games``.
+
+    Parameters
+    ----------
+    plan : PowerPlan
+    rows : sequence of int
+        The rows under test (cards or Primals).
+    measure : callable
+        ``measure(n_of, active, look)`` plays (or reads) what the look needs,
+        the rows in ``active`` at ``n_of[row]`` games a run, and returns the
+        effects table of every row (columns ``row``, ``effect``, ``se``,
+        ``sd``, ``games``, ``strata``; a row's data are its first
+        ``n_of[row]`` games a run).
+    log : callable, optional
+        Gets each look's summary.
+
+    Returns
+    -------
+    (table, looks, n_of)
+        Every row's verdict from the look at which it stopped (a decided row
+        keeps its verdict: it is never re-tested on the same data), the
+        looks' summaries, and each row's final games a run.
+
+    Every look tests at ``alpha / looks(plan)`` (:func:`decide`); which rows
+    play on is :func:`next_stage`. This is the function the error-rate tests
+    drive with synthetic strata.
+    """
+    n_of = {r: plan.games for r in rows}
+    active = set(rows)
+    frozen: dict[int, dict] = {}
+    out: list[dict] = []
+    K = looks(plan)
+    look = 0
+    while True:
+        table = decide(measure(n_of, active, look), plan.delta, plan.alpha, plan.power,
+                       n_looks=K)
+        sizes = sorted({n_of[r] for r in active})
+        nxt = next_stage(table, n_of, plan)
+        for rec in table.to_dict(orient="records"):
+            if rec["row"] not in nxt and rec["row"] not in frozen:
+                frozen[rec["row"]] = rec
+        now = [frozen.get(r, {}).get("verdict") for r in rows]
+        st = {"look": look + 1, "run": len(active), "games_per_run": sizes,
+              "alpha_look": plan.alpha / K, "playing_on": len(nxt),
+              **{v: int(sum(1 for x in now if x == v)) for v in VERDICTS}}
+        out.append(st)
+        if log is not None:
+            log(st)
+        if not nxt:
+            break
+        active = nxt
+        look += 1
+    return pd.DataFrame([frozen[r] for r in rows]), out, n_of
 
 
 def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: int | None = None,
@@ -782,53 +974,50 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     say = log or (lambda _line: None)
     ctx = build_context(plan)
     runs = _Runs(Store(results), threads, progress, store_only)
-    n_card = {c: plan.games for c in ctx.cards}
-    n_primal = {p: plan.games for p in ctx.decks}
-    stages: list[dict] = []
-    primal_cards = {p: [c for (c, q) in ctx.cells if q == p] for p in ctx.decks}
-    active = set(ctx.cards)
-    active_p = set(ctx.decks)
-    stage = 0
-    while True:
-        n_base = {p: max([n_primal[p]] + [n_card[c] for c in primal_cards[p]]) for p in ctx.decks}
-        base = [_base_spec(ctx, s, p, o, n_base[p]) for p in sorted(ctx.decks)
-                for s in ctx.ours for o in ctx.field]
-        runs.run(base, f"trisk power: stage {stage + 1}, reference decks")
-        done = 0
+    K = looks(plan)
+    say(header(ctx))
+    last: dict[str, Any] = {}
+    done = [0]
+
+    def measure_cards(n_card: dict, active: set, stage: int) -> pd.DataFrame:
+        refs = {}
+        for (c, p) in ctx.cells:
+            refs[p] = max(refs.get(p, 0), n_card[c])
+        ref = [_ref_spec(ctx, s, p, o, refs[p]) for p in sorted(refs)
+               for s in ctx.ours for o in ctx.field]
+        runs.run(ref, f"trisk power: look {stage + 1}, reference decks")
         for c in ctx.cards:  # card by card, so an interruption leaves whole cards stored
             if c not in active:
                 continue
             specs = [_swap_spec(ctx, s, c, p, o, n_card[c]) for (cc, p) in ctx.cells if cc == c
                      for s in ctx.ours for o in ctx.field]
-            runs.run(specs, f"trisk power: stage {stage + 1}, {ctx.name(c)}")
-            done += 1
-            if stop_after is not None and stage == 0 and done >= stop_after:
-                raise KeyboardInterrupt(f"stopped after {done} cards (stop_after)")
-        cells, cards, ratios = _card_tables(ctx, runs, n_card)
-        cards = decide(cards, plan.delta, plan.alpha, plan.power)
-        primals = decide(_primal_table(ctx, runs, n_base), plan.delta, plan.alpha, plan.power)
-        counts = cards["verdict"].value_counts().to_dict()
-        stages.append({"stage": stage + 1, "cards_run": len(active), "primals_run": len(active_p),
-                       "games_per_run": sorted({n_card[c] for c in active}),
-                       **{v: int(counts.get(v, 0)) for v in VERDICTS}})
-        say(f"stage {stage + 1}: {len(active)} cards at {', '.join(map(str, stages[-1]['games_per_run']))}"
-            f" games a run → {counts.get('equal', 0)} equal, {counts.get('not equal', 0)} not equal, "
-            f"{counts.get('inconclusive', 0)} inconclusive")
-        active, active_p = set(), set()
-        for r in cards.itertuples():
-            # a card that differs from the neutral one but whose CI still reaches
-            # into ±δ may yet prove equal within the margin: it plays on too
-            if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) \
-                    and n_card[r.row] < plan.max_games:
-                n_card[r.row] = next_games(n_card[r.row], r.games, r.games_needed, plan.max_games)
-                active.add(r.row)
-        for r in primals.itertuples():
-            if r.verdict == "inconclusive" and n_primal[r.row] < plan.max_games:
-                n_primal[r.row] = next_games(n_primal[r.row], r.games, r.games_needed, plan.max_games)
-                active_p.add(r.row)
-        if not active and not active_p:
-            break
-        stage += 1
+            runs.run(specs, f"trisk power: look {stage + 1}, {ctx.name(c)}")
+            done[0] += 1
+            if stop_after is not None and stage == 0 and done[0] >= stop_after:
+                raise KeyboardInterrupt(f"stopped after {done[0]} cards (stop_after)")
+        last["cells"], table, last["ratios"] = _card_tables(ctx, runs, n_card)
+        return table
+
+    def log_look(what: str):
+        def f(st: dict) -> None:
+            counts = ", ".join(f"{st[v]} {v}" for v in VERDICTS if st[v])
+            say(f"{what}, look {st['look']} of at most {K}: {st['run']} at "
+                f"{', '.join(map(str, st['games_per_run']))} games a run → {counts}")
+        return f
+
+    cards, stages, n_card = sequential(plan, ctx.cards, measure_cards, log_look("cards"))
+    cells, ratios = last["cells"], last["ratios"]
+
+    def measure_primals(n_primal: dict, active: set, stage: int) -> pd.DataFrame:
+        runs.run([_base_spec(ctx, s, p, o, n_primal[p]) for p in sorted(active)
+                  for s in ctx.ours for o in ctx.field], f"trisk power: look {stage + 1}, Primals")
+        return _primal_table(ctx, runs, n_primal)
+
+    primals, p_stages, _ = sequential(plan, sorted(ctx.decks), measure_primals,
+                                      log_look("Primals"))
+    for st in p_stages:
+        st["what"] = "Primals"
+    stages = stages + p_stages
 
     # restricted play: the swap-in deck forbidden to play the card
     nr = min(plan.restricted_games, plan.games)  # paired with the first games of every run
@@ -836,6 +1025,17 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
               for s in ctx.ours for o in ctx.field]
     runs.run(rspecs, "trisk power: restricted play")
     cards = _add_restricted(ctx, runs, cards, nr)
+    if plan.check_strategy is not None:
+        cards = strategy_check(ctx, runs, cards)
+    calibration = None
+    if plan.calibration_games and ctx.vs is None:
+        calibration = run_calibration(ctx, runs, runs.store.root, cards)
+        db, mf, ml = calibration["delta_budget"], calibration["mde"]["first"], calibration["mde"]["last"]
+        say(f"calibration: {calibration['rate']['rate'] * 100:.2f} points of score per budget point "
+            f"[{calibration['rate']['lo'] * 100:.2f}, {calibration['rate']['hi'] * 100:.2f}]; "
+            f"δ ≈ ±{db['value']:.1f} budget points; detected with {plan.power:.0%} power: "
+            f"{mf['budget']:.1f} budget points at {mf['games']:,} games a run, "
+            f"{ml['budget']:.1f} at {ml['games']:,}")
 
     reg, reg_info = None, {}
     if regression and plan.regression_pairs > 0:
@@ -862,7 +1062,227 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
         claim=claim(cards["verdict"], "cards"), primal_claim=claim(primals["verdict"], "Primals"),
         decks=_deck_rows(ctx), pairing=pairing, stages=stages,
         manifest=_manifest(ctx, elapsed, runs, threads), runs_simulated=runs.simulated,
-        runs_read=runs.read, budget=_budget(ctx))
+        runs_read=runs.read, budget=_budget(ctx), calibration=calibration,
+        vs_card=ctx.name(ctx.vs) if ctx.vs is not None else None, header=header(ctx),
+        looks=looks(plan))
+
+
+# =========================================================================== calibration
+# Off-budget copies of the neutral card: the stat changes of each. Priced by
+# the set's budget (hp 1 and ap 2 points in the reference set) they are -8, -4,
+# -4, +4, +4, +8 and +8 budget points; two stats, so the exchange rate is not
+# one stat's quirk.
+CALIBRATION = ({"hp": -8}, {"hp": -4}, {"ap": -2}, {"hp": 4}, {"ap": 2}, {"hp": 4, "ap": 2},
+               {"ap": 4})
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise ValueError(f"cannot write {v!r} as a TOML value")
+
+
+def calibration_cards(cs) -> list[dict]:
+    """The off-budget copies of the set's neutral card (:data:`CALIBRATION`):
+    ``name``, ``changes``, ``budget`` (points off the neutral's) and the raw
+    ``card`` table to add to the set. A copy whose stats would leave the
+    format's ranges is skipped."""
+    from balance.trisk_cards import RANGES, card_points
+
+    doc = load_toml(cs.path)
+    raw = next(c for c in doc["card"] if c.get("name") == cs.names[cs.neutral])
+    base = cs.cards[cs.neutral]
+    next_id = max(int(c.get("id", 0)) for c in doc["card"]) + 1
+    out = []
+    for changes in CALIBRATION:
+        new = {k: int(base[k]) + d for k, d in changes.items()}
+        if any(not RANGES[k][0] <= v <= RANGES[k][1] for k, v in new.items()):
+            continue
+        card = {**raw, **new}
+        label = " ".join(f"{d:+d} {k.upper()}" for k, d in changes.items())
+        card["id"] = next_id + len(out)
+        card["name"] = f"{raw['name']} {label}"
+        card["text"] = ("Calibration: the neutral card with "
+                        + ", ".join(f"{k.upper()} {v} (was {base[k]})" for k, v in new.items()) + ".")
+        dev = card_points({**base, **new}, cs.skills, cs.budget) - cs.points(cs.neutral)
+        out.append({"name": card["name"], "changes": dict(changes), "budget": float(dev),
+                    "card": card})
+    return out
+
+
+def calibration_set(cs, store_root: Path) -> tuple[Path, list[dict]]:
+    """The set with its calibration cards appended (rows after every card of
+    the set, so every deck keeps its rows), written once under the store as
+    ``trisk/_sets/calibration-<hash>.toml``; returns its path and the cards."""
+    import hashlib
+
+    from balance.store import write_text_atomic
+
+    cards = calibration_cards(cs)
+    text = cs.path.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    text += "\n# ---- calibration cards added by `balance trisk power` (not part of the set) ----\n"
+    for c in cards:
+        text += "\n[[card]]\n" + "".join(f"{k} = {_toml_value(v)}\n" for k, v in c["card"].items())
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = Path(store_root) / GAME / "_sets" / f"calibration-{digest}.toml"
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, text)
+    return path, cards
+
+
+def fit_rate(budget: Sequence[float], effect: Sequence[float], alpha: float = 0.05) -> dict:
+    """Score per budget point: least squares through the origin of the
+    calibration cards' effects on their budget deviations.
+
+    The unit is the calibration card, not the game: the residual spread
+    holds both each effect's sampling error and how far the cards stray from
+    one exchange rate (an AP and an HP point are not worth the same), so the
+    interval (Student t, m − 1 degrees of freedom) says how well one rate
+    describes the budget, not only how precisely it was measured.
+
+    Returns ``rate``, ``se``, ``lo``, ``hi``, ``cards`` (m) and ``resid_sd``
+    (score); ``nan`` with fewer than 2 cards.
+    """
+    from scipy import stats as sps
+
+    x = np.asarray(budget, dtype=float)
+    y = np.asarray(effect, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x != 0)
+    x, y = x[ok], y[ok]
+    m = int(x.size)
+    nan = float("nan")
+    if m < 2:
+        return {"rate": nan, "se": nan, "lo": nan, "hi": nan, "cards": m, "resid_sd": nan}
+    sxx = float(x @ x)
+    rate = float(x @ y) / sxx
+    resid = y - rate * x
+    s2 = float(resid @ resid) / (m - 1)
+    se = math.sqrt(s2 / sxx)
+    t = float(sps.t.ppf(1 - alpha / 2, m - 1))
+    return {"rate": rate, "se": se, "lo": rate - t * se, "hi": rate + t * se, "cards": m,
+            "resid_sd": math.sqrt(s2)}
+
+
+def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataFrame) -> dict:
+    """Play the off-budget copies of the neutral card (:data:`CALIBRATION`) the
+    way the cards were played (same copies, decks, strategies, field, seeds)
+    and convert the test's terms into budget points.
+
+    Returns a dict: ``points`` (one row per calibration card: name, budget,
+    effect, lo, hi, games), ``rate`` (:func:`fit_rate`, score per budget
+    point, every stat), ``by_stat`` (the same per stat changed alone),
+    ``delta_budget`` (δ in budget points, with the interval δ / rate gives),
+    ``mde`` (the smallest budget deviation the plan detects with
+    ``plan.power`` at the strictest Holm step of a look, at the first and the
+    last games a run: ``(z_{1-α_look/(2m)} + z_power)·sd / sqrt(deals) / rate``
+    with the median card's per-deal SD) and ``games``.
+    """
+    plan = ctx.plan
+    path, cal = calibration_set(ctx.cardset, store_root)
+    cplan = replace(plan, card_set=str(path), cards=tuple(c["name"] for c in cal), vs_card=None)
+    cctx = build_context(cplan)
+    n = plan.calibration_games
+    runs.run([_ref_spec(cctx, s, p, o, n) for p in sorted(cctx.decks)
+              for s in cctx.ours for o in cctx.field], "trisk power: calibration, reference decks")
+    runs.run([_swap_spec(cctx, s, c, p, o, n) for (c, p) in cctx.cells
+              for s in cctx.ours for o in cctx.field], "trisk power: calibration cards")
+    _, table, _ = _card_tables(cctx, runs, {c: n for c in cctx.cards})
+    table = table.set_index("card")
+    pts = []
+    for c in cal:
+        r = table.loc[c["name"]]
+        pts.append({"name": c["name"], "changes": c["changes"], "budget": c["budget"],
+                    "effect": float(r["effect"]), "lo": float(r["effect"] - _Z95 * r["se"]),
+                    "hi": float(r["effect"] + _Z95 * r["se"]), "games": int(r["games"])})
+    rate = fit_rate([p["budget"] for p in pts], [p["effect"] for p in pts], plan.alpha)
+    by_stat = {}
+    for stat in sorted({k for p in pts for k in p["changes"]}):
+        sub = [p for p in pts if list(p["changes"]) == [stat]]
+        if len(sub) >= 2:
+            by_stat[stat] = fit_rate([p["budget"] for p in sub], [p["effect"] for p in sub],
+                                     plan.alpha)
+    nan = float("nan")
+    d = plan.delta
+    r, lo, hi = rate["rate"], rate["lo"], rate["hi"]
+    delta_budget = {"value": d / r if r > 0 else nan, "lo": d / hi if hi > 0 else nan,
+                    "hi": d / lo if lo > 0 else math.inf}
+    norm = _norm()
+    m = max(len(cards), 1)
+    z = float(norm.ppf(1 - plan.alpha / looks(plan) / (2 * m)) + norm.ppf(plan.power))
+    sd = float(np.nanmedian(cards["sd"].to_numpy(float))) if len(cards) else nan
+    strata = float(np.nanmedian(cards["strata"].to_numpy(float))) if len(cards) else nan
+    mde = {}
+    for key, g in (("first", plan.games), ("last", plan.max_games)):
+        # sd is the SD of a deal's average over the strata: SE = sd / sqrt(deals a stratum)
+        score = z * sd / math.sqrt(g / 2)
+        mde[key] = {"games": g, "score": score, "budget": score / r if r > 0 else nan,
+                    "games_total": g * strata}
+    return {"points": pts, "rate": rate, "by_stat": by_stat, "delta_budget": delta_budget,
+            "mde": mde, "games": n, "card_set": str(path)}
+
+
+def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFrame:
+    """Each card's effect again under ``plan.check_strategy`` (our side; same
+    field, decks, copies and deals), at ``plan.games`` a run.
+
+    Adds ``effect2``, ``lo2``, ``hi2``, ``verdict2`` / ``label2`` (the same
+    tests, one look) and the difference between the strategies' effects on
+    the same deals, ``strategy_diff`` with its CI and Holm-adjusted p
+    (``strategy_p_holm``); ``depends_on_strategy`` is True where that
+    difference is significant or the two verdicts point different ways (one
+    detects a difference the other does not show, or they detect opposite
+    directions).
+    """
+    from balance.config import load_strategy
+    from balance.stats import holm
+
+    plan = ctx.plan
+    s2 = [load_strategy(GAME, plan.check_strategy)]
+    n = plan.games
+    runs.run([_ref_spec(ctx, s, p, o, n) for p in sorted({p for _, p in ctx.cells})
+              for s in s2 for o in ctx.field], "trisk power: second strategy, reference decks")
+    for c in ctx.cards:
+        runs.run([_swap_spec(ctx, s, c, p, o, n) for (cc, p) in ctx.cells if cc == c
+                  for s in s2 for o in ctx.field],
+                 f"trisk power: second strategy, {ctx.name(c)}")
+    rows = []
+    for c in ctx.cards:
+        d1, d2 = [], []
+        for (cc, p) in ctx.cells:
+            if cc != c:
+                continue
+            d2 += _cell_strata(ctx, runs, c, p, n, ours=s2)[0]
+            d1 += _cell_strata(ctx, runs, c, p, n)[0][:len(ctx.field)]
+        a = pool_strata(d2)
+        diff = pool_strata([x[:min(len(x), len(y))] - y[:min(len(x), len(y))]
+                            for x, y in zip(d1, d2)])
+        rows.append({"row": c, "effect": a["mean"], "se": a["se"], "sd": a["sd"],
+                     "games": a["n_games"], "strata": a["strata"],
+                     "diff": diff["mean"], "diff_se": diff["se"]})
+    t = decide(pd.DataFrame(rows), plan.delta, plan.alpha, plan.power)
+    norm = _norm()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(t["diff"].to_numpy(float)) / t["diff_se"].to_numpy(float)
+    p = np.where(np.isfinite(z), 2 * norm.sf(z), np.nan)
+    reject, p_adj = holm(p, plan.alpha)
+    v1 = cards.set_index("row").loc[t["row"]]
+    dir1 = v1["direction"].to_numpy(str)
+    dir2 = t["direction"].to_numpy(str)
+    disagree = (dir1 != "") & (dir2 != "") & (dir1 != dir2)  # shown different, opposite ways
+    add = pd.DataFrame({
+        "row": t["row"], "effect2": t["effect"], "lo2": t["lo"], "hi2": t["hi"],
+        "verdict2": t["verdict"], "label2": t["label"], "games2": t["games"],
+        "strategy_diff": t["diff"], "strategy_diff_lo": t["diff"] - _Z95 * t["diff_se"],
+        "strategy_diff_hi": t["diff"] + _Z95 * t["diff_se"], "strategy_p_holm": p_adj,
+        "depends_on_strategy": np.asarray(reject, bool) | disagree})
+    return cards.merge(add, on="row", how="left")
 
 
 def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> pd.DataFrame:
@@ -879,7 +1299,7 @@ def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> 
                 continue
             d, _ = _cell_strata(ctx, runs, c, p, nr, "restricted")
             dead += d
-            k_copies = ctx.decks[p].swap_in(c).cards.count(c)
+            k_copies = ctx.decks[p].swap_in(c, ctx.plan.copies).cards.count(c)
             copies.append(k_copies)
             for s in ctx.ours:
                 for o in ctx.field:
@@ -1239,9 +1659,10 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     def pp_ci(v, lo, hi):
         return fmt.fmt_pp_ci(v, lo, hi)
 
-    def cls(r):
-        return {"equal": "pos", "not equal": "neg"}.get(r.verdict, "muted")
+    def cls(v):
+        return {"equal": "pos", "equal within margin": "pos", "not equal": "neg"}.get(v, "muted")
 
+    check = res.plan.check_strategy is not None and "effect2" in res.cards.columns
     card_rows = []
     for r in res.cards.itertuples():
         cells = [
@@ -1251,10 +1672,17 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
             _cell(fmt.fmt_int(r.games), r.games),
             _cell(fmt.fmt_p(r.p_holm), r.p_holm),
             _cell(fmt.fmt_p(r.tost_p), r.tost_p),
-            _cell(r.verdict + (f" ({r.direction})" if r.direction else ""), r.verdict, cls(r)),
-            _cell(fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else "", r.games_needed,
-                  title="total games of the swapped deck for the test to decide "
-                        f"(power {res.plan.power:.0%})"),
+            _cell(r.label, r.verdict, cls(r.verdict)),
+        ]
+        if check:
+            cells += [_cell(pp_ci(r.effect2, r.lo2, r.hi2), r.effect2),
+                      _cell(r.label2, r.verdict2, cls(r.verdict2)),
+                      _cell("yes" if r.depends_on_strategy else "no", int(r.depends_on_strategy),
+                            "neg" if r.depends_on_strategy else "",
+                            title=f"difference between the strategies' effects "
+                                  f"{pp_ci(r.strategy_diff, r.strategy_diff_lo, r.strategy_diff_hi)}, "
+                                  f"Holm p {fmt.fmt_p(r.strategy_p_holm)}")]
+        cells += [
             _cell(f"{r.copies:.3g}", r.copies),
             _cell(pp_ci(r.restricted, r.restricted_lo, r.restricted_hi), r.restricted),
             _cell(pp_ci(r.play_value, r.play_lo, r.play_hi), r.play_value),
@@ -1270,14 +1698,39 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
             _cell(fmt.fmt_int(r.games), r.games),
             _cell(fmt.fmt_p(r.p_holm), r.p_holm),
             _cell(fmt.fmt_p(r.tost_p), r.tost_p),
-            _cell(r.verdict + (f" ({r.direction})" if r.direction else ""), r.verdict, cls(r)),
-            _cell(fmt.fmt_int(r.games_needed) if r.verdict == "inconclusive" else "", r.games_needed)]})
+            _cell(r.label, r.verdict, cls(r.verdict))]})
     cell_rows = [{"name": r.card, "cells": [_cell(r.primal), _cell(pp_ci(r.effect, r.lo, r.hi), r.effect),
                                              _cell(fmt.fmt_int(r.games), r.games)]}
                  for r in res.cells.itertuples()]
+    cal = None
+    if res.calibration:
+        c = res.calibration
+        rt, db = c["rate"], c["delta_budget"]
+
+        def num(x, nd=1):
+            return f"{x:.{nd}f}" if math.isfinite(x) else "—"
+        cal = {"n": len(c["points"]), "games": c["games"],
+               "rate": num(rt["rate"] * 100, 2), "rate_lo": num(rt["lo"] * 100, 2),
+               "rate_hi": num(rt["hi"] * 100, 2),
+               "by_stat": [(k.upper(), f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
+                                       f"{num(v['hi'] * 100, 2)}]") for k, v in c["by_stat"].items()],
+               "delta": num(db["value"]), "delta_lo": num(db["lo"]), "delta_hi": num(db["hi"]),
+               "mde_first": num(c["mde"]["first"]["budget"]), "mde_last": num(c["mde"]["last"]["budget"]),
+               "rows": [{"name": q["name"], "cells": [
+                   _cell(f"{q['budget']:+g}", q["budget"]),
+                   _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
+                   _cell(fmt.fmt_int(q["games"]), q["games"])]} for q in c["points"]]}
+    depends = []
+    if check:
+        dep = res.cards[res.cards["depends_on_strategy"].fillna(False).astype(bool)]
+        depends = [f"{r.card} ({fmt.fmt_pp(r.effect)} vs {fmt.fmt_pp(r.effect2)})"
+                   for r in dep.itertuples()]
     out: dict[str, Any] = {
         "claim": res.claim, "primal_claim": res.primal_claim,
         "delta_points": f"{d * 100:g}", "alpha": f"{res.plan.alpha:g}", "power": f"{res.plan.power:.0%}",
+        "alpha_look": f"{res.plan.alpha / max(res.looks, 1):.3g}", "looks": res.looks,
+        "header": res.header, "vs_card": res.vs_card, "calibration": cal,
+        "delta_budget": cal["delta"] if cal else None, "depends": depends,
         "cards": card_rows, "primals": primal_rows, "cells": cell_rows,
         "has_regression": res.regression is not None,
         "regression_info": res.regression_info,
@@ -1291,19 +1744,26 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "manifest": _manifest_items(res),
         "plan": res.plan,
         "outliers": _outliers(res.cards),
-        "chart_cards": None, "chart_primals": None,
+        "chart_cards": None, "chart_primals": None, "chart_calibration": None,
     }
     if charts:
         out["chart_cards"] = _trusted_svg("trisk-power-cards", ch.save(
             ch.trisk_power_chart(res.cards.rename(columns={"card": "name"}), d,
                                  "Each card's effect on the score of its deck",
-                                 "swap-in − reference deck (points per game)"),
+                                 f"swap-in ({res.plan.copies} copies) − "
+                                 f"{'deck with ' + res.vs_card if res.vs_card else 'reference deck'}"
+                                 " (points per game)"),
             Path("trisk-power-cards"), write=False))
         out["chart_primals"] = _trusted_svg("trisk-power-primals", ch.save(
             ch.trisk_power_chart(res.primals.rename(columns={"primal": "name"}), d,
                                  "Each Primal's reference deck against the field",
                                  "score − 50% (points per game)"),
             Path("trisk-power-primals"), write=False))
+        if res.calibration:
+            out["chart_calibration"] = _trusted_svg("trisk-power-calibration", ch.save(
+                ch.trisk_calibration_chart(pd.DataFrame(res.calibration["points"]),
+                                           res.calibration["rate"], d),
+                Path("trisk-power-calibration"), write=False))
     return out
 
 
@@ -1380,7 +1840,15 @@ def result_json(res: PowerResult) -> dict:
                         for k, v in rec.items() if k not in ("deck_a", "deck_b")})
         return out
 
-    return {"claim": res.claim, "primal_claim": res.primal_claim, "delta": res.plan.delta,
+    cal = None
+    if res.calibration:
+        cal = {k: v for k, v in res.calibration.items()}
+        cal["delta_budget"] = {k: (None if not math.isfinite(v) else v)
+                               for k, v in cal["delta_budget"].items()}
+    return {"header": res.header, "vs_card": res.vs_card, "copies": res.plan.copies,
+            "looks": res.looks, "alpha_look": res.plan.alpha / max(res.looks, 1),
+            "check_strategy": res.plan.check_strategy, "calibration": cal,
+            "claim": res.claim, "primal_claim": res.primal_claim, "delta": res.plan.delta,
             "alpha": res.plan.alpha, "cards": recs(res.cards), "primals": recs(res.primals),
             "cells": recs(res.cells), "regression": res.regression_info, "finishes": res.finishes,
             "pairing": res.pairing, "stages": res.stages, "manifest": res.manifest}
