@@ -881,7 +881,8 @@ def header(ctx: Context) -> str:
 
 def sequential(plan: PowerPlan, rows: Sequence[int],
                measure: Callable[[dict, set, int], pd.DataFrame],
-               log: Callable[[dict], None] | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
+               log: Callable[[dict], None] | None = None,
+               n_looks: int | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
     """The staged test: look, decide, play on, until every row is decided or
     at ``max_games``.
 
@@ -898,6 +899,9 @@ def sequential(plan: PowerPlan, rows: Sequence[int],
         ``n_of[row]`` games a run).
     log : callable, optional
         Gets each look's summary.
+    n_looks : int, optional
+        The α split (default :func:`looks`; 1 replays the uncorrected
+        procedure, for the tests that show it fails).
 
     Returns
     -------
@@ -914,7 +918,7 @@ def sequential(plan: PowerPlan, rows: Sequence[int],
     active = set(rows)
     frozen: dict[int, dict] = {}
     out: list[dict] = []
-    K = looks(plan)
+    K = looks(plan) if n_looks is None else int(n_looks)
     look = 0
     while True:
         table = decide(measure(n_of, active, look), plan.delta, plan.alpha, plan.power,
