@@ -186,6 +186,45 @@ def test_holm_is_applied_over_all_cards():
     assert out["verdict"].tolist()[1] == "inconclusive"  # raw p 0.02, Holm 0.06
 
 
+def test_verdict_labels_say_what_was_shown():
+    # a tiny, precisely measured effect: within the margin and detectably there
+    df = pd.DataFrame({"effect": [0.004, -0.004, 0.03, 0.0, 0.004],
+                       "se": [0.0005, 0.0005, 0.002, 0.0005, 0.01], "sd": 0.3, "games": 10_000})
+    out = tp.decide(df, DELTA)
+    assert out["verdict"].tolist() == ["equal within margin", "equal within margin", "not equal",
+                                       "equal", "inconclusive"]
+    assert out["direction"].tolist() == ["stronger", "weaker", "stronger", "", ""]
+    assert out["label"][0] == "equal within ±2 pt but detectably stronger"
+    assert out["label"][2] == "not equal (stronger)"
+    assert out["label"][4].startswith("inconclusive (") and "games needed" in out["label"][4]
+    c = tp.claim(out["verdict"])
+    assert c["counts"] == {"equal": 1, "equal within margin": 2, "not equal": 1, "inconclusive": 1}
+    # equal within the margin passes the TOST: it counts toward the claim
+    assert tp.claim(["equal", "equal within margin"])["status"] == "holds"
+
+
+def test_the_look_spends_its_share_of_alpha():
+    # z = 2.4: significant at 0.05 (p 0.016), not at 0.05 / 5 = 0.01
+    df = pd.DataFrame({"effect": [0.024], "se": [0.01], "sd": 0.3, "games": 10_000})
+    assert tp.decide(df, DELTA)["verdict"][0] == "not equal"
+    out = tp.decide(df, DELTA, n_looks=5)
+    assert out["verdict"][0] == "inconclusive" and out["alpha_look"][0] == pytest.approx(0.01)
+
+
+def test_fit_rate_is_least_squares_through_the_origin_with_cards_as_units():
+    x = np.array([-8.0, -4.0, 4.0, 8.0])
+    y = np.array([-0.05, -0.02, 0.03, 0.045])
+    f = tp.fit_rate(x, y)
+    assert f["rate"] == pytest.approx((x @ y) / (x @ x))
+    import statsmodels.api as sm
+
+    ols = sm.OLS(y, x[:, None]).fit()  # no constant: through the origin
+    assert f["se"] == pytest.approx(float(ols.bse[0]))
+    lo, hi = ols.conf_int(0.05)[0]
+    assert (f["lo"], f["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert math.isnan(tp.fit_rate([4.0], [0.02])["rate"])
+
+
 def test_the_claim_is_an_intersection_union_test():
     assert tp.claim(["equal"] * 5)["status"] == "holds"
     c = tp.claim(["equal", "equal", "inconclusive"])
@@ -228,7 +267,8 @@ def test_permute_finishes_changes_every_list_and_nothing_else():
 # --------------------------------------------------------------------------- plan
 def test_plan_loads_and_scales(tmp_path):
     plan = tp.load_plan()
-    assert plan.delta == pytest.approx(0.02) and plan.games % 2 == 0
+    assert plan.delta == pytest.approx(0.01) and plan.games % 2 == 0
+    assert plan.copies == 4 and plan.check_strategy == "control" and plan.calibration_games > 0
     small = plan.scaled(0.01)
     assert small.games >= 2 and small.games % 2 == 0 and small.max_games >= small.games
     over = tp.load_plan(delta=3.0, games=100, max_games=400, cards=("Bear",))
@@ -336,7 +376,8 @@ def test_power_run_resumes_from_the_store(tmp_path):
     assert clean.finishes["differ"] == 0 and clean.finishes["table_equal"]
     page = tp.write_power_page(clean, tmp_path / "power.html")
     html = page.read_text()
-    assert "are all cards equal in power" in html and html.count("<svg") == 2
+    assert "are all cards equal in power" in html and html.count("<svg") == 3  # + calibration
+    assert "What a budget point is worth" in html and "budget points" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//|<link|<script src""", html)  # self-contained
     assert all(name in html for name in cards)
 
@@ -353,6 +394,40 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     assert data["claim"]["status"] in ("holds", "does not hold", "undecided")
     assert [c["card"] for c in data["cards"]] == [a]
     assert (tmp_path / "p.html").is_file()
+    # the set and the plan are named; the budget-point translation is there
+    assert "card set 'reference'" in data["header"] and data["copies"] == 4
+    assert data["looks"] >= 1 and data["calibration"]["rate"]["cards"] >= 2
+    assert {"effect2", "depends_on_strategy", "label"} <= set(data["cards"][0])
+    plain = run_cli(["trisk", "power", "--cards", a, "--games", "20", "--max-games", "40",
+                     "--scale", "0.05", "--out", str(tmp_path / "p.html")], tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert "Equal-power test of card set 'reference'" in plain.stdout + plain.stderr
+    assert "Budget points: one is worth" in plain.stdout
+
+
+@needs_engine
+def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
+    """``--vs-card X``: the reference is the deck with X swapped in the same
+    way, so each cell's effect is exactly (card − neutral) − (X − neutral) of
+    the ordinary test on the same Primal: the same deals, paired."""
+    from dataclasses import replace
+
+    plan = replace(_tiny_plan(("Bear", "Wolf")), check_strategy=None, calibration_games=0)
+    plan = replace(plan, max_games=plan.games)  # one look: every cell on the same deals
+    both = tp.run_power(plan, results=tmp_path / "s", progress=False, threads=1,
+                        regression=False, finishes=False)
+    vs = tp.run_power(replace(plan, cards=("Bear",), vs_card="Wolf"), results=tmp_path / "s",
+                      progress=False, threads=1, regression=False, finishes=False)
+    assert vs.vs_card == "Wolf" and list(vs.cards["card"]) == ["Bear"]
+    assert "each against Wolf" in vs.header
+    cells = both.cells.pivot(index="primal", columns="card", values="effect")
+    shared = cells.dropna()
+    assert len(shared) >= 1
+    got = vs.cells.set_index("primal")["effect"]
+    assert sorted(got.index) == sorted(shared.index)  # only Primals that play both
+    for primal in shared.index:
+        assert got[primal] == pytest.approx(shared.loc[primal, "Bear"] - shared.loc[primal, "Wolf"],
+                                            abs=1e-12)
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -364,6 +439,11 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     (["--scale", "-1"], "--scale"),
     (["--threads", "999"], "--threads"),
     (["--card-set", "nope.toml"], "nope.toml"),
+    (["--copies", "5"], "--copies 5"),
+    (["--copies", "0"], "--copies"),
+    (["--vs-card", "NoSuchCard"], "--vs-card"),
+    (["--vs-card", "Clay Golem"], "neutral"),
+    (["--check-strategy", "nosuch"], "nosuch"),
 ])
 def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
     from tests.test_cli import run_cli

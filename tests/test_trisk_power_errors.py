@@ -130,3 +130,35 @@ def test_the_old_procedure_fails_the_bound_on_the_same_data():
                      for t in tables for i in (0, 1)])
     print(f"old procedure: P(wrongly equal | effect = ±δ) = {wrong:.3f}")
     assert wrong > ALPHA + SLACK, wrong
+
+
+# --------------------------------------------------------------------------- on the engine
+def test_clones_of_the_neutral_card_are_never_called_different(tmp_path):
+    """Issue 15: "on the engine, a set of clones of the neutral card must come
+    out with no 'not equal'". Three clones (new names and ids, the neutral's
+    stats; rows after every card of the set) swapped in as the plan does."""
+    from balance.trisk_cards import load_card_set
+
+    cs = load_card_set("reference")
+    doc = tp.load_toml(cs.path)
+    raw = next(c for c in doc["card"] if c["name"] == cs.names[cs.neutral])
+    text = cs.path.read_text(encoding="utf-8")
+    clones = [f"Clay Twin {i}" for i in (1, 2, 3)]
+    for i, name in enumerate(clones):
+        card = {**raw, "id": 9000 + i, "name": name}
+        text += "\n[[card]]\n" + "".join(f"{k} = {tp._toml_value(v)}\n" for k, v in card.items())
+    path = tmp_path / "clones.toml"
+    path.write_text(text, encoding="utf-8")
+    plan = replace(tp.load_plan(), card_set=str(path), cards=tuple(clones), games=100,
+                   max_games=200, restricted_games=100, check_strategy=None,
+                   calibration_games=0, finishes_games=0)
+    res = tp.run_power(plan, results=tmp_path / "store", progress=False, threads=1,
+                       regression=False, finishes=False)
+    assert list(res.cards["card"]) != [] and set(res.cards["card"]) == set(clones)
+    assert not (res.cards["verdict"] == "not equal").any(), res.cards[["card", "label"]]
+    assert (res.cards["direction"] == "").all(), res.cards[["card", "label"]]
+    # every clone was played in all 100 strata (10 Primals x 10 field decks)
+    assert (res.cards["strata"] == 100).all()
+    # and more than that: a clone plays exactly as the neutral card (the engine
+    # never reads a card's row or name), so every paired deal differs by 0
+    assert (res.cards["effect"] == 0).all() and (res.cards["se"] == 0).all()
