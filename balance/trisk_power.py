@@ -378,7 +378,7 @@ MIN_GAMES = 400  # fewer games of a row than this decide nothing: the plug-in SE
 #                 handful of paired deals can be near 0 (most deals never draw the card)
 
 
-def looks(plan: "PowerPlan") -> int:
+def looks(plan: PowerPlan) -> int:
     """How many times the plan may test a card: at ``games`` a run, then at
     every doubling up to ``max_games`` (:func:`next_games` lands on
     power-of-two multiples of ``games``, or on ``max_games``)."""
@@ -551,7 +551,7 @@ def next_games(n: int, games: float, needed: float, max_games: int) -> int:
     return int(min(max_games, n * 2 ** k))
 
 
-def next_stage(table: pd.DataFrame, n_of: dict, plan: "PowerPlan") -> set:
+def next_stage(table: pd.DataFrame, n_of: dict, plan: PowerPlan) -> set:
     """The rows that play on after a look, their next run size set in ``n_of``
     (row -> games a run): an inconclusive row, or a "not equal" one whose CI
     still reaches into ±δ (it may yet prove equal within the margin), until
@@ -650,7 +650,7 @@ def build_context(plan: PowerPlan) -> Context:
         vs = plan_cells(cs, decks, [plan.vs_card], what="--vs-card")[0][0]
     cards, cells = plan_cells(cs, decks, plan.cards, exclude=vs)
     if vs is not None:  # only the Primals that can play both
-        cells = [(c, p) for (c, p) in cells if vs in set(int(x) for x in cs.playable(p))]
+        cells = [(c, p) for (c, p) in cells if vs in {int(x) for x in cs.playable(p)}]
         cards = [c for c in cards if any(cc == c for cc, _ in cells)]
     if not cells:
         raise UserError("no card of the set can be swapped into a reference deck"
@@ -1009,7 +1009,7 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
                 f"{', '.join(map(str, st['games_per_run']))} games a run → {counts}")
         return f
 
-    cards, stages, n_card = sequential(plan, ctx.cards, measure_cards, log_look("cards"))
+    cards, stages, _ = sequential(plan, ctx.cards, measure_cards, log_look("cards"))
     cells, ratios = last["cells"], last["ratios"]
 
     def measure_primals(n_primal: dict, active: set, stage: int) -> pd.DataFrame:
@@ -1238,11 +1238,12 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
 
     Adds ``effect2``, ``lo2``, ``hi2``, ``verdict2`` / ``label2`` (the same
     tests, one look) and the difference between the strategies' effects on
-    the same deals, ``strategy_diff`` with its CI and Holm-adjusted p
-    (``strategy_p_holm``); ``depends_on_strategy`` is True where that
-    difference is significant or the two verdicts point different ways (one
-    detects a difference the other does not show, or they detect opposite
-    directions).
+    the same deals, ``strategy_diff`` with its CI, Holm-adjusted p
+    (``strategy_p_holm``) and ``strategy_diff_significant`` (the effect's size
+    depends on who plays the card); ``depends_on_strategy`` is True where the
+    *verdict* does: shown equal under one strategy and not equal under the
+    other, or shown different in opposite directions (an inconclusive side
+    says nothing either way).
     """
     from balance.config import load_strategy
     from balance.stats import holm
@@ -1279,13 +1280,22 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
     v1 = cards.set_index("row").loc[t["row"]]
     dir1 = v1["direction"].to_numpy(str)
     dir2 = t["direction"].to_numpy(str)
-    disagree = (dir1 != "") & (dir2 != "") & (dir1 != dir2)  # shown different, opposite ways
+    shown = ("equal", "equal within margin")
+    eq1 = np.isin(v1["verdict"].to_numpy(str), shown)
+    eq2 = np.isin(t["verdict"].to_numpy(str), shown)
+    ne1 = v1["verdict"].to_numpy(str) == "not equal"
+    ne2 = t["verdict"].to_numpy(str) == "not equal"
+    opposite = (dir1 != "") & (dir2 != "") & (dir1 != dir2)
+    # the verdict changes with the strategy: shown equal under one and shown
+    # different beyond it under the other, or shown different in opposite
+    # directions (an inconclusive side says nothing either way)
+    disagree = (eq1 & ne2) | (ne1 & eq2) | opposite
     add = pd.DataFrame({
         "row": t["row"], "effect2": t["effect"], "lo2": t["lo"], "hi2": t["hi"],
         "verdict2": t["verdict"], "label2": t["label"], "games2": t["games"],
         "strategy_diff": t["diff"], "strategy_diff_lo": t["diff"] - _Z95 * t["diff_se"],
         "strategy_diff_hi": t["diff"] + _Z95 * t["diff_se"], "strategy_p_holm": p_adj,
-        "depends_on_strategy": np.asarray(reject, bool) | disagree})
+        "strategy_diff_significant": np.asarray(reject, bool), "depends_on_strategy": disagree})
     return cards.merge(add, on="row", how="left")
 
 
@@ -1716,16 +1726,17 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         cal = {"n": len(c["points"]), "games": c["games"],
                "rate": num(rt["rate"] * 100, 2), "rate_lo": num(rt["lo"] * 100, 2),
                "rate_hi": num(rt["hi"] * 100, 2),
-               "by_stat": [(k.upper(), f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
-                                       f"{num(v['hi'] * 100, 2)}]") for k, v in c["by_stat"].items()],
+               "by_stat": [(k.upper(), (f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
+                                        f"{num(v['hi'] * 100, 2)}]")) for k, v in c["by_stat"].items()],
                "delta": num(db["value"]), "delta_lo": num(db["lo"]), "delta_hi": num(db["hi"]),
                "mde_first": num(c["mde"]["first"]["budget"]), "mde_last": num(c["mde"]["last"]["budget"]),
                "rows": [{"name": q["name"], "cells": [
                    _cell(f"{q['budget']:+g}", q["budget"]),
                    _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
                    _cell(fmt.fmt_int(q["games"]), q["games"])]} for q in c["points"]]}
-    depends = []
+    depends, size_depends = [], 0
     if check:
+        size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
         dep = res.cards[res.cards["depends_on_strategy"].fillna(False).astype(bool)]
         depends = [f"{r.card} ({fmt.fmt_pp(r.effect)} vs {fmt.fmt_pp(r.effect2)})"
                    for r in dep.itertuples()]
@@ -1735,6 +1746,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "alpha_look": f"{res.plan.alpha / max(res.looks, 1):.3g}", "looks": res.looks,
         "header": res.header, "vs_card": res.vs_card, "calibration": cal,
         "delta_budget": cal["delta"] if cal else None, "depends": depends,
+        "size_depends": size_depends,
         "cards": card_rows, "primals": primal_rows, "cells": cell_rows,
         "has_regression": res.regression is not None,
         "regression_info": res.regression_info,
