@@ -534,7 +534,7 @@ def cluster_wilson(y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0,
     out = _eff_wilson(ya.sum(), n, ss, ya.size, float((ma * ma).sum()), alpha)
     res = {k: float(v) for k, v in out.items()}
     res["clusters"] = int(ya.size)
-    res["games"] = int(round(n))
+    res["games"] = round(n)
     return res
 
 
@@ -587,7 +587,7 @@ def cluster_mean(y: ArrayLike, m: ArrayLike, alpha: float = 0.05,
             p = 1.0 if mean == 0.0 else 0.0
         else:
             p = float(2.0 * _sps.norm.sf(abs(mean) / se))
-    return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": int(round(n)),
+    return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n),
             "clusters": g}
 
 
