@@ -14,7 +14,7 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     """Library body of ``balance <game> simulate`` (returns the printed data).
 
     With ``precision``, ``n`` is a pilot and the run is extended until both
-    sides' win-rate CIs are within ±``precision`` (or ``max_games``)."""
+    sides' deal-level win-rate CIs are within ±``precision`` (or ``max_games``)."""
     import time
 
     from balance import config, runner
@@ -58,21 +58,35 @@ def check_precision(precision: float, max_games: int) -> int:
     return runner.check_games(max_games, "--max-games")
 
 
-def needed_games(wins, games, precision: float):
+def needed_games(wins, games, precision: float, deff=1.0):
     """Games for a win rate's 95% CI to be at most ±``precision`` (vectorised).
 
-    Uses the normal-approximation size at the point of the current Wilson
-    interval nearest ½ (its conservative end); the Wilson interval at that
-    size is never wider.
+    ``deff`` is the rate's design effect (:func:`balance.stats.deal_wilson`:
+    the deal-level variance over that of independent games; 1 + the
+    correlation of a deal's two games), so the target holds for the
+    deal-level interval the tables print. Uses the normal-approximation size
+    ``z²·p(1−p)·deff / precision²`` at the point of the current interval
+    nearest ½ (its conservative end); the Wilson interval on that many
+    effective games is never wider.
     """
     import numpy as np
 
     from balance.stats import wilson
 
-    lo, hi = wilson(np.asarray(wins), np.asarray(games))
+    deff = np.asarray(deff, dtype=float)
+    wins, games = np.broadcast_arrays(np.asarray(wins, dtype=float), np.asarray(games, dtype=float))
+    lo, hi = wilson(wins / deff, games / deff)
     p = np.clip(0.5, lo, hi)  # the point of [lo, hi] nearest ½
     z = 1.959963984540054
-    return np.ceil(z * z * p * (1 - p) / precision**2).astype(np.int64)
+    return np.ceil(z * z * p * (1 - p) * deff / precision**2).astype(np.int64)
+
+
+def win_rate_deffs(res) -> list[float]:
+    """Design effects of a run's two win rates (A's, B's), from its deals."""
+    from balance import stats
+
+    deals = stats.deal_outcomes(stats.pentanomial_counts(res.pair_points), res.draws)
+    return [stats.deal_wilson(deals["a_wins"])["deff"], stats.deal_wilson(deals["b_wins"])["deff"]]
 
 
 def refine_to_precision(specs: list, res: list, precision: float, max_games: int,
@@ -81,7 +95,9 @@ def refine_to_precision(specs: list, res: list, precision: float, max_games: int
     ±``precision`` with the games they need (at most ``max_games``), until all
     are within it; ``run(specs, extend)`` plays a list of specs, continuing
     the smaller runs given in ``extend``: game i of a seed is the same game at
-    any run size, so a larger run extends a smaller one."""
+    any run size, so a larger run extends a smaller one. The CIs are the
+    deal-level ones (:func:`needed_games` with each run's design effect,
+    estimated again after every extension)."""
     from dataclasses import replace
 
     import numpy as np
@@ -89,7 +105,8 @@ def refine_to_precision(specs: list, res: list, precision: float, max_games: int
     for _ in range(4):
         wins = np.array([[r.a_wins, r.b_wins] for r in res])
         games = np.array([r.games for r in res])
-        need = needed_games(wins, games[:, None], precision).max(axis=1)
+        deff = np.array([win_rate_deffs(r) for r in res], dtype=float)
+        need = needed_games(wins, games[:, None], precision, deff).max(axis=1)
         need = np.minimum(max_games, (need * 1.02).astype(np.int64) + 2)
         need += need % 2
         todo, prev = [], {}

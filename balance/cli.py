@@ -264,7 +264,7 @@ def add_game_commands(sub: typer.Typer, game: str, title: str, default_strategy:
         max_games: MaxGamesOpt = 1_000_000,
         as_json: JsonOpt = False,
     ):
-        """Play strategy A against B: wins, draws, win rate with Wilson CI, rounds."""
+        """Play strategy A against B: wins, draws, win rate with a deal-level CI, rounds."""
         from balance import analysis, fmt
 
         row = analysis.simulate_command(game, variant, a, b, n, seed, threads, per_game, batch_size,

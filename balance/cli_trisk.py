@@ -43,15 +43,56 @@ def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> No
                left=len(columns))  # text columns: left-aligned
 
 
+#: What the stat columns of ``balance trisk cards`` mean (printed under the table).
+CARD_LEGEND = (
+    "MIG, CUN, WIS: the card's Might, Cunning and Wisdom (0-9); a Primal may play it only if "
+    "none is above the Primal's own, so they restrict who plays a card, not its power. HP: hit "
+    "points; AP: attack power (the damage its attack deals); MP: magic power (the X of its "
+    "abilities). attack: the level from which it may attack. points: its value under the "
+    "set's point budget (configs/trisk/BUDGET.md); target: what its type must have "
+    "(Creation, Upgrade by chain depth, Sorcery; Primals are exempt); budget: 'on', or how "
+    "far off it is.")
+
+
+def _budget_cell(r: dict) -> str:
+    if r.get("off_budget") is None:
+        return "exempt"
+    return f"OFF {r['off_by']:+g}" if r["off_budget"] else "on"
+
+
+def budget_summary(rows: list[dict]) -> str:
+    """One line: which cards are off their budget target, by how much, or that none is."""
+    priced = [r for r in rows if r.get("off_budget") is not None]
+    off = [r for r in priced if r["off_budget"]]
+    if not off:
+        return f"Budget: all {len(priced)} non-Primal cards are exactly on their target."
+    parts = [f"{r['name']} {r['off_by']:+g} ({r['points']:g} vs {r['target']:g})" for r in off]
+    return (f"Budget: {len(off)} of {len(priced)} non-Primal cards are OFF their target: "
+            + "; ".join(parts) + ".")
+
+
 def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
-    """The card set: every card's stats, abilities, points and who can play it."""
+    """The card set: every card's stats, abilities, budget points against its
+    target (off-budget cards flagged) and who can play it.
+
+    MIG, CUN, WIS: Might, Cunning and Wisdom (0-9), which Primals may play the
+    card; HP: hit points; AP: attack power; MP: magic power (X of abilities);
+    points and target: the point budget of configs/trisk/BUDGET.md. With
+    --json each card also has off_by (points - target) and off_budget."""
     from balance import trisk_cards
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.card_rows(cs)
-    _show(rows, f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
+    if as_json:
+        _show(rows, "", [], True)
+        return
+    shown = [{**r, "target": "" if r["target"] is None else r["target"],
+              "budget": _budget_cell(r)} for r in rows]
+    _show(shown, f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
           ["name", "type", "kind", "MIG", "CUN", "WIS", "HP", "AP", "MP", "attack", "abilities",
-           "points", "primals"], as_json)
+           "points", "target", "budget", "primals"], False)
+    typer.echo(budget_summary(rows))
+    typer.echo(CARD_LEGEND)
 
 
 def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:

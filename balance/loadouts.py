@@ -71,17 +71,17 @@ def _points(res, row_side: int) -> np.ndarray:
 
 def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
     """Long table of the matrix (row, col, score with CI, n) and the per-cell
-    pair points (row's half-points per deal) for pooling."""
+    (seed, pair points) (row's half-points per deal) for pooling by deal."""
     eng = get_game(game).engine_module()
-    cells: dict[tuple[int, int], np.ndarray] = {}
+    cells: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
     same = _mirror(runs)
     for r in runs:
         i, j = r.spec.a.loadout, r.spec.b.loadout
-        cells[(i, j)] = _points(r, 0)
+        cells[(i, j)] = (r.spec.seed, _points(r, 0))
         if same and i != j:
-            cells[(j, i)] = _points(r, 1)
+            cells[(j, i)] = (r.spec.seed, _points(r, 1))
     rows = []
-    for (i, j), pts in sorted(cells.items()):
+    for (i, j), (_, pts) in sorted(cells.items()):
         pen = stats.pentanomial_score(stats.pentanomial_counts(pts))
         rows.append({"row": eng.loadout_name(i), "col": eng.loadout_name(j), "i": i, "j": j,
                      "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
@@ -90,11 +90,33 @@ def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
     return df, cells
 
 
+def _pool(cells: dict, keeps) -> np.ndarray:
+    """Per-deal (points, games) of the cells each of ``keeps`` selects, summed by
+    deal (seed, deal index): rows 2k, 2k+1 are pool k's points and games. Every
+    cell of a matrix replays the same deals, so the deal is the cluster."""
+    parts = []
+    for (i, j), (seed, p) in cells.items():
+        sel = [bool(k(i, j)) for k in keeps]
+        if not any(sel):
+            continue
+        v = np.zeros((2 * len(keeps), len(p)))
+        for k, on in enumerate(sel):
+            if on:
+                v[2 * k] = p / 2.0
+                v[2 * k + 1] = 2.0
+        parts.append((seed, v))
+    return stats.pool_by_deal(parts) if parts else np.zeros((2 * len(keeps), 0))
+
+
 def _pooled(cells: dict, keep) -> dict:
-    pts = [p for (i, j), p in cells.items() if keep(i, j)]
-    if not pts:
-        return {"score": np.nan, "lo": np.nan, "hi": np.nan, "n_games": 0}
-    return stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
+    """Score of the cells ``keep`` selects, pooled, with a cluster-robust CI
+    over deals (the cells share their deals: not independent games)."""
+    y, m = _pool(cells, [keep])
+    if not m.sum():
+        return {"score": np.nan, "lo": np.nan, "hi": np.nan, "se": np.nan, "n_games": 0}
+    c = stats.cluster_mean(y, m, bounds=(0.0, 1.0))
+    return {"score": c["mean"], "lo": c["lo"], "hi": c["hi"], "se": c["se"],
+            "n_games": c["n"]}
 
 
 def _choice_tables(eng, L: list, cells: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -190,23 +212,24 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
     best = pd.DataFrame(best)
     pairs, mans = _choice_tables(eng, L, cells)
 
-    # each item's marginal value: with it minus without it (paired by deal where
-    # both cells exist is not possible across loadouts, so the difference of two
-    # pooled scores with independent-sample CI)
+    # each item's marginal value: with it minus without it, the two pooled
+    # scores on the same deals, so the CI of the difference is cluster-robust
+    # over deals (a deal both pools play counts once)
     items = []
     for it, iname in enumerate(eng.ITEMS):
         hold = {i for i, (a, b, _) in enumerate(L) if it in (a, b)}
         if not hold:
             continue
-        w = _pooled(cells, lambda a, b, s=hold: a in s)
-        wo = _pooled(cells, lambda a, b, s=hold: a not in s)
-        d = w["score"] - wo["score"]
-        se_d = np.hypot(w.get("se", np.nan), wo.get("se", np.nan))
-        items.append({"item": iname, "loadouts": len(hold), "with_item": w["score"],
-                      "without_item": wo["score"], "marginal": d,
-                      "marginal_lo": d - 1.959963984540054 * se_d,
-                      "marginal_hi": d + 1.959963984540054 * se_d,
-                      "games_with": w["n_games"], "games_without": wo["n_games"]})
+        y1, m1, y2, m2 = _pool(cells, [lambda a, b, s=hold: a in s,
+                                       lambda a, b, s=hold: a not in s])
+        if not (m1.sum() and m2.sum()):
+            continue
+        w, wo = y1.sum() / m1.sum(), y2.sum() / m2.sum()
+        d = stats.cluster_mean_diff(y1, m1, y2, m2)
+        items.append({"item": iname, "loadouts": len(hold), "with_item": w,
+                      "without_item": wo, "marginal": d["diff"],
+                      "marginal_lo": d["lo"], "marginal_hi": d["hi"],
+                      "games_with": int(m1.sum()), "games_without": int(m2.sum())})
     items = pd.DataFrame(items).sort_values("marginal", ascending=False, ignore_index=True)
     return {"loadout_matrix": matrix, "loadouts": field, "best_response": best,
             "item_pairs": pairs, "maneuvers": mans, "items": items,

@@ -32,6 +32,7 @@ def _score_matrix(results, variant: str, strategies: list[str]):
     np.fill_diagonal(score, 0.5)
     np.fill_diagonal(se, 0.0)
     games = np.zeros((n, n), dtype=np.int64)
+    deals: dict[tuple[int, int], tuple] = {}  # (i, j), i < j: (seed, i's points per deal)
     for (v, a, b), res in results.items():
         if v != variant or a not in idx or b not in idx or a == b:
             continue
@@ -41,7 +42,9 @@ def _score_matrix(results, variant: str, strategies: list[str]):
         se[i, j] = se[j, i] = pen["se"]
         lo[i, j], lo[j, i] = pen["lo"], 1 - pen["hi"]
         games[i, j] = games[j, i] = res.games
-    return score, se, lo, games
+        pts = res.pair_points.astype(float) / 2.0
+        deals[(min(i, j), max(i, j))] = (res.spec.seed, pts if i < j else 2.0 - pts)
+    return score, se, lo, games, deals
 
 
 def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[str, pd.DataFrame]:
@@ -52,16 +55,19 @@ def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[
                          key=strategies.index)
         if len(present) < 2:
             continue
-        score, se, lo, games = _score_matrix(results, v, present)
+        score, se, lo, games, deals = _score_matrix(results, v, present)
         n = len(present)
         iu, ju = np.triu_indices(n, 1)
         have = games[iu, ju] > 0
         args = (n, iu[have], ju[have], games[iu, ju][have], (score[iu, ju] * games[iu, ju])[have])
-        bt = stats.bradley_terry(*args, names=present)
+        # errors cluster-robust over deals: a deal's two games share its shuffles,
+        # and every match of the round robin replays the same deals
+        dp = [deals[(int(i), int(j))] for i, j in zip(iu[have], ju[have])]
+        bt = stats.bradley_terry(*args, names=present, deal_points=dp)
         if not bt.attrs.get("mle_exists", True):
             # a strategy that never scores has no finite MLE (Ford 1957): one
             # virtual draw per pair gives finite, slightly shrunk ratings
-            bt = stats.bradley_terry(*args, names=present, virtual_draws=1.0)
+            bt = stats.bradley_terry(*args, names=present, virtual_draws=1.0, deal_points=dp)
         complete = bool(have.all())
         if complete:
             nash = stats.nash_average(score, se, n_boot=200, seed=0)
@@ -108,6 +114,14 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         s1 = sum(int(r.seat_wins[1]) for r in runs)
         draws = sum(int(r.draws) for r in runs)
         sb = stats.seat_balance(s0, s1, games, draws=draws)
+        # draws and completion from deals (every match's deals pooled by deal);
+        # the seat figures stay game-level: a run keeps A's points per deal, not
+        # which seat won each game of it
+        from balance.tables import pooled_side
+
+        pooled = pooled_side([(r, "a") for r in runs])
+        sb["draw_lo"], sb["draw_hi"] = pooled["draw_lo"], pooled["draw_hi"]
+        sb["completion_lo"], sb["completion_hi"] = 1.0 - pooled["draw_hi"], 1.0 - pooled["draw_lo"]
         n_timeouts = timeouts(runs)
         t_lo, t_hi = stats.wilson(n_timeouts, games)
         hist = _pooled_rounds(runs)

@@ -604,20 +604,34 @@ METHODS = [
      "or batch size, and the same seed deals the same cards under every variant and strategy "
      "pair (common random numbers). Every deal is played twice with seats swapped (duplicate "
      "seating)."),
-    ("Win rates", "Wilson score interval, 95% (closed form, checked against statsmodels proportion_confint, method='wilson'). "
-     "Draws are counted apart, never folded into wins; score = win + ½ draw."),
+    ("Win rates", "From deals, not games: the two games of a seat-swapped deal share its "
+     "shuffles (in Trisk side A's two results correlate about +0.65), so a win rate's 95% "
+     "interval is the Wilson interval on the effective number of games, games / deff, where the "
+     "design effect deff is the deal-level (cluster-robust) variance of the rate over the "
+     "variance if games were independent (Kish; 1 + the correlation of a deal's two games). "
+     "Each deal's wins (0, 1 or 2) are exact from its pair points and the run's draws. A table "
+     "pooling several matches (a strategy against the field, a variant's draws) clusters on the "
+     "deal across all of them, since matches on one seed replay the same deals. --precision "
+     "extends a match until these intervals are within ±P. Draws are counted apart, never folded "
+     "into wins; score = win + ½ draw. Seat shares, timeouts and per-game event rates stay "
+     "game-level Wilson intervals: a run does not keep which seat won each game of a deal."),
     ("Scores of seat-swapped pairs", "Pentanomial model (Fishtest): each deal pair scores 0, ½, 1, "
-     "1½ or 2 points; the score's SE is the SD of pair scores / √pairs."),
+     "1½ or 2 points; the score's SE is the SD of pair scores / √pairs. Pooled over matches (a "
+     "strategy's or a loadout's score against the field, item pairs, maneuvers, an item's "
+     "marginal value), the SE is cluster-robust over the deal across every match pooled (CR1, "
+     "as statsmodels' OLS with cov_type='cluster')."),
     ("Paired differences", "Variant minus base on the same deals: mean of per-pair differences "
-     "± 1.96·SD/√n, two-sided z test; Holm's method (statsmodels multipletests) across every "
+     "with a cluster-robust SE over the deal across the strategy's matches (they replay the "
+     "same deals), two-sided z test; Holm's method (statsmodels multipletests) across every "
      "variant × strategy comparison on the page, and Benjamini–Hochberg q-values (false "
      "discovery rate) for the same family. Equivalence: two one-sided tests (TOST) of "
      "|change| < 1 point. Restricted play (Jaffe et al. 2012) is paired the "
      "same way and Holm-corrected across ranks."),
     ("Strategy ratings", "Bradley–Terry model fitted by maximum likelihood (statsmodels GLM, "
      "binomial) on each variant's round-robin scores, shown on the Elo scale "
-     "(400·log10 odds) centred on the field average, with 95% Wald intervals. The binomial "
-     "likelihood treats games as independent, which is conservative under duplicate seating. "
+     "(400·log10 odds) centred on the field average, with 95% Wald intervals from the "
+     "cluster-robust (sandwich) covariance over deals: the two games of a deal and the matches "
+     "that replay it are not independent. "
      "A strategy is dominant when the lower 95% bound of its score is above 50% against every "
      "other; a significant 3-cycle has each of its three edges above 50% at 95%."),
     ("Nash averaging", "Max-entropy Nash equilibrium of the antisymmetric matrix A = score − ½ "
@@ -626,7 +640,8 @@ METHODS = [
      "Adding a clone of a strategy does not change anyone's Nash average. Intervals come from a "
      "parametric bootstrap of the matrix (200 draws from each cell's pentanomial SE)."),
     ("Game metrics (Browne / Ludii)", "Balance = 1 − |w₁ − w₂| from the two seats' win rates; "
-     "seat advantage w₁ − w₂ with a multinomial 95% CI; completion = decided share; draws and "
+     "seat advantage w₁ − w₂ with a multinomial 95% CI over games; completion = decided share "
+     "and draws, with deal-level intervals; draws and "
      "timeouts (draws at the round cap) apart; duration = rounds per game (mean ± 1.96·SD/√n, "
      "median and 10th–90th percentiles). From the per-round score trace (HP difference at the end "
      "of each round): lead changes = times the leading seat changes (a tied round keeps the "

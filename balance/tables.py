@@ -22,9 +22,11 @@ def _rounds(res: RunResult) -> tuple[float, float]:
 def run_row(res: RunResult) -> dict:
     """One run: both sides' win rates, draws, score, length, end reasons."""
     eng = get_game(res.spec.game).engine_module()
-    a = stats.win_rate_table_row(res.a_wins, res.draws, res.games)
-    b = stats.win_rate_table_row(res.b_wins, res.draws, res.games)
     counts = stats.pentanomial_counts(res.pair_points)
+    deals = stats.deal_outcomes(counts, res.draws)
+    a = _deal_rates(deals["a_wins"], res.a_wins, res.games)
+    b = _deal_rates(deals["b_wins"], res.b_wins, res.games)
+    d = _deal_rates(deals["draws"], res.draws, res.games)
     pen = stats.pentanomial_score(counts)
     mean, sd = _rounds(res)
     h = res.rounds_hist
@@ -36,10 +38,11 @@ def run_row(res: RunResult) -> dict:
         "winrate": a["winrate"], "winrate_lo": a["winrate_lo"], "winrate_hi": a["winrate_hi"],
         "b_winrate": b["winrate"], "b_winrate_lo": b["winrate_lo"],
         "b_winrate_hi": b["winrate_hi"],
-        "draw_rate": a["draw_rate"], "draw_lo": a["draw_lo"], "draw_hi": a["draw_hi"],
+        "draw_rate": d["winrate"], "draw_lo": d["winrate_lo"], "draw_hi": d["winrate_hi"],
         "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
         "pairs": pen["n_pairs"],
-        "pair_variance_ratio": stats.variance_reduction(counts, draw_rate=a["draw_rate"]),
+        "pair_variance_ratio": stats.variance_reduction(counts, draw_rate=d["winrate"]),
+        "winrate_deff": a["deff"], "b_winrate_deff": b["deff"],
         "rounds_mean": mean, "rounds_sd": sd,
         "rounds_p10": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.1)),
         "rounds_p50": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.5)),
@@ -61,6 +64,14 @@ def run_row(res: RunResult) -> dict:
     return row
 
 
+def _deal_rates(hist: np.ndarray, k: int, games: int) -> dict:
+    """A run's rate of an event (a side's wins, the draws) with its deal-level
+    interval (:func:`balance.stats.deal_wilson`) and design effect."""
+    w = stats.deal_wilson(hist)
+    return {"winrate": k / games if games else np.nan, "winrate_lo": w["lo"],
+            "winrate_hi": w["hi"], "deff": w["deff"]}
+
+
 def _side_points(res: RunResult, strategy: str) -> np.ndarray:
     """Per-deal half points (0..4) of ``strategy`` in a run where it plays."""
     pts = res.pair_points.astype(np.int64)
@@ -71,8 +82,10 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     """Round-robin matrix: one row per ordered pair (a, b), a ≠ b, per variant.
 
     ``results`` maps (variant, a, b) to the run of a (side A) against b. Both
-    directions of a match come from its one run: b's wins, b's Wilson
-    interval and b's pentanomial score (4 − A's pair points).
+    directions of a match come from its one run: b's wins, b's deal-level
+    interval and b's pentanomial score (4 − A's pair points). Win-rate
+    intervals are deal-level (:func:`balance.stats.deal_wilson`): the two
+    games of a seat-swapped deal are not independent.
     """
     keys = list(results)
     if not keys:
@@ -84,9 +97,13 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     aw = np.array([r.a_wins for r in runs], dtype=np.int64)
     bw = np.array([r.b_wins for r in runs], dtype=np.int64)
     draws = np.array([r.draws for r in runs], dtype=np.int64)
-    a_lo, a_hi = stats.wilson(aw, games)
-    b_lo, b_hi = stats.wilson(bw, games)
-    pa = [stats.pentanomial_score(stats.pentanomial_counts(r.pair_points)) for r in runs]
+    # deal-level intervals: the two games of a deal share its shuffles
+    counts = [stats.pentanomial_counts(r.pair_points) for r in runs]
+    deals = [stats.deal_outcomes(c, r.draws) for c, r in zip(counts, runs)]
+    wa = stats.deal_wilson(np.array([d["a_wins"] for d in deals]).reshape(-1, 3))
+    wb = stats.deal_wilson(np.array([d["b_wins"] for d in deals]).reshape(-1, 3))
+    a_lo, a_hi, b_lo, b_hi = wa["lo"], wa["hi"], wb["lo"], wb["hi"]
+    pa = [stats.pentanomial_score(c) for c in counts]
     rounds = [_rounds(r) for r in runs]
     rows = []
     for i, (variant, a, b) in enumerate(keys):
@@ -106,28 +123,64 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     return pd.DataFrame(rows)[cols]
 
 
+def _deal_parts(res: RunResult, side: str) -> np.ndarray:
+    """Per-deal values of one side of a run for :func:`balance.stats.pool_by_deal`:
+    rows points, wins, wins_var, draws, draws_var, games (2 per deal)."""
+    v = stats.deal_values(res.pair_points, res.draws, side)
+    return np.vstack([v["points"], v["wins"], v["wins_var"], v["draws"], v["draws_var"],
+                      np.full(len(v["points"]), 2.0)])
+
+
+def pooled_side(runs: list[tuple[RunResult, str]]) -> dict:
+    """A side's win rate, draw rate and score pooled over several runs.
+
+    ``runs`` lists (run, side) with side "a" or "b". Runs on one seed replay
+    the same deals, so the cluster is the deal (seed, deal index) across every
+    run pooled: the win rate gets a cluster-adjusted Wilson interval and the
+    score a cluster-robust normal one (:func:`balance.stats.cluster_wilson`,
+    :func:`balance.stats.cluster_mean`), never the intervals of independent games.
+    """
+    sums = stats.pool_by_deal((r.spec.seed, _deal_parts(r, side)) for r, side in runs)
+    if sums.size == 0:
+        nan = float("nan")
+        return {"games": 0, "winrate_lo": nan, "winrate_hi": nan, "score": nan,
+                "score_lo": nan, "score_hi": nan, "draw_lo": nan, "draw_hi": nan, "deals": 0}
+    pts, wins, wvar, draws, dvar, games = sums
+    w = stats.cluster_wilson(wins, games, extra_ss=float(wvar.sum()))
+    d = stats.cluster_wilson(draws, games, extra_ss=float(dvar.sum()))
+    sc = stats.cluster_mean(pts, games, bounds=(0.0, 1.0))
+    return {"games": int(games.sum()), "winrate_lo": w["lo"], "winrate_hi": w["hi"],
+            "winrate_deff": w["deff"], "score": sc["mean"], "score_lo": sc["lo"],
+            "score_hi": sc["hi"], "score_se": sc["se"], "draw_lo": d["lo"], "draw_hi": d["hi"],
+            "deals": w["clusters"]}
+
+
 def strategy_table(results, variants, strategies) -> pd.DataFrame:
-    """Each strategy's pooled win rate and score over all its opponents."""
+    """Each strategy's pooled win rate and score over all its opponents.
+
+    Its matches share the study's seed, so deal d of one match and deal d of
+    another are the same shuffles: intervals treat the deal across all the
+    strategy's matches as the independent unit (:func:`pooled_side`)."""
     rows = []
     for v in variants:
         for s in strategies:
-            wins = draws = games = 0
-            pts = []
+            wins = draws = 0
+            runs = []
             for (variant, a, b), res in results.items():
                 if variant != v or s not in (a, b):
                     continue
                 wins += res.a_wins if a == s else res.b_wins
                 draws += res.draws
-                games += res.games
-                pts.append(_side_points(res, s))
-            if not games:
+                runs.append((res, "a" if a == s else "b"))
+            if not runs:
                 continue
-            w = stats.win_rate_table_row(wins, draws, games)
-            pen = stats.pentanomial_score(stats.pentanomial_counts(np.concatenate(pts)))
+            p = pooled_side(runs)
+            games = p["games"]
             rows.append({"variant": v, "strategy": s, "games": games, "wins": wins,
-                         "draws": draws, "winrate": w["winrate"], "winrate_lo": w["winrate_lo"],
-                         "winrate_hi": w["winrate_hi"], "score": pen["score"],
-                         "score_lo": pen["lo"], "score_hi": pen["hi"]})
+                         "draws": draws, "winrate": wins / games, "winrate_lo": p["winrate_lo"],
+                         "winrate_hi": p["winrate_hi"], "score": p["score"],
+                         "score_lo": p["score_lo"], "score_hi": p["score_hi"],
+                         "deals": p["deals"]})
     return pd.DataFrame(rows)
 
 
@@ -137,18 +190,22 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
     probability. "Strongest" is the best pooled score over the round robin,
     the baseline's own games excluded."""
     pooled: dict[str, list[float]] = {}
-    vs_base: dict[str, tuple[int, int]] = {}
+    vs_base: dict[str, tuple[int, int, np.ndarray]] = {}
     def is_base(name: str) -> bool:  # "random", or "random@<deck>" in a game with decks
         return name == baseline or name.split("@", 1)[0] == baseline
 
     for (v, a, b), res in results.items():
         if v != variant or a == b:
             continue
-        for side, other, wins in ((a, b, res.a_wins), (b, a, res.b_wins)):
+        deals = None
+        for side, other, wins, key in ((a, b, res.a_wins, "a_wins"), (b, a, res.b_wins, "b_wins")):
             if is_base(side):
                 continue
             if is_base(other):
-                vs_base[side] = (wins, res.games)
+                if deals is None:
+                    deals = stats.deal_outcomes(stats.pentanomial_counts(res.pair_points),
+                                                res.draws)
+                vs_base[side] = (wins, res.games, deals[key])
             else:
                 acc = pooled.setdefault(side, [0.0, 0])
                 acc[0] += wins + res.draws / 2
@@ -159,9 +216,10 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
                 "luck_skill_hi": np.nan, "games_needed": np.nan}
     name = max(candidates, key=lambda s: (pooled[s][0] / pooled[s][1]) if s in pooled
                else vs_base[s][0] / vs_base[s][1])
-    wins, games = vs_base[name]
+    wins, games, hist = vs_base[name]
     p = wins / games
-    lo, hi = stats.wilson(wins, games)
+    w = stats.deal_wilson(hist)  # deal-level: a deal's two games share its shuffles
+    lo, hi = w["lo"], w["hi"]
     need = stats.games_needed(p)
     return {"best_strategy": name, "luck_skill_winrate": p, "luck_skill_lo": lo,
             "luck_skill_hi": hi, "games_needed": np.nan if need is None else need}
@@ -186,7 +244,9 @@ def _pooled_rounds(runs: list[RunResult]) -> np.ndarray:
 
 
 def variant_table(results, variants) -> pd.DataFrame:
-    """Per variant: games, draws (Wilson), game length, luck vs skill."""
+    """Per variant: games, draws (deal-level interval, every match's deals pooled
+    by deal), game length, seat share (game-level: a run does not keep which
+    seat won each deal), luck vs skill."""
     rows = []
     for v in variants:
         runs = _variant_runs(results, v)
@@ -196,7 +256,8 @@ def variant_table(results, variants) -> pd.DataFrame:
         draws = sum(r.draws for r in runs)
         hist = _pooled_rounds(runs)
         mean, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
-        lo, hi = stats.wilson(draws, games)
+        pooled = pooled_side([(r, "a") for r in runs])
+        lo, hi = pooled["draw_lo"], pooled["draw_hi"]
         seat0 = sum(int(r.seat_wins[0]) for r in runs)
         decided = sum(int(r.seat_wins.sum()) for r in runs)
         s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
@@ -230,7 +291,10 @@ def variant_diffs(results, variants, strategies, base: str = "base",
     """Each variant's paired difference from ``base`` in each strategy's score.
 
     For strategy s, every deal of every match of s is a pair: its score under
-    the variant minus its score under base on the same seed. Holm adjusts the
+    the variant minus its score under base on the same seed. The matches of s
+    replay the same deals, so the standard error is cluster-robust over the
+    deal (seed, deal index) across all of them (:func:`balance.stats.cluster_mean`),
+    not that of independent pairs. Holm adjusts the
     whole family (all variants × strategies) for familywise error, and
     Benjamini–Hochberg gives the false-discovery-rate view of the same family
     (``p_bh``). TOST asks the opposite question, whether the change is within
@@ -252,10 +316,12 @@ def variant_diffs(results, variants, strategies, base: str = "base",
                 # the same seed deals the same cards at any run size: pair the
                 # deals both runs played
                 k = min(len(res.pair_points), len(ref.pair_points))
-                d.append((_side_points(res, s)[:k] - _side_points(ref, s)[:k]) / 4.0)
+                diff = (_side_points(res, s)[:k] - _side_points(ref, s)[:k]) / 4.0
+                d.append((res.spec.seed, np.vstack([diff, np.ones(k)])))
             if not d:
                 continue
-            pdiff = stats.paired_diff(np.concatenate(d))
+            y, m = stats.pool_by_deal(d)
+            pdiff = stats.cluster_mean(y, m)
             eq = stats.tost(pdiff["mean"], pdiff["se"], margin)
             rows.append({"variant": v, "strategy": s, "n_pairs": pdiff["n"],
                          "diff": pdiff["mean"], "diff_lo": pdiff["lo"], "diff_hi": pdiff["hi"],

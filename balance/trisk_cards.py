@@ -1054,10 +1054,29 @@ def card_rows(cardset: CardSet) -> list[dict]:
             "attack": "" if c["attack"] is None else c["attack"],
             "abilities": "; ".join(_ability_text(c, cardset.skills)),
             "points": cardset.points(r), "target": cardset.budget_target(r),
+            **_budget_fields(cardset, r),
             "primals": "" if c["type"] == "Primal" else ", ".join(
                 cardset.names[p] for p in cardset.primals if r in players[p]),
         })
+        if c["type"] == "Primal":  # JSON: a null figure says why
+            rows[-1]["why_null"] = {k: PRIMAL_EXEMPT for k in ("target", "off_by", "off_budget")}
     return rows
+
+
+#: Why a Primal's budget figures are null in ``balance trisk cards --json``.
+PRIMAL_EXEMPT = ("Primals are exempt from the point budget: every Primal has the same stats "
+                 "(ruling R1) and differs only in its code (R2)")
+
+
+def _budget_fields(cardset: CardSet, row: int) -> dict:
+    """A card's distance from its budget target: ``off_by`` = points − target
+    (0 on budget) and ``off_budget`` (True when not exactly on it, BUDGET.md);
+    both None for a Primal (exempt)."""
+    target = cardset.budget_target(row)
+    if target is None:
+        return {"off_by": None, "off_budget": None}
+    off = round(cardset.points(row) - target, 9)
+    return {"off_by": off, "off_budget": bool(abs(off) > 1e-9)}
 
 
 def skill_rows(cardset: CardSet) -> list[dict]:

@@ -82,10 +82,16 @@ def test_report_keeps_the_largest_run_of_each_match(store):
 def test_report_numbers_match_the_runs(store, page):
     runs, _ = pages.load_runs([store / "results" / "tosk"])
     r = next(r for r in runs if r.games == 400 and r.spec.ruleset.name == "base"
-             and r.spec.a.name == "random" and r.spec.b.name == "aggressor")
+             and r.spec.a.name == "aggressor" and r.spec.b.name == "balanced")
+    # the matrix cell shows balanced's win rate vs aggressor with its deal-level
+    # CI half-width (a deal's two games are not independent), here unlike the
+    # plain Wilson one on the games
+    w = stats.deal_wilson(stats.deal_outcomes(stats.pentanomial_counts(r.pair_points),
+                                              r.draws)["b_wins"])
     lo, hi = stats.wilson(r.b_wins, r.games)
-    # the matrix cell shows aggressor's win rate vs random with its CI half-width
-    assert f"{100 * r.b_wins / r.games:.1f}% ±{100 * (hi - lo) / 2:.1f}" in page
+    cell = f"{100 * r.b_wins / r.games:.1f}% ±{100 * (w['hi'] - w['lo']) / 2:.1f}"
+    assert cell != f"{100 * r.b_wins / r.games:.1f}% ±{100 * (hi - lo) / 2:.1f}"
+    assert cell in page
     assert f"n={r.games:,}" in page
     assert r.key in page  # each run's config hash is listed for reproducibility
 

@@ -487,3 +487,70 @@ def test_upgrade_loop_refused(ref_text, tmp_path):
     path.write_text(text + loop)
     with pytest.raises(UserError, match=r"card 'Ouroboros': field 'onto' = 'Wyrm': .*loops"):
         load_card_set(path)
+
+
+# ---- `balance trisk cards`: budget points against the target, off-budget flagged --------
+BEAR_STATS = 'mig = 3\nhp = 7\nap = 4\n'
+HUMAN_STATS = 'kind = "Human"\nhp = 12\nap = 2\n'
+
+
+def _tester_set(ref_text, tmp_path):
+    """The issue's two tester cards: Bear with its attack doubled (AP 4 -> 8) and
+    Human with 20 HP and 6 AP (12 and 2 before)."""
+    assert ref_text.count(BEAR_STATS) == 1 and ref_text.count(HUMAN_STATS) == 1
+    text = ref_text.replace(BEAR_STATS, 'mig = 3\nhp = 7\nap = 8\n')
+    text = text.replace(HUMAN_STATS, 'kind = "Human"\nhp = 20\nap = 6\n')
+    path = tmp_path / "testers.toml"
+    path.write_text(text)
+    return path
+
+
+def _cards_cli(args, monkeypatch, capsys):
+    from balance import cli
+
+    monkeypatch.setattr("sys.argv", ["balance", "trisk", "cards", *args])
+    monkeypatch.setenv("COLUMNS", "400")
+    try:
+        cli.main()
+    except SystemExit as e:
+        assert e.code in (0, None), capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+def test_card_rows_carry_the_budget_target_and_the_distance_from_it(cs, ref_text, tmp_path):
+    rows = card_rows(cs)
+    for r in rows:
+        if r["type"] == "Primal":
+            assert r["target"] is None and r["off_by"] is None and r["off_budget"] is None
+            assert set(r["why_null"]) == {"target", "off_by", "off_budget"}
+        else:
+            assert r["off_by"] == pytest.approx(r["points"] - r["target"])
+            assert r["off_budget"] is False  # the reference set is on budget
+    off = load_card_set(_tester_set(ref_text, tmp_path))
+    by = {r["name"]: r for r in card_rows(off)}
+    # AP costs 2 points and HP 1 (configs/trisk/cards.toml [budget])
+    assert (by["Bear"]["points"], by["Bear"]["target"], by["Bear"]["off_by"]) == (32, 24, 8)
+    assert (by["Human"]["points"], by["Human"]["off_by"]) == (40, 16)
+    assert by["Bear"]["off_budget"] and by["Human"]["off_budget"]
+    assert [r["name"] for r in by.values() if r["off_budget"]] == ["Human", "Bear"]
+
+
+def test_cards_command_flags_off_budget_cards(ref_text, tmp_path, monkeypatch, capsys):
+    """Issue 15 item 6: `trisk cards` shows each card's points against its target
+    and flags the cards off it (the power page said it did; it did not)."""
+    import json
+
+    out = _cards_cli([], monkeypatch, capsys)
+    assert "target" in out and "budget" in out
+    assert "Budget: all 45 non-Primal cards are exactly on their target." in out
+    assert "AP: attack power" in out and "MIG, CUN, WIS" in out  # the columns explained
+    path = _tester_set(ref_text, tmp_path)
+    out = _cards_cli(["--card-set", str(path)], monkeypatch, capsys)
+    assert "OFF +8" in out and "OFF +16" in out
+    assert ("Budget: 2 of 45 non-Primal cards are OFF their target: Human +16 (40 vs 24); "
+            "Bear +8 (32 vs 24).") in out
+    rows = json.loads(_cards_cli(["--card-set", str(path), "--json"], monkeypatch, capsys))
+    bear = next(r for r in rows if r["name"] == "Bear")
+    assert bear["off_budget"] is True and bear["off_by"] == 8 and bear["target"] == 24
+    primal = next(r for r in rows if r["type"] == "Primal")
+    assert primal["off_budget"] is None and "exempt" in primal["why_null"]["target"]
