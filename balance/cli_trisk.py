@@ -235,7 +235,7 @@ def power(
     cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
     if check:
         cols += [f"under {plan.check_strategy}", "depends on strategy"]
-    _cli()._table(f"Equal power at ±{plan.delta * 100:g} points ({plan.copies} copies swapped in{vs}, "
+    _cli()._table(f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
                   f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
                   f"our side: {', '.join(plan.strategies)})", cols, rows)
     prow = [[r.primal, fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), fmt.fmt_int(r.games),

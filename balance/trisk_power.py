@@ -874,7 +874,7 @@ def header(ctx: Context) -> str:
             f"{len(ctx.cards)} cards{vs}, {plan.copies} neutral "
             f"cop{'y' if plan.copies == 1 else 'ies'} of {len(ctx.decks)} reference decks swapped "
             f"out; {'+'.join(plan.strategies)} against {len(ctx.field)} field decks "
-            f"({'+'.join(plan.field)}); δ = ±{plan.delta * 100:g} points, α = {plan.alpha:g} spent "
+            f"({'+'.join(plan.field)}); δ = ±{plan.delta * 100:g} pt of score, α = {plan.alpha:g} spent "
             f"over at most {looks(plan)} looks ({plan.games:,} to {plan.max_games:,} games a run); "
             f"rules '{ctx.ruleset.name}', seed {plan.seed}")
 
@@ -1198,13 +1198,16 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     runs.run([_swap_spec(cctx, s, c, p, o, n) for (c, p) in cctx.cells
               for s in cctx.ours for o in cctx.field], "trisk power: calibration cards")
     _, table, _ = _card_tables(cctx, runs, {c: n for c in cctx.cards})
-    table = table.set_index("card")
+    # each calibration card through the test's own decision, as if it were a
+    # card of the set: is a card this far off the budget flagged?
+    table = decide(table, plan.delta, plan.alpha, plan.power, n_looks=looks(plan)).set_index("card")
     pts = []
     for c in cal:
         r = table.loc[c["name"]]
         pts.append({"name": c["name"], "changes": c["changes"], "budget": c["budget"],
                     "effect": float(r["effect"]), "lo": float(r["effect"] - _Z95 * r["se"]),
-                    "hi": float(r["effect"] + _Z95 * r["se"]), "games": int(r["games"])})
+                    "hi": float(r["effect"] + _Z95 * r["se"]), "games": int(r["games"]),
+                    "verdict": str(r["verdict"]), "label": str(r["label"])})
     rate = fit_rate([p["budget"] for p in pts], [p["effect"] for p in pts], plan.alpha)
     by_stat = {}
     for stat in sorted({k for p in pts for k in p["changes"]}):
@@ -1733,7 +1736,9 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                "rows": [{"name": q["name"], "cells": [
                    _cell(f"{q['budget']:+g}", q["budget"]),
                    _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
-                   _cell(fmt.fmt_int(q["games"]), q["games"])]} for q in c["points"]]}
+                   _cell(fmt.fmt_int(q["games"]), q["games"]),
+                   _cell(q.get("label", ""), q.get("verdict", ""),
+                         cls(q.get("verdict", "")))]} for q in c["points"]]}
     depends, size_depends = [], 0
     if check:
         size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
