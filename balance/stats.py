@@ -501,6 +501,16 @@ def deal_wilson(hist: ArrayLike, alpha: float = 0.05) -> dict[str, Any]:
     return out
 
 
+def _clusters(y: ArrayLike, m: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums and sizes as float arrays, empty clusters dropped."""
+    ya = np.asarray(y, dtype=float).ravel()
+    ma = np.asarray(m, dtype=float).ravel()
+    if ya.shape != ma.shape:
+        raise ValueError("y and m must have one entry per cluster")
+    keep = ma > 0
+    return ya[keep], ma[keep]
+
+
 def cluster_wilson(y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0,
                    alpha: float = 0.05) -> dict[str, float]:
     """A rate pooled over clusters (e.g. deals across matches that share them)
@@ -522,12 +532,7 @@ def cluster_wilson(y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0,
         ``rate``, ``lo``, ``hi``, ``se`` (CR1), ``deff``, ``n_eff``,
         ``clusters``, ``games``; see the module notes above.
     """
-    ya = np.asarray(y, dtype=float).ravel()
-    ma = np.asarray(m, dtype=float).ravel()
-    if ya.shape != ma.shape:
-        raise ValueError("y and m must have one entry per cluster")
-    keep = ma > 0
-    ya, ma = ya[keep], ma[keep]
+    ya, ma = _clusters(y, m)
     n = float(ma.sum())
     p = float(ya.sum()) / n if n else 0.0
     ss = float(((ya - p * ma) ** 2).sum()) + float(extra_ss)
@@ -565,12 +570,7 @@ def cluster_mean(y: ArrayLike, m: ArrayLike, alpha: float = 0.05,
         and p are ``nan``.
     """
     z = _z(alpha)
-    ya = np.asarray(y, dtype=float).ravel()
-    ma = np.asarray(m, dtype=float).ravel()
-    if ya.shape != ma.shape:
-        raise ValueError("y and m must have one entry per cluster")
-    keep = ma > 0
-    ya, ma = ya[keep], ma[keep]
+    ya, ma = _clusters(y, m)
     g, n = int(ya.size), float(ma.sum())
     nan = float("nan")
     if n == 0:
