@@ -6,14 +6,16 @@ must be *shown* to lie within a margin δ (METHODS.md, "All cards are equal in
 power"). Three designs measure a card's power:
 
 * **Swap-in** (causal, paired). For each card c and each Primal P that can
-  play it, one neutral copy of P's reference deck is replaced by c (same deck
-  position, so the shuffles stay paired). That deck and the unswapped
-  reference deck (the *baseline*) each play the same field (every Primal's
-  reference deck under the field strategies) on the same seeds, seat-swapped.
-  The per-deal difference of A's half points, swap − baseline, is the card's
-  effect on the score (win + ½ draw) per game. A card's effect pools its
-  cells (one per Primal and field opponent, equally weighted); the SE adds
-  the cells' variances (a stratified mean).
+  play it, ``copies`` (default 4: every neutral slot) neutral copies of P's
+  reference deck are replaced by c (same deck positions, so the shuffles stay
+  paired). That deck and the unswapped reference deck (the *baseline*; with
+  ``--vs-card X`` the deck with X swapped in) each play the same field (every
+  Primal's reference deck under the field strategies), seat-swapped, each
+  stratum (P against one field deck) on its own derived seed
+  (:func:`stratum_seed`). The per-deal difference of A's half points, swap −
+  baseline, is the card's effect on the score (win + ½ draw) per game. A
+  card's effect pools its strata (equally weighted) with a cluster-robust SE
+  (:func:`pool_strata`).
 * **Restricted play** (Jaffe et al. 2012). The swap-in deck forbidden to play
   c (every copy is drawn and held, never played; the reference deck may hold
   copies already), against the same field on the same seeds: restricted −
@@ -24,21 +26,28 @@ power"). Three designs measure a card's power:
   count differences plus Primal dummies, with the neutral card as the
   reference level: one coefficient per card, in points per copy.
 
-The verdict per card: TOST at margin δ passes → "equal"; otherwise a
-two-sided test of effect 0, Holm-adjusted over all cards, rejects → "not
-equal" (with direction and size); otherwise "inconclusive", with the games
-that would decide it. The claim holds iff every card is "equal"
-(intersection–union test, Berger 1982: no multiplicity correction needed).
-The same for the Primals: each reference deck's score against the field of
-the others, tested against 50%.
+The verdict per card (:func:`decide`): "equal" (TOST at margin δ passes, no
+difference detected), "equal within margin" (both), "not equal" (the
+two-sided test of effect 0, Holm-adjusted over all cards, rejects; the TOST
+does not pass), "inconclusive" (with the games that would decide it). The
+claim holds iff every card passed its TOST (intersection–union test, Berger
+1982). The same for the Primals: each reference deck's score against the
+field of the others, tested against 50%.
 
-The test is sequential: every card starts at ``games`` per run; the runs of
-undecided cards (inconclusive, or different from the neutral card with a CI
-that still reaches into ±δ) are extended (doubling, the runner's ``extend``) up to
-``max_games``. Every run goes through the store, and the decision to extend
-depends on stored numbers only, so an interrupted test rerun reads every
-finished run and continues where it stopped. The nominal α is not adjusted
-for the few looks this makes; the page says so.
+The test is sequential (:func:`sequential`): every card starts at ``games``
+per run; the runs of undecided cards (inconclusive, or different from the
+neutral card with a CI that still reaches into ±δ) are extended (at least
+doubling, the runner's ``extend``) up to ``max_games``. Every test of a look
+runs at α / :func:`looks`, so the whole procedure keeps its error rates at α
+(measured in ``tests/test_trisk_power_errors.py``); a card keeps the verdict
+of the look that decided it. Every run goes through the store, and the
+decision to extend depends on stored numbers only, so an interrupted test
+rerun reads every finished run and continues where it stopped.
+
+Around the verdicts: each card's effect under a second strategy
+(:func:`strategy_check`), off-budget copies of the neutral card that
+translate score into budget points (:func:`run_calibration`), restricted play
+and the regression.
 """
 
 from __future__ import annotations
