@@ -22,7 +22,7 @@ power"). Three designs measure a card's power:
   baseline is what the dead copies cost; swap − restricted, per copy, is
   what playing one copy of c is worth.
 * **Regression** (observational over random decks). Random legal deck pairs,
-  a logistic regression (statsmodels GLM, Binomial) of the score on per-card
+  a quasi-binomial logistic regression (statsmodels GLM, scale Pearson χ²/df) of the score on per-card
   count differences plus Primal dummies, with the neutral card as the
   reference level: one coefficient per card, in points per copy.
 
