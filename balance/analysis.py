@@ -8,9 +8,21 @@ from balance.errors import UserError
 from balance.store import Store
 
 
-def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
-                     threads, per_game: bool, batch_size: int, results, as_json: bool,
-                     precision: float | None = None, max_games: int = 1_000_000) -> dict:
+def simulate_command(
+    game: str,
+    variant: str,
+    a: str,
+    b: str,
+    n: int,
+    seed: int,
+    threads,
+    per_game: bool,
+    batch_size: int,
+    results,
+    as_json: bool,
+    precision: float | None = None,
+    max_games: int = 1_000_000,
+) -> dict:
     """Library body of ``balance <game> simulate`` (returns the printed data).
 
     With ``precision``, ``n`` is a pilot and the run is extended until both
@@ -31,16 +43,26 @@ def simulate_command(game: str, variant: str, a: str, b: str, n: int, seed: int,
     t0 = time.perf_counter()
     res = runner.run_many([spec], store=store, threads=threads, batch_size=batch_size)[0]
     if precision is not None:
-        res = refine_to_precision([spec], [res], precision, max_games,
-                                  lambda todo, extend=None: runner.run_many(
-                                      todo, store=store, threads=threads, batch_size=batch_size,
-                                      extend=extend))[0]
+        res = refine_to_precision(
+            [spec],
+            [res],
+            precision,
+            max_games,
+            lambda todo, extend=None: runner.run_many(
+                todo, store=store, threads=threads, batch_size=batch_size, extend=extend
+            ),
+        )[0]
         spec = res.spec
         n = res.games
     elapsed = time.perf_counter() - t0
     row = tables.run_row(res)
-    row.update({"cached": res.cached, "elapsed_s": round(elapsed, 3),
-                "store": str(store.path(game, spec.key))})
+    row.update(
+        {
+            "cached": res.cached,
+            "elapsed_s": round(elapsed, 3),
+            "store": str(store.path(game, spec.key)),
+        }
+    )
     if not res.cached:
         row["games_per_s"] = round(n / max(elapsed, 1e-9))
     return row
@@ -51,8 +73,9 @@ def check_precision(precision: float, max_games: int) -> int:
     from balance import runner
 
     if not 0 < precision < 0.5:
-        raise UserError(f"--precision must be between 0 and 0.5 (e.g. 0.01 for ±1 point), "
-                        f"got {precision}")
+        raise UserError(
+            f"--precision must be between 0 and 0.5 (e.g. 0.01 for ±1 point), got {precision}"
+        )
     if max_games < 2:
         raise UserError(f"--max-games must be at least 2, got {max_games}")
     return runner.check_games(max_games, "--max-games")
@@ -89,8 +112,7 @@ def win_rate_deffs(res) -> list[float]:
     return [stats.deal_wilson(deals["a_wins"])["deff"], stats.deal_wilson(deals["b_wins"])["deff"]]
 
 
-def refine_to_precision(specs: list, res: list, precision: float, max_games: int,
-                        run) -> list:
+def refine_to_precision(specs: list, res: list, precision: float, max_games: int, run) -> list:
     """Re-run every spec whose win-rate CIs (both sides) are wider than
     ±``precision`` with the games they need (at most ``max_games``), until all
     are within it; ``run(specs, extend)`` plays a list of specs, continuing
@@ -122,10 +144,20 @@ def refine_to_precision(specs: list, res: list, precision: float, max_games: int
     return res
 
 
-def compare_command(game: str, variants: str, strategies: str, n: int, seed: int, threads,
-                    batch_size: int, results, precision: float | None = None,
-                    max_games: int = 1_000_000, store_only: bool = False,
-                    with_tables: bool = True) -> tuple[dict, list, list, dict]:
+def compare_command(
+    game: str,
+    variants: str,
+    strategies: str,
+    n: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    precision: float | None = None,
+    max_games: int = 1_000_000,
+    store_only: bool = False,
+    with_tables: bool = True,
+) -> tuple[dict, list, list, dict]:
     """Run (or read) the round robin of ``strategies`` under every variant.
 
     With ``precision``, ``n`` is the pilot size of every match and matches are
@@ -154,10 +186,17 @@ def compare_command(game: str, variants: str, strategies: str, n: int, seed: int
         for a, b in combinations([s.name for s in strats], 2):
             specs.append(runner.RunSpec(rs, by_name[a], by_name[b], n, seed))
             keys.append((rs.name, a, b))
+
     def run(todo, extend=None):
-        return runner.run_many(todo, store=Store(results), threads=threads,
-                               batch_size=batch_size, label=f"{game}: {len(todo)} matches",
-                               extend=extend, store_only=store_only)
+        return runner.run_many(
+            todo,
+            store=Store(results),
+            threads=threads,
+            batch_size=batch_size,
+            label=f"{game}: {len(todo)} matches",
+            extend=extend,
+            store_only=store_only,
+        )
 
     res = run(specs)
     if precision is not None:
@@ -171,9 +210,19 @@ def compare_command(game: str, variants: str, strategies: str, n: int, seed: int
     return t, vnames, snames, runs
 
 
-def cards_runs(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
-               batch_size: int, results, restricted: bool = True,
-               store_only: bool = False) -> tuple[list, list]:
+def cards_runs(
+    game: str,
+    variant: str,
+    strategy: str,
+    vs: str,
+    n: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    restricted: bool = True,
+    store_only: bool = False,
+) -> tuple[list, list]:
     """The card-value runs: the standard run, then one per forbidden rank."""
     from balance import config, runner
 
@@ -185,30 +234,60 @@ def cards_runs(game: str, variant: str, strategy: str, vs: str, n: int, seed: in
     specs = [runner.RunSpec(rs, s, o, n, seed)]
     ranks = list(eng.RANK_NAMES) if restricted else []
     specs += [runner.RunSpec(rs, s.restricted(i, r), o, n, seed) for i, r in enumerate(ranks)]
-    res = runner.run_many(specs, store=Store(results), threads=threads, batch_size=batch_size,
-                          label=f"{game}: card value", store_only=store_only)
+    res = runner.run_many(
+        specs,
+        store=Store(results),
+        threads=threads,
+        batch_size=batch_size,
+        label=f"{game}: card value",
+        store_only=store_only,
+    )
     return res, ranks
 
 
-def cards_command(game: str, variant: str, strategy: str, vs: str, n: int, seed: int, threads,
-                  batch_size: int, results, restricted: bool = True) -> dict:
+def cards_command(
+    game: str,
+    variant: str,
+    strategy: str,
+    vs: str,
+    n: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    restricted: bool = True,
+) -> dict:
     """Card value tables: observational (by card, rank, suit) and restricted play."""
-    res, ranks = cards_runs(game, variant, strategy, vs, n, seed, threads, batch_size, results,
-                            restricted)
+    res, ranks = cards_runs(
+        game, variant, strategy, vs, n, seed, threads, batch_size, results, restricted
+    )
     from balance import tables
 
-    out = {"by_card": tables.card_table(res[0], "card"), "by_rank": tables.card_table(res[0], "rank"),
-           "by_suit": tables.card_table(res[0], "suit")}
+    out = {
+        "by_card": tables.card_table(res[0], "card"),
+        "by_rank": tables.card_table(res[0], "rank"),
+        "by_suit": tables.card_table(res[0], "suit"),
+    }
     if restricted:
         out["restricted"] = tables.restricted_table(res[0], dict(zip(ranks, res[1:])))
     return out
 
 
-
-
-def sprt_command(game: str, variant: str, vs: str, strategy: str, opponents: str | None,
-                 delta: float, alpha: float, beta: float, batch: int, max_games: int, seed: int,
-                 threads, results):
+def sprt_command(
+    game: str,
+    variant: str,
+    vs: str,
+    strategy: str,
+    opponents: str | None,
+    delta: float,
+    alpha: float,
+    beta: float,
+    batch: int,
+    max_games: int,
+    seed: int,
+    threads,
+    results,
+):
     """``balance <game> sprt``: does variant ``vs`` change ``strategy``'s score
     (against ``opponents``) by at least ``delta`` points, compared with
     ``variant``? Plays seat-swapped deal pairs on the same seeds under both
@@ -232,7 +311,9 @@ def sprt_command(game: str, variant: str, vs: str, strategy: str, opponents: str
     max_games = runner.check_games(max_games)
     ra, rb = config.resolve_variant(game, variant), config.resolve_variant(game, vs)
     if ra.name == rb.name:
-        raise UserError(f"--variant and --vs are the same rules ('{ra.name}'); name two different ones")
+        raise UserError(
+            f"--variant and --vs are the same rules ('{ra.name}'); name two different ones"
+        )
     s = config.load_strategy(game, strategy)
     if opponents is None:
         names = [x for x in config.load_study(game)["strategies"] if x != s.name]

@@ -35,8 +35,13 @@ print(json.dumps({"start_s": t1 - t0, "first_run_s": t2 - t1, "total_s": t2 - t0
 def _child(args: list[str], env_extra: dict | None = None) -> dict:
     env = dict(os.environ)
     env.update(env_extra or {})
-    out = subprocess.run([sys.executable, "-c", _CHILD, *map(str, args)], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -44,8 +49,13 @@ def _rate(game, variant, a, b, n, threads) -> tuple[float, float]:
     from balance import config, runner
 
     runner.set_threads(threads)
-    spec = runner.RunSpec(config.resolve_variant(game, variant), config.load_strategy(game, a),
-                          config.load_strategy(game, b), n, 12345)
+    spec = runner.RunSpec(
+        config.resolve_variant(game, variant),
+        config.load_strategy(game, a),
+        config.load_strategy(game, b),
+        n,
+        12345,
+    )
     runner.simulate_run(runner.RunSpec(spec.ruleset, spec.a, spec.b, 2, 1))  # warm
     best = float("inf")
     for _ in range(2):
@@ -56,16 +66,27 @@ def _rate(game, variant, a, b, n, threads) -> tuple[float, float]:
     return n / best, float(rounds)
 
 
-def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "balanced",
-               b: str = "balanced", pure_n: int = 200) -> dict:
+def bench_game(
+    game: str,
+    n: int = 1_000_000,
+    variant: str = "base",
+    a: str = "balanced",
+    b: str = "balanced",
+    pure_n: int = 200,
+) -> dict:
     """Every figure of ``balance bench <game>`` (see the README for targets)."""
     import numba
 
     from balance.runner import check_games
 
     n = check_games(n)
-    out = {"game": game, "variant": variant, "strategies": f"{a} vs {b}",
-           "cores": os.cpu_count(), "numba_threads_max": numba.config.NUMBA_NUM_THREADS}
+    out = {
+        "game": game,
+        "variant": variant,
+        "strategies": f"{a} vs {b}",
+        "cores": os.cpu_count(),
+        "numba_threads_max": numba.config.NUMBA_NUM_THREADS,
+    }
     r1, rounds = _rate(game, variant, a, b, n, 1)
     threads2 = min(2, numba.config.NUMBA_NUM_THREADS)
     r2, _ = _rate(game, variant, a, b, n, threads2)
@@ -86,13 +107,13 @@ def bench_game(game: str, n: int = 1_000_000, variant: str = "base", a: str = "b
     out["start_cold_s (compile)"] = round(cold["total_s"], 2)
     out["start_cached_s"] = round(warm["total_s"], 2)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "balance.cli", "--help"], capture_output=True,
-                   check=True)
+    subprocess.run([sys.executable, "-m", "balance.cli", "--help"], capture_output=True, check=True)
     out["cli_help_s"] = round(time.perf_counter() - t, 2)
     _child([game, variant, a, b, 2, 1])  # the default cache is warm: no compile in the figures
     for m in (100_000, 1_000_000):
         out[f"peak_rss_mb_{m:.0e}_games".replace("+0", "")] = round(
-            _child([game, variant, a, b, m, threads2])["maxrss_mb"], 1)
+            _child([game, variant, a, b, m, threads2])["maxrss_mb"], 1
+        )
     return out
 
 
@@ -105,15 +126,35 @@ def bench_matrix(game: str, strategy: str, n: int, threads: int = 2) -> dict:
     k = len(get_game(game).engine_module().LOADOUTS)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "balance.cli", game, "loadouts", "--strategy",
-                        strategy, "-n", str(n), "--threads", str(threads), "--results", tmp,
-                        "--json"], capture_output=True, check=True, text=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "balance.cli",
+                game,
+                "loadouts",
+                "--strategy",
+                strategy,
+                "-n",
+                str(n),
+                "--threads",
+                str(threads),
+                "--results",
+                tmp,
+                "--json",
+            ],
+            capture_output=True,
+            check=True,
+            text=True,
+        )
         dt = time.perf_counter() - t
     runs = k * (k + 1) // 2  # the same strategy on both sides: i <= j only (antisymmetry)
-    return {f"loadout_matrix_{k}x{k}_s ({strategy} vs {strategy}, {n:,} games per cell, "
-            f"{threads} threads)": round(dt, 1),
-            "loadout_matrix_runs_played": runs,
-            "loadout_matrix_games_per_s": round(runs * n / dt)}
+    return {
+        f"loadout_matrix_{k}x{k}_s ({strategy} vs {strategy}, {n:,} games per cell, "
+        f"{threads} threads)": round(dt, 1),
+        "loadout_matrix_runs_played": runs,
+        "loadout_matrix_games_per_s": round(runs * n / dt),
+    }
 
 
 def bench_report(results=None) -> dict:
@@ -144,15 +185,21 @@ def bench_report(results=None) -> dict:
         out["report_s_warm_chart_cache (worst of 3)"] = round(max(times), 2)
         cold = os.path.join(tmp, "cold-cache")
         t = time.perf_counter()
-        subprocess.run([*cli, "-o", tmp], capture_output=True, check=True, text=True,
-                       env={**os.environ, "BALANCE_CHART_CACHE": cold})
+        subprocess.run(
+            [*cli, "-o", tmp],
+            capture_output=True,
+            check=True,
+            text=True,
+            env={**os.environ, "BALANCE_CHART_CACHE": cold},
+        )
         out["report_s_cold_chart_cache (draws every chart)"] = round(time.perf_counter() - t, 2)
         shutil.rmtree(cold, ignore_errors=True)
         pages = sorted(p for p in os.listdir(tmp) if p.endswith(".html"))
         out["pages"] = ", ".join(pages)
         out["page_kb"] = {p: round(os.path.getsize(os.path.join(tmp, p)) / 1024) for p in pages}
-        out["runs_read"] = sum(len(json.loads((root / "_studies" / f"{g}.json").read_text())["runs"])
-                               for g in GAMES)
+        out["runs_read"] = sum(
+            len(json.loads((root / "_studies" / f"{g}.json").read_text())["runs"]) for g in GAMES
+        )
     return out
 
 
@@ -160,9 +207,18 @@ def bench_power(extra: list[str] | None = None) -> dict:
     """Wall time of a full ``balance trisk power`` (reference set, default plan) in a
     fresh process with an empty store (target < 15 minutes on 2 cores)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "balance.cli", "trisk", "power", "--results",
-               os.path.join(tmp, "store"), "--out", os.path.join(tmp, "power.html"),
-               *(extra or [])]
+        cmd = [
+            sys.executable,
+            "-m",
+            "balance.cli",
+            "trisk",
+            "power",
+            "--results",
+            os.path.join(tmp, "store"),
+            "--out",
+            os.path.join(tmp, "power.html"),
+            *(extra or []),
+        ]
         t = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True, text=True)
         return {"power_test_wall_s": round(time.perf_counter() - t, 1)}
@@ -209,8 +265,13 @@ def bench_tasks(n: int = 4_000_000, characters: int = 20_000) -> dict:
     out["task_thread_scaling"] = round(rates[threads2] / rates[1], 2)
     pure_n = 4000
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    res = subprocess.run([sys.executable, "-c", _TASK_CHILD, str(pure_n)], env=env,
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", _TASK_CHILD, str(pure_n)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     pure = pure_n / json.loads(res.stdout.strip().splitlines()[-1])["s"]
     out["task_draws_per_s_pure_python"] = round(pure)
     out["task_numba_speedup_vs_pure_python_1_thread"] = round(rates[1] / pure)

@@ -125,15 +125,21 @@ def _wrap(text: str, width_in: float, fontsize: float) -> str:
     return "\n".join(textwrap.wrap(text, chars)) if len(text) > chars else text
 
 
-def _titles(fig: "Figure", title: str, subtitle: str | None = None, ax: "Axes | None" = None) -> None:
+def _titles(
+    fig: "Figure", title: str, subtitle: str | None = None, ax: "Axes | None" = None
+) -> None:
     """Bold left-aligned title; the explanatory subtitle goes under it (as the
     axes title) for single-panel charts, or as a caption below multi-panel ones.
     Call last, once every other artist is in place: wrapping uses the laid-out
     axes width."""
     width = fig.get_figwidth()
     fig.suptitle(
-        _wrap(_label(title), width, 11.5), x=0.01, ha="left",
-        fontsize=11.5, fontweight="bold", color=_INK,
+        _wrap(_label(title), width, 11.5),
+        x=0.01,
+        ha="left",
+        fontsize=11.5,
+        fontweight="bold",
+        color=_INK,
     )
     if not subtitle:
         return
@@ -142,7 +148,9 @@ def _titles(fig: "Figure", title: str, subtitle: str | None = None, ax: "Axes | 
         ax_w = width * ax.get_position().width
         ax.set_title(_wrap(_label(subtitle), ax_w, 8.5), loc="left", fontsize=8.5, color=_MUTED)
     else:
-        fig.supxlabel(_wrap(_label(subtitle), width, 8.5), x=0.01, ha="left", fontsize=8.5, color=_MUTED)
+        fig.supxlabel(
+            _wrap(_label(subtitle), width, 8.5), x=0.01, ha="left", fontsize=8.5, color=_MUTED
+        )
 
 
 def _panel_title(ax: "Axes", text: str, fig_width: float) -> None:
@@ -254,7 +262,9 @@ def save(fig: "Figure", stem: Path, png: bool = True, write: bool = True) -> str
                 # The layout is resolution-independent: keep the one just computed
                 # instead of solving it again for the PNG.
                 fig.set_layout_engine("none")
-                _atomic_savefig(fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None})
+                _atomic_savefig(
+                    fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None}
+                )
     finally:
         _close(fig)
     return _inline_svg(svg, slug(stem.name))
@@ -303,13 +313,18 @@ def _pct_colorbar(fig: "Figure", im, ax: "Axes", label: str, shrink: float) -> N
         spine.set_visible(False)
     cbar = fig.colorbar(im, ax=ax, shrink=shrink, pad=0.02)
     cbar.set_label(label)
-    cbar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}"))
+    cbar.ax.yaxis.set_major_formatter(
+        matplotlib.ticker.FuncFormatter(lambda v, _: f"{v * 100:.0f}")
+    )
     cbar.outline.set_visible(False)
 
 
 def matrix_heatmap(
-    matrix_df: pd.DataFrame, variant: str, order: Sequence[str] | None = None,
-    what: str = "win rate", subtitle: str | None = None,
+    matrix_df: pd.DataFrame,
+    variant: str,
+    order: Sequence[str] | None = None,
+    what: str = "win rate",
+    subtitle: str | None = None,
 ) -> "Figure":
     """Head-to-head win-rate matrix of one variant.
 
@@ -323,12 +338,15 @@ def matrix_heatmap(
     df = matrix_df[matrix_df["variant"] == variant]
     with _style():
         if df.empty:
-            return _placeholder(f"Head-to-head {what} — {variant}",
-                                "no games for this variant", width=5)
+            return _placeholder(
+                f"Head-to-head {what} — {variant}", "no games for this variant", width=5
+            )
 
         if order is None:
             strength = df.groupby("a")["winrate"].mean()
-            names = sorted(set(df["a"]) | set(df["b"]), key=lambda s: (-strength.get(s, 0.0), str(s)))
+            names = sorted(
+                set(df["a"]) | set(df["b"]), key=lambda s: (-strength.get(s, 0.0), str(s))
+            )
         else:
             names = list(order)
         idx = {s: i for i, s in enumerate(names)}
@@ -365,9 +383,14 @@ def matrix_heatmap(
                     continue
                 dark = abs(w - 0.5) > 0.6 * spread
                 ax.text(
-                    j, i, f"{w * 100:.1f}\n±{half[i, j] * 100:.1f}",
-                    ha="center", va="center", fontsize=7 if small else 8.5,
-                    linespacing=1.15, color="white" if dark else _INK,
+                    j,
+                    i,
+                    f"{w * 100:.1f}\n±{half[i, j] * 100:.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7 if small else 8.5,
+                    linespacing=1.15,
+                    color="white" if dark else _INK,
                 )
 
         labels = [_label(s) for s in names]
@@ -385,7 +408,8 @@ def matrix_heatmap(
         _titles(
             fig,
             f"Head-to-head {what} — {variant}",
-            subtitle or f"% of games the row strategy wins (draws not counted as wins); "
+            subtitle
+            or f"% of games the row strategy wins (draws not counted as wins); "
             f"± = 95% Wilson half-width; n = {_n_range(df['games'])} games per pair",
             ax=ax,
         )
@@ -407,8 +431,9 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         df = df[df["strategy"].isin(list(strategies))]
     with _style():
         if df.empty:
-            return _placeholder("Change in strategy score vs base",
-                                "no variants other than base to compare")
+            return _placeholder(
+                "Change in strategy score vs base", "no variants other than base to compare"
+            )
 
         strat_names = list(dict.fromkeys(strategies if strategies is not None else df["strategy"]))
         strat_names = [s for s in strat_names if (df["strategy"] == s).any()]
@@ -434,15 +459,25 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
             x = sub["diff"].to_numpy(dtype=float) * 100
             lo = sub["diff_lo"].to_numpy(dtype=float) * 100
             hi = sub["diff_hi"].to_numpy(dtype=float) * 100
-            sig = np.array([bool(v) if pd.notna(v) else False for v in sub["significant"]], dtype=bool)
+            sig = np.array(
+                [bool(v) if pd.notna(v) else False for v in sub["significant"]], dtype=bool
+            )
             c = colors[s]
             ax.errorbar(
-                x, y, xerr=np.vstack([x - lo, hi - x]), fmt="none",
-                ecolor=c, elinewidth=1.2, capsize=0, zorder=2,
+                x,
+                y,
+                xerr=np.vstack([x - lo, hi - x]),
+                fmt="none",
+                ecolor=c,
+                elinewidth=1.2,
+                capsize=0,
+                zorder=2,
             )
             ms = 26 if ns > 4 else 34
             ax.scatter(x[sig], y[sig], s=ms, color=c, edgecolor=c, zorder=3, linewidth=1)
-            ax.scatter(x[~sig], y[~sig], s=ms, facecolor="white", edgecolor=c, zorder=3, linewidth=1.2)
+            ax.scatter(
+                x[~sig], y[~sig], s=ms, facecolor="white", edgecolor=c, zorder=3, linewidth=1.2
+            )
 
         ax.set_yticks(range(nv), [_variant_label(v) for v in variants])
         ax.set_ylim(nv - 0.5, -0.5)
@@ -451,10 +486,21 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         ax.grid(axis="x", color=_GRID, linewidth=0.8)
         ax.set_xlabel("change in score vs base (percentage points, 95% CI)")
 
-        handles = [Line2D([], [], color=colors[s], marker="o", linestyle="-", label=_label(s)) for s in strat_names]
+        handles = [
+            Line2D([], [], color=colors[s], marker="o", linestyle="-", label=_label(s))
+            for s in strat_names
+        ]
         handles += [
             Line2D([], [], color=_INK, marker="o", linestyle="", label="significant (Holm)"),
-            Line2D([], [], color=_INK, marker="o", markerfacecolor="white", linestyle="", label="not significant"),
+            Line2D(
+                [],
+                [],
+                color=_INK,
+                marker="o",
+                markerfacecolor="white",
+                linestyle="",
+                label="not significant",
+            ),
         ]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
@@ -514,8 +560,14 @@ def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None 
             share = sub.reindex(full, fill_value=0).to_numpy(dtype=float) / n * 100
             mean = float((sub.index.to_numpy() * sub.to_numpy()).sum() / n)
             lw = 2.0 if v == "base" else 1.4
-            ax.step(full, share, where="mid", color=c, linewidth=lw,
-                    label=f"{_variant_label(v, 34)}\nmean {mean:.1f} rounds, n={_fmt_n(n)}")
+            ax.step(
+                full,
+                share,
+                where="mid",
+                color=c,
+                linewidth=lw,
+                label=f"{_variant_label(v, 34)}\nmean {mean:.1f} rounds, n={_fmt_n(n)}",
+            )
             ax.axvline(mean, color=c, linewidth=0.8, linestyle=":", ymax=0.97)
         ax.set_xlabel("game length (rounds)")
         ax.set_ylabel("share of games (%)")
@@ -553,11 +605,19 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
     for rank, g in cards.groupby(cards["rank"].astype(str), sort=False):
         if len(g) == 1:
             r = g.iloc[0]
-            rows.append(dict(
-                rank=rank, played_n=r.played_n, played_wr=r.played_wr,
-                played_lo=r.played_lo, played_hi=r.played_hi,
-                gih_n=r.gih_n, iwd=r.iwd, iwd_lo=r.iwd_lo, iwd_hi=r.iwd_hi,
-            ))
+            rows.append(
+                dict(
+                    rank=rank,
+                    played_n=r.played_n,
+                    played_wr=r.played_wr,
+                    played_lo=r.played_lo,
+                    played_hi=r.played_hi,
+                    gih_n=r.gih_n,
+                    iwd=r.iwd,
+                    iwd_lo=r.iwd_lo,
+                    iwd_hi=r.iwd_hi,
+                )
+            )
             continue
         pn = float(g["played_n"].sum())
         pw = float((g["played_wr"].fillna(0) * g["played_n"]).sum())
@@ -568,11 +628,19 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
         nwr = float((g["gns_wr"].fillna(0) * g["gns_n"]).sum() / nn) if nn else np.nan
         iwd = gwr - nwr
         se = math.sqrt(gwr * (1 - gwr) / gn + nwr * (1 - nwr) / nn) if gn and nn else np.nan
-        rows.append(dict(
-            rank=rank, played_n=pn, played_wr=pw / pn if pn else np.nan,
-            played_lo=plo[0], played_hi=phi[0], gih_n=gn,
-            iwd=iwd, iwd_lo=iwd - _Z * se, iwd_hi=iwd + _Z * se,
-        ))
+        rows.append(
+            dict(
+                rank=rank,
+                played_n=pn,
+                played_wr=pw / pn if pn else np.nan,
+                played_lo=plo[0],
+                played_hi=phi[0],
+                gih_n=gn,
+                iwd=iwd,
+                iwd_lo=iwd - _Z * se,
+                iwd_hi=iwd + _Z * se,
+            )
+        )
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -585,7 +653,11 @@ def _bars(ax: "Axes", x, value, lo, hi, base: float, strong=None) -> None:
     from matplotlib.colors import to_rgba
 
     value = np.asarray(value, dtype=float)
-    alpha = np.ones(len(value)) if strong is None else np.where(np.asarray(strong, dtype=bool), 1.0, 0.45)
+    alpha = (
+        np.ones(len(value))
+        if strong is None
+        else np.where(np.asarray(strong, dtype=bool), 1.0, 0.45)
+    )
     colors = [to_rgba(_POS if v >= base else _NEG, a) for v, a in zip(value, alpha)]
     ax.bar(x, value - base, bottom=base, width=0.68, color=colors, zorder=2)
     yerr = np.vstack([value - np.asarray(lo, dtype=float), np.asarray(hi, dtype=float) - value])
@@ -647,41 +719,74 @@ def card_value(
                 _empty(fig, ax, "no card data")
             return fig
 
-        ranks = _rank_order(list(pooled["rank"]) + ([] if restr is None else list(restr["rank"].astype(str))))
+        ranks = _rank_order(
+            list(pooled["rank"]) + ([] if restr is None else list(restr["rank"].astype(str)))
+        )
         xpos = {r: i for i, r in enumerate(ranks)}
         x = pooled["rank"].map(xpos).to_numpy()
 
         ax = axes[0]
-        _bars(ax, x, pooled["played_wr"] * 100, pooled["played_lo"] * 100, pooled["played_hi"] * 100, 50.0)
+        _bars(
+            ax,
+            x,
+            pooled["played_wr"] * 100,
+            pooled["played_lo"] * 100,
+            pooled["played_hi"] * 100,
+            50.0,
+        )
         ax.set_ylabel("win rate when\nplayed (%)")
-        _panel_title(ax, f"Played win rate (observational), n = {_n_range(pooled['played_n'])} plays per rank",
-                     fig.get_figwidth())
+        _panel_title(
+            ax,
+            f"Played win rate (observational), n = {_n_range(pooled['played_n'])} plays per rank",
+            fig.get_figwidth(),
+        )
 
         ax = axes[1]
         _bars(ax, x, pooled["iwd"] * 100, pooled["iwd_lo"] * 100, pooled["iwd_hi"] * 100, 0.0)
         ax.set_ylabel("IWD\n(pp)")
-        _panel_title(ax, "Improvement when drawn, IWD = GIH WR − GNS WR (observational), "
-                     f"n = {_n_range(pooled['gih_n'])} games in hand per rank", fig.get_figwidth())
+        _panel_title(
+            ax,
+            "Improvement when drawn, IWD = GIH WR − GNS WR (observational), "
+            f"n = {_n_range(pooled['gih_n'])} games in hand per rank",
+            fig.get_figwidth(),
+        )
 
         if restr is not None:
             ax = axes[2]
             rx = restr["rank"].astype(str).map(xpos).to_numpy()
             if "significant" in restr:
-                sig = np.array([bool(v) if pd.notna(v) else False for v in restr["significant"]], dtype=bool)
+                sig = np.array(
+                    [bool(v) if pd.notna(v) else False for v in restr["significant"]], dtype=bool
+                )
             elif "p_holm" in restr:
                 sig = (restr["p_holm"] < 0.05).to_numpy()
             else:
                 sig = None
-            _bars(ax, rx, restr["effect"] * 100, restr["effect_lo"] * 100, restr["effect_hi"] * 100, 0.0, strong=sig)
+            _bars(
+                ax,
+                rx,
+                restr["effect"] * 100,
+                restr["effect_lo"] * 100,
+                restr["effect_hi"] * 100,
+                0.0,
+                strong=sig,
+            )
             ax.set_ylabel("Δ score when\nforbidden (pp)")
-            _panel_title(ax, "Restricted play (causal, paired): score change when this rank may not be "
-                         f"played, n = {_n_range(restr['n_pairs'])} pairs; faded = not significant (Holm)",
-                         fig.get_figwidth())
+            _panel_title(
+                ax,
+                "Restricted play (causal, paired): score change when this rank may not be "
+                f"played, n = {_n_range(restr['n_pairs'])} pairs; faded = not significant (Holm)",
+                fig.get_figwidth(),
+            )
 
         axes[-1].set_xticks(range(len(ranks)), [_label(r) for r in ranks])
         axes[-1].set_xlabel("rank (suits pooled)")
         axes[-1].set_xlim(-0.6, len(ranks) - 0.4)
-        _titles(fig, title, "bars = estimate, whiskers = 95% CI; blue above / red below the reference line")
+        _titles(
+            fig,
+            title,
+            "bars = estimate, whiskers = 95% CI; blue above / red below the reference line",
+        )
     return fig
 
 
@@ -714,15 +819,26 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
         half = _Z * df["rounds_sd"].to_numpy(dtype=float) / np.sqrt(np.maximum(games, 1))
         specs = [
             (rm, rm - half, rm + half, None, "mean game length (rounds)", "Game length"),
-            (df["draw_rate"].to_numpy(float) * 100, df["draw_lo"].to_numpy(float) * 100,
-             df["draw_hi"].to_numpy(float) * 100, None, "draw rate (%)", "Draws"),
+            (
+                df["draw_rate"].to_numpy(float) * 100,
+                df["draw_lo"].to_numpy(float) * 100,
+                df["draw_hi"].to_numpy(float) * 100,
+                None,
+                "draw rate (%)",
+                "Draws",
+            ),
         ]
         if has_luck:
-            specs.append((
-                df["luck_skill_winrate"].to_numpy(float) * 100, df["luck_skill_lo"].to_numpy(float) * 100,
-                df["luck_skill_hi"].to_numpy(float) * 100, 50.0,
-                "best vs random: win rate (%)", "Luck vs skill",
-            ))
+            specs.append(
+                (
+                    df["luck_skill_winrate"].to_numpy(float) * 100,
+                    df["luck_skill_lo"].to_numpy(float) * 100,
+                    df["luck_skill_hi"].to_numpy(float) * 100,
+                    50.0,
+                    "best vs random: win rate (%)",
+                    "Luck vs skill",
+                )
+            )
 
         base_rows = np.flatnonzero(df["variant"].to_numpy() == "base")
         for ax, (val, lo, hi, ref, xlabel, head) in zip(axes, specs):
@@ -733,8 +849,16 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
                 ax.axhspan(i - 0.5, i + 0.5, color=_HIGHLIGHT, zorder=0, linewidth=0)
             ok = np.isfinite(val)
             ax.errorbar(
-                val[ok], y[ok], xerr=np.vstack([val[ok] - lo[ok], hi[ok] - val[ok]]),
-                fmt="o", color=_POS, ecolor=_POS, markersize=4, elinewidth=1.3, capsize=0, zorder=3,
+                val[ok],
+                y[ok],
+                xerr=np.vstack([val[ok] - lo[ok], hi[ok] - val[ok]]),
+                fmt="o",
+                color=_POS,
+                ecolor=_POS,
+                markersize=4,
+                elinewidth=1.3,
+                capsize=0,
+                zorder=3,
             )
             if ref is not None:
                 ax.axvline(ref, color=_INK, linewidth=0.9, linestyle="--", zorder=1)
@@ -751,8 +875,13 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
             for i, (g, h) in enumerate(zip(df["games_needed"], hi)):
                 if pd.notna(g) and np.isfinite(h):
                     ax.annotate(
-                        f"{_fmt_n(g)} game{'' if g == 1 else 's'}", (h, i), xytext=(4, 0), textcoords="offset points",
-                        va="center", fontsize=7.5, color=_MUTED,
+                        f"{_fmt_n(g)} game{'' if g == 1 else 's'}",
+                        (h, i),
+                        xytext=(4, 0),
+                        textcoords="offset points",
+                        va="center",
+                        fontsize=7.5,
+                        color=_MUTED,
                     )
             lo_x, hi_x = ax.get_xlim()
             ax.set_xlim(lo_x, hi_x + (hi_x - lo_x) * 0.22)
@@ -779,14 +908,19 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
         has_nash = df["nash_p"].notna().any()
         n = len(df)
         fig = _figure(9.0, max(2.4, 0.34 * n + 1.5))
-        axes = fig.subplots(1, 2, sharey=True, width_ratios=[3, 2]) if has_nash else [fig.add_subplot()]
+        axes = (
+            fig.subplots(1, 2, sharey=True, width_ratios=[3, 2])
+            if has_nash
+            else [fig.add_subplot()]
+        )
         ax = axes[0]
         y = np.arange(n)
         elo, lo, hi = (df[c].to_numpy(dtype=float) for c in ("elo", "elo_lo", "elo_hi"))
         colors = [_POS if a > 0 else (_NEG if b < 0 else _NEUTRAL) for a, b in zip(lo, hi)]
         ax.axvline(0, color=_INK, linewidth=0.9)
-        ax.errorbar(elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors,
-                    elinewidth=1.4)
+        ax.errorbar(
+            elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors, elinewidth=1.4
+        )
         ax.scatter(elo, y, color=colors, s=30, zorder=3)
         ax.set_yticks(y, [_label(s) for s in df["strategy"]])
         ax.tick_params(axis="y", length=0)
@@ -799,17 +933,25 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
             phi = df["nash_p_hi"].to_numpy(dtype=float) * 100
             ax2.barh(y, p, color=_POS, height=0.6)
             ok = np.isfinite(plo) & np.isfinite(phi)
-            ax2.errorbar(p[ok], y[ok], xerr=np.vstack([np.clip(p - plo, 0, None)[ok],
-                                                        np.clip(phi - p, 0, None)[ok]]),
-                         fmt="none", ecolor=_INK, elinewidth=1)
+            ax2.errorbar(
+                p[ok],
+                y[ok],
+                xerr=np.vstack([np.clip(p - plo, 0, None)[ok], np.clip(phi - p, 0, None)[ok]]),
+                fmt="none",
+                ecolor=_INK,
+                elinewidth=1,
+            )
             ax2.set_xlim(0, 100)
             ax2.grid(axis="x", color=_GRID, linewidth=0.8)
             ax2.set_xlabel("weight in the Nash mixture (%, bootstrap 95% CI)")
             ax2.tick_params(axis="y", length=0)
         games = df["games"].to_numpy(dtype=float) / 2
-        _titles(fig, f"Strategy ratings and the Nash mixture ({_label(variant)})",
-                f"round robin of {n} strategies, n = {_n_range(games)} games per strategy; "
-                "blue / red: reliably above / below the field average")
+        _titles(
+            fig,
+            f"Strategy ratings and the Nash mixture ({_label(variant)})",
+            f"round robin of {n} strategies, n = {_n_range(games)} games per strategy; "
+            "blue / red: reliably above / below the field average",
+        )
     return fig
 
 
@@ -844,15 +986,21 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
         ax.set_xlim(-0.5, k - 0.5)
         ax.set_ylim(k - 0.5, -0.5)
         labels = [_label(s) for s in names]
-        ax.set_xticks(range(k), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=6.5)
+        ax.set_xticks(
+            range(k), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=6.5
+        )
         ax.set_yticks(range(k), labels, fontsize=6.5)
         ax.set_xlabel("opponent's loadout (column)")
         ax.set_ylabel("loadout (row)")
         ax.tick_params(length=0)
         _pct_colorbar(fig, im, ax, "row's score vs column (%)", 0.7)
-        _titles(fig, "Loadout against loadout",
-                f"row's score (win + ½ draw) vs column, seat-swapped; dot: 95% CI excludes 50%; "
-                f"n = {_n_range(matrix_df['games'])} games per pairing", ax=ax)
+        _titles(
+            fig,
+            "Loadout against loadout",
+            f"row's score (win + ½ draw) vs column, seat-swapped; dot: 95% CI excludes 50%; "
+            f"n = {_n_range(matrix_df['games'])} games per pairing",
+            ax=ax,
+        )
     return fig
 
 
@@ -863,16 +1011,23 @@ def _forest(ax: "Axes", labels, value, lo, hi, ref: float, scale: float = 100.0)
     ref = ref * scale
     colors = [_POS if a > ref else (_NEG if b < ref else _NEUTRAL) for a, b in zip(lo, hi)]
     ax.axvline(ref, color=_INK, linewidth=0.9)
-    ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none", ecolor=colors,
-                elinewidth=1.4)
+    ax.errorbar(
+        value,
+        y,
+        xerr=np.vstack([value - lo, hi - value]),
+        fmt="none",
+        ecolor=colors,
+        elinewidth=1.4,
+    )
     ax.scatter(value, y, color=colors, s=26, zorder=3)
     ax.set_yticks(y, [_label(s) for s in labels])
     ax.tick_params(axis="y", length=0)
     ax.grid(axis="x", color=_GRID, linewidth=0.8)
 
 
-def loadout_values_chart(pairs: pd.DataFrame, maneuvers: pd.DataFrame,
-                         items: pd.DataFrame) -> "Figure":
+def loadout_values_chart(
+    pairs: pd.DataFrame, maneuvers: pd.DataFrame, items: pd.DataFrame
+) -> "Figure":
     """Item pairs and maneuvers (pooled score against the field) and each
     item's marginal value, each with its 95% CI."""
     with _style():
@@ -883,18 +1038,33 @@ def loadout_values_chart(pairs: pd.DataFrame, maneuvers: pd.DataFrame,
         _forest(axes[0], pairs["items"], pairs["score"], pairs["score_lo"], pairs["score_hi"], 0.5)
         axes[0].set_xlabel("score vs field (%)")
         axes[0].set_title("Item pairs", fontsize=10, loc="left")
-        _forest(axes[1], maneuvers["maneuver"], maneuvers["score"], maneuvers["score_lo"],
-                maneuvers["score_hi"], 0.5)
+        _forest(
+            axes[1],
+            maneuvers["maneuver"],
+            maneuvers["score"],
+            maneuvers["score_lo"],
+            maneuvers["score_hi"],
+            0.5,
+        )
         axes[1].set_xlabel("score vs field (%)")
         axes[1].set_title("Maneuvers", fontsize=10, loc="left")
-        _forest(axes[2], items["item"], items["marginal"], items["marginal_lo"],
-                items["marginal_hi"], 0.0)
+        _forest(
+            axes[2],
+            items["item"],
+            items["marginal"],
+            items["marginal_lo"],
+            items["marginal_hi"],
+            0.0,
+        )
         axes[2].set_xlabel("with − without (points)")
         axes[2].set_title("Each item's marginal value", fontsize=10, loc="left")
         games = pd.concat([pairs["games"], maneuvers["games"]])
-        _titles(fig, "What the loadout choices are worth",
-                f"pooled over the loadout matrix, 95% CI; blue / red: reliably above / below "
-                f"even; n = {_n_range(games)} games per row")
+        _titles(
+            fig,
+            "What the loadout choices are worth",
+            f"pooled over the loadout matrix, 95% CI; blue / red: reliably above / below "
+            f"even; n = {_n_range(games)} games per row",
+        )
     return fig
 
 
@@ -922,17 +1092,28 @@ def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
             for j in range(len(order)):
                 if np.isfinite(share[i, j]):
                     dark = abs(share[i, j] - 0.5) > 0.6 * spread
-                    ax.text(j, i, f"{share[i, j] * 100:.0f} ±{half[i, j] * 100:.0f}", ha="center",
-                            va="center", fontsize=6.5, color="white" if dark else _INK)
+                    ax.text(
+                        j,
+                        i,
+                        f"{share[i, j] * 100:.0f} ±{half[i, j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=6.5,
+                        color="white" if dark else _INK,
+                    )
         ax.set_xticks(range(len(order)), order)
         ax.xaxis.tick_top()
         ax.set_yticks(range(k), [_label(s) for s in names], fontsize=6.5)
         ax.tick_params(length=0)
         _pct_colorbar(fig, im, ax, "share of rounds there won (%)", 0.6)
-        _titles(fig, "Where each loadout wins its rounds",
-                f"% of the rounds fought at each range that the loadout wins, ± 95% Wilson "
-                f"half-width; n = {_n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "
-                f"per cell", ax=ax)
+        _titles(
+            fig,
+            "Where each loadout wins its rounds",
+            f"% of the rounds fought at each range that the loadout wins, ± 95% Wilson "
+            f"half-width; n = {_n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "
+            f"per cell",
+            ax=ax,
+        )
     return fig
 
 
@@ -945,10 +1126,14 @@ def initiative_chart(init_df: pd.DataFrame) -> "Figure":
         fig = _figure(6.4, 3.2)
         ax = fig.add_subplot()
         x = df["bid"].astype(int).to_numpy()
-        w, lo, hi = (df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi"))
+        w, lo, hi = (
+            df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi")
+        )
         colors = [_POS if a > 50 else (_NEG if b < 50 else _NEUTRAL) for a, b in zip(lo, hi)]
         ax.axhline(50, color=_INK, linewidth=0.9)
-        ax.errorbar(x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4)
+        ax.errorbar(
+            x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4
+        )
         ax.scatter(x, w, color=colors, s=26, zorder=3)
         for xi, wi, g in zip(x, hi, df["games"]):
             ax.text(xi, wi + 1, _fmt_n(g), ha="center", va="bottom", fontsize=6.5, color=_MUTED)
@@ -960,11 +1145,17 @@ def initiative_chart(init_df: pd.DataFrame) -> "Figure":
         sub = ""
         if not allrow.empty:
             a = allrow.iloc[0]
-            sub = (f"all bids: the winner wins {a['winrate'] * 100:.1f}% "
-                   f"[{a['winrate_lo'] * 100:.1f}, {a['winrate_hi'] * 100:.1f}] of "
-                   f"{_fmt_n(a['games'])} games; ")
-        _titles(fig, "The value of the opening bid",
-                sub + "95% Wilson CI; the figure above each point is its number of games", ax=ax)
+            sub = (
+                f"all bids: the winner wins {a['winrate'] * 100:.1f}% "
+                f"[{a['winrate_lo'] * 100:.1f}, {a['winrate_hi'] * 100:.1f}] of "
+                f"{_fmt_n(a['games'])} games; "
+            )
+        _titles(
+            fig,
+            "The value of the opening bid",
+            sub + "95% Wilson CI; the figure above each point is its number of games",
+            ax=ax,
+        )
     return fig
 
 
@@ -1051,35 +1242,75 @@ def all_charts(
         jobs.append(("rounds", ("rounds_distribution", (rounds,), {}, chart_dir / "rounds")))
     matrix = tables.get("matrix")
     if matrix is not None and not matrix.empty:
-        names = list(matrix_variants) if matrix_variants is not None else sorted(
-            matrix["variant"].unique(), key=_variant_sort_key
+        names = (
+            list(matrix_variants)
+            if matrix_variants is not None
+            else sorted(matrix["variant"].unique(), key=_variant_sort_key)
         )
         for i, v in enumerate(names):
-            jobs.append((f"matrix:{v}", ("matrix_heatmap", (matrix[matrix["variant"] == v], v),
-                                         {}, chart_dir / f"matrix-{i:02d}-{slug(v)}")))
+            jobs.append(
+                (
+                    f"matrix:{v}",
+                    (
+                        "matrix_heatmap",
+                        (matrix[matrix["variant"] == v], v),
+                        {},
+                        chart_dir / f"matrix-{i:02d}-{slug(v)}",
+                    ),
+                )
+            )
     ratings = tables.get("ratings")
     if ratings is not None and not ratings.empty:
-        names = list(matrix_variants) if matrix_variants is not None else sorted(
-            ratings["variant"].unique(), key=_variant_sort_key)
+        names = (
+            list(matrix_variants)
+            if matrix_variants is not None
+            else sorted(ratings["variant"].unique(), key=_variant_sort_key)
+        )
         for i, v in enumerate(names):
             if (ratings["variant"] == v).any():
-                jobs.append((f"ratings:{v}", ("ratings_chart", (ratings[ratings["variant"] == v], v),
-                                              {}, chart_dir / f"ratings-{i:02d}-{slug(v)}")))
+                jobs.append(
+                    (
+                        f"ratings:{v}",
+                        (
+                            "ratings_chart",
+                            (ratings[ratings["variant"] == v], v),
+                            {},
+                            chart_dir / f"ratings-{i:02d}-{slug(v)}",
+                        ),
+                    )
+                )
     cards = tables.get("cards")
     if cards is not None and not cards.empty:
         sub = cards[cards["variant"] == card_variant]
         for i, (s, o) in enumerate(_matchups(sub)):
             stem = f"cards-{i:02d}-{slug(s)}" + ("" if o is None else f"-vs-{slug(o)}")
-            jobs.append((card_chart_key(s, o), (
-                "card_value", (cards, tables.get("restricted")),
-                {"variant": card_variant, "strategy": s, "opponent": o}, chart_dir / stem)))
+            jobs.append(
+                (
+                    card_chart_key(s, o),
+                    (
+                        "card_value",
+                        (cards, tables.get("restricted")),
+                        {"variant": card_variant, "strategy": s, "opponent": o},
+                        chart_dir / stem,
+                    ),
+                )
+            )
     lm = tables.get("loadout_matrix")
     if lm is not None and not lm.empty:
-        jobs.append(("loadout_matrix", ("loadout_matrix_chart", (lm,), {},
-                                        chart_dir / "loadout-matrix")))
-        jobs.append(("loadout_values", ("loadout_values_chart",
-                                        (tables.get("item_pairs"), tables.get("maneuvers"),
-                                         tables.get("items")), {}, chart_dir / "loadout-values")))
+        jobs.append(
+            ("loadout_matrix", ("loadout_matrix_chart", (lm,), {}, chart_dir / "loadout-matrix"))
+        )
+        jobs.append(
+            (
+                "loadout_values",
+                (
+                    "loadout_values_chart",
+                    (tables.get("item_pairs"), tables.get("maneuvers"), tables.get("items")),
+                    {},
+                    chart_dir / "loadout-values",
+                ),
+            )
+        )
     rb = tables.get("ranges_by_loadout")
     if rb is not None and not rb.empty:
         jobs.append(("ranges", ("ranges_chart", (rb,), {}, chart_dir / "ranges")))
@@ -1165,25 +1396,37 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
         ax = fig.add_subplot()
         value, lo, hi = (d[c].to_numpy(dtype=float) * 100 for c in ("effect", "lo", "hi"))
         y = np.arange(k)[::-1]
-        colors = [{"equal": _POS, "equal within margin": _POS, "not equal": _NEG}.get(v, _NEUTRAL)
-                  for v in d["verdict"]]
+        colors = [
+            {"equal": _POS, "equal within margin": _POS, "not equal": _NEG}.get(v, _NEUTRAL)
+            for v in d["verdict"]
+        ]
         ax.axvspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
         for x in (-delta * 100, delta * 100):
             ax.axvline(x, color=_MUTED, linewidth=0.8, linestyle="--")
         ax.axvline(0, color=_INK, linewidth=0.9)
-        ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none",
-                    ecolor=colors, elinewidth=1.4)
+        ax.errorbar(
+            value,
+            y,
+            xerr=np.vstack([value - lo, hi - value]),
+            fmt="none",
+            ecolor=colors,
+            elinewidth=1.4,
+        )
         ax.scatter(value, y, color=colors, s=22, zorder=3)
         ax.set_yticks(y, [_label(s) for s in d["name"]], fontsize=7.5 if k > 30 else 8.5)
         ax.tick_params(axis="y", length=0)
         ax.set_ylim(-0.8, k - 0.2)
         ax.grid(axis="x", color=_GRID, linewidth=0.8)
         ax.set_xlabel(xlabel)
-        _titles(fig, title,
-                f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
-                f"(TOST; within the margin even when a difference is detected), red: shown "
-                f"different and not within the margin (Holm), grey: inconclusive; "
-                f"n = {_n_range(d['games'])} games per row", ax=ax)
+        _titles(
+            fig,
+            title,
+            f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
+            f"(TOST; within the margin even when a difference is detected), red: shown "
+            f"different and not within the margin (Holm), grey: inconclusive; "
+            f"n = {_n_range(d['games'])} games per row",
+            ax=ax,
+        )
     return fig
 
 
@@ -1204,27 +1447,53 @@ def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -
         ax.axhline(0, color=_INK, linewidth=0.8)
         ax.axvline(0, color=_MUTED, linewidth=0.6)
         xs = np.linspace(-span, span, 50)
-        ax.fill_between(xs, np.minimum(rate["lo"] * xs, rate["hi"] * xs) * 100,
-                        np.maximum(rate["lo"] * xs, rate["hi"] * xs) * 100, color=_GRID, zorder=1)
+        ax.fill_between(
+            xs,
+            np.minimum(rate["lo"] * xs, rate["hi"] * xs) * 100,
+            np.maximum(rate["lo"] * xs, rate["hi"] * xs) * 100,
+            color=_GRID,
+            zorder=1,
+        )
         ax.plot(xs, rate["rate"] * xs * 100, color=_MUTED, linewidth=1.2, zorder=2)
-        ax.errorbar(x, v, yerr=np.vstack([v - lo, hi - v]), fmt="o", color=_POS, ecolor=_POS,
-                    markersize=4, elinewidth=1.2, zorder=3)
+        ax.errorbar(
+            x,
+            v,
+            yerr=np.vstack([v - lo, hi - v]),
+            fmt="o",
+            color=_POS,
+            ecolor=_POS,
+            markersize=4,
+            elinewidth=1.2,
+            zorder=3,
+        )
         for xi, vi, name in zip(x, v, points["name"]):
-            ax.annotate(_label(str(name).split(" ", 2)[-1]), (xi, vi), textcoords="offset points",
-                        xytext=(4, 3), fontsize=7, color=_MUTED)
+            ax.annotate(
+                _label(str(name).split(" ", 2)[-1]),
+                (xi, vi),
+                textcoords="offset points",
+                xytext=(4, 3),
+                fontsize=7,
+                color=_MUTED,
+            )
         ax.set_xlim(-span, span)
         ax.set_xlabel("budget points off the neutral card")
         ax.set_ylabel("effect (points per game)")
         ax.grid(color=_GRID, linewidth=0.6)
-        _titles(fig, title, f"Off-budget copies of the neutral card, 95% CI; line: "
-                f"{rate['rate'] * 100:.2f} points per budget point (band: its 95% CI, the cards "
-                f"as units); shaded: ±δ = ±{delta * 100:g} points", ax=ax)
+        _titles(
+            fig,
+            title,
+            f"Off-budget copies of the neutral card, 95% CI; line: "
+            f"{rate['rate'] * 100:.2f} points per budget point (band: its 95% CI, the cards "
+            f"as units); shaded: ±δ = ±{delta * 100:g} points",
+            ax=ax,
+        )
     return fig
 
 
 # --------------------------------------------------------------------------- four-suits RPG
-def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]],
-                       suit: str) -> "Figure":
+def suits_ladder_chart(
+    fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]], suit: str
+) -> "Figure":
     """The difficulty ladder: a fresh hand's chance of success at each target,
     exact (lines) and simulated (points with 95% Wilson intervals), in suit,
     Difficult and either way, with the rulebook's example Task of each target
@@ -1235,30 +1504,52 @@ def suits_ladder_chart(fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]
         fig = _figure(7.6, 5.6)
         ax = fig.add_subplot()
         x = fresh["target"].to_numpy()
-        styles = (("in_suit", "in suit (one card of the suit or a Joker)", _POS, "-"),
-                  ("difficult", "Difficult (two cards of one other suit)", _NEG, "--"),
-                  ("either", "either way (the best play)", _INK, ":"))
+        styles = (
+            ("in_suit", "in suit (one card of the suit or a Joker)", _POS, "-"),
+            ("difficult", "Difficult (two cards of one other suit)", _NEG, "--"),
+            ("either", "either way (the best play)", _INK, ":"),
+        )
         for mode, label, color, ls in styles:
             ex = fresh[f"{mode}_exact"].to_numpy() * 100
             sim = fresh[f"{mode}_sim"].to_numpy() * 100
             lo = fresh[f"{mode}_lo"].to_numpy() * 100
             hi = fresh[f"{mode}_hi"].to_numpy() * 100
             ax.plot(x, ex, ls, color=color, linewidth=1.6, label=f"{label}: exact")
-            ax.errorbar(x, sim, yerr=np.vstack([sim - lo, hi - sim]), fmt="o", color=color,
-                        markersize=3.2, elinewidth=1.0, capsize=0)
+            ax.errorbar(
+                x,
+                sim,
+                yerr=np.vstack([sim - lo, hi - sim]),
+                fmt="o",
+                color=color,
+                markersize=3.2,
+                elinewidth=1.0,
+                capsize=0,
+            )
         texts = list(examples.get(suit, []))
-        labels = [f"{name}: {shorten(str(texts[t - 2]).rstrip('.'), 34) if texts else ''}"
-                  for t, name in zip(x, fresh["target_name"])]
-        ax.set_xticks(x, [_label(s) for s in labels], rotation=55, ha="right",
-                      rotation_mode="anchor", fontsize=7.2)
+        labels = [
+            f"{name}: {shorten(str(texts[t - 2]).rstrip('.'), 34) if texts else ''}"
+            for t, name in zip(x, fresh["target_name"])
+        ]
+        ax.set_xticks(
+            x,
+            [_label(s) for s in labels],
+            rotation=55,
+            ha="right",
+            rotation_mode="anchor",
+            fontsize=7.2,
+        )
         ax.set_ylim(0, 102)
         ax.set_ylabel("chance of success from a fresh hand (%)")
         ax.grid(axis="y", color=_GRID, linewidth=0.8)
         ax.legend(loc="lower left")
-        _titles(fig, f"The difficulty ladder: {suit.capitalize()} Tasks by target",
-                f"Lines: exact odds of a fresh 5-card hand; points: simulated with 95% Wilson "
-                f"intervals (n = {_n_range(fresh['hands'])} hands per target). Axis: the "
-                f"rulebook's example {suit.capitalize()} Task at each target.", ax=ax)
+        _titles(
+            fig,
+            f"The difficulty ladder: {suit.capitalize()} Tasks by target",
+            f"Lines: exact odds of a fresh 5-card hand; points: simulated with 95% Wilson "
+            f"intervals (n = {_n_range(fresh['hands'])} hands per target). Axis: the "
+            f"rulebook's example {suit.capitalize()} Task at each target.",
+            ax=ax,
+        )
     return fig
 
 
@@ -1272,18 +1563,21 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
         fig = _figure(7.6, 3.8)
         axes = fig.subplots(1, 2, sharey=True)
         colors = _colors(len(targets))
-        for ax, mode, title in zip(axes, ("in_suit", "either"),
-                                   ("in suit only", "in suit, else Difficult")):
+        for ax, mode, title in zip(
+            axes, ("in_suit", "either"), ("in suit only", "in suit, else Difficult")
+        ):
             d = by_deck[by_deck["mode"] == mode]
             for t, color in zip(targets, colors):
                 e = d[(d["target"] == t) & (d["n"] >= 50)].sort_values("deck_left")
                 if e.empty:
                     continue
                 xx = e["deck_left"].to_numpy()
-                ax.fill_between(xx, e["lo"] * 100, e["hi"] * 100, color=color, alpha=0.18,
-                                linewidth=0)
-                ax.plot(xx, e["rate"] * 100, color=color, linewidth=1.5,
-                        label=f"target {value_name(t)}")
+                ax.fill_between(
+                    xx, e["lo"] * 100, e["hi"] * 100, color=color, alpha=0.18, linewidth=0
+                )
+                ax.plot(
+                    xx, e["rate"] * 100, color=color, linewidth=1.5, label=f"target {value_name(t)}"
+                )
             ax.invert_xaxis()
             ax.set_xlabel("cards left in the deck before the attempt")
             _panel_title(ax, title, 3.8)
@@ -1292,9 +1586,12 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
         axes[0].set_ylim(0, 100)
         axes[1].legend(loc="lower left")
         n = by_deck.groupby(["mode", "target"])["n"].max()
-        _titles(fig, f"As the deck runs down: the same {suit.capitalize()} Task again and again",
-                f"Each character attempts one Task until disabled (its deck empty after drawing); "
-                f"95% Wilson bands; n = {_n_range(n)} characters per target.")
+        _titles(
+            fig,
+            f"As the deck runs down: the same {suit.capitalize()} Task again and again",
+            f"Each character attempts one Task until disabled (its deck empty after drawing); "
+            f"95% Wilson bands; n = {_n_range(n)} characters per target.",
+        )
     return fig
 
 
@@ -1316,14 +1613,24 @@ def suits_policy_chart(policies: pd.DataFrame) -> "Figure":
         hi = np.array([r[3] for r in rows]) * 100
         colors = [_POS if a > 50 else _NEG if b < 50 else _NEUTRAL for a, b in zip(lo, hi)]
         ax.axvline(50, color=_INK, linewidth=0.9)
-        ax.errorbar(value, y, xerr=np.vstack([value - lo, hi - value]), fmt="none",
-                    ecolor=colors, elinewidth=1.4)
+        ax.errorbar(
+            value,
+            y,
+            xerr=np.vstack([value - lo, hi - value]),
+            fmt="none",
+            ecolor=colors,
+            elinewidth=1.4,
+        )
         ax.scatter(value, y, color=colors, s=20, zorder=3)
         ax.set_yticks(y, [_label(r[0]) for r in rows], fontsize=7.8)
         ax.tick_params(axis="y", length=0)
         ax.grid(axis="x", color=_GRID, linewidth=0.8)
         ax.set_xlabel("score against the other policies (%; win + ½ draw)")
-        _titles(fig, "Struggle policies against the field",
-                f"Mean over the other policies, paired by deal; 95% CI; n = "
-                f"{_n_range(policies['games'])} games per policy", ax=ax)
+        _titles(
+            fig,
+            "Struggle policies against the field",
+            f"Mean over the other policies, paired by deal; 95% CI; n = "
+            f"{_n_range(policies['games'])} games per policy",
+            ax=ax,
+        )
     return fig

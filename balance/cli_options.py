@@ -11,10 +11,23 @@ from balance.paths import dir_option
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
-ThreadsOpt = Annotated[Optional[int], typer.Option(
-    "--threads", help="Numba threads (default: all cores). Results do not depend on it.")]
-ResultsOpt = Annotated[Optional[str], typer.Option(
-    "--results", help="Results store (default: $BALANCE_RESULTS or ./results).",
-    callback=dir_option("--results"))]
-VariantOpt = Annotated[str, typer.Option(
-    "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum).")]
+ThreadsOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--threads", help="Numba threads (default: all cores). Results do not depend on it."
+    ),
+]
+ResultsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--results",
+        help="Results store (default: $BALANCE_RESULTS or ./results).",
+        callback=dir_option("--results"),
+    ),
+]
+VariantOpt = Annotated[
+    str,
+    typer.Option(
+        "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum)."
+    ),
+]

@@ -17,8 +17,12 @@ import typer
 from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.errors import UserError
 
-PageOpt = Annotated[Optional[Path], typer.Option(
-    "--page", help="Also write a self-contained HTML page of the results to this .html file.")]
+PageOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--page", help="Also write a self-contained HTML page of the results to this .html file."
+    ),
+]
 
 
 def _cli():
@@ -45,16 +49,30 @@ def _page_and_json(res, page: Optional[Path], as_json: bool, tasks=None, struggl
     if page is not None:
         suits.write_page(tasks, struggle, page)
     if as_json:
-        _cli()._echo_json({k: _cli()._records(v) for k, v in res.tables().items()}
-                          | {"manifest": res.manifest, "page": str(page) if page else None})
+        _cli()._echo_json(
+            {k: _cli()._records(v) for k, v in res.tables().items()}
+            | {"manifest": res.manifest, "page": str(page) if page else None}
+        )
     return as_json
 
 
 def tasks(
     variant: VariantOpt = "base",
-    suit: Annotated[str, typer.Option("--suit", help="The Task's suit: clubs, spades, diamonds or hearts (the odds are the same for every suit).")] = "clubs",
+    suit: Annotated[
+        str,
+        typer.Option(
+            "--suit",
+            help="The Task's suit: clubs, spades, diamonds or hearts (the odds are the same for every suit).",
+        ),
+    ] = "clubs",
     n: Annotated[int, typer.Option("-n", help="Fresh hands per target.")] = 200_000,
-    characters: Annotated[int, typer.Option("--characters", help="Characters run down per target and mode (each attempts the Task until disabled).")] = 20_000,
+    characters: Annotated[
+        int,
+        typer.Option(
+            "--characters",
+            help="Characters run down per target and mode (each attempts the Task until disabled).",
+        ),
+    ] = 20_000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
@@ -76,37 +94,90 @@ def tasks(
     cli = _cli()
     rows = []
     for r in res.fresh.itertuples():
-        rows.append([r.target_name, fmt.shorten(r.example, 34),
-                     fmt.fmt_pct(r.in_suit_exact, 2), fmt.fmt_pct_ci(r.in_suit_sim, r.in_suit_lo, r.in_suit_hi),
-                     fmt.fmt_pct(r.difficult_exact, 2),
-                     fmt.fmt_pct_ci(r.difficult_sim, r.difficult_lo, r.difficult_hi),
-                     fmt.fmt_pct(r.either_exact, 2), fmt.fmt_pct_ci(r.either_sim, r.either_lo, r.either_hi),
-                     f"{r.cards_exact:.3f}"])
-    cli._table(f"{plan.suit.capitalize()} Tasks from a fresh hand: exact odds and simulated "
-               f"[95% CI], {fmt.fmt_int(plan.hands)} hands per target ({plan.variant})",
-               ["target", "rulebook example", "in suit", "simulated", "Difficult", "simulated",
-                "either", "simulated", "cards"], rows, left=2)
+        rows.append(
+            [
+                r.target_name,
+                fmt.shorten(r.example, 34),
+                fmt.fmt_pct(r.in_suit_exact, 2),
+                fmt.fmt_pct_ci(r.in_suit_sim, r.in_suit_lo, r.in_suit_hi),
+                fmt.fmt_pct(r.difficult_exact, 2),
+                fmt.fmt_pct_ci(r.difficult_sim, r.difficult_lo, r.difficult_hi),
+                fmt.fmt_pct(r.either_exact, 2),
+                fmt.fmt_pct_ci(r.either_sim, r.either_lo, r.either_hi),
+                f"{r.cards_exact:.3f}",
+            ]
+        )
+    cli._table(
+        f"{plan.suit.capitalize()} Tasks from a fresh hand: exact odds and simulated "
+        f"[95% CI], {fmt.fmt_int(plan.hands)} hands per target ({plan.variant})",
+        [
+            "target",
+            "rulebook example",
+            "in suit",
+            "simulated",
+            "Difficult",
+            "simulated",
+            "either",
+            "simulated",
+            "cards",
+        ],
+        rows,
+        left=2,
+    )
     rows = []
     for r in res.lasting[res.lasting["mode"] == "either"].itertuples():
-        rows.append([r.target_name, fmt.fmt_pct_ci(r.first_rate, r.first_lo, r.first_hi),
-                     f"{r.attempts:.1f} [{r.attempts_lo:.1f}, {r.attempts_hi:.1f}]",
-                     f"{r.successes:.2f} [{r.successes_lo:.2f}, {r.successes_hi:.2f}]",
-                     f"{r.difficult_successes:.2f}", f"{r.cards_per_attempt:.2f}",
-                     f"{r.cards_per_success:.1f}" if math.isfinite(r.cards_per_success) else "∞"])
-    cli._table(f"The same Task until disabled (in suit, else Difficult; "
-               f"{fmt.fmt_int(plan.characters)} characters per target)",
-               ["target", "first attempt", "attempts", "successes", "of them Difficult",
-                "cards/attempt", "cards/success"], rows)
-    worst = float(res.fresh[[f"{m}_z" for m in ("in_suit", "difficult", "either")]].abs().max().max())
-    typer.echo(f"simulation vs exact: largest gap {worst:.2f} standard errors over "
-               f"{len(res.fresh) * 3} comparisons" + (" (read from the store)" if res.cached else "")
-               + (f"; page: {page}" if page else ""))
+        rows.append(
+            [
+                r.target_name,
+                fmt.fmt_pct_ci(r.first_rate, r.first_lo, r.first_hi),
+                f"{r.attempts:.1f} [{r.attempts_lo:.1f}, {r.attempts_hi:.1f}]",
+                f"{r.successes:.2f} [{r.successes_lo:.2f}, {r.successes_hi:.2f}]",
+                f"{r.difficult_successes:.2f}",
+                f"{r.cards_per_attempt:.2f}",
+                f"{r.cards_per_success:.1f}" if math.isfinite(r.cards_per_success) else "∞",
+            ]
+        )
+    cli._table(
+        f"The same Task until disabled (in suit, else Difficult; "
+        f"{fmt.fmt_int(plan.characters)} characters per target)",
+        [
+            "target",
+            "first attempt",
+            "attempts",
+            "successes",
+            "of them Difficult",
+            "cards/attempt",
+            "cards/success",
+        ],
+        rows,
+    )
+    worst = float(
+        res.fresh[[f"{m}_z" for m in ("in_suit", "difficult", "either")]].abs().max().max()
+    )
+    typer.echo(
+        f"simulation vs exact: largest gap {worst:.2f} standard errors over "
+        f"{len(res.fresh) * 3} comparisons"
+        + (" (read from the store)" if res.cached else "")
+        + (f"; page: {page}" if page else "")
+    )
 
 
 def struggle(
-    variants: Annotated[str, typer.Option("--variants", help="Comma-separated rule sets, each base or variants joined by +.")] = "base,ties-to-attacker,to-the-death",
-    policies: Annotated[Optional[str], typer.Option("--policies", help="Comma-separated strategies (default: the eight scripted policies).")] = None,
-    n: Annotated[int, typer.Option("-n", help="Struggles per policy pairing (seat-swapped pairs).")] = 10_000,
+    variants: Annotated[
+        str,
+        typer.Option(
+            "--variants", help="Comma-separated rule sets, each base or variants joined by +."
+        ),
+    ] = "base,ties-to-attacker,to-the-death",
+    policies: Annotated[
+        Optional[str],
+        typer.Option(
+            "--policies", help="Comma-separated strategies (default: the eight scripted policies)."
+        ),
+    ] = None,
+    n: Annotated[
+        int, typer.Option("-n", help="Struggles per policy pairing (seat-swapped pairs).")
+    ] = 10_000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
@@ -124,7 +195,9 @@ def struggle(
     vs = tuple(v.strip() for v in variants.split(",") if v.strip())
     for v in vs:
         config.resolve_variant("suits", v)
-    pols = tuple(p.strip() for p in policies.split(",") if p.strip()) if policies else suits.POLICIES
+    pols = (
+        tuple(p.strip() for p in policies.split(",") if p.strip()) if policies else suits.POLICIES
+    )
     for p in pols:
         config.load_strategy("suits", p)
     plan = suits.StrugglePlan(vs, pols, check_games(n), seed).check()
@@ -133,33 +206,92 @@ def struggle(
     if _page_and_json(res, page, as_json, struggle=res):
         return
     cli = _cli()
-    cli._table(f"Each policy against the field ({fmt.fmt_int(plan.games)} struggles per pairing)",
-               ["policy", "rules", "score [95% CI]", "wins", "draws", "games"],
-               [[r.policy, r.variant, fmt.fmt_pct_ci(r.score, r.lo, r.hi), fmt.fmt_int(r.wins),
-                 fmt.fmt_int(r.draws), fmt.fmt_int(r.games)] for r in res.policies.itertuples()],
-               left=2)
+    cli._table(
+        f"Each policy against the field ({fmt.fmt_int(plan.games)} struggles per pairing)",
+        ["policy", "rules", "score [95% CI]", "wins", "draws", "games"],
+        [
+            [
+                r.policy,
+                r.variant,
+                fmt.fmt_pct_ci(r.score, r.lo, r.hi),
+                fmt.fmt_int(r.wins),
+                fmt.fmt_int(r.draws),
+                fmt.fmt_int(r.games),
+            ]
+            for r in res.policies.itertuples()
+        ],
+        left=2,
+    )
     if not res.factors.empty:
-        cli._table("What each choice is worth (paired change in score, every opponent, same deals)",
-                   ["choice", "rules", "change", "Δ score [95% CI]", "p", "deals"],
-                   [[r.choice, r.variant, f"{r.from_level} → {r.to_level}",
-                     fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_p(r.p), fmt.fmt_int(r.deals)]
-                    for r in res.factors.itertuples()], left=3)
-    cli._table("How long struggles last (mirror matches)",
-               ["policy", "rules", "attacks [95% CI]", "first disabled at", "first dead at",
-                "disabled", "dead", "both disabled", "round cap"],
-               [[r.policy, r.variant, f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]",
-                 f"{r.disabled_at:.1f}" if r.disabled_n else "–",
-                 f"{r.dead_at:.1f}" if r.dead_n else "–", fmt.fmt_int(r.disabled),
-                 fmt.fmt_int(r.dead), fmt.fmt_int(r.both_disabled), fmt.fmt_int(r.round_cap)]
-                for r in res.length.itertuples()], left=2)
+        cli._table(
+            "What each choice is worth (paired change in score, every opponent, same deals)",
+            ["choice", "rules", "change", "Δ score [95% CI]", "p", "deals"],
+            [
+                [
+                    r.choice,
+                    r.variant,
+                    f"{r.from_level} → {r.to_level}",
+                    fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
+                    fmt.fmt_p(r.p),
+                    fmt.fmt_int(r.deals),
+                ]
+                for r in res.factors.itertuples()
+            ],
+            left=3,
+        )
+    cli._table(
+        "How long struggles last (mirror matches)",
+        [
+            "policy",
+            "rules",
+            "attacks [95% CI]",
+            "first disabled at",
+            "first dead at",
+            "disabled",
+            "dead",
+            "both disabled",
+            "round cap",
+        ],
+        [
+            [
+                r.policy,
+                r.variant,
+                f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]",
+                f"{r.disabled_at:.1f}" if r.disabled_n else "–",
+                f"{r.dead_at:.1f}" if r.dead_n else "–",
+                fmt.fmt_int(r.disabled),
+                fmt.fmt_int(r.dead),
+                fmt.fmt_int(r.both_disabled),
+                fmt.fmt_int(r.round_cap),
+            ]
+            for r in res.length.itertuples()
+        ],
+        left=2,
+    )
     if not res.ties.empty:
-        cli._table("The defender's tie advantage (mirror matches)",
-                   ["policy", "rules", "ties per struggle", "share of answers tied",
-                    "first mover wins [95% CI]", "attacks"],
-                   [[r.policy, r.variant, f"{r.ties:.2f}",
-                     fmt.fmt_pct(r.tie_share) if r.answers else "no answers",
-                     fmt.fmt_pct_ci(r.first_wins, r.first_lo, r.first_hi), f"{r.attacks:.1f}"]
-                    for r in res.ties.itertuples()], left=2)
+        cli._table(
+            "The defender's tie advantage (mirror matches)",
+            [
+                "policy",
+                "rules",
+                "ties per struggle",
+                "share of answers tied",
+                "first mover wins [95% CI]",
+                "attacks",
+            ],
+            [
+                [
+                    r.policy,
+                    r.variant,
+                    f"{r.ties:.2f}",
+                    fmt.fmt_pct(r.tie_share) if r.answers else "no answers",
+                    fmt.fmt_pct_ci(r.first_wins, r.first_lo, r.first_hi),
+                    f"{r.attacks:.1f}",
+                ]
+                for r in res.ties.itertuples()
+            ],
+            left=2,
+        )
     if page:
         typer.echo(f"page: {page}")
 

@@ -15,9 +15,14 @@ import typer
 from balance.errors import UserError
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
-CardSetOpt = Annotated[str, typer.Option(
-    "--card-set", help="'reference' (configs/trisk/cards.toml) or a path to a designer's set "
-                       "(checked under the base rules: configs/trisk/base.toml).")]
+CardSetOpt = Annotated[
+    str,
+    typer.Option(
+        "--card-set",
+        help="'reference' (configs/trisk/cards.toml) or a path to a designer's set "
+        "(checked under the base rules: configs/trisk/base.toml).",
+    ),
+]
 
 
 def _cli():
@@ -39,8 +44,12 @@ def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> No
     if as_json:
         cli._echo_json(rows)
         return
-    cli._table(title, columns, [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
-               left=len(columns))  # text columns: left-aligned
+    cli._table(
+        title,
+        columns,
+        [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
+        left=len(columns),
+    )  # text columns: left-aligned
 
 
 #: What the stat columns of ``balance trisk cards`` mean (printed under the table).
@@ -51,7 +60,8 @@ CARD_LEGEND = (
     "abilities). attack: the level from which it may attack. points: its value under the "
     "set's point budget (configs/trisk/BUDGET.md); target: what its type must have "
     "(Creation, Upgrade by chain depth, Sorcery; Primals are exempt); budget: 'on', or how "
-    "far off it is.")
+    "far off it is."
+)
 
 
 def _budget_cell(r: dict) -> str:
@@ -67,8 +77,11 @@ def budget_summary(rows: list[dict]) -> str:
     if not off:
         return f"Budget: all {len(priced)} non-Primal cards are exactly on their target."
     parts = [f"{r['name']} {r['off_by']:+g} ({r['points']:g} vs {r['target']:g})" for r in off]
-    return (f"Budget: {len(off)} of {len(priced)} non-Primal cards are OFF their target: "
-            + "; ".join(parts) + ".")
+    return (
+        f"Budget: {len(off)} of {len(priced)} non-Primal cards are OFF their target: "
+        + "; ".join(parts)
+        + "."
+    )
 
 
 def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
@@ -86,11 +99,32 @@ def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     if as_json:
         _show(rows, "", [], True)
         return
-    shown = [{**r, "target": "" if r["target"] is None else r["target"],
-              "budget": _budget_cell(r)} for r in rows]
-    _show(shown, f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
-          ["name", "type", "kind", "MIG", "CUN", "WIS", "HP", "AP", "MP", "attack", "abilities",
-           "points", "target", "budget", "primals"], False)
+    shown = [
+        {**r, "target": "" if r["target"] is None else r["target"], "budget": _budget_cell(r)}
+        for r in rows
+    ]
+    _show(
+        shown,
+        f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
+        [
+            "name",
+            "type",
+            "kind",
+            "MIG",
+            "CUN",
+            "WIS",
+            "HP",
+            "AP",
+            "MP",
+            "attack",
+            "abilities",
+            "points",
+            "target",
+            "budget",
+            "primals",
+        ],
+        False,
+    )
     typer.echo(budget_summary(rows))
     typer.echo(CARD_LEGEND)
 
@@ -101,8 +135,12 @@ def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.skill_rows(cs)
-    _show(rows, f"Trisk Skill Book ({len(rows)} skills)",
-          ["skill", "effect", "param", "target", "amount", "coins", "text", "cards"], as_json)
+    _show(
+        rows,
+        f"Trisk Skill Book ({len(rows)} skills)",
+        ["skill", "effect", "param", "target", "amount", "coins", "text", "cards"],
+        as_json,
+    )
 
 
 def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
@@ -115,10 +153,17 @@ def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
         counts: dict[str, int] = {}
         for r in d.cards:
             counts[cs.names[r]] = counts.get(cs.names[r], 0) + 1
-        rows.append({"deck": name, "primal": cs.names[d.primal], "size": d.size,
-                     "neutral": d.cards.count(cs.neutral), "strategy": d.strategy or "",
-                     "cards": ", ".join(f"{k} x{v}" for k, v in counts.items()),
-                     "card_counts": counts})
+        rows.append(
+            {
+                "deck": name,
+                "primal": cs.names[d.primal],
+                "size": d.size,
+                "neutral": d.cards.count(cs.neutral),
+                "strategy": d.strategy or "",
+                "cards": ", ".join(f"{k} x{v}" for k, v in counts.items()),
+                "card_counts": counts,
+            }
+        )
     if as_json:
         _cli()._echo_json(rows)
         return
@@ -130,7 +175,9 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
         return None
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
-        raise UserError("--cards names no card; give card names separated by commas, e.g. Bear,Raven")
+        raise UserError(
+            "--cards names no card; give card names separated by commas, e.g. Bear,Raven"
+        )
     lower = [t.lower() for t in items]
     twice = next((t for t, k in zip(items, lower) if lower.count(k) > 1), None)
     if twice is not None:
@@ -139,40 +186,89 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
 
 
 def power(
-    delta: Annotated[Optional[float], typer.Option(
-        "--delta", help="Equivalence margin in points of score per game of the deck holding "
-        "the card's copies (default from power.toml: 1).")] = None,
-    alpha: Annotated[Optional[float], typer.Option("--alpha", help="Level of each test (default 0.05).")] = None,
-    games: Annotated[Optional[int], typer.Option(
-        "--games", help="Games per run at the start (one card, Primal and field opponent).")] = None,
-    max_games: Annotated[Optional[int], typer.Option(
-        "--max-games", help="Most games per run an undecided card is extended to.")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed: the same seed gives the same deals.")] = None,
-    threads: Annotated[Optional[int], typer.Option(
-        "--threads", help="Numba threads (default: all cores). Results do not depend on it.")] = None,
-    results: Annotated[Optional[Path], typer.Option(
-        "--results", help="Results store (default: $BALANCE_RESULTS or ./results).")] = None,
-    out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")] = Path("reports/trisk-power.html"),
-    cards_: Annotated[Optional[str], typer.Option(
-        "--cards", help="Test only these cards (comma-separated names).")] = None,
-    scale: Annotated[float, typer.Option(
-        "--scale", help="Multiply every game count (e.g. 0.1 for a quick look).")] = 1.0,
-    plan_file: Annotated[Optional[Path], typer.Option(
-        "--plan", help="The plan (default configs/trisk/power.toml).")] = None,
-    no_regression: Annotated[bool, typer.Option("--no-regression", help="Skip the regression on random decks.")] = False,
-    card_set: Annotated[Optional[str], typer.Option(
-        "--card-set", help="Test a designer's set (a path) instead of the variant's.")] = None,
-    decks_file: Annotated[Optional[Path], typer.Option(
-        "--decks", help="Its reference decks (default configs/trisk/decks.toml).")] = None,
-    copies: Annotated[Optional[int], typer.Option(
-        "--copies", help="Neutral copies of each reference deck replaced by the card (default 4: "
-        "every neutral slot).")] = None,
-    vs_card: Annotated[Optional[str], typer.Option(
-        "--vs-card", help="Compare every card with this card (swapped in the same way) instead "
-        "of the deck as is.")] = None,
-    check_strategy: Annotated[Optional[str], typer.Option(
-        "--check-strategy", help="Each card's effect again under this strategy (default from "
-        "power.toml: control; 'none' to skip).")] = None,
+    delta: Annotated[
+        Optional[float],
+        typer.Option(
+            "--delta",
+            help="Equivalence margin in points of score per game of the deck holding "
+            "the card's copies (default from power.toml: 1).",
+        ),
+    ] = None,
+    alpha: Annotated[
+        Optional[float], typer.Option("--alpha", help="Level of each test (default 0.05).")
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games", help="Games per run at the start (one card, Primal and field opponent)."
+        ),
+    ] = None,
+    max_games: Annotated[
+        Optional[int],
+        typer.Option("--max-games", help="Most games per run an undecided card is extended to."),
+    ] = None,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", help="Seed: the same seed gives the same deals.")
+    ] = None,
+    threads: Annotated[
+        Optional[int],
+        typer.Option(
+            "--threads", help="Numba threads (default: all cores). Results do not depend on it."
+        ),
+    ] = None,
+    results: Annotated[
+        Optional[Path],
+        typer.Option("--results", help="Results store (default: $BALANCE_RESULTS or ./results)."),
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")] = Path(
+        "reports/trisk-power.html"
+    ),
+    cards_: Annotated[
+        Optional[str],
+        typer.Option("--cards", help="Test only these cards (comma-separated names)."),
+    ] = None,
+    scale: Annotated[
+        float,
+        typer.Option("--scale", help="Multiply every game count (e.g. 0.1 for a quick look)."),
+    ] = 1.0,
+    plan_file: Annotated[
+        Optional[Path], typer.Option("--plan", help="The plan (default configs/trisk/power.toml).")
+    ] = None,
+    no_regression: Annotated[
+        bool, typer.Option("--no-regression", help="Skip the regression on random decks.")
+    ] = False,
+    card_set: Annotated[
+        Optional[str],
+        typer.Option("--card-set", help="Test a designer's set (a path) instead of the variant's."),
+    ] = None,
+    decks_file: Annotated[
+        Optional[Path],
+        typer.Option("--decks", help="Its reference decks (default configs/trisk/decks.toml)."),
+    ] = None,
+    copies: Annotated[
+        Optional[int],
+        typer.Option(
+            "--copies",
+            help="Neutral copies of each reference deck replaced by the card (default 4: "
+            "every neutral slot).",
+        ),
+    ] = None,
+    vs_card: Annotated[
+        Optional[str],
+        typer.Option(
+            "--vs-card",
+            help="Compare every card with this card (swapped in the same way) instead "
+            "of the deck as is.",
+        ),
+    ] = None,
+    check_strategy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--check-strategy",
+            help="Each card's effect again under this strategy (default from "
+            "power.toml: control; 'none' to skip).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The equal-power test: is every card within ±δ of a neutral card?
@@ -191,19 +287,34 @@ def power(
     writable_file(out, "--out")
     if games is not None and max_games is None and games > 3200:
         max_games = games
-    plan = trisk_power.load_plan(plan_file, delta=delta, alpha=alpha, games=games,
-                                 max_games=max_games, seed=seed, cards=_parse_cards(cards_),
-                                 copies=copies, vs_card=vs_card.strip() if vs_card else None)
+    plan = trisk_power.load_plan(
+        plan_file,
+        delta=delta,
+        alpha=alpha,
+        games=games,
+        max_games=max_games,
+        seed=seed,
+        cards=_parse_cards(cards_),
+        copies=copies,
+        vs_card=vs_card.strip() if vs_card else None,
+    )
     if check_strategy is not None:
         from dataclasses import replace as _replace
 
-        plan = _replace(plan, check_strategy=None if check_strategy.strip().lower() in ("none", "")
-                        else check_strategy.strip())
+        plan = _replace(
+            plan,
+            check_strategy=None
+            if check_strategy.strip().lower() in ("none", "")
+            else check_strategy.strip(),
+        )
     if card_set or decks_file:
         from dataclasses import replace
 
-        plan = replace(plan, card_set=card_set or plan.card_set,
-                       decks=str(decks_file) if decks_file else plan.decks)
+        plan = replace(
+            plan,
+            card_set=card_set or plan.card_set,
+            decks=str(decks_file) if decks_file else plan.decks,
+        )
     plan = trisk_power.check_plan(plan.scaled(scale) if scale != 1.0 else plan, "command line")
     from balance.runner import set_threads
 
@@ -214,8 +325,14 @@ def power(
             typer.echo(line, err=True)
 
     t0 = time.perf_counter()
-    res = trisk_power.run_power(plan, results=results, threads=threads, progress=not as_json,
-                                log=log, regression=not no_regression)
+    res = trisk_power.run_power(
+        plan,
+        results=results,
+        threads=threads,
+        progress=not as_json,
+        log=log,
+        regression=not no_regression,
+    )
     page = trisk_power.write_power_page(res, out)
     elapsed = time.perf_counter() - t0
     if as_json:
@@ -227,7 +344,13 @@ def power(
     check = "effect2" in res.cards.columns
     rows = []
     for r in res.cards.itertuples():
-        row = [r.card, r.n_primals, fmt.fmt_pp_ci(r.effect, r.lo, r.hi), fmt.fmt_int(r.games), r.label]
+        row = [
+            r.card,
+            r.n_primals,
+            fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
+            fmt.fmt_int(r.games),
+            r.label,
+        ]
         if check:
             row += [fmt.fmt_pp_ci(r.effect2, r.lo2, r.hi2), "yes" if r.depends_on_strategy else ""]
         rows.append(row)
@@ -235,27 +358,45 @@ def power(
     cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
     if check:
         cols += [f"under {plan.check_strategy}", "depends on strategy"]
-    _cli()._table(f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
-                  f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
-                  f"our side: {', '.join(plan.strategies)})", cols, rows)
-    prow = [[r.primal, fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), fmt.fmt_int(r.games),
-             r.label] for r in res.primals.itertuples()]
-    _cli()._table("Primals: reference deck against the field", ["Primal", "score [95% CI]", "games",
-                                                                 "verdict"], prow)
+    _cli()._table(
+        f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
+        f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
+        f"our side: {', '.join(plan.strategies)})",
+        cols,
+        rows,
+    )
+    prow = [
+        [
+            r.primal,
+            fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi),
+            fmt.fmt_int(r.games),
+            r.label,
+        ]
+        for r in res.primals.itertuples()
+    ]
+    _cli()._table(
+        "Primals: reference deck against the field",
+        ["Primal", "score [95% CI]", "games", "verdict"],
+        prow,
+    )
     typer.echo(res.header)
     typer.echo(f"Cards: {res.claim['text']}")
     typer.echo(f"Primals: {res.primal_claim['text']}")
     if res.calibration:
         c = res.calibration
-        typer.echo(f"Budget points: one is worth {c['rate']['rate'] * 100:.2f} points of score "
-                   f"[{c['rate']['lo'] * 100:.2f}, {c['rate']['hi'] * 100:.2f}]; δ ≈ "
-                   f"±{c['delta_budget']['value']:.1f} budget points; detected with "
-                   f"{plan.power:.0%} power: {c['mde']['first']['budget']:.1f} budget points at "
-                   f"{plan.games:,} games a run, {c['mde']['last']['budget']:.1f} at {plan.max_games:,}")
+        typer.echo(
+            f"Budget points: one is worth {c['rate']['rate'] * 100:.2f} points of score "
+            f"[{c['rate']['lo'] * 100:.2f}, {c['rate']['hi'] * 100:.2f}]; δ ≈ "
+            f"±{c['delta_budget']['value']:.1f} budget points; detected with "
+            f"{plan.power:.0%} power: {c['mde']['first']['budget']:.1f} budget points at "
+            f"{plan.games:,} games a run, {c['mde']['last']['budget']:.1f} at {plan.max_games:,}"
+        )
     if res.finishes:
         typer.echo(f"Finishes: {res.finishes['text']}")
-    typer.echo(f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "
-               f"{fmt.fmt_seconds(elapsed)}. Page: {page}")
+    typer.echo(
+        f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "
+        f"{fmt.fmt_seconds(elapsed)}. Page: {page}"
+    )
     sys.stdout.flush()
 
 

@@ -34,8 +34,9 @@ def load_toml(path: Path, shown: str | None = None) -> dict:
     except IsADirectoryError:
         raise UserError(f"{shown}: is a folder, not a TOML file") from None
     except UnicodeDecodeError as exc:
-        raise UserError(f"{shown}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") \
-            from None
+        raise UserError(
+            f"{shown}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{shown}: malformed TOML: {exc}") from None
     except OSError as exc:
@@ -98,7 +99,9 @@ def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
                 raise UserError(f"{path}: key '{key}' must be an integer, got {value!r}")
             lo, hi = eng.RULE_LIMITS.get(key, (0, 10**6))
             if not lo <= value <= hi:
-                raise UserError(f"{path}: key '{key}' = {value} is out of range; allowed {lo}..{hi}")
+                raise UserError(
+                    f"{path}: key '{key}' = {value} is out of range; allowed {lo}..{hi}"
+                )
         out[key] = value
     if not partial:
         missing = [k for k in eng.RULE_FIELDS if k not in out]
@@ -238,8 +241,14 @@ class Strategy:
         """The same strategy playing loadout ``index`` (named ``strategy@loadout``)."""
         eng = get_game(self.game).engine_module()
         base = self.name.split("@", 1)[0]
-        return Strategy(self.game, f"{base}@{eng.loadout_name(index)}", self.spec,
-                        self.description, self.forbidden_ranks, index)
+        return Strategy(
+            self.game,
+            f"{base}@{eng.loadout_name(index)}",
+            self.spec,
+            self.description,
+            self.forbidden_ranks,
+            index,
+        )
 
     def with_deck(self, deck, n_cards: int) -> "Strategy":
         """The same strategy playing ``deck`` (named ``strategy@deck``); ``n_cards``
@@ -249,13 +258,21 @@ class Strategy:
 
     def restricted_card(self, row: int, card_name: str) -> "Strategy":
         """The same side forbidden to play card ``row``: drawn, never played."""
-        return replace(self, name=f"{self.name}-no{card_name}",
-                       forbidden_ranks=self.forbidden_ranks | (1 << int(row)))
+        return replace(
+            self,
+            name=f"{self.name}-no{card_name}",
+            forbidden_ranks=self.forbidden_ranks | (1 << int(row)),
+        )
 
     def restricted(self, rank_index: int, rank_name: str) -> "Strategy":
         """The same strategy forbidden to play one rank (restricted play)."""
-        return Strategy(self.game, f"{self.name}-no{rank_name}", self.spec, self.description,
-                        self.forbidden_ranks | (1 << rank_index))
+        return Strategy(
+            self.game,
+            f"{self.name}-no{rank_name}",
+            self.spec,
+            self.description,
+            self.forbidden_ranks | (1 << rank_index),
+        )
 
 
 def strategy_names(game: str) -> list[str]:
@@ -276,8 +293,10 @@ def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
         for cand in (f"{items}/{man}", "+".join(reversed(items.split("+"))) + f"/{man}"):
             if cand in norm:
                 return norm.index(cand)
-    raise UserError(f"{where}: unknown loadout '{text}'; a loadout is item+item/maneuver, one of: "
-                    f"{', '.join(names)}")
+    raise UserError(
+        f"{where}: unknown loadout '{text}'; a loadout is item+item/maneuver, one of: "
+        f"{', '.join(names)}"
+    )
 
 
 def check_loadout(ruleset: "Ruleset", st: "Strategy") -> None:
@@ -288,9 +307,11 @@ def check_loadout(ruleset: "Ruleset", st: "Strategy") -> None:
     eng = get_game(ruleset.game).engine_module()
     legal = eng.legal_loadouts(ruleset.rules)
     if st.loadout not in legal:
-        raise UserError(f"{st.name}: loadout {eng.loadout_name(st.loadout)} is not legal under "
-                        f"the rules '{ruleset.name}' ({eng.LOADOUT_RULE}); "
-                        f"{len(legal)} loadouts are")
+        raise UserError(
+            f"{st.name}: loadout {eng.loadout_name(st.loadout)} is not legal under "
+            f"the rules '{ruleset.name}' ({eng.LOADOUT_RULE}); "
+            f"{len(legal)} loadouts are"
+        )
 
 
 def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
@@ -328,8 +349,10 @@ def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
             for r in range(st.forbidden_ranks.bit_length()):
                 if st.forbidden_ranks >> r & 1:
                     if old.get(r) not in cs.names:
-                        raise UserError(f"{where}: the card it is forbidden to play "
-                                        f"({old.get(r, f'row {r}')}) is not in the set")
+                        raise UserError(
+                            f"{where}: the card it is forbidden to play "
+                            f"({old.get(r, f'row {r}')}) is not in the set"
+                        )
                     forbidden |= 1 << cs.names.index(old[r])
     if deck is st.deck and st.n_cards == cs.n_cards and forbidden == st.forbidden_ranks:
         return st
@@ -353,8 +376,9 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
             continue
         if key == "deck":  # the deck this strategy plays by default (checked on load)
             if not isinstance(value, str):
-                raise UserError(f"{path}: 'deck' must be the name of a deck in "
-                                "configs/trisk/decks.toml")
+                raise UserError(
+                    f"{path}: 'deck' must be the name of a deck in configs/trisk/decks.toml"
+                )
             continue
         if key == "loadout":  # the loadout this strategy plays by default (checked on load)
             if not isinstance(value, str):
@@ -363,8 +387,9 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
         if key == "name":  # display name (used for a strategy loaded by path), not a weight
             if not isinstance(value, str) or not value.strip() or len(value) > 80:
                 got = f"{len(value)} characters" if isinstance(value, str) else repr(value)
-                raise UserError(f"{path}: 'name' must be a non-empty string of at most 80 "
-                                f"characters, got {got}")
+                raise UserError(
+                    f"{path}: 'name' must be a non-empty string of at most 80 characters, got {got}"
+                )
             continue
         if key in sections:
             if not isinstance(value, dict):
@@ -397,9 +422,11 @@ def load_strategy(game: str, name: str) -> Strategy:
     if g.card_sets and "@" in name:
         name, deck_name = (t.strip() for t in name.split("@", 1))
         if not deck_name:
-            raise UserError(f"'{name}@': no deck named after '@'; name a deck of "
-                            "configs/trisk/decks.toml (balance trisk decks), or leave out "
-                            "'@' for the strategy's own deck")
+            raise UserError(
+                f"'{name}@': no deck named after '@'; name a deck of "
+                "configs/trisk/decks.toml (balance trisk decks), or leave out "
+                "'@' for the strategy's own deck"
+            )
     elif has_loadouts and "@" in name:
         name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
@@ -466,8 +493,10 @@ def parse_strategy_list(game: str, text: str) -> list[Strategy]:
     names = [s.name for s in out]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
-        raise UserError(f"two strategies are named '{dup}' (a file's stem or its 'name' key); "
-                        "give each a different name")
+        raise UserError(
+            f"two strategies are named '{dup}' (a file's stem or its 'name' key); "
+            "give each a different name"
+        )
     return out
 
 
@@ -475,9 +504,26 @@ def load_study(game: str) -> dict:
     """The default study plan of a game (``configs/<game>/study.toml``)."""
     path = CONFIG_DIR / game / "study.toml"
     data = load_toml(path)
-    _check_keys(path, "the top level", data,
-                ["variants", "strategies", "precision", "pilot_games", "max_games_per_pair",
-                 "seed", "cards_strategy", "cards_opponent", "cards_games", "loadout_strategy",
-                 "loadout_games", "power_scale", "tasks_hands", "tasks_characters",
-                 "struggle_games"])
+    _check_keys(
+        path,
+        "the top level",
+        data,
+        [
+            "variants",
+            "strategies",
+            "precision",
+            "pilot_games",
+            "max_games_per_pair",
+            "seed",
+            "cards_strategy",
+            "cards_opponent",
+            "cards_games",
+            "loadout_strategy",
+            "loadout_games",
+            "power_scale",
+            "tasks_hands",
+            "tasks_characters",
+            "struggle_games",
+        ],
+    )
     return data

@@ -44,8 +44,11 @@ def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) ->
     specs = []
     for i in range(k):
         for j in range(i if same else 0, k):
-            specs.append(runner.RunSpec(rs, sa.with_loadout(i), sb.with_loadout(j), n, seed,
-                                        experiment=EXPERIMENT))
+            specs.append(
+                runner.RunSpec(
+                    rs, sa.with_loadout(i), sb.with_loadout(j), n, seed, experiment=EXPERIMENT
+                )
+            )
     return specs
 
 
@@ -83,9 +86,19 @@ def loadout_matrix(game: str, runs: list) -> tuple[pd.DataFrame, dict]:
     rows = []
     for (i, j), (_, pts) in sorted(cells.items()):
         pen = stats.pentanomial_score(stats.pentanomial_counts(pts))
-        rows.append({"row": eng.loadout_name(i), "col": eng.loadout_name(j), "i": i, "j": j,
-                     "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
-                     "se": pen["se"], "games": pen["n_games"]})
+        rows.append(
+            {
+                "row": eng.loadout_name(i),
+                "col": eng.loadout_name(j),
+                "i": i,
+                "j": j,
+                "score": pen["score"],
+                "score_lo": pen["lo"],
+                "score_hi": pen["hi"],
+                "se": pen["se"],
+                "games": pen["n_games"],
+            }
+        )
     df = pd.DataFrame(rows)
     return df, cells
 
@@ -115,8 +128,7 @@ def _pooled(cells: dict, keep) -> dict:
     if not m.sum():
         return {"score": np.nan, "lo": np.nan, "hi": np.nan, "se": np.nan, "n_games": 0}
     c = stats.cluster_mean(y, m, bounds=(0.0, 1.0))
-    return {"score": c["mean"], "lo": c["lo"], "hi": c["hi"], "se": c["se"],
-            "n_games": c["n"]}
+    return {"score": c["mean"], "lo": c["lo"], "hi": c["hi"], "se": c["se"], "n_games": c["n"]}
 
 
 def _choice_tables(eng, L: list, cells: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -125,16 +137,31 @@ def _choice_tables(eng, L: list, cells: dict) -> tuple[pd.DataFrame, pd.DataFram
     for pair in sorted({(min(a, b), max(a, b)) for a, b, _ in L}):
         members = [i for i, (a, b, _) in enumerate(L) if (min(a, b), max(a, b)) == pair]
         p = _pooled(cells, lambda a, b, m=set(members): a in m)
-        pairs.append({"items": f"{eng.ITEMS[pair[0]]}+{eng.ITEMS[pair[1]]}", "loadouts": len(members),
-                      "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"],
-                      "games": p["n_games"]})
+        pairs.append(
+            {
+                "items": f"{eng.ITEMS[pair[0]]}+{eng.ITEMS[pair[1]]}",
+                "loadouts": len(members),
+                "score": p["score"],
+                "score_lo": p["lo"],
+                "score_hi": p["hi"],
+                "games": p["n_games"],
+            }
+        )
     pairs = pd.DataFrame(pairs).sort_values("score", ascending=False, ignore_index=True)
     mans = []
     for m, mname in enumerate(eng.MANEUVERS):
         members = {i for i, (_, _, mm) in enumerate(L) if mm == m}
         p = _pooled(cells, lambda a, b, s=members: a in s)
-        mans.append({"maneuver": mname, "loadouts": len(members), "score": p["score"],
-                     "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
+        mans.append(
+            {
+                "maneuver": mname,
+                "loadouts": len(members),
+                "score": p["score"],
+                "score_lo": p["lo"],
+                "score_hi": p["hi"],
+                "games": p["n_games"],
+            }
+        )
     mans = pd.DataFrame(mans).sort_values("score", ascending=False, ignore_index=True)
     return pairs, mans
 
@@ -162,9 +189,17 @@ def pairing_choice_table(game: str, runs: list) -> pd.DataFrame:
         pairs, mans = _choice_tables(eng, legal(game, rs), cells)
         for kind, df, col in (("item pair", pairs, "items"), ("maneuver", mans, "maneuver")):
             for r in df.to_dict("records"):
-                rows.append({"pairing": name, "kind": kind, "choice": r[col], "score": r["score"],
-                             "score_lo": r["score_lo"], "score_hi": r["score_hi"],
-                             "games": r["games"]})
+                rows.append(
+                    {
+                        "pairing": name,
+                        "kind": kind,
+                        "choice": r[col],
+                        "score": r["score"],
+                        "score_lo": r["score_lo"],
+                        "score_hi": r["score_hi"],
+                        "games": r["games"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -184,9 +219,18 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
     field = []
     for i in range(k):
         p = _pooled(cells, lambda a, b, i=i: a == i)
-        field.append({"loadout": names[i], "item1": eng.ITEMS[L[i][0]], "item2": eng.ITEMS[L[i][1]],
-                      "maneuver": eng.MANEUVERS[L[i][2]], "score": p["score"],
-                      "score_lo": p["lo"], "score_hi": p["hi"], "games": p["n_games"]})
+        field.append(
+            {
+                "loadout": names[i],
+                "item1": eng.ITEMS[L[i][0]],
+                "item2": eng.ITEMS[L[i][1]],
+                "maneuver": eng.MANEUVERS[L[i][2]],
+                "score": p["score"],
+                "score_lo": p["lo"],
+                "score_hi": p["hi"],
+                "games": p["n_games"],
+            }
+        )
     field = pd.DataFrame(field)
     # Nash averaging needs a symmetric game: the same strategy on both sides,
     # where the matrix is antisymmetric by construction (score[j, i] = 1 - score[i, j])
@@ -207,8 +251,16 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
             continue
         i = int(np.nanargmax(col))
         r = matrix[(matrix["i"] == i) & (matrix["j"] == j)].iloc[0]
-        best.append({"against": names[j], "best_response": names[i], "score": r.score,
-                     "score_lo": r.score_lo, "score_hi": r.score_hi, "games": int(r.games)})
+        best.append(
+            {
+                "against": names[j],
+                "best_response": names[i],
+                "score": r.score,
+                "score_lo": r.score_lo,
+                "score_hi": r.score_hi,
+                "games": int(r.games),
+            }
+        )
     best = pd.DataFrame(best)
     pairs, mans = _choice_tables(eng, L, cells)
 
@@ -220,20 +272,36 @@ def loadout_tables(game: str, runs: list) -> dict[str, pd.DataFrame]:
         hold = {i for i, (a, b, _) in enumerate(L) if it in (a, b)}
         if not hold:
             continue
-        y1, m1, y2, m2 = _pool(cells, [lambda a, b, s=hold: a in s,
-                                       lambda a, b, s=hold: a not in s])
+        y1, m1, y2, m2 = _pool(
+            cells, [lambda a, b, s=hold: a in s, lambda a, b, s=hold: a not in s]
+        )
         if not (m1.sum() and m2.sum()):
             continue
         w, wo = y1.sum() / m1.sum(), y2.sum() / m2.sum()
         d = stats.cluster_mean_diff(y1, m1, y2, m2)
-        items.append({"item": iname, "loadouts": len(hold), "with_item": w,
-                      "without_item": wo, "marginal": d["diff"],
-                      "marginal_lo": d["lo"], "marginal_hi": d["hi"],
-                      "games_with": int(m1.sum()), "games_without": int(m2.sum())})
+        items.append(
+            {
+                "item": iname,
+                "loadouts": len(hold),
+                "with_item": w,
+                "without_item": wo,
+                "marginal": d["diff"],
+                "marginal_lo": d["lo"],
+                "marginal_hi": d["hi"],
+                "games_with": int(m1.sum()),
+                "games_without": int(m2.sum()),
+            }
+        )
     items = pd.DataFrame(items).sort_values("marginal", ascending=False, ignore_index=True)
-    return {"loadout_matrix": matrix, "loadouts": field, "best_response": best,
-            "item_pairs": pairs, "maneuvers": mans, "items": items,
-            "ranges_by_loadout": ranges_by_loadout(game, runs)}
+    return {
+        "loadout_matrix": matrix,
+        "loadouts": field,
+        "best_response": best,
+        "item_pairs": pairs,
+        "maneuvers": mans,
+        "items": items,
+        "ranges_by_loadout": ranges_by_loadout(game, runs),
+    }
 
 
 # ---- initiative and ranges (from the engine's exact histograms) -------------------------
@@ -260,8 +328,18 @@ def initiative_table(runs: list) -> pd.DataFrame:
     (Wilson) and score."""
     h = _hist_sum(runs, "init_bid")
     if h is None:
-        return pd.DataFrame(columns=["bid", "games", "wins", "draws", "winrate", "winrate_lo",
-                                     "winrate_hi", "score"])
+        return pd.DataFrame(
+            columns=[
+                "bid",
+                "games",
+                "wins",
+                "draws",
+                "winrate",
+                "winrate_lo",
+                "winrate_hi",
+                "score",
+            ]
+        )
     h = np.pad(h, (0, (-len(h)) % 3)).reshape(-1, 3)
     rows = []
     for size, (loss, draw, win) in enumerate(h):
@@ -269,21 +347,48 @@ def initiative_table(runs: list) -> pd.DataFrame:
         if not games:
             continue
         lo, hi = stats.wilson(int(win), games)
-        rows.append({"bid": str(size), "games": games, "wins": int(win), "draws": int(draw),
-                     "winrate": win / games, "winrate_lo": lo, "winrate_hi": hi,
-                     "score": (win + draw / 2) / games})
+        rows.append(
+            {
+                "bid": str(size),
+                "games": games,
+                "wins": int(win),
+                "draws": int(draw),
+                "winrate": win / games,
+                "winrate_lo": lo,
+                "winrate_hi": hi,
+                "score": (win + draw / 2) / games,
+            }
+        )
     tot = h.sum(axis=0)
     games = int(tot.sum())
     if games:
         lo, hi = stats.wilson(int(tot[2]), games)
-        rows.append({"bid": "all", "games": games, "wins": int(tot[2]), "draws": int(tot[1]),
-                     "winrate": tot[2] / games, "winrate_lo": lo, "winrate_hi": hi,
-                     "score": (tot[2] + tot[1] / 2) / games})
+        rows.append(
+            {
+                "bid": "all",
+                "games": games,
+                "wins": int(tot[2]),
+                "draws": int(tot[1]),
+                "winrate": tot[2] / games,
+                "winrate_lo": lo,
+                "winrate_hi": hi,
+                "score": (tot[2] + tot[1] / 2) / games,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threads, results,
-               batch_size: int = 1 << 15) -> list:
+def run_matrix(
+    game: str,
+    variant: str,
+    a: str,
+    b: str,
+    n: int,
+    seed: int,
+    threads,
+    results,
+    batch_size: int = 1 << 15,
+) -> list:
     """Play (or read from the store) every run of the loadout matrix."""
     from balance import runner
     from balance.store import Store
@@ -291,8 +396,13 @@ def run_matrix(game: str, variant: str, a: str, b: str, n: int, seed: int, threa
     n = runner.check_games(n)
     runner.check_seed(seed)
     specs = loadout_specs(game, variant, a, b, n, seed)
-    return runner.run_many(specs, store=Store(results), threads=threads, batch_size=batch_size,
-                           label=f"{game}: {len(specs)} loadout pairings")
+    return runner.run_many(
+        specs,
+        store=Store(results),
+        threads=threads,
+        batch_size=batch_size,
+        label=f"{game}: {len(specs)} loadout pairings",
+    )
 
 
 def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
@@ -319,7 +429,15 @@ def ranges_by_loadout(game: str, runs: list) -> pd.DataFrame:
         for j, rng_name in enumerate(keys):
             n, w = int(fought[i, j]), int(won[i, j])
             lo, hi = stats.wilson(w, n) if n else (np.nan, np.nan)
-            rows.append({"loadout": eng.loadout_name(i), "range": rng_name.capitalize(),
-                         "rounds": n, "won": w, "share": w / n if n else np.nan,
-                         "share_lo": lo, "share_hi": hi})
+            rows.append(
+                {
+                    "loadout": eng.loadout_name(i),
+                    "range": rng_name.capitalize(),
+                    "rounds": n,
+                    "won": w,
+                    "share": w / n if n else np.nan,
+                    "share_lo": lo,
+                    "share_hi": hi,
+                }
+            )
     return pd.DataFrame(rows)

@@ -51,8 +51,9 @@ def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[
     """Per variant: Bradley–Terry Elo, Nash mixture and average, dominance, 3-cycles."""
     rows, cyc = [], []
     for v in variants:
-        present = sorted({s for (vv, a, b) in results if vv == v for s in (a, b)},
-                         key=strategies.index)
+        present = sorted(
+            {s for (vv, a, b) in results if vv == v for s in (a, b)}, key=strategies.index
+        )
         if len(present) < 2:
             continue
         score, se, lo, games, deals = _score_matrix(results, v, present)
@@ -74,26 +75,64 @@ def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[
         dom = set(stats.dominant(lo)) if complete else set()
         for i, s in enumerate(present):
             r = bt.iloc[i]
-            row = {"variant": v, "strategy": s, "games": int(games[i].sum()),
-                   "elo": r["rating"], "elo_lo": r["lo"], "elo_hi": r["hi"], "elo_se": r["se"],
-                   "dominant": i in dom}
+            row = {
+                "variant": v,
+                "strategy": s,
+                "games": int(games[i].sum()),
+                "elo": r["rating"],
+                "elo_lo": r["lo"],
+                "elo_hi": r["hi"],
+                "elo_se": r["se"],
+                "dominant": i in dom,
+            }
             if complete:
-                row.update({"nash_p": nash["p"][i], "nash_p_lo": nash["p_lo"][i],
-                            "nash_p_hi": nash["p_hi"][i], "nash_rating": nash["rating"][i],
-                            "nash_lo": nash["rating_lo"][i], "nash_hi": nash["rating_hi"][i],
-                            "nash_support": nash["support_share"][i]})
+                row.update(
+                    {
+                        "nash_p": nash["p"][i],
+                        "nash_p_lo": nash["p_lo"][i],
+                        "nash_p_hi": nash["p_hi"][i],
+                        "nash_rating": nash["rating"][i],
+                        "nash_lo": nash["rating_lo"][i],
+                        "nash_hi": nash["rating_hi"][i],
+                        "nash_support": nash["support_share"][i],
+                    }
+                )
             rows.append(row)
         if complete:
             for i, j, k in stats.three_cycles(lo):
-                cyc.append({"variant": v, "a": present[i], "b": present[j], "c": present[k],
-                            "ab_lo": lo[i, j], "bc_lo": lo[j, k], "ca_lo": lo[k, i],
-                            "games": int(min(games[i, j], games[j, k], games[k, i]))})
-    cols = ["variant", "strategy", "games", "elo", "elo_lo", "elo_hi", "elo_se", "dominant",
-            "nash_p", "nash_p_lo", "nash_p_hi", "nash_rating", "nash_lo", "nash_hi",
-            "nash_support"]
+                cyc.append(
+                    {
+                        "variant": v,
+                        "a": present[i],
+                        "b": present[j],
+                        "c": present[k],
+                        "ab_lo": lo[i, j],
+                        "bc_lo": lo[j, k],
+                        "ca_lo": lo[k, i],
+                        "games": int(min(games[i, j], games[j, k], games[k, i])),
+                    }
+                )
+    cols = [
+        "variant",
+        "strategy",
+        "games",
+        "elo",
+        "elo_lo",
+        "elo_hi",
+        "elo_se",
+        "dominant",
+        "nash_p",
+        "nash_p_lo",
+        "nash_p_hi",
+        "nash_rating",
+        "nash_lo",
+        "nash_hi",
+        "nash_support",
+    ]
     ratings = pd.DataFrame(rows).reindex(columns=cols)
-    cycles = pd.DataFrame(cyc, columns=["variant", "a", "b", "c", "ab_lo", "bc_lo", "ca_lo",
-                                        "games"])
+    cycles = pd.DataFrame(
+        cyc, columns=["variant", "a", "b", "c", "ab_lo", "bc_lo", "ca_lo", "games"]
+    )
     return {"ratings": ratings, "cycles": cycles}
 
 
@@ -128,16 +167,31 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         n = len(hist)
         dur = stats.hist_mean_ci(np.arange(n), hist)
         q = stats.quantile_from_hist(np.arange(n), hist, [0.1, 0.5, 0.9])
-        row = {"variant": v, "games": games, "balance": sb["balance"],
-               "seat_advantage": sb["seat_advantage"], "seat_adv_lo": sb["adv_lo"],
-               "seat_adv_hi": sb["adv_hi"], "completion": sb["completion"],
-               "completion_lo": sb["completion_lo"], "completion_hi": sb["completion_hi"],
-               "draw_rate": sb["draw_rate"], "draw_lo": sb["draw_lo"], "draw_hi": sb["draw_hi"],
-               "timeouts": n_timeouts, "timeout_rate": n_timeouts / games if games else np.nan,
-               "timeout_lo": t_lo, "timeout_hi": t_hi,
-               "duration": dur["mean"], "duration_lo": dur["lo"], "duration_hi": dur["hi"],
-               "duration_sd": dur["sd"], "duration_p10": float(q[0]),
-               "duration_p50": float(q[1]), "duration_p90": float(q[2])}
+        row = {
+            "variant": v,
+            "games": games,
+            "balance": sb["balance"],
+            "seat_advantage": sb["seat_advantage"],
+            "seat_adv_lo": sb["adv_lo"],
+            "seat_adv_hi": sb["adv_hi"],
+            "completion": sb["completion"],
+            "completion_lo": sb["completion_lo"],
+            "completion_hi": sb["completion_hi"],
+            "draw_rate": sb["draw_rate"],
+            "draw_lo": sb["draw_lo"],
+            "draw_hi": sb["draw_hi"],
+            "timeouts": n_timeouts,
+            "timeout_rate": n_timeouts / games if games else np.nan,
+            "timeout_lo": t_lo,
+            "timeout_hi": t_hi,
+            "duration": dur["mean"],
+            "duration_lo": dur["lo"],
+            "duration_hi": dur["hi"],
+            "duration_sd": dur["sd"],
+            "duration_p10": float(q[0]),
+            "duration_p50": float(q[1]),
+            "duration_p90": float(q[2]),
+        }
         # an engine's per-game event counts (EVENT_COUNTS): games in which it happened
         from balance.registry import get_game
 
@@ -163,9 +217,17 @@ def pairing_table(results) -> pd.DataFrame:
         counts = stats.pentanomial_counts(res.pair_points)
         draw = res.draws / res.games if res.games else np.nan
         pen = stats.pentanomial_score(counts)
-        rows.append({"variant": v, "a": a, "b": b, "games": res.games,
-                     "paired_se": pen["se"], "unpaired_se": stats.unpaired_score_se(counts, draw),
-                     "ratio": stats.variance_reduction(counts, draw_rate=draw)})
+        rows.append(
+            {
+                "variant": v,
+                "a": a,
+                "b": b,
+                "games": res.games,
+                "paired_se": pen["se"],
+                "unpaired_se": stats.unpaired_score_se(counts, draw),
+                "ratio": stats.variance_reduction(counts, draw_rate=draw),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -34,12 +34,24 @@ from balance.stats import mean_sd_from_hist, quantile_from_hist, wilson
 Z95 = 1.959963984540054  # z_{0.975}, as in balance.analysis
 NAMES = ("lead_changes", "max_deficit", "decided_pct")
 TABLE_COLUMNS = (
-    "variant", "games", "decided",
-    "lead_changes", "lead_changes_lo", "lead_changes_hi",
-    "lead_change_share", "lead_change_share_lo", "lead_change_share_hi",
-    "drama", "drama_lo", "drama_hi",
-    "comeback_share", "comeback_share_lo", "comeback_share_hi",
-    "decisiveness", "decisiveness_lo", "decisiveness_hi",
+    "variant",
+    "games",
+    "decided",
+    "lead_changes",
+    "lead_changes_lo",
+    "lead_changes_hi",
+    "lead_change_share",
+    "lead_change_share_lo",
+    "lead_change_share_hi",
+    "drama",
+    "drama_lo",
+    "drama_hi",
+    "comeback_share",
+    "comeback_share_lo",
+    "comeback_share_hi",
+    "decisiveness",
+    "decisiveness_lo",
+    "decisiveness_hi",
 )
 _NAN = float("nan")
 
@@ -100,8 +112,7 @@ def game_metrics(runs: list) -> dict:
     out: dict = {"games": games, "decided": games - int(sum(r.draws for r in runs))}
     hists = pooled_histograms(runs)
     if hists is None or any(name not in hists for name in NAMES):
-        for key in ("lead_changes", "lead_change_share", "drama", "comeback_share",
-                    "decisiveness"):
+        for key in ("lead_changes", "lead_change_share", "drama", "comeback_share", "decisiveness"):
             out[key] = out[f"{key}_lo"] = out[f"{key}_hi"] = _NAN
         for key in ("lead_changes_sd", "drama_sd", "decisiveness_sd", "decisiveness_median"):
             out[key] = _NAN
@@ -109,25 +120,29 @@ def game_metrics(runs: list) -> dict:
 
     lc = hists["lead_changes"]
     n_lc = int(lc.sum())
-    out["lead_changes"], out["lead_changes_sd"], out["lead_changes_lo"], \
-        out["lead_changes_hi"] = _mean_ci(np.arange(len(lc)), lc)
-    out["lead_change_share"], out["lead_change_share_lo"], out["lead_change_share_hi"] = \
-        _share(n_lc - int(lc[0]) if len(lc) else 0, n_lc)
+    out["lead_changes"], out["lead_changes_sd"], out["lead_changes_lo"], out["lead_changes_hi"] = (
+        _mean_ci(np.arange(len(lc)), lc)
+    )
+    out["lead_change_share"], out["lead_change_share_lo"], out["lead_change_share_hi"] = _share(
+        n_lc - int(lc[0]) if len(lc) else 0, n_lc
+    )
 
     md = hists["max_deficit"]
     decided = int(md.sum())
     out["decided"] = decided
     out["drama"], out["drama_sd"], out["drama_lo"], out["drama_hi"] = _mean_ci(
-        np.arange(len(md)), md)
+        np.arange(len(md)), md
+    )
     out["comeback_share"], out["comeback_share_lo"], out["comeback_share_hi"] = _share(
-        decided - int(md[0]) if len(md) else 0, decided)
+        decided - int(md[0]) if len(md) else 0, decided
+    )
 
     dp = hists["decided_pct"]
     values = np.arange(len(dp)) / 100.0
-    out["decisiveness"], out["decisiveness_sd"], out["decisiveness_lo"], \
-        out["decisiveness_hi"] = _mean_ci(values, dp)
-    out["decisiveness_median"] = (float(quantile_from_hist(values, dp, 0.5))
-                                  if dp.sum() else _NAN)
+    out["decisiveness"], out["decisiveness_sd"], out["decisiveness_lo"], out["decisiveness_hi"] = (
+        _mean_ci(values, dp)
+    )
+    out["decisiveness_median"] = float(quantile_from_hist(values, dp, 0.5)) if dp.sum() else _NAN
     return out
 
 

@@ -40,14 +40,25 @@ def spec_from_resolved(resolved: dict):
             # bound by its names to the run's own card set when the RunSpec is made
             rec = d["deck"]
             names = rec.get("names")
-            deck = StoredDeck(rec["name"], int(rec["primal"]), tuple(int(c) for c in rec["cards"]),
-                              rec.get("primal_name"), None if names is None else tuple(names))
+            deck = StoredDeck(
+                rec["name"],
+                int(rec["primal"]),
+                tuple(int(c) for c in rec["cards"]),
+                rec.get("primal_name"),
+                None if names is None else tuple(names),
+            )
             st = replace(st, deck=deck, n_cards=rs.card_set().n_cards)
         return st
 
-    return RunSpec(rs, strat(resolved["a"]), strat(resolved["b"]), int(resolved["n_games"]),
-                   int(resolved["seed"]), bool(resolved.get("per_game", False)),
-                   str(resolved.get("experiment", "")))
+    return RunSpec(
+        rs,
+        strat(resolved["a"]),
+        strat(resolved["b"]),
+        int(resolved["n_games"]),
+        int(resolved["seed"]),
+        bool(resolved.get("per_game", False)),
+        str(resolved.get("experiment", "")),
+    )
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -58,9 +69,13 @@ def _run_folders(path: Path) -> list[Path]:
 
     if (path / "manifest.json").is_file():
         return [path]
-    return sorted(p.parent for p in path.rglob("manifest.json")
-                  if not any(part.startswith(".") or part == QUARANTINE
-                             for part in p.parent.relative_to(path).parts))
+    return sorted(
+        p.parent
+        for p in path.rglob("manifest.json")
+        if not any(
+            part.startswith(".") or part == QUARANTINE for part in p.parent.relative_to(path).parts
+        )
+    )
 
 
 def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
@@ -95,8 +110,9 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 damaged.append(f"{folder}: {e}; left out")
                 continue
             except OSError as e:
-                damaged.append(f"{folder}: manifest.json cannot be read ({e.strerror or e}); "
-                               "left out")
+                damaged.append(
+                    f"{folder}: manifest.json cannot be read ({e.strerror or e}); left out"
+                )
                 continue
             try:
                 resolved = manifest["resolved_config"]
@@ -105,8 +121,10 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 skipped.append(f"{folder}: not a run of this toolkit")
                 continue
             if resolved.get("engine_version") != game.engine_module().VERSION:
-                skipped.append(f"{folder}: engine {resolved.get('engine_version')}, "
-                               f"this is {game.engine_module().VERSION}")
+                skipped.append(
+                    f"{folder}: engine {resolved.get('engine_version')}, "
+                    f"this is {game.engine_module().VERSION}"
+                )
                 continue
             try:
                 spec = spec_from_resolved(resolved)
@@ -120,6 +138,7 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                 skipped.append(f"{folder}: stored with another format")
                 continue
             todo.append((folder, spec, (manifest, checksums)))
+
     # Parquet reads release the GIL: two threads read twice as many runs a second
     def load(job):
         try:
@@ -156,8 +175,16 @@ def organise(runs: list) -> dict[str, dict]:
     best: dict[tuple, object] = {}
     for r in runs:
         s = r.spec
-        k = (s.game, s.ruleset.name, s.experiment, s.a.name, s.a.forbidden_ranks, s.b.name,
-             s.b.forbidden_ranks, s.seed)
+        k = (
+            s.game,
+            s.ruleset.name,
+            s.experiment,
+            s.a.name,
+            s.a.forbidden_ranks,
+            s.b.name,
+            s.b.forbidden_ranks,
+            s.seed,
+        )
         if k not in best or r.games > best[k].games:
             best[k] = r
     # one seed per matchup: the one with the most games
@@ -168,13 +195,13 @@ def organise(runs: list) -> dict[str, dict]:
             chosen[k2] = r
     out: dict[str, dict] = {}
     for (game, variant, _, a, fa, b, fb), r in chosen.items():
-        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {},
-                                  "loadouts": []})
+        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {}, "loadouts": []})
         if r.spec.experiment == loadouts.EXPERIMENT:  # a loadout-matrix run
             g["loadouts"].append(r)
         elif fa or fb:
-            g["restricted"].setdefault((variant, _base_strategy_name(r.spec.a), b, r.spec.seed),
-                                       []).append(r)
+            g["restricted"].setdefault(
+                (variant, _base_strategy_name(r.spec.a), b, r.spec.seed), []
+            ).append(r)
         elif a == b:
             g["card_base"][(variant, a, b, r.spec.seed)] = r
         else:
@@ -235,9 +262,12 @@ def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
 
 def _all_runs(group: dict) -> list:
     seen, out = set(), []
-    for r in [*group["matches"].values(), *group["card_base"].values(),
-              *(x for rs in group["restricted"].values() for x in rs),
-              *group.get("loadouts", [])]:
+    for r in [
+        *group["matches"].values(),
+        *group["card_base"].values(),
+        *(x for rs in group["restricted"].values() for x in rs),
+        *group.get("loadouts", []),
+    ]:
         if r.key not in seen:
             seen.add(r.key)
             out.append(r)
@@ -249,15 +279,24 @@ def run_list(group: dict) -> pd.DataFrame:
     rows = []
     for r in _all_runs(group):
         s = r.spec
-        rows.append({"variant": s.ruleset.name, "a": s.a.name, "b": s.b.name,
-                     "games": r.games, "seed": s.seed, "config_hash": r.key,
-                     "date": (r.manifest or {}).get("date", ""),
-                     "command": (r.manifest or {}).get("command", "")})
+        rows.append(
+            {
+                "variant": s.ruleset.name,
+                "a": s.a.name,
+                "b": s.b.name,
+                "games": r.games,
+                "seed": s.seed,
+                "config_hash": r.key,
+                "date": (r.manifest or {}).get("date", ""),
+                "command": (r.manifest or {}).get("command", ""),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def page_manifest(game: str, group: dict, command: str | None = None,
-                  extra: dict | None = None) -> dict:
+def page_manifest(
+    game: str, group: dict, command: str | None = None, extra: dict | None = None
+) -> dict:
     """The reproducibility block of a page."""
     g = get_game(game)
     runs = _all_runs(group)
@@ -275,14 +314,22 @@ def page_manifest(game: str, group: dict, command: str | None = None,
         "variants": _variant_order(r.spec.ruleset.name for r in runs),
     }
     if cmds:
-        m["simulated_by"] = "; ".join(cmds[:5]) + (f" (+{len(cmds) - 5} more)" if len(cmds) > 5 else "")
+        m["simulated_by"] = "; ".join(cmds[:5]) + (
+            f" (+{len(cmds) - 5} more)" if len(cmds) > 5 else ""
+        )
     m.update(extra or {})
     return m
 
 
-def build_page(game: str, group: dict, chart_dir: Path | None = None, png: bool = False,
-               command: str | None = None, extra_manifest: dict | None = None,
-               cache_dir: Path | None = None) -> dict:
+def build_page(
+    game: str,
+    group: dict,
+    chart_dir: Path | None = None,
+    png: bool = False,
+    command: str | None = None,
+    extra_manifest: dict | None = None,
+    cache_dir: Path | None = None,
+) -> dict:
     """A report page for one game: tables, charts, verdicts, manifest."""
     from balance import charts, verdicts
 
@@ -291,11 +338,21 @@ def build_page(game: str, group: dict, chart_dir: Path | None = None, png: bool 
     g = get_game(game)
     svgs = charts.all_charts(t, chart_dir, matrix_variants=vnames, png=png, cache_dir=cache_dir)
     manifest = page_manifest(game, group, command, extra_manifest)
-    return {"game": game, "name": g.title, "tables": t, "charts": svgs, "manifest": manifest,
-            "summary": verdicts.verdicts(g.title, t), "variants": vnames, "strategies": snames}
+    return {
+        "game": game,
+        "name": g.title,
+        "tables": t,
+        "charts": svgs,
+        "manifest": manifest,
+        "summary": verdicts.verdicts(g.title, t),
+        "variants": vnames,
+        "strategies": snames,
+    }
 
 
-def report_from_runs(paths: list[Path], out: Path, results=None, title: str | None = None) -> tuple[Path, list[str]]:
+def report_from_runs(
+    paths: list[Path], out: Path, results=None, title: str | None = None
+) -> tuple[Path, list[str]]:
     """``balance report RUNS -o OUT``: one self-contained page for the given runs."""
     from balance import report
 
@@ -304,8 +361,9 @@ def report_from_runs(paths: list[Path], out: Path, results=None, title: str | No
         raise UserError(f"-o must name an .html file, got '{out}'")
     runs, skipped = load_runs(paths)
     if not runs:
-        raise UserError("none of the given runs can be used: "
-                        + (skipped[0] if skipped else "no runs"))
+        raise UserError(
+            "none of the given runs can be used: " + (skipped[0] if skipped else "no runs")
+        )
     groups = organise(runs)
     cache = chart_cache(results)
     pages = [build_page(game, groups[game], cache_dir=cache) for game in GAMES if game in groups]

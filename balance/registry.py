@@ -45,8 +45,9 @@ def _module(path: str):
 GAMES = {
     "tosk": Game("tosk", "Tosk", "sims.tosk", "strategies.tosk", "T"),
     "clash": Game("clash", "Clash of Steel", "sims.clash", "strategies.clash", "C"),
-    "trisk": Game("trisk", "Trisk", "sims.trisk", "strategies.trisk", "R",
-                  "balance.trisk_cards:load_card_set"),
+    "trisk": Game(
+        "trisk", "Trisk", "sims.trisk", "strategies.trisk", "R", "balance.trisk_cards:load_card_set"
+    ),
     "suits": Game("suits", "The four-suits RPG", "sims.suits", "strategies.suits", "S"),
 }
 

@@ -78,8 +78,21 @@ TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 # --------------------------------------------------------------------------- formatting
 from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpers)
-    MISSING, _missing, _num, fmt_games_needed, fmt_int, fmt_mean_ci, fmt_n, fmt_p, fmt_pct,
-    fmt_pct_ci, fmt_pp, fmt_pp_ci, fmt_seconds, mean_ci, wilson_ci,
+    MISSING,
+    _missing,
+    _num,
+    fmt_games_needed,
+    fmt_int,
+    fmt_mean_ci,
+    fmt_n,
+    fmt_p,
+    fmt_pct,
+    fmt_pct_ci,
+    fmt_pp,
+    fmt_pp_ci,
+    fmt_seconds,
+    mean_ci,
+    wilson_ci,
 )
 
 
@@ -90,7 +103,11 @@ def _cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
     template macro: a study page has tens of thousands of cells."""
     from markupsafe import Markup, escape
 
-    v = "" if _missing(sort) else (f"{float(sort):.10g}" if isinstance(sort, (int, float, np.number)) else str(sort))
+    v = (
+        ""
+        if _missing(sort)
+        else (f"{float(sort):.10g}" if isinstance(sort, (int, float, np.number)) else str(sort))
+    )
     attrs = f' data-v="{escape(v)}"'
     if cls:
         attrs += f' class="{escape(cls)}"'
@@ -117,8 +134,17 @@ def _slug(text: Any) -> str:
 
 
 _PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.S)
-_UNSAFE_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "animate", "set",
-                "handler", "listener"}
+_UNSAFE_TAGS = {
+    "script",
+    "foreignobject",
+    "iframe",
+    "object",
+    "embed",
+    "animate",
+    "set",
+    "handler",
+    "listener",
+}
 _UNSAFE_VALUE = re.compile(r"javascript:|@import|url\(\s*['\"]?\s*(?!#)", re.I)
 
 
@@ -142,7 +168,8 @@ def _svg_problem(text: str) -> str | None:
             if local.startswith("on"):
                 return f"event attribute {local}"
             if local in ("href", "src") and not (
-                    value.startswith("#") or re.match(r"data:image/(png|jpeg);base64,", value)):
+                value.startswith("#") or re.match(r"data:image/(png|jpeg);base64,", value)
+            ):
                 return f"link {value[:40]!r}"
             if _UNSAFE_VALUE.search(value):
                 return f"attribute {local} loads or runs something"
@@ -170,14 +197,20 @@ def _table(tables: Mapping[str, Any], key: str) -> pd.DataFrame | None:
 
 
 _CHART_INFO = {
-    "overview": ("Variants at a glance",
-                 "Mean game length, draw rate and the best strategy's win rate against random play, "
-                 "per variant, with 95% confidence intervals."),
-    "rounds": ("Game length distribution",
-               "Share of games ending after each number of rounds, for a few contrasting variants."),
-    "diffs": ("Change in each strategy's score vs base",
-              "Paired by seed (same deals under each variant). Filled points are significant "
-              "after Holm correction."),
+    "overview": (
+        "Variants at a glance",
+        "Mean game length, draw rate and the best strategy's win rate against random play, "
+        "per variant, with 95% confidence intervals.",
+    ),
+    "rounds": (
+        "Game length distribution",
+        "Share of games ending after each number of rounds, for a few contrasting variants.",
+    ),
+    "diffs": (
+        "Change in each strategy's score vs base",
+        "Paired by seed (same deals under each variant). Filled points are significant "
+        "after Holm correction.",
+    ),
 }
 
 
@@ -194,13 +227,23 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
         lo, hi = mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games)
         cells = [
             _cell(fmt_int(games), games),
-            _cell(fmt_mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games), r.get("rounds_mean")),
+            _cell(
+                fmt_mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games), r.get("rounds_mean")
+            ),
             _cell(fmt_int(r.get("draws")), r.get("draws")),
-            _cell(fmt_pct_ci(r.get("draw_rate"), r.get("draw_lo"), r.get("draw_hi"), games), r.get("draw_rate")),
+            _cell(
+                fmt_pct_ci(r.get("draw_rate"), r.get("draw_lo"), r.get("draw_hi"), games),
+                r.get("draw_rate"),
+            ),
         ]
         if has_seat:
-            cells.append(_cell(fmt_pct_ci(r.get("seat1_share"), r.get("seat1_lo"), r.get("seat1_hi")),
-                               r.get("seat1_share"), cls=_side(r.get("seat1_lo"), r.get("seat1_hi"))))
+            cells.append(
+                _cell(
+                    fmt_pct_ci(r.get("seat1_share"), r.get("seat1_lo"), r.get("seat1_hi")),
+                    r.get("seat1_share"),
+                    cls=_side(r.get("seat1_lo"), r.get("seat1_hi")),
+                )
+            )
         if has_timeouts:
             t = r.get("timeouts")
             tlo, thi = wilson_ci(t, games)
@@ -215,12 +258,27 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             if len(m):
                 ls_n = m["games"].iloc[0]
         cells += [
-            _cell(MISSING if _missing(best) else str(best), None if _missing(best) else str(best),
-                  cls="txt"),
-            _cell(fmt_pct_ci(r.get("luck_skill_winrate"), r.get("luck_skill_lo"), r.get("luck_skill_hi"), ls_n),
-                  r.get("luck_skill_winrate")),
-            _cell(fmt_games_needed(r.get("games_needed")), r.get("games_needed"),
-                  title="" if not _missing(r.get("games_needed")) else "not reached: the better side is not ahead, or beyond the search limit"),
+            _cell(
+                MISSING if _missing(best) else str(best),
+                None if _missing(best) else str(best),
+                cls="txt",
+            ),
+            _cell(
+                fmt_pct_ci(
+                    r.get("luck_skill_winrate"),
+                    r.get("luck_skill_lo"),
+                    r.get("luck_skill_hi"),
+                    ls_n,
+                ),
+                r.get("luck_skill_winrate"),
+            ),
+            _cell(
+                fmt_games_needed(r.get("games_needed")),
+                r.get("games_needed"),
+                title=""
+                if not _missing(r.get("games_needed"))
+                else "not reached: the better side is not ahead, or beyond the search limit",
+            ),
         ]
         rows.append({"name": str(r["variant"]), "base": r["variant"] == "base", "cells": cells})
     return {"rows": rows, "has_timeouts": has_timeouts, "has_seat": has_seat}
@@ -240,12 +298,17 @@ def _matrix_table(records: list[dict], order: Sequence[str]) -> dict | None:
                 cells.append(_cell(MISSING, None, cls="diag"))
                 continue
             w, lo, hi = r["winrate"], r["winrate_lo"], r["winrate_hi"]
-            cells.append(_cell(
-                f"{fmt_pct(w)} ±{_num((hi - lo) / 2 * 100, 1)}", w,
-                cls=_side(r.get("score_lo"), r.get("score_hi")),
-                title=(f"wins {fmt_pct_ci(w, lo, hi, r['games'])}; draws {fmt_int(r['draws'])}; "
-                       f"score {fmt_pct_ci(r.get('score'), r.get('score_lo'), r.get('score_hi'))}"),
-            ))
+            cells.append(
+                _cell(
+                    f"{fmt_pct(w)} ±{_num((hi - lo) / 2 * 100, 1)}",
+                    w,
+                    cls=_side(r.get("score_lo"), r.get("score_hi")),
+                    title=(
+                        f"wins {fmt_pct_ci(w, lo, hi, r['games'])}; draws {fmt_int(r['draws'])}; "
+                        f"score {fmt_pct_ci(r.get('score'), r.get('score_lo'), r.get('score_hi'))}"
+                    ),
+                )
+            )
         rows.append({"name": str(a), "cells": cells})
     n = [r["games"] for r in records]
     n_text = fmt_int(min(n)) if min(n) == max(n) else f"{fmt_int(min(n))}–{fmt_int(max(n))}"
@@ -258,7 +321,7 @@ def _strategies_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) ->
         return []
     matrix = _table(tables, "matrix")
     by_variant: dict[Any, list[dict]] = {}
-    for r in (matrix.to_dict("records") if matrix is not None else []):
+    for r in matrix.to_dict("records") if matrix is not None else []:
         by_variant.setdefault(r["variant"], []).append(r)
     strat_rows: dict[Any, list[dict]] = {}
     for r in s.to_dict("records"):
@@ -271,21 +334,38 @@ def _strategies_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) ->
         for r in recs:
             games, wins, draws = r["games"], r["wins"], r["draws"]
             losses = None if _missing(games) else games - wins - draws
-            rows.append({"name": str(r["strategy"]), "cells": [
-                _cell(fmt_int(games), games),
-                _cell(f"{fmt_int(wins)} / {fmt_int(draws)} / {fmt_int(losses)}", wins),
-                _cell(fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], games), r["winrate"]),
-                _cell(fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], games), r["score"],
-                      cls=_side(r["score_lo"], r["score_hi"])),
-            ]})
+            rows.append(
+                {
+                    "name": str(r["strategy"]),
+                    "cells": [
+                        _cell(fmt_int(games), games),
+                        _cell(f"{fmt_int(wins)} / {fmt_int(draws)} / {fmt_int(losses)}", wins),
+                        _cell(
+                            fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], games),
+                            r["winrate"],
+                        ),
+                        _cell(
+                            fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], games),
+                            r["score"],
+                            cls=_side(r["score_lo"], r["score_hi"]),
+                        ),
+                    ],
+                }
+            )
         order = [str(r["strategy"]) for r in recs]
         mt = _matrix_table(by_variant.get(v, []), [r["strategy"] for r in recs])
         chart = charts.get(f"matrix:{v}")
-        out.append({
-            "variant": str(v), "open": i == 0, "rows": rows, "order": order,
-            "leader": order[0] if order else "",
-            "matrix": mt, "chart": chart,
-        })
+        out.append(
+            {
+                "variant": str(v),
+                "open": i == 0,
+                "rows": rows,
+                "order": order,
+                "leader": order[0] if order else "",
+                "matrix": mt,
+                "chart": chart,
+            }
+        )
     return out
 
 
@@ -294,16 +374,28 @@ def _diff_rows(df: pd.DataFrame) -> list[dict]:
     for r in df.to_dict("records"):
         sig = bool(r.get("significant")) if not _missing(r.get("significant")) else False
         cls = ("pos" if r["diff"] > 0 else "neg") if sig else ""
-        rows.append({"name": str(r["variant"]), "cells": [
-            _cell(str(r["strategy"]), str(r["strategy"]), cls="txt"),
-            _cell(fmt_pp_ci(r["diff"], r["diff_lo"], r["diff_hi"], r["n_pairs"]), r["diff"], cls=cls),
-            _cell(fmt_p(r.get("p")), r.get("p")),
-            _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
-            _cell(fmt_p(r.get("p_bh")), r.get("p_bh")),
-            _cell("yes" if sig else "no", int(sig), cls="sig" if sig else "muted"),
-            _cell(_equiv_text(r), r.get("tost_p"),
-                  cls="sig" if r.get("equivalent") is True else "muted"),
-        ]})
+        rows.append(
+            {
+                "name": str(r["variant"]),
+                "cells": [
+                    _cell(str(r["strategy"]), str(r["strategy"]), cls="txt"),
+                    _cell(
+                        fmt_pp_ci(r["diff"], r["diff_lo"], r["diff_hi"], r["n_pairs"]),
+                        r["diff"],
+                        cls=cls,
+                    ),
+                    _cell(fmt_p(r.get("p")), r.get("p")),
+                    _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
+                    _cell(fmt_p(r.get("p_bh")), r.get("p_bh")),
+                    _cell("yes" if sig else "no", int(sig), cls="sig" if sig else "muted"),
+                    _cell(
+                        _equiv_text(r),
+                        r.get("tost_p"),
+                        cls="sig" if r.get("equivalent") is True else "muted",
+                    ),
+                ],
+            }
+        )
     return rows
 
 
@@ -311,8 +403,9 @@ def _equiv_text(r: Mapping[str, Any]) -> str:
     if _missing(r.get("tost_p")):
         return MISSING
     m = _num(100 * float(r.get("margin", 0.01)), 1)
-    return (f"yes, within ±{m} pt" if r.get("equivalent") else "not shown") + \
-        f" (TOST p={fmt_p(r['tost_p'])})"
+    return (
+        f"yes, within ±{m} pt" if r.get("equivalent") else "not shown"
+    ) + f" (TOST p={fmt_p(r['tost_p'])})"
 
 
 def _diffs_section(tables: Mapping[str, Any]) -> dict:
@@ -350,12 +443,25 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
             sub = _select(cards, variant, s, o)
             sub = sub.assign(_k=sub["rank"].map(_rank_key)).sort_values(["_k", "suit"])
             for r in sub.to_dict("records"):
-                crow.append({"name": str(r["card"]), "cells": [
-                    _cell(fmt_pct_ci(r["played_wr"], r["played_lo"], r["played_hi"], r["played_n"]), r["played_wr"]),
-                    _cell(fmt_pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"], r["gih_n"]), r["gih_wr"]),
-                    _cell(f"{fmt_pct(r['gns_wr'])} {fmt_n(r['gns_n'])}", r["gns_wr"]),
-                    _cell(fmt_pp_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"]), r["iwd"]),
-                ]})
+                crow.append(
+                    {
+                        "name": str(r["card"]),
+                        "cells": [
+                            _cell(
+                                fmt_pct_ci(
+                                    r["played_wr"], r["played_lo"], r["played_hi"], r["played_n"]
+                                ),
+                                r["played_wr"],
+                            ),
+                            _cell(
+                                fmt_pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"], r["gih_n"]),
+                                r["gih_wr"],
+                            ),
+                            _cell(f"{fmt_pct(r['gns_wr'])} {fmt_n(r['gns_n'])}", r["gns_wr"]),
+                            _cell(fmt_pp_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"]), r["iwd"]),
+                        ],
+                    }
+                )
         rrow = []
         if restricted is not None:
             sub = _select(restricted, variant, s, o)
@@ -365,14 +471,31 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
                     sig = bool(r["significant"])
                 else:
                     sig = not _missing(r.get("p_holm")) and r["p_holm"] < 0.05
-                rrow.append({"name": str(r["rank"]), "cells": [
-                    _cell(fmt_pp_ci(r["effect"], r["effect_lo"], r["effect_hi"], r["n_pairs"]), r["effect"],
-                          cls=("pos" if r["effect"] > 0 else "neg") if sig else ""),
-                    _cell(fmt_p(r.get("p")), r.get("p")),
-                    _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
-                ]})
-        blocks.append({"strategy": str(s), "opponent": None if o is None else str(o),
-                       "cards": crow, "restricted": rrow, "chart": charts.get(card_chart_key(s, o))})
+                rrow.append(
+                    {
+                        "name": str(r["rank"]),
+                        "cells": [
+                            _cell(
+                                fmt_pp_ci(
+                                    r["effect"], r["effect_lo"], r["effect_hi"], r["n_pairs"]
+                                ),
+                                r["effect"],
+                                cls=("pos" if r["effect"] > 0 else "neg") if sig else "",
+                            ),
+                            _cell(fmt_p(r.get("p")), r.get("p")),
+                            _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
+                        ],
+                    }
+                )
+        blocks.append(
+            {
+                "strategy": str(s),
+                "opponent": None if o is None else str(o),
+                "cards": crow,
+                "restricted": rrow,
+                "chart": charts.get(card_chart_key(s, o)),
+            }
+        )
     return {"variant": str(variant), "blocks": blocks, "other_variants": len(variants) - 1}
 
 
@@ -389,14 +512,20 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
         for r in sub.to_dict("records"):
             cells = [
                 _cell(fmt_int(r["games"]), r["games"]),
-                _cell(f"{_num(r['elo'], 0)} [{_num(r['elo_lo'], 0)}, {_num(r['elo_hi'], 0)}]",
-                      r["elo"], cls="pos" if r["elo_lo"] > 0 else ("neg" if r["elo_hi"] < 0 else "")),
+                _cell(
+                    f"{_num(r['elo'], 0)} [{_num(r['elo_lo'], 0)}, {_num(r['elo_hi'], 0)}]",
+                    r["elo"],
+                    cls="pos" if r["elo_lo"] > 0 else ("neg" if r["elo_hi"] < 0 else ""),
+                ),
             ]
             if has_nash:
                 cells += [
                     _cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
-                    _cell(fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]), r["nash_rating"],
-                          cls="neg" if r["nash_hi"] < -1e-9 else ""),
+                    _cell(
+                        fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]),
+                        r["nash_rating"],
+                        cls="neg" if r["nash_hi"] < -1e-9 else "",
+                    ),
                     _cell(fmt_pct(r["nash_support"]), r["nash_support"]),
                 ]
             dom = bool(r["dominant"])
@@ -405,13 +534,28 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
         cycles = []
         if cy is not None:
             for r in cy[cy["variant"] == v].to_dict("records"):
-                cycles.append({"name": f"{r['a']} → {r['b']} → {r['c']} → {r['a']}", "cells": [
-                    _cell(f"{fmt_pct(r['ab_lo'])} / {fmt_pct(r['bc_lo'])} / {fmt_pct(r['ca_lo'])}",
-                          min(r["ab_lo"], r["bc_lo"], r["ca_lo"])),
-                    _cell(fmt_int(r["games"]), r["games"]),
-                ]})
-        out.append({"variant": str(v), "open": i == 0, "rows": rows, "has_nash": bool(has_nash),
-                    "cycles": cycles, "chart": charts.get(f"ratings:{v}")})
+                cycles.append(
+                    {
+                        "name": f"{r['a']} → {r['b']} → {r['c']} → {r['a']}",
+                        "cells": [
+                            _cell(
+                                f"{fmt_pct(r['ab_lo'])} / {fmt_pct(r['bc_lo'])} / {fmt_pct(r['ca_lo'])}",
+                                min(r["ab_lo"], r["bc_lo"], r["ca_lo"]),
+                            ),
+                            _cell(fmt_int(r["games"]), r["games"]),
+                        ],
+                    }
+                )
+        out.append(
+            {
+                "variant": str(v),
+                "open": i == 0,
+                "rows": rows,
+                "has_nash": bool(has_nash),
+                "cycles": cycles,
+                "chart": charts.get(f"ratings:{v}"),
+            }
+        )
     return out
 
 
@@ -427,16 +571,31 @@ def _initiative_section(tables: Mapping[str, Any], charts: Mapping[str, str]) ->
         return None
     rows = []
     for r in ini.to_dict("records"):
-        rows.append({"name": str(r["bid"]), "cells": [
-            _cell(fmt_int(r["games"]), r["games"]),
-            _cell(fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], r["games"]), r["winrate"],
-                  cls=_side(r["winrate_lo"], r["winrate_hi"])),
-            _cell(fmt_pct(r["draws"] / r["games"] if r["games"] else None),
-                  r["draws"] / r["games"] if r["games"] else None),
-            _cell(fmt_pct(r["score"]), r["score"])]})
+        rows.append(
+            {
+                "name": str(r["bid"]),
+                "cells": [
+                    _cell(fmt_int(r["games"]), r["games"]),
+                    _cell(
+                        fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], r["games"]),
+                        r["winrate"],
+                        cls=_side(r["winrate_lo"], r["winrate_hi"]),
+                    ),
+                    _cell(
+                        fmt_pct(r["draws"] / r["games"] if r["games"] else None),
+                        r["draws"] / r["games"] if r["games"] else None,
+                    ),
+                    _cell(fmt_pct(r["score"]), r["score"]),
+                ],
+            }
+        )
     chart = charts.get("initiative")
-    return {"rows": rows, "chart": {"title": "The value of the opening bid", "caption": "",
-                                    "svg": chart} if chart else None}
+    return {
+        "rows": rows,
+        "chart": {"title": "The value of the opening bid", "caption": "", "svg": chart}
+        if chart
+        else None,
+    }
 
 
 def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
@@ -455,8 +614,13 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
             if r is None or not r["rounds"]:
                 cells.append(_cell(MISSING))
                 continue
-            cells.append(_cell(fmt_pct_ci(r["share"], r["share_lo"], r["share_hi"], r["rounds"]),
-                               r["share"], cls=_side(r["share_lo"], r["share_hi"])))
+            cells.append(
+                _cell(
+                    fmt_pct_ci(r["share"], r["share_lo"], r["share_hi"], r["rounds"]),
+                    r["share"],
+                    cls=_side(r["share_lo"], r["share_hi"]),
+                )
+            )
         fought = [r for r in by.values() if r["rounds"]]
         best = max(fought, key=lambda r: r["share"])["range"] if fought else MISSING
         rows.append({"name": str(name), "cells": [_cell(str(best), str(best), cls="txt"), *cells]})
@@ -475,9 +639,15 @@ def _pairing_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         cells = [_cell(kind, kind, cls="txt")]
         for n in names:
             r = by.get(n)
-            cells.append(_cell(MISSING) if r is None else _cell(
-                fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]), r["score"],
-                cls=_side(r["score_lo"], r["score_hi"])))
+            cells.append(
+                _cell(MISSING)
+                if r is None
+                else _cell(
+                    fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]),
+                    r["score"],
+                    cls=_side(r["score_lo"], r["score_hi"]),
+                )
+            )
         rows.append({"name": str(choice), "cells": cells})
     return names, rows
 
@@ -490,30 +660,73 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
         return None
 
     def score_cells(r, n_key="games"):
-        return [_cell(fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r.get(n_key)), r["score"],
-                      cls=_side(r["score_lo"], r["score_hi"]))]
+        return [
+            _cell(
+                fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r.get(n_key)),
+                r["score"],
+                cls=_side(r["score_lo"], r["score_hi"]),
+            )
+        ]
 
-    out: dict[str, Any] = {"pairs": [], "maneuvers": [], "item_rows": [], "loadouts": [], "best": []}
+    out: dict[str, Any] = {
+        "pairs": [],
+        "maneuvers": [],
+        "item_rows": [],
+        "loadouts": [],
+        "best": [],
+    }
     for r in _records(tables, "item_pairs"):
-        out["pairs"].append({"name": str(r["items"]), "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)]})
+        out["pairs"].append(
+            {
+                "name": str(r["items"]),
+                "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
+            }
+        )
     for r in _records(tables, "maneuvers"):
-        out["maneuvers"].append({"name": str(r["maneuver"]), "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)]})
+        out["maneuvers"].append(
+            {
+                "name": str(r["maneuver"]),
+                "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
+            }
+        )
     for r in _records(tables, "items"):
-        out["item_rows"].append({"name": str(r["item"]), "cells": [
-            _cell(fmt_pct(r["with_item"]), r["with_item"]), _cell(fmt_pct(r["without_item"]), r["without_item"]),
-            _cell(fmt_pp_ci(r["marginal"], r["marginal_lo"], r["marginal_hi"]), r["marginal"],
-                  cls=_side(r["marginal_lo"], r["marginal_hi"], 0.0))]})
+        out["item_rows"].append(
+            {
+                "name": str(r["item"]),
+                "cells": [
+                    _cell(fmt_pct(r["with_item"]), r["with_item"]),
+                    _cell(fmt_pct(r["without_item"]), r["without_item"]),
+                    _cell(
+                        fmt_pp_ci(r["marginal"], r["marginal_lo"], r["marginal_hi"]),
+                        r["marginal"],
+                        cls=_side(r["marginal_lo"], r["marginal_hi"], 0.0),
+                    ),
+                ],
+            }
+        )
     has_nash = "nash_p" in lo.columns
     for r in lo.sort_values("score", ascending=False).to_dict("records"):
         cells = score_cells(r)
         if has_nash:
-            cells += [_cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
-                      _cell(fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]), r["nash_rating"],
-                            cls="neg" if r["nash_hi"] < -1e-9 else "")]
+            cells += [
+                _cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
+                _cell(
+                    fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]),
+                    r["nash_rating"],
+                    cls="neg" if r["nash_hi"] < -1e-9 else "",
+                ),
+            ]
         out["loadouts"].append({"name": str(r["loadout"]), "cells": cells})
     for r in _records(tables, "best_response"):
-        out["best"].append({"name": str(r["against"]), "cells": [
-            _cell(str(r["best_response"]), str(r["best_response"]), cls="txt"), *score_cells(r)]})
+        out["best"].append(
+            {
+                "name": str(r["against"]),
+                "cells": [
+                    _cell(str(r["best_response"]), str(r["best_response"]), cls="txt"),
+                    *score_cells(r),
+                ],
+            }
+        )
     m = _table(tables, "loadout_matrix")
     out["n"] = fmt_int(int(m["games"].min())) if m is not None else MISSING
     out["has_nash"] = has_nash
@@ -537,37 +750,62 @@ def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
         cells = [
             _cell(fmt_int(g), g),
             _cell(_num(r["balance"], 3), r["balance"]),
-            _cell(fmt_pp_ci(r["seat_advantage"], r["seat_adv_lo"], r["seat_adv_hi"]), r["seat_advantage"],
-                  cls=_side(r["seat_adv_lo"], r["seat_adv_hi"], 0.0)),
-            _cell(fmt_pct_ci(r["completion"], r["completion_lo"], r["completion_hi"]), r["completion"]),
+            _cell(
+                fmt_pp_ci(r["seat_advantage"], r["seat_adv_lo"], r["seat_adv_hi"]),
+                r["seat_advantage"],
+                cls=_side(r["seat_adv_lo"], r["seat_adv_hi"], 0.0),
+            ),
+            _cell(
+                fmt_pct_ci(r["completion"], r["completion_lo"], r["completion_hi"]), r["completion"]
+            ),
             _cell(fmt_pct_ci(r["draw_rate"], r["draw_lo"], r["draw_hi"]), r["draw_rate"]),
-            _cell(f"{fmt_int(r['timeouts'])} · {fmt_pct_ci(r['timeout_rate'], r['timeout_lo'], r['timeout_hi'])}",
-                  r["timeout_rate"]),
-            _cell(f"{_num(r['duration'], 1)} [{_num(r['duration_lo'], 1)}, {_num(r['duration_hi'], 1)}]",
-                  r["duration"]),
-            _cell(f"{_num(r['duration_p50'], 0)} ({_num(r['duration_p10'], 0)}–{_num(r['duration_p90'], 0)})",
-                  r["duration_p50"]),
+            _cell(
+                f"{fmt_int(r['timeouts'])} · {fmt_pct_ci(r['timeout_rate'], r['timeout_lo'], r['timeout_hi'])}",
+                r["timeout_rate"],
+            ),
+            _cell(
+                f"{_num(r['duration'], 1)} [{_num(r['duration_lo'], 1)}, {_num(r['duration_hi'], 1)}]",
+                r["duration"],
+            ),
+            _cell(
+                f"{_num(r['duration_p50'], 0)} ({_num(r['duration_p10'], 0)}–{_num(r['duration_p90'], 0)})",
+                r["duration_p50"],
+            ),
         ]
         if has_trace:
             cells += [
-                _cell(f"{_num(r['lead_changes'], 2)} [{_num(r['lead_changes_lo'], 2)}, {_num(r['lead_changes_hi'], 2)}]",
-                      r["lead_changes"]),
-                _cell(fmt_pct_ci(r["comeback_share"], r["comeback_share_lo"], r["comeback_share_hi"]),
-                      r["comeback_share"]),
-                _cell(f"{_num(r['drama'], 2)} [{_num(r['drama_lo'], 2)}, {_num(r['drama_hi'], 2)}]",
-                      r["drama"]),
-                _cell(fmt_pct_ci(r["decisiveness"], r["decisiveness_lo"], r["decisiveness_hi"]),
-                      r["decisiveness"]),
+                _cell(
+                    f"{_num(r['lead_changes'], 2)} [{_num(r['lead_changes_lo'], 2)}, {_num(r['lead_changes_hi'], 2)}]",
+                    r["lead_changes"],
+                ),
+                _cell(
+                    fmt_pct_ci(r["comeback_share"], r["comeback_share_lo"], r["comeback_share_hi"]),
+                    r["comeback_share"],
+                ),
+                _cell(
+                    f"{_num(r['drama'], 2)} [{_num(r['drama_lo'], 2)}, {_num(r['drama_hi'], 2)}]",
+                    r["drama"],
+                ),
+                _cell(
+                    fmt_pct_ci(r["decisiveness"], r["decisiveness_lo"], r["decisiveness_hi"]),
+                    r["decisiveness"],
+                ),
             ]
         for c in events:
             k = r[c]
             lo, hi = wilson_ci(k, g)
-            cells.append(_cell(MISSING if _missing(k) else
-                               f"{fmt_int(k)} · {fmt_pct_ci(k / g, lo, hi)}",
-                               None if _missing(k) else k / g))
+            cells.append(
+                _cell(
+                    MISSING if _missing(k) else f"{fmt_int(k)} · {fmt_pct_ci(k / g, lo, hi)}",
+                    None if _missing(k) else k / g,
+                )
+            )
         rows.append({"name": str(r["variant"]), "base": r["variant"] == "base", "cells": cells})
-    return {"rows": rows, "has_trace": bool(has_trace),
-            "events": [str(c)[len("event: "):] for c in events]}
+    return {
+        "rows": rows,
+        "has_trace": bool(has_trace),
+        "events": [str(c)[len("event: ") :] for c in events],
+    }
 
 
 def _pairing_summary(tables: Mapping[str, Any]) -> dict | None:
@@ -577,9 +815,14 @@ def _pairing_summary(tables: Mapping[str, Any]) -> dict | None:
     ratio = p["ratio"].dropna()
     if ratio.empty:
         return None
-    return {"median": _num(ratio.median(), 3), "lo": _num(ratio.min(), 3), "hi": _num(ratio.max(), 3),
-            "matches": fmt_int(len(ratio)), "games": fmt_int(p["games"].sum()),
-            "saving": _num(100 * (1 - ratio.median() ** 2), 0)}
+    return {
+        "median": _num(ratio.median(), 3),
+        "lo": _num(ratio.min(), 3),
+        "hi": _num(ratio.max(), 3),
+        "matches": fmt_int(len(ratio)),
+        "games": fmt_int(p["games"].sum()),
+        "saving": _num(100 * (1 - ratio.median() ** 2), 0),
+    }
 
 
 def _runs_table(tables: Mapping[str, Any]) -> list[dict]:
@@ -588,86 +831,126 @@ def _runs_table(tables: Mapping[str, Any]) -> list[dict]:
         return []
     rows = []
     for x in r.sort_values(["variant", "a", "b"], key=lambda c: c.map(str)).to_dict("records"):
-        rows.append({"name": str(x["variant"]), "cells": [
-            _cell(str(x["a"]), str(x["a"]), cls="txt"), _cell(str(x["b"]), str(x["b"]), cls="txt"),
-            _cell(fmt_int(x["games"]), x["games"]), _cell(str(x["seed"]), x["seed"]),
-            _cell(str(x["config_hash"]), str(x["config_hash"]), cls="code"),
-            _cell(str(x["date"]), str(x["date"]), cls="txt"),
-        ]})
+        rows.append(
+            {
+                "name": str(x["variant"]),
+                "cells": [
+                    _cell(str(x["a"]), str(x["a"]), cls="txt"),
+                    _cell(str(x["b"]), str(x["b"]), cls="txt"),
+                    _cell(fmt_int(x["games"]), x["games"]),
+                    _cell(str(x["seed"]), x["seed"]),
+                    _cell(str(x["config_hash"]), str(x["config_hash"]), cls="code"),
+                    _cell(str(x["date"]), str(x["date"]), cls="txt"),
+                ],
+            }
+        )
     return rows
 
 
 METHODS = [
-    ("Experimental design",
-     "Counter-based randomness (splitmix64 seeding xoshiro256**): game i of a seed draws only "
-     "from streams named by (seed, i, purpose), so results are bit-identical for any thread count "
-     "or batch size, and the same seed deals the same cards under every variant and strategy "
-     "pair (common random numbers). Every deal is played twice with seats swapped (duplicate "
-     "seating)."),
-    ("Win rates", "From deals, not games: the two games of a seat-swapped deal share its "
-     "shuffles (in Trisk side A's two results correlate about +0.65), so a win rate's 95% "
-     "interval is the Wilson interval on the effective number of games, games / deff, where the "
-     "design effect deff is the deal-level (cluster-robust) variance of the rate over the "
-     "variance if games were independent (Kish; 1 + the correlation of a deal's two games). "
-     "Each deal's wins (0, 1 or 2) are exact from its pair points and the run's draws. A table "
-     "pooling several matches (a strategy against the field, a variant's draws) clusters on the "
-     "deal across all of them, since matches on one seed replay the same deals. --precision "
-     "extends a match until these intervals are within ±P. Draws are counted apart, never folded "
-     "into wins; score = win + ½ draw. Seat shares, timeouts and per-game event rates stay "
-     "game-level Wilson intervals: a run does not keep which seat won each game of a deal."),
-    ("Scores of seat-swapped pairs", "Pentanomial model (Fishtest): each deal pair scores 0, ½, 1, "
-     "1½ or 2 points; the score's SE is the SD of pair scores / √pairs. Pooled over matches (a "
-     "strategy's or a loadout's score against the field, item pairs, maneuvers, an item's "
-     "marginal value), the SE is cluster-robust over the deal across every match pooled (CR1, "
-     "as statsmodels' OLS with cov_type='cluster')."),
-    ("Paired differences", "Variant minus base on the same deals: mean of per-pair differences "
-     "with a cluster-robust SE over the deal across the strategy's matches (they replay the "
-     "same deals), two-sided z test; Holm's method (statsmodels multipletests) across every "
-     "variant × strategy comparison on the page, and Benjamini–Hochberg q-values (false "
-     "discovery rate) for the same family. Equivalence: two one-sided tests (TOST) of "
-     "|change| < 1 point. Restricted play (Jaffe et al. 2012) is paired the "
-     "same way and Holm-corrected across ranks."),
-    ("Strategy ratings", "Bradley–Terry model fitted by maximum likelihood (statsmodels GLM, "
-     "binomial) on each variant's round-robin scores, shown on the Elo scale "
-     "(400·log10 odds) centred on the field average, with 95% Wald intervals from the "
-     "cluster-robust (sandwich) covariance over deals: the two games of a deal and the matches "
-     "that replay it are not independent. "
-     "A strategy is dominant when the lower 95% bound of its score is above 50% against every "
-     "other; a significant 3-cycle has each of its three edges above 50% at 95%."),
-    ("Nash averaging", "Max-entropy Nash equilibrium of the antisymmetric matrix A = score − ½ "
-     "(Balduzzi et al. 2018, as in OpenSpiel); a strategy's Nash average is its expected "
-     "score − ½ against the Nash mixture (0 for strategies in the support, negative outside). "
-     "Adding a clone of a strategy does not change anyone's Nash average. Intervals come from a "
-     "parametric bootstrap of the matrix (200 draws from each cell's pentanomial SE)."),
-    ("Game metrics (Browne / Ludii)", "Balance = 1 − |w₁ − w₂| from the two seats' win rates; "
-     "seat advantage w₁ − w₂ with a multinomial 95% CI over games; completion = decided share "
-     "and draws, with deal-level intervals; draws and "
-     "timeouts (draws at the round cap) apart; duration = rounds per game (mean ± 1.96·SD/√n, "
-     "median and 10th–90th percentiles). From the per-round score trace (HP difference at the end "
-     "of each round): lead changes = times the leading seat changes (a tied round keeps the "
-     "previous leader); comeback share = decided games in which the eventual winner trailed at "
-     "the end of some round; drama = the winner's largest HP deficit, averaged over decided games; "
-     "decisiveness = the share of the game played before the winner took the lead for good "
-     "(0% = led from the first round)."),
-    ("Luck vs skill", "The strongest scripted strategy's win rate p against random play, and the "
-     "smallest n with P(Bin(n, p) > n/2) ≥ 0.95: the games it needs to be ahead with 95% "
-     "probability."),
-    ("Card value", "Observational (17lands style): played, games-in-hand and not-seen win rates "
-     "and IWD, biased by game length and shown as association only. Causal: restricted play on "
-     "the same deals."),
-    ("Sequential test", "From the command line: a pentanomial GSPRT "
-     "(balance <game> sprt) stops as soon as the log-likelihood ratio crosses ln(β/(1−α)) or "
-     "ln((1−β)/α); its two-sided question (a change of at least δ either way) runs two "
-     "one-sided tests at α/2 each."),
+    (
+        "Experimental design",
+        "Counter-based randomness (splitmix64 seeding xoshiro256**): game i of a seed draws only "
+        "from streams named by (seed, i, purpose), so results are bit-identical for any thread count "
+        "or batch size, and the same seed deals the same cards under every variant and strategy "
+        "pair (common random numbers). Every deal is played twice with seats swapped (duplicate "
+        "seating).",
+    ),
+    (
+        "Win rates",
+        "From deals, not games: the two games of a seat-swapped deal share its "
+        "shuffles (in Trisk side A's two results correlate about +0.65), so a win rate's 95% "
+        "interval is the Wilson interval on the effective number of games, games / deff, where the "
+        "design effect deff is the deal-level (cluster-robust) variance of the rate over the "
+        "variance if games were independent (Kish; 1 + the correlation of a deal's two games). "
+        "Each deal's wins (0, 1 or 2) are exact from its pair points and the run's draws. A table "
+        "pooling several matches (a strategy against the field, a variant's draws) clusters on the "
+        "deal across all of them, since matches on one seed replay the same deals. --precision "
+        "extends a match until these intervals are within ±P. Draws are counted apart, never folded "
+        "into wins; score = win + ½ draw. Seat shares, timeouts and per-game event rates stay "
+        "game-level Wilson intervals: a run does not keep which seat won each game of a deal.",
+    ),
+    (
+        "Scores of seat-swapped pairs",
+        "Pentanomial model (Fishtest): each deal pair scores 0, ½, 1, "
+        "1½ or 2 points; the score's SE is the SD of pair scores / √pairs. Pooled over matches (a "
+        "strategy's or a loadout's score against the field, item pairs, maneuvers, an item's "
+        "marginal value), the SE is cluster-robust over the deal across every match pooled (CR1, "
+        "as statsmodels' OLS with cov_type='cluster').",
+    ),
+    (
+        "Paired differences",
+        "Variant minus base on the same deals: mean of per-pair differences "
+        "with a cluster-robust SE over the deal across the strategy's matches (they replay the "
+        "same deals), two-sided z test; Holm's method (statsmodels multipletests) across every "
+        "variant × strategy comparison on the page, and Benjamini–Hochberg q-values (false "
+        "discovery rate) for the same family. Equivalence: two one-sided tests (TOST) of "
+        "|change| < 1 point. Restricted play (Jaffe et al. 2012) is paired the "
+        "same way and Holm-corrected across ranks.",
+    ),
+    (
+        "Strategy ratings",
+        "Bradley–Terry model fitted by maximum likelihood (statsmodels GLM, "
+        "binomial) on each variant's round-robin scores, shown on the Elo scale "
+        "(400·log10 odds) centred on the field average, with 95% Wald intervals from the "
+        "cluster-robust (sandwich) covariance over deals: the two games of a deal and the matches "
+        "that replay it are not independent. "
+        "A strategy is dominant when the lower 95% bound of its score is above 50% against every "
+        "other; a significant 3-cycle has each of its three edges above 50% at 95%.",
+    ),
+    (
+        "Nash averaging",
+        "Max-entropy Nash equilibrium of the antisymmetric matrix A = score − ½ "
+        "(Balduzzi et al. 2018, as in OpenSpiel); a strategy's Nash average is its expected "
+        "score − ½ against the Nash mixture (0 for strategies in the support, negative outside). "
+        "Adding a clone of a strategy does not change anyone's Nash average. Intervals come from a "
+        "parametric bootstrap of the matrix (200 draws from each cell's pentanomial SE).",
+    ),
+    (
+        "Game metrics (Browne / Ludii)",
+        "Balance = 1 − |w₁ − w₂| from the two seats' win rates; "
+        "seat advantage w₁ − w₂ with a multinomial 95% CI over games; completion = decided share "
+        "and draws, with deal-level intervals; draws and "
+        "timeouts (draws at the round cap) apart; duration = rounds per game (mean ± 1.96·SD/√n, "
+        "median and 10th–90th percentiles). From the per-round score trace (HP difference at the end "
+        "of each round): lead changes = times the leading seat changes (a tied round keeps the "
+        "previous leader); comeback share = decided games in which the eventual winner trailed at "
+        "the end of some round; drama = the winner's largest HP deficit, averaged over decided games; "
+        "decisiveness = the share of the game played before the winner took the lead for good "
+        "(0% = led from the first round).",
+    ),
+    (
+        "Luck vs skill",
+        "The strongest scripted strategy's win rate p against random play, and the "
+        "smallest n with P(Bin(n, p) > n/2) ≥ 0.95: the games it needs to be ahead with 95% "
+        "probability.",
+    ),
+    (
+        "Card value",
+        "Observational (17lands style): played, games-in-hand and not-seen win rates "
+        "and IWD, biased by game length and shown as association only. Causal: restricted play on "
+        "the same deals.",
+    ),
+    (
+        "Sequential test",
+        "From the command line: a pentanomial GSPRT "
+        "(balance <game> sprt) stops as soon as the log-likelihood ratio crosses ln(β/(1−α)) or "
+        "ln((1−β)/α); its two-sided question (a change of at least δ either way) runs two "
+        "one-sided tests at α/2 each.",
+    ),
 ]
 
 
 def _manifest_items(manifest: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
     """(label, value, is_code) rows for the reproducibility block."""
     known = [
-        ("command", "Command", True), ("seed", "Seed", True), ("config_hash", "Config hash", True),
-        ("engine_version", "Engine version", True), ("date", "Date", False),
-        ("games_total", "Games simulated", False), ("runs", "Stored runs", False),
+        ("command", "Command", True),
+        ("seed", "Seed", True),
+        ("config_hash", "Config hash", True),
+        ("engine_version", "Engine version", True),
+        ("date", "Date", False),
+        ("games_total", "Games simulated", False),
+        ("runs", "Stored runs", False),
         ("elapsed_s", "Elapsed", False),
     ]
     items = []
@@ -731,9 +1014,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
     placed = {"overview", "rounds", "diffs"}
     placed |= {k for k in charts if k.split(":")[0] in ("matrix", "cards", "ratings")}
     placed |= {"loadout_matrix", "loadout_values", "ranges", "initiative"}
-    extra = [
-        {"title": k, "caption": "", "svg": charts[k]} for k in charts if k not in placed
-    ]
+    extra = [{"title": k, "caption": "", "svg": charts[k]} for k in charts if k not in placed]
 
     def chart(key: str) -> dict | None:
         if key not in charts:
@@ -761,10 +1042,15 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "initiative": _initiative_section(tables, charts),
         "pairing": _pairing_summary(tables),
         "runs": _runs_table(tables),
-        "methods": [(k, v) for k, v in METHODS
-                    if (k != "Card value" or _cards_section(tables, charts) is not None)
-                    and (k not in ("Strategy ratings", "Nash averaging")
-                         or _table(tables, "ratings") is not None)],
+        "methods": [
+            (k, v)
+            for k, v in METHODS
+            if (k != "Card value" or _cards_section(tables, charts) is not None)
+            and (
+                k not in ("Strategy ratings", "Nash averaging")
+                or _table(tables, "ratings") is not None
+            )
+        ],
         "rulings": [str(r) for r in (manifest.get("rulings") or [])],
         "manifest": _manifest_items(manifest),
         "file": str(game.get("file", "")),
@@ -797,7 +1083,9 @@ def _date(games: Sequence[Mapping[str, Any]]) -> str:
     """The page's date, readable: 2026-11-30 16:28 UTC."""
     from datetime import datetime, timezone
 
-    dates = [str(g.get("manifest", {}).get("date")) for g in games if g.get("manifest", {}).get("date")]
+    dates = [
+        str(g.get("manifest", {}).get("date")) for g in games if g.get("manifest", {}).get("date")
+    ]
     if not dates:
         return ""
     try:
@@ -810,21 +1098,32 @@ def _date(games: Sequence[Mapping[str, Any]]) -> str:
 def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = None) -> str:
     """A full report page for one or more games (see the module docstring)."""
     contexts = [_game_context(g, i) for i, g in enumerate(games)]
-    return _environment().get_template("page.html.j2").render(
-        title=_page_title(games), games=contexts, date=_date(games), index_link=index_link)
+    return (
+        _environment()
+        .get_template("page.html.j2")
+        .render(title=_page_title(games), games=contexts, date=_date(games), index_link=index_link)
+    )
 
 
 def render_index(games: Sequence[Mapping[str, Any]]) -> str:
     """The study's front page: each game's verdicts, facts and a link to its page
     (``game["file"]``, relative to the index)."""
-    contexts = [{"name": str(g.get("name")), "file": str(g.get("file", "")),
-                 "summary": [str(x) for x in g.get("summary") or []],
-                 "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),
-                 "manifest": _manifest_items(g.get("manifest") or {}),
-                 "links": _links(g)}
-                for g in games]
-    return _environment().get_template("index.html.j2").render(
-        title="Balance study", games=contexts, date=_date(games))
+    contexts = [
+        {
+            "name": str(g.get("name")),
+            "file": str(g.get("file", "")),
+            "summary": [str(x) for x in g.get("summary") or []],
+            "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),
+            "manifest": _manifest_items(g.get("manifest") or {}),
+            "links": _links(g),
+        }
+        for g in games
+    ]
+    return (
+        _environment()
+        .get_template("index.html.j2")
+        .render(title="Balance study", games=contexts, date=_date(games))
+    )
 
 
 def _write_html(target: Path, html: str) -> Path:

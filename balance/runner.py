@@ -31,8 +31,17 @@ from balance.store import Damaged, Store, config_hash
 DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
 
 # per-card counters, for each side (A, B) and card
-CARD_FIELDS = ("gih_n", "gih_w", "gih_d", "played_n", "played_w", "played_d",
-               "gns_n", "gns_w", "gns_d")
+CARD_FIELDS = (
+    "gih_n",
+    "gih_w",
+    "gih_d",
+    "played_n",
+    "played_w",
+    "played_d",
+    "gns_n",
+    "gns_w",
+    "gns_d",
+)
 
 
 @dataclass(frozen=True)
@@ -65,12 +74,20 @@ class RunSpec:
     def resolved(self) -> dict:
         eng = get_game(self.game).engine_module()
         return {
-            "game": self.game, "engine_version": eng.VERSION, "variant": self.ruleset.name,
+            "game": self.game,
+            "engine_version": eng.VERSION,
+            "variant": self.ruleset.name,
             "rules": self.ruleset.rules,
-            **({"card_set_digest": self.ruleset.card_set().digest}
-               if get_game(self.game).card_sets else {}),
-            "a": _side(self.a), "b": _side(self.b),
-            "n_games": self.n_games, "seed": self.seed, "per_game": self.per_game,
+            **(
+                {"card_set_digest": self.ruleset.card_set().digest}
+                if get_game(self.game).card_sets
+                else {}
+            ),
+            "a": _side(self.a),
+            "b": _side(self.b),
+            "n_games": self.n_games,
+            "seed": self.seed,
+            "per_game": self.per_game,
             "store_format": STORE_FORMAT,
             **({"experiment": self.experiment} if self.experiment else {}),
         }
@@ -85,8 +102,11 @@ def _side(s: Strategy) -> dict:
     if s.loadout is not None:  # only games with loadouts: Tosk's run keys are unchanged
         out["loadout"] = s.loadout
     if s.deck is not None:  # only games with decks
-        out["deck"] = {"name": s.deck.name, "primal": int(s.deck.primal),
-                       "cards": [int(c) for c in s.deck.cards]}
+        out["deck"] = {
+            "name": s.deck.name,
+            "primal": int(s.deck.primal),
+            "cards": [int(c) for c in s.deck.cards],
+        }
         names = getattr(s.deck, "names", None)
         if names is not None and getattr(s.deck, "primal_name", None) is not None:
             # by name too: a report rebinds the deck to the run's own card set by name
@@ -141,8 +161,10 @@ def check_games(n: int, what: str = "-n") -> int:
     if n <= 0:
         raise UserError(f"{what} must be a positive number of games, got {n}")
     if n > MAX_GAMES:
-        raise UserError(f"{what} = {n:,} games is more than one run can hold; at most "
-                        f"{MAX_GAMES:,} (split the work over seeds)")
+        raise UserError(
+            f"{what} = {n:,} games is more than one run can hold; at most "
+            f"{MAX_GAMES:,} (split the work over seeds)"
+        )
     return n + (n % 2)
 
 
@@ -171,10 +193,13 @@ class _Accumulator:
         self.seat_wins = np.zeros(2, dtype=np.int64)
         self.wins = np.zeros(3, dtype=np.int64)  # A wins, B wins, draws
         self.n_cards = getattr(eng, "N_CARDS", 0)
-        self.cards = np.zeros((2, self.n_cards, len(CARD_FIELDS)), np.int64) if self.n_cards else None
+        self.cards = (
+            np.zeros((2, self.n_cards, len(CARD_FIELDS)), np.int64) if self.n_cards else None
+        )
         sizes = getattr(eng, "METRICS", None)
-        self.metrics = ({name: np.zeros(int(size), np.int64) for name, size in sizes.items()}
-                        if sizes else None)
+        self.metrics = (
+            {name: np.zeros(int(size), np.int64) for name, size in sizes.items()} if sizes else None
+        )
         self.games = []
 
     def _grow_rounds(self, size: int) -> None:
@@ -208,7 +233,7 @@ class _Accumulator:
     def add(self, first_game: int, out: dict) -> None:
         pts = out["a_points"]
         d0 = first_game // 2
-        self.pair_points[d0:d0 + len(pts) // 2] = pts[0::2] + pts[1::2]
+        self.pair_points[d0 : d0 + len(pts) // 2] = pts[0::2] + pts[1::2]
         self.wins += [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()]
         self.seat_wins += [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()]
         self._grow_rounds(int(out["rounds"].max(initial=0)) + 1)
@@ -217,8 +242,15 @@ class _Accumulator:
         if self.cards is not None:
             from sims.aggregate import card_counts
 
-            card_counts(self.n_cards, out["seen_a"], out["played_a"], out["seen_b"],
-                        out["played_b"], pts, self.cards)
+            card_counts(
+                self.n_cards,
+                out["seen_a"],
+                out["played_a"],
+                out["seen_b"],
+                out["played_b"],
+                pts,
+                self.cards,
+            )
         if self.metrics is not None:
             for name, hist in self.metrics.items():
                 v = out[name]
@@ -244,9 +276,14 @@ def provenance(game: str) -> dict:
     engine and its version, the toolkit's version, the rulings in force and
     the date."""
     g = get_game(game)
-    return {"command": command_line(), "engine": g.engine,
-            "engine_version": g.engine_module().VERSION, "toolkit_version": __version__,
-            "rulings": list(rulings(g.rulings)), "date": utc_now()}
+    return {
+        "command": command_line(),
+        "engine": g.engine,
+        "engine_version": g.engine_module().VERSION,
+        "toolkit_version": __version__,
+        "rulings": list(rulings(g.rulings)),
+        "date": utc_now(),
+    }
 
 
 def _manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
@@ -269,22 +306,33 @@ def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
     i64 = pl.List(pl.Int64)
     metrics = res.metrics or {}
     cols = {
-        "games": [res.games], "a_wins": [res.a_wins], "b_wins": [res.b_wins],
-        "draws": [res.draws], "seat0_wins": [int(res.seat_wins[0])],
+        "games": [res.games],
+        "a_wins": [res.a_wins],
+        "b_wins": [res.b_wins],
+        "draws": [res.draws],
+        "seat0_wins": [int(res.seat_wins[0])],
         "seat1_wins": [int(res.seat_wins[1])],
         "pair_points": pl.Series([res.pair_points], dtype=pl.List(pl.UInt8)),
         "rounds_hist": pl.Series([np.asarray(res.rounds_hist, np.int64)], dtype=i64),
         "reasons": pl.Series([np.asarray(res.reasons, np.int64)], dtype=i64),
         "n_cards": [None if res.cards is None else int(res.cards.shape[1])],
-        "cards": pl.Series([np.zeros(0, np.int64) if res.cards is None
-                            else res.cards.astype(np.int64).ravel()], dtype=i64),
+        "cards": pl.Series(
+            [np.zeros(0, np.int64) if res.cards is None else res.cards.astype(np.int64).ravel()],
+            dtype=i64,
+        ),
         "has_metrics": [res.metrics is not None],
         "metric_names": pl.Series([list(metrics)], dtype=pl.List(pl.Utf8)),
-        "metric_sizes": pl.Series([np.array([len(h) for h in metrics.values()], np.int64)],
-                                  dtype=i64),
-        "metric_counts": pl.Series([np.concatenate(
-            [np.asarray(h, np.int64) for h in metrics.values()] + [np.zeros(0, np.int64)])],
-            dtype=i64),
+        "metric_sizes": pl.Series(
+            [np.array([len(h) for h in metrics.values()], np.int64)], dtype=i64
+        ),
+        "metric_counts": pl.Series(
+            [
+                np.concatenate(
+                    [np.asarray(h, np.int64) for h in metrics.values()] + [np.zeros(0, np.int64)]
+                )
+            ],
+            dtype=i64,
+        ),
     }
     t = {"run": pl.DataFrame(cols)}
     if res.per_game is not None:
@@ -300,8 +348,13 @@ def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> R
     run = t["run"]
     if run.height != 1:
         raise Damaged(f"run.parquet holds {run.height} rows, not one")
-    return _checked(spec, manifest, lambda name: run[name][0],
-                    lambda name: run[name][0].to_numpy(), t.get("games"))
+    return _checked(
+        spec,
+        manifest,
+        lambda name: run[name][0],
+        lambda name: run[name][0].to_numpy(),
+        t.get("games"),
+    )
 
 
 def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResult:
@@ -312,8 +365,16 @@ def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResul
 
     try:
         res = _from_row(spec, manifest, scalar, array, per_game)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
-            pa.ArrowException, pl.exceptions.PolarsError) as e:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        pa.ArrowException,
+        pl.exceptions.PolarsError,
+    ) as e:
         raise Damaged(f"run.parquet does not hold a run ({type(e).__name__}: {e})"[:200]) from None
     check_run(res)
     return res
@@ -348,14 +409,22 @@ def check_run(res: RunResult) -> None:
         fail(f"{pp.size:,} deal points for {g // 2:,} deals")
     if int(pp.sum()) != 2 * a + d:
         fail(f"the deal points make {int(pp.sum()):,} half points, the wins {2 * a + d:,}")
-    for name, hist, size in (("game lengths", res.rounds_hist, None),
-                             ("end reasons", res.reasons, len(eng.END_NAMES))):
-        if (hist.ndim != 1 or (size is not None and len(hist) != size)
-                or (hist.size and hist.min() < 0) or int(hist.sum()) != g):
+    for name, hist, size in (
+        ("game lengths", res.rounds_hist, None),
+        ("end reasons", res.reasons, len(eng.END_NAMES)),
+    ):
+        if (
+            hist.ndim != 1
+            or (size is not None and len(hist) != size)
+            or (hist.size and hist.min() < 0)
+            or int(hist.sum()) != g
+        ):
             fail(f"the {name} count {int(hist.sum()):,} games of {g:,}")
     n_cards = int(getattr(eng, "N_CARDS", 0))
     if (res.cards is None) != (n_cards == 0):
-        fail("per-card counters " + ("missing" if res.cards is None else "for a game without cards"))
+        fail(
+            "per-card counters " + ("missing" if res.cards is None else "for a game without cards")
+        )
     if res.cards is not None:
         c = res.cards
         if c.shape != (2, n_cards, len(CARD_FIELDS)) or (c.size and c.min() < 0):
@@ -364,11 +433,14 @@ def check_run(res: RunResult) -> None:
         for side, wins in ((0, a), (1, b)):
             s = c[side]
             for cond, what in (
-                    ((s[:, f["gih_n"]] + s[:, f["gns_n"]] != g), "games with and without a card"),
-                    ((s[:, f["gih_w"]] + s[:, f["gns_w"]] != wins), "wins with and without a card"),
-                    ((s[:, f["gih_d"]] + s[:, f["gns_d"]] != d), "draws with and without a card"),
-                    ((s[:, f["played_w"]] + s[:, f["played_d"]] > s[:, f["played_n"]]),
-                     "wins and draws of the games a card was played")):
+                ((s[:, f["gih_n"]] + s[:, f["gns_n"]] != g), "games with and without a card"),
+                ((s[:, f["gih_w"]] + s[:, f["gns_w"]] != wins), "wins with and without a card"),
+                ((s[:, f["gih_d"]] + s[:, f["gns_d"]] != d), "draws with and without a card"),
+                (
+                    (s[:, f["played_w"]] + s[:, f["played_d"]] > s[:, f["played_n"]]),
+                    "wins and draws of the games a card was played",
+                ),
+            ):
                 if cond.any():
                     fail(f"side {'AB'[side]}'s {what}")
     if res.metrics is not None:
@@ -396,24 +468,34 @@ def _check_per_game(res: RunResult) -> None:
         fail(f"{df.height:,} rows for {g:,} games")
     if sum(df.null_count().row(0)):
         fail("empty cells")
-    col = {name: df[name].to_numpy() for name in ("game", "a_points", "rounds", "reason")
-           if name in df.columns}
+    col = {
+        name: df[name].to_numpy()
+        for name in ("game", "a_points", "rounds", "reason")
+        if name in df.columns
+    }
     if len(col) < 4:
-        fail("columns " + ", ".join(sorted({"game", "a_points", "rounds", "reason"} - set(col)))
-             + " missing")
+        fail(
+            "columns "
+            + ", ".join(sorted({"game", "a_points", "rounds", "reason"} - set(col)))
+            + " missing"
+        )
     try:
         if not np.array_equal(col["game"], np.arange(g)):
             fail("game numbers")
         pts = col["a_points"].astype(np.int64)
-        if [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()] != [res.a_wins, res.b_wins,
-                                                                        res.draws]:
+        if [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()] != [
+            res.a_wins,
+            res.b_wins,
+            res.draws,
+        ]:
             fail("wins and draws")
         if not np.array_equal(pts[0::2] + pts[1::2], res.pair_points.astype(np.int64)):
             fail("deal points")
         for name, hist in (("rounds", res.rounds_hist), ("reason", res.reasons)):
             v = col[name].astype(np.int64)
             if v.min(initial=0) < 0 or not np.array_equal(
-                    np.bincount(v, minlength=len(hist)), hist):
+                np.bincount(v, minlength=len(hist)), hist
+            ):
                 fail(f"the {name} histogram")
     except (TypeError, ValueError) as e:
         fail(f"{type(e).__name__}: {e}")
@@ -424,22 +506,30 @@ def _from_row(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResu
     and ``array(name)`` (the list columns as numpy)."""
     cards = None
     if scalar("n_cards") is not None:
-        cards = array("cards").astype(np.int64).reshape(2, int(scalar("n_cards")),
-                                                        len(CARD_FIELDS))
+        cards = array("cards").astype(np.int64).reshape(2, int(scalar("n_cards")), len(CARD_FIELDS))
     metrics = None
     if scalar("has_metrics"):
         counts, sizes = array("metric_counts").astype(np.int64), array("metric_sizes")
         edges = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        metrics = {str(name): counts[edges[i]:edges[i + 1]]
-                   for i, name in enumerate(array("metric_names"))}
+        metrics = {
+            str(name): counts[edges[i] : edges[i + 1]]
+            for i, name in enumerate(array("metric_names"))
+        }
     return RunResult(
-        spec=spec, games=int(scalar("games")), a_wins=int(scalar("a_wins")),
-        b_wins=int(scalar("b_wins")), draws=int(scalar("draws")),
+        spec=spec,
+        games=int(scalar("games")),
+        a_wins=int(scalar("a_wins")),
+        b_wins=int(scalar("b_wins")),
+        draws=int(scalar("draws")),
         seat_wins=np.array([scalar("seat0_wins"), scalar("seat1_wins")], dtype=np.int64),
         pair_points=array("pair_points").astype(np.uint8),
         rounds_hist=array("rounds_hist").astype(np.int64),
-        reasons=array("reasons").astype(np.int64), cards=cards, per_game=per_game,
-        manifest=manifest, cached=True, metrics=metrics,
+        reasons=array("reasons").astype(np.int64),
+        cards=cards,
+        per_game=per_game,
+        manifest=manifest,
+        cached=True,
+        metrics=metrics,
     )
 
 
@@ -461,13 +551,23 @@ class _Progress:
             return
         if self.bar is None and time.perf_counter() - self.start > 1.0:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
-                                       TextColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TextColumn("games"),
-                                TimeRemainingColumn(), console=Console(stderr=True),
-                                transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("games"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=self.total)
         if self.bar is not None:
@@ -478,8 +578,9 @@ class _Progress:
             self.bar.stop()
 
 
-def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None,
-                 start: RunResult | None = None) -> RunResult:
+def simulate_run(
+    spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None, start: RunResult | None = None
+) -> RunResult:
     """Play one run in batches (no store); ``progress`` gets ``advance(n)``.
 
     With ``start``, a finished run of the same config over fewer games, only
@@ -505,9 +606,20 @@ def simulate_run(spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None,
         if progress is not None:
             progress.advance(n)
     per_game = pl.concat(acc.games) if acc.games else None
-    return RunResult(spec, spec.n_games, int(acc.wins[0]), int(acc.wins[1]), int(acc.wins[2]),
-                     acc.seat_wins, acc.pair_points, acc.rounds, acc.reasons, acc.cards,
-                     per_game, metrics=acc.metrics)
+    return RunResult(
+        spec,
+        spec.n_games,
+        int(acc.wins[0]),
+        int(acc.wins[1]),
+        int(acc.wins[2]),
+        acc.seat_wins,
+        acc.pair_points,
+        acc.rounds,
+        acc.reasons,
+        acc.cards,
+        per_game,
+        metrics=acc.metrics,
+    )
 
 
 def save_run(store: Store, res: RunResult) -> None:
@@ -515,10 +627,17 @@ def save_run(store: Store, res: RunResult) -> None:
     store.save(res.spec.game, res.key, res.manifest, _to_tables(res))
 
 
-def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int | None = None,
-             batch_size: int = DEFAULT_BATCH, progress: bool = True,
-             label: str = "simulating", extend: dict | None = None,
-             store_only: bool = False) -> list[RunResult]:
+def run_many(
+    specs: list[RunSpec],
+    *,
+    store: Store | None = None,
+    threads: int | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool = True,
+    label: str = "simulating",
+    extend: dict | None = None,
+    store_only: bool = False,
+) -> list[RunResult]:
     """Run (or read from the store) every spec, with one progress bar for all.
 
     ``extend`` maps a spec's index to a finished smaller run of the same
@@ -532,9 +651,16 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
     todo = []
     for i, spec in enumerate(specs):
         # a damaged entry is reported, set aside and simulated again (store_only: an error)
-        loaded = (store.load(spec.game, spec.key, recompute=not store_only,
-                             parse=lambda m, t, spec=spec: _from_tables(spec, m, t))
-                  if store is not None else None)
+        loaded = (
+            store.load(
+                spec.game,
+                spec.key,
+                recompute=not store_only,
+                parse=lambda m, t, spec=spec: _from_tables(spec, m, t),
+            )
+            if store is not None
+            else None
+        )
         if loaded is not None:
             results[i] = loaded
         else:
@@ -545,10 +671,13 @@ def run_many(specs: list[RunSpec], *, store: Store | None = None, threads: int |
             f"{len(todo)} of the {len(specs)} runs this needs are not in the store "
             f"{store.root if store is not None else ''} (first: {s.game} {s.ruleset.name}, "
             f"{s.a.name} vs {s.b.name}, {s.n_games:,} games, seed {s.seed}); "
-            "run `balance study` (or the command that makes them) first")
-    bar = _Progress(sum(specs[i].n_games - (extend[i].games if i in extend else 0)
-                        for i in todo), label,
-                    progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1")
+            "run `balance study` (or the command that makes them) first"
+        )
+    bar = _Progress(
+        sum(specs[i].n_games - (extend[i].games if i in extend else 0) for i in todo),
+        label,
+        progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1",
+    )
     try:
         for i in todo:
             t0 = time.perf_counter()

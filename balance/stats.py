@@ -356,8 +356,10 @@ def _double_draws(counts: np.ndarray, draws: int) -> int:
     c = np.asarray(counts, dtype=np.int64)
     extra = int(draws) - int(c[1] + c[3])
     if extra < 0 or extra % 2 or extra // 2 > c[2]:
-        raise ValueError(f"{draws} draws cannot come from pair counts {c.tolist()}: every "
-                         "code 1 or 3 deal holds one draw and a code-2 deal none or two")
+        raise ValueError(
+            f"{draws} draws cannot come from pair counts {c.tolist()}: every "
+            "code 1 or 3 deal holds one draw and a code-2 deal none or two"
+        )
     return extra // 2
 
 
@@ -438,8 +440,9 @@ def _eff_wilson(y_sum, n, ss, n_clusters, m2, alpha):
     ``y_sum`` successes in ``n`` trials over ``n_clusters`` clusters whose
     sizes' squares sum to ``m2``; ``ss`` = Σ_c (y_c - p·m_c)². Returns rate,
     lo, hi, se (the CR1 standard error), deff and n_eff."""
-    y_sum, n, ss, g, m2 = np.broadcast_arrays(*(np.asarray(x, dtype=float)
-                                                 for x in (y_sum, n, ss, n_clusters, m2)))
+    y_sum, n, ss, g, m2 = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (y_sum, n, ss, n_clusters, m2))
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(n > 0, y_sum / n, np.nan)
         v = np.where(g >= 2, g / (g - 1.0) * ss / (n * n), np.nan)
@@ -449,8 +452,14 @@ def _eff_wilson(y_sum, n, ss, n_clusters, m2, alpha):
         deff = np.clip(deff, 1.0 / dmax, dmax)
         n_eff = np.where(n > 0, n / deff, 0.0)
     lo, hi = wilson(np.where(n > 0, p * n_eff, 0.0), n_eff, alpha)
-    return {"rate": p, "lo": lo, "hi": hi, "se": np.sqrt(v), "deff": np.where(n > 0, deff, np.nan),
-            "n_eff": n_eff}
+    return {
+        "rate": p,
+        "lo": lo,
+        "hi": hi,
+        "se": np.sqrt(v),
+        "deff": np.where(n > 0, deff, np.nan),
+        "n_eff": n_eff,
+    }
 
 
 def deal_wilson(hist: ArrayLike, alpha: float = 0.05) -> dict[str, Any]:
@@ -511,8 +520,9 @@ def _clusters(y: ArrayLike, m: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return ya[keep], ma[keep]
 
 
-def cluster_wilson(y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0,
-                   alpha: float = 0.05) -> dict[str, float]:
+def cluster_wilson(
+    y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0, alpha: float = 0.05
+) -> dict[str, float]:
     """A rate pooled over clusters (e.g. deals across matches that share them)
     with a cluster-adjusted Wilson interval.
 
@@ -543,8 +553,9 @@ def cluster_wilson(y: ArrayLike, m: ArrayLike, extra_ss: float = 0.0,
     return res
 
 
-def cluster_mean(y: ArrayLike, m: ArrayLike, alpha: float = 0.05,
-                 bounds: tuple[float, float] | None = None) -> dict[str, float | int]:
+def cluster_mean(
+    y: ArrayLike, m: ArrayLike, alpha: float = 0.05, bounds: tuple[float, float] | None = None
+) -> dict[str, float | int]:
     """Mean per unit pooled over clusters, with a cluster-robust normal interval.
 
     Parameters
@@ -587,12 +598,12 @@ def cluster_mean(y: ArrayLike, m: ArrayLike, alpha: float = 0.05,
             p = 1.0 if mean == 0.0 else 0.0
         else:
             p = float(2.0 * _sps.norm.sf(abs(mean) / se))
-    return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n),
-            "clusters": g}
+    return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n), "clusters": g}
 
 
-def cluster_mean_diff(y1: ArrayLike, m1: ArrayLike, y2: ArrayLike, m2: ArrayLike,
-                      alpha: float = 0.05) -> dict[str, float | int]:
+def cluster_mean_diff(
+    y1: ArrayLike, m1: ArrayLike, y2: ArrayLike, m2: ArrayLike, alpha: float = 0.05
+) -> dict[str, float | int]:
     """Difference of two pooled means over the same clusters (e.g. loadouts
     with an item minus those without it, on the same deals), cluster-robust.
 
@@ -659,9 +670,9 @@ def pool_by_deal(parts) -> np.ndarray:
         if cur is None or cur.shape[1] < v.shape[1]:
             grown = np.zeros((k, v.shape[1]))
             if cur is not None:
-                grown[:, :cur.shape[1]] = cur
+                grown[:, : cur.shape[1]] = cur
             cur = grown
-        cur[:, :v.shape[1]] += v
+        cur[:, : v.shape[1]] += v
         by_seed[seed] = cur
     if not by_seed:
         return np.zeros((0, 0))
@@ -1370,8 +1381,14 @@ def tost(
     mean = float(mean)
     se = float(se)
     if math.isnan(mean) or math.isnan(se) or (df is not None and not df > 0):
-        return {"p": nan, "p_lower": nan, "p_upper": nan, "equivalent": False,
-                "lo90": nan, "hi90": nan}
+        return {
+            "p": nan,
+            "p_lower": nan,
+            "p_upper": nan,
+            "equivalent": False,
+            "lo90": nan,
+            "hi90": nan,
+        }
     if se < 0:
         raise ValueError(f"se must be >= 0, got {se!r}")
     dist = _sps.norm if df is None else _sps.t(df)
@@ -1577,8 +1594,9 @@ def bradley_terry(
             beta = np.asarray(res.params, dtype=float)
             cov_b = np.asarray(res.cov_params(), dtype=float)
             if deal_points is not None:
-                meat = _bt_meat(X[:n_real], beta, g[:n_real],
-                                [dp for dp, k_ in zip(deal_points, keep) if k_])
+                meat = _bt_meat(
+                    X[:n_real], beta, g[:n_real], [dp for dp, k_ in zip(deal_points, keep) if k_]
+                )
                 if meat is not None:
                     cov_b = cov_b @ meat @ cov_b
                     robust = True
@@ -1937,8 +1955,11 @@ def _neighbour_supports(S: np.ndarray, n: int) -> list[np.ndarray]:
     add1 = [sorted(inside + [j]) for j in outside]
     drop1 = [[x for x in inside if x != i] for i in inside]
     add2 = [sorted(inside + [j, l]) for a, j in enumerate(outside) for l in outside[a + 1 :]]
-    drop2 = [[x for x in inside if x not in (i, l)] for a, i in enumerate(inside)
-             for l in inside[a + 1 :]]
+    drop2 = [
+        [x for x in inside if x not in (i, l)]
+        for a, i in enumerate(inside)
+        for l in inside[a + 1 :]
+    ]
     for g in (swaps, add1, drop1, add2, drop2):
         g = [x for x in g if x]
         if g:

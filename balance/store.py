@@ -62,8 +62,9 @@ def sha256(data: bytes) -> str:
 def _manifest_digest(manifest: dict) -> str:
     """The checksum of a manifest's content (as JSON reads it back), whatever
     the order of its keys or the layout of its file."""
-    return sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":"),
-                             allow_nan=True).encode())
+    return sha256(
+        json.dumps(manifest, sort_keys=True, separators=(",", ":"), allow_nan=True).encode()
+    )
 
 
 def warn(line: str) -> None:
@@ -100,12 +101,21 @@ def read_manifest(folder: Path) -> tuple[dict, dict | None]:
         return manifest, None
     files = integ.get("files") if isinstance(integ, dict) else None
     claimed = integ.get("manifest") if isinstance(integ, dict) else None
-    if (not isinstance(files, dict) or not isinstance(claimed, str)
-            or not all(isinstance(k, str) and isinstance(v, str) and "/" not in k
-                       and k.endswith(".parquet") for k, v in files.items())):
+    if (
+        not isinstance(files, dict)
+        or not isinstance(claimed, str)
+        or not all(
+            isinstance(k, str) and isinstance(v, str) and "/" not in k and k.endswith(".parquet")
+            for k, v in files.items()
+        )
+    ):
         raise Damaged("manifest.json's checksums are unreadable")
-    if _manifest_digest({**manifest, INTEGRITY: {k: v for k, v in integ.items()
-                                                 if k != "manifest"}}) != claimed:
+    if (
+        _manifest_digest(
+            {**manifest, INTEGRITY: {k: v for k, v in integ.items() if k != "manifest"}}
+        )
+        != claimed
+    ):
         raise Damaged("manifest.json fails its checksum")
     return manifest, files
 
@@ -145,8 +155,7 @@ class Store:
     def has(self, game: str, key: str) -> bool:
         return (self.path(game, key) / "manifest.json").is_file()
 
-    def load(self, game: str, key: str, parse: Callable | None = None,
-             recompute: bool = True):
+    def load(self, game: str, key: str, parse: Callable | None = None, recompute: bool = True):
         """The manifest and tables of a stored entry (or ``parse(manifest,
         tables)``, which raises :class:`Damaged` for content it cannot trust),
         or None if absent.
@@ -165,15 +174,18 @@ class Store:
             return None
         try:
             manifest, files = read_manifest(folder)
-            tables = {name: parse_parquet(name, data)
-                      for name, data in read_files(folder, files).items()}
+            tables = {
+                name: parse_parquet(name, data) for name, data in read_files(folder, files).items()
+            }
             return (manifest, tables) if parse is None else parse(manifest, tables)
         except Damaged as e:
             if not recompute:
                 from balance.errors import UserError
 
-                raise UserError(f"{folder}: {e}; run `balance study` (or the command that "
-                                "made it) to recompute it") from None
+                raise UserError(
+                    f"{folder}: {e}; run `balance study` (or the command that "
+                    "made it) to recompute it"
+                ) from None
             self.set_aside(folder, str(e), ident)
             return None
 

@@ -33,7 +33,9 @@ def _record_path(results, game: str) -> Path:
     return results_dir(results) / "_studies" / f"{game}.json"
 
 
-def study_runs(game: str, scale: float, threads, results, store_only: bool = False) -> tuple[list, dict]:
+def study_runs(
+    game: str, scale: float, threads, results, store_only: bool = False
+) -> tuple[list, dict]:
     """Every run of one game's study plan (simulated, extended or read from
     the store); with ``store_only`` nothing is simulated."""
     plan = load_study(game)
@@ -41,15 +43,34 @@ def study_runs(game: str, scale: float, threads, results, store_only: bool = Fal
     precision = float(plan["precision"]) / math.sqrt(scale)
     variants = plan["variants"] if isinstance(plan["variants"], str) else ",".join(plan["variants"])
     _, vnames, snames, runs = analysis.compare_command(
-        game, variants, ",".join(plan["strategies"]), n, int(plan["seed"]), threads, 1 << 15,
-        results, precision=precision, max_games=_scaled(int(plan["max_games_per_pair"]), scale),
-        store_only=store_only, with_tables=False)
+        game,
+        variants,
+        ",".join(plan["strategies"]),
+        n,
+        int(plan["seed"]),
+        threads,
+        1 << 15,
+        results,
+        precision=precision,
+        max_games=_scaled(int(plan["max_games_per_pair"]), scale),
+        store_only=store_only,
+        with_tables=False,
+    )
     cres = []
     if plan.get("cards_strategy"):  # games with a card catalogue: the card-value runs
         n_cards = _scaled(int(plan.get("cards_games", 20000)), scale)
-        cres, _ = analysis.cards_runs(game, "base", plan["cards_strategy"],
-                                      plan["cards_opponent"], n_cards, int(plan["seed"]),
-                                      threads, 1 << 15, results, store_only=store_only)
+        cres, _ = analysis.cards_runs(
+            game,
+            "base",
+            plan["cards_strategy"],
+            plan["cards_opponent"],
+            n_cards,
+            int(plan["seed"]),
+            threads,
+            1 << 15,
+            results,
+            store_only=store_only,
+        )
     if plan.get("loadout_strategy"):  # games with loadouts: the loadout matrix
         from balance import loadouts, runner
 
@@ -57,16 +78,35 @@ def study_runs(game: str, scale: float, threads, results, store_only: bool = Fal
         # one's matrix gets every table on the page
         names = plan["loadout_strategy"]
         names = [names] if isinstance(names, str) else list(names)
-        specs = [spec for s in names for spec in loadouts.loadout_specs(
-            game, "base", s, s, _scaled(int(plan.get("loadout_games", 1000)), scale),
-            int(plan["seed"]))]
-        cres = [*cres, *runner.run_many(specs, store=Store(results), threads=threads,
-                                        label=f"{game}: loadout matrix "
-                                              f"({len(names)} strateg{'y' if len(names) == 1 else 'ies'})",
-                                        store_only=store_only)]
-    extra = {"precision": precision, "study_scale": scale,
-             "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
-                               f"{max(r.games for r in runs.values()):,}"}
+        specs = [
+            spec
+            for s in names
+            for spec in loadouts.loadout_specs(
+                game,
+                "base",
+                s,
+                s,
+                _scaled(int(plan.get("loadout_games", 1000)), scale),
+                int(plan["seed"]),
+            )
+        ]
+        cres = [
+            *cres,
+            *runner.run_many(
+                specs,
+                store=Store(results),
+                threads=threads,
+                label=f"{game}: loadout matrix "
+                f"({len(names)} strateg{'y' if len(names) == 1 else 'ies'})",
+                store_only=store_only,
+            ),
+        ]
+    extra = {
+        "precision": precision,
+        "study_scale": scale,
+        "games_per_pair": f"{min(r.games for r in runs.values()):,}–"
+        f"{max(r.games for r in runs.values()):,}",
+    }
     return [*runs.values(), *cres], extra
 
 
@@ -77,14 +117,31 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     plan = load_study(game)
     power = float(plan["power_scale"]) * scale if plan.get("power_scale") else None
     suits_scale = scale if plan.get("tasks_hands") else None
-    write_text_atomic(_record_path(results, game), json.dumps(
-        {"game": game, "scale": scale, "extra": extra, "runs": [r.key for r in runs],
-         "power_scale": power, "suits_scale": suits_scale}, indent=1))
+    write_text_atomic(
+        _record_path(results, game),
+        json.dumps(
+            {
+                "game": game,
+                "scale": scale,
+                "extra": extra,
+                "runs": [r.key for r in runs],
+                "power_scale": power,
+                "suits_scale": suits_scale,
+            },
+            indent=1,
+        ),
+    )
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
-    page = pages.build_page(game, group, chart_dir=folder / "charts", png=True,
-                            extra_manifest=extra, cache_dir=chart_cache(results))
+    page = pages.build_page(
+        game,
+        group,
+        chart_dir=folder / "charts",
+        png=True,
+        extra_manifest=extra,
+        cache_dir=chart_cache(results),
+    )
     if power:  # Trisk: the equal-power test gets its own page
         page["links"] = [_power_page(out, power, threads, results)]
     if suits_scale:  # the four-suits RPG: Task odds and the struggle policies
@@ -109,39 +166,52 @@ def _power_page(out: Path, scale: float, threads, results, store_only: bool = Fa
     def log(line: str) -> None:
         print(line, file=sys.stderr)
 
-    res = trisk_power.run_power(plan, results=results, threads=threads, progress=True, log=log,
-                                store_only=store_only)
+    res = trisk_power.run_power(
+        plan, results=results, threads=threads, progress=True, log=log, store_only=store_only
+    )
     path = trisk_power.write_power_page(res, out / "trisk-power.html")
-    return {"text": f"The equal-power test of every card ({res.claim['text']})",
-            "href": path.name}
+    return {"text": f"The equal-power test of every card ({res.claim['text']})", "href": path.name}
 
 
-def _suits_page(out: Path, plan: dict, scale: float, threads, results,
-                store_only: bool = False) -> dict:
+def _suits_page(
+    out: Path, plan: dict, scale: float, threads, results, store_only: bool = False
+) -> dict:
     """The four-suits RPG's analysis page (``balance suits tasks`` and
     ``struggle`` at ``scale`` of the study plan's counts), next to the study's;
     the link to it. With ``store_only`` everything comes from the store."""
     from balance import suits
 
     seed = int(plan["seed"])
-    tasks = suits.run_tasks(suits.TasksPlan(hands=int(plan["tasks_hands"]),
-                                            characters=int(plan["tasks_characters"]),
-                                            seed=seed).scaled(scale),
-                            threads=threads, results=results, store_only=store_only,
-                            progress=True)
-    struggle = suits.run_struggle(suits.StrugglePlan(games=int(plan["struggle_games"]),
-                                                     seed=seed).scaled(scale),
-                                  threads=threads, results=results, store_only=store_only)
+    tasks = suits.run_tasks(
+        suits.TasksPlan(
+            hands=int(plan["tasks_hands"]), characters=int(plan["tasks_characters"]), seed=seed
+        ).scaled(scale),
+        threads=threads,
+        results=results,
+        store_only=store_only,
+        progress=True,
+    )
+    struggle = suits.run_struggle(
+        suits.StrugglePlan(games=int(plan["struggle_games"]), seed=seed).scaled(scale),
+        threads=threads,
+        results=results,
+        store_only=store_only,
+    )
     path = suits.write_page(tasks, struggle, out / "suits-analysis.html")
-    return {"text": "Task odds (exact and simulated, as the deck runs down), the struggle "
-                    "policies and what the rules leave open", "href": path.name}
+    return {
+        "text": "Task odds (exact and simulated, as the deck runs down), the struggle "
+        "policies and what the rules leave open",
+        "href": path.name,
+    }
 
 
-_WARM = ("import numpy as np, sys\n"
-         "from balance import config, runner\n"
-         "g = sys.argv[1]\n"
-         "s = config.load_strategy(g, config.load_study(g)['strategies'][0])\n"
-         "runner.simulate_run(runner.RunSpec(config.resolve_variant(g, 'base'), s, s, 2, 1))\n")
+_WARM = (
+    "import numpy as np, sys\n"
+    "from balance import config, runner\n"
+    "g = sys.argv[1]\n"
+    "s = config.load_strategy(g, config.load_study(g)['strategies'][0])\n"
+    "runner.simulate_run(runner.RunSpec(config.resolve_variant(g, 'base'), s, s, 2, 1))\n"
+)
 
 
 def _prewarm(game: str):
@@ -151,8 +221,9 @@ def _prewarm(game: str):
     import subprocess
     import sys
 
-    return subprocess.Popen([sys.executable, "-c", _WARM, game], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-c", _WARM, game], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path:
@@ -180,18 +251,27 @@ def _read_record(rec: Path) -> dict:
     """A game's study record, or a one-line error if it is damaged."""
     try:
         data = json.loads(rec.read_bytes().decode("utf-8"))
-        ok = (isinstance(data, dict) and isinstance(data.get("runs"), list)
-              and all(isinstance(k, str) and k and "/" not in k and "\\" not in k
-                      and k not in (".", "..") for k in data["runs"])
-              and isinstance(data.get("extra") or {}, dict)
-              and all(data.get(k) is None or (type(data[k]) in (int, float)
-                                              and math.isfinite(data[k]) and data[k] > 0)
-                      for k in ("power_scale", "suits_scale")))
+        ok = (
+            isinstance(data, dict)
+            and isinstance(data.get("runs"), list)
+            and all(
+                isinstance(k, str) and k and "/" not in k and "\\" not in k and k not in (".", "..")
+                for k in data["runs"]
+            )
+            and isinstance(data.get("extra") or {}, dict)
+            and all(
+                data.get(k) is None
+                or (type(data[k]) in (int, float) and math.isfinite(data[k]) and data[k] > 0)
+                for k in ("power_scale", "suits_scale")
+            )
+        )
     except (UnicodeDecodeError, ValueError):
         ok = False
     if not ok:
-        raise UserError(f"the study record {rec} is damaged (not the JSON `balance study` "
-                        "writes); run `balance study` again")
+        raise UserError(
+            f"the study record {rec} is damaged (not the JSON `balance study` "
+            "writes); run `balance study` again"
+        )
     return data
 
 
@@ -204,23 +284,37 @@ def report_study(out: Path, results=None) -> Path:
     for game in GAMES:
         rec = _record_path(results, game)
         if not rec.is_file():
-            raise UserError(f"no stored study of {game} in {results_dir(results)}; "
-                            "run `balance study` first (or name runs: balance report RUNS -o FILE)")
+            raise UserError(
+                f"no stored study of {game} in {results_dir(results)}; "
+                "run `balance study` first (or name runs: balance report RUNS -o FILE)"
+            )
         data = _read_record(rec)
         store = Store(results)
         runs, skipped = pages.load_runs([store.path(game, k) for k in data["runs"]])
         if len(runs) != len(data["runs"]):
-            raise UserError(f"the stored study of {game} is incomplete, damaged or was made by "
-                            f"another engine version ({skipped[0] if skipped else 'runs missing'}"
-                            "); run `balance study` again")
+            raise UserError(
+                f"the stored study of {game} is incomplete, damaged or was made by "
+                f"another engine version ({skipped[0] if skipped else 'runs missing'}"
+                "); run `balance study` again"
+            )
         group = pages.organise(runs)[game]
-        page = pages.build_page(game, group, extra_manifest=data.get("extra"),
-                                cache_dir=chart_cache(results))
+        page = pages.build_page(
+            game, group, extra_manifest=data.get("extra"), cache_dir=chart_cache(results)
+        )
         if data.get("power_scale"):
-            page["links"] = [_power_page(out, float(data["power_scale"]), None, results,
-                                         store_only=True)]
+            page["links"] = [
+                _power_page(out, float(data["power_scale"]), None, results, store_only=True)
+            ]
         if data.get("suits_scale"):
-            page["links"] = [_suits_page(out, load_study(game), float(data["suits_scale"]), None,
-                                         results, store_only=True)]
+            page["links"] = [
+                _suits_page(
+                    out,
+                    load_study(game),
+                    float(data["suits_scale"]),
+                    None,
+                    results,
+                    store_only=True,
+                )
+            ]
         pages_.append(page)
     return report.write_index(out, pages_)

@@ -37,34 +37,67 @@ from balance.errors import UserError
 
 GAME = "suits"
 RANK_KEYS = {**{str(v): v for v in range(2, 11)}, "Jack": 11, "Queen": 12, "King": 13, "Ace": 14}
-MODE_LABELS = {"in_suit": "in suit", "difficult": "Difficult", "either": "either way",
-               "difficult_only": "only Difficult"}
-ATTACKS = {"high": "attack with the highest card", "low": "attack with the lowest card likely to win"}
-DEFENCES = {"defend": "defend (answer with the lowest card that holds, else the highest)",
-            "absorb": "absorb (never answer)"}
+MODE_LABELS = {
+    "in_suit": "in suit",
+    "difficult": "Difficult",
+    "either": "either way",
+    "difficult_only": "only Difficult",
+}
+ATTACKS = {
+    "high": "attack with the highest card",
+    "low": "attack with the lowest card likely to win",
+}
+DEFENCES = {
+    "defend": "defend (answer with the lowest card that holds, else the highest)",
+    "absorb": "absorb (never answer)",
+}
 DAMAGES = {"hand": "damage from the hand", "deck": "damage from the deck"}
 POLICIES = tuple(f"{a}-{d}-{g}" for a in ATTACKS for d in DEFENCES for g in DAMAGES)
 FACTORS = (("attack", ATTACKS), ("defence", DEFENCES), ("damage", DAMAGES))
 
 # What the rulebook leaves open (S5) and where the toolkit had to decide.
 OPEN = (
-    ("The GM's deck", "“The GM gets a deck as well, but that's going to work differently. I'll deal "
-     "with that a bit later.” Never written: no NPC or monster is modelled; every struggle here is "
-     "one player character against another (PVP), where ties go to the defender."),
-    ("NPCs without decks", "“This works a bit differently for NPCs who don't have their own "
-     "individual decks.” How an NPC takes damage is not given."),
-    ("Classes", "Warrior, Rogue, Mage and Priest are named as the next thing to write; nothing "
-     "about them is. No class changes a deck, a hand or a suit here."),
-    ("Special abilities", "“Unless a special ability is used only the highest card is counted.” "
-     "No ability is defined, so only the highest card ever counts, a Difficult pair's too (SD2)."),
-    ("Recovery", "How a disabled character comes back, and whether a deck is ever reshuffled, is "
-     "not said. Every figure here is for one deck, from full to disabled."),
-    ("Struggles with more than two characters", "Turn order for many characters is given "
-     "(initiative), but what the others do is a table's choice; only one-on-one is simulated."),
-    ("Suits in struggles", "The text never says whether an attack must use a suit. S4 says suits "
-     "do not matter; the variant suited-struggles tries attacks in Clubs and answers in Hearts (SD2)."),
-    ("Non-card actions", "Movement and other actions that need no card are free and have no effect "
-     "on the numbers here."),
+    (
+        "The GM's deck",
+        "“The GM gets a deck as well, but that's going to work differently. I'll deal "
+        "with that a bit later.” Never written: no NPC or monster is modelled; every struggle here is "
+        "one player character against another (PVP), where ties go to the defender.",
+    ),
+    (
+        "NPCs without decks",
+        "“This works a bit differently for NPCs who don't have their own "
+        "individual decks.” How an NPC takes damage is not given.",
+    ),
+    (
+        "Classes",
+        "Warrior, Rogue, Mage and Priest are named as the next thing to write; nothing "
+        "about them is. No class changes a deck, a hand or a suit here.",
+    ),
+    (
+        "Special abilities",
+        "“Unless a special ability is used only the highest card is counted.” "
+        "No ability is defined, so only the highest card ever counts, a Difficult pair's too (SD2).",
+    ),
+    (
+        "Recovery",
+        "How a disabled character comes back, and whether a deck is ever reshuffled, is "
+        "not said. Every figure here is for one deck, from full to disabled.",
+    ),
+    (
+        "Struggles with more than two characters",
+        "Turn order for many characters is given "
+        "(initiative), but what the others do is a table's choice; only one-on-one is simulated.",
+    ),
+    (
+        "Suits in struggles",
+        "The text never says whether an attack must use a suit. S4 says suits "
+        "do not matter; the variant suited-struggles tries attacks in Clubs and answers in Hearts (SD2).",
+    ),
+    (
+        "Non-card actions",
+        "Movement and other actions that need no card are free and have no effect "
+        "on the numbers here.",
+    ),
 )
 
 
@@ -104,8 +137,10 @@ def examples(path: Path | None = None) -> dict[str, list[str]]:
         texts = {}
         for key, text in table.items():
             if key not in RANK_KEYS or not isinstance(text, str):
-                raise UserError(f"{path}: [{suit}] key '{key}' must be a rank "
-                                f"({', '.join(RANK_KEYS)}) with a text")
+                raise UserError(
+                    f"{path}: [{suit}] key '{key}' must be a rank "
+                    f"({', '.join(RANK_KEYS)}) with a text"
+                )
             texts[RANK_KEYS[key]] = text
         if sorted(texts) != list(range(2, 15)):
             missing = [_rules_module().value_name(t) for t in range(2, 15) if t not in texts]
@@ -124,8 +159,15 @@ def _wilson(k, n):
 def _manifest(kind: str, plan: dict, rules: dict, variant: str, elapsed: float, threads) -> dict:
     from balance.runner import provenance
 
-    return {**provenance(GAME), "kind": kind, "plan": plan, "variant": variant, "rules": rules,
-            "seed": plan.get("seed"), "timings": {"total_s": round(elapsed, 2), "threads": threads}}
+    return {
+        **provenance(GAME),
+        "kind": kind,
+        "plan": plan,
+        "variant": variant,
+        "rules": rules,
+        "seed": plan.get("seed"),
+        "timings": {"total_s": round(elapsed, 2), "threads": threads},
+    }
 
 
 # --------------------------------------------------------------------------- tasks
@@ -152,8 +194,13 @@ class TasksPlan:
         return self
 
     def scaled(self, scale: float) -> "TasksPlan":
-        return TasksPlan(self.variant, max(1000, int(self.hands * scale)),
-                         max(200, int(self.characters * scale)), self.suit, self.seed)
+        return TasksPlan(
+            self.variant,
+            max(1000, int(self.hands * scale)),
+            max(200, int(self.characters * scale)),
+            self.suit,
+            self.seed,
+        )
 
 
 @dataclass
@@ -167,19 +214,30 @@ class TasksResult:
     cached: bool = False
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        return {"tasks_fresh": self.fresh, "tasks_lasting": self.lasting,
-                "tasks_by_attempt": self.by_attempt, "tasks_by_deck": self.by_deck}
+        return {
+            "tasks_fresh": self.fresh,
+            "tasks_lasting": self.lasting,
+            "tasks_by_attempt": self.by_attempt,
+            "tasks_by_deck": self.by_deck,
+        }
 
 
 def _tasks_key(plan: TasksPlan, rules: dict) -> str:
     from balance.store import config_hash
 
-    return config_hash({"kind": "tasks", "plan": asdict(plan), "rules": rules,
-                        "engine_version": _rules_module().VERSION})
+    return config_hash(
+        {
+            "kind": "tasks",
+            "plan": asdict(plan),
+            "rules": rules,
+            "engine_version": _rules_module().VERSION,
+        }
+    )
 
 
-def fresh_table(rules_vec, rules: dict, suit: int, hands: int, seed: int,
-                example_texts: list[str]) -> pd.DataFrame:
+def fresh_table(
+    rules_vec, rules: dict, suit: int, hands: int, seed: int, example_texts: list[str]
+) -> pd.DataFrame:
     """Exact and simulated odds of a fresh hand for every target (see module)."""
     from balance.stats import hist_mean_ci
     from sims.suits_oracle import task_odds
@@ -190,32 +248,57 @@ def fresh_table(rules_vec, rules: dict, suit: int, hands: int, seed: int,
     for t in range(2, 15):
         c = eng.task_fresh(rules_vec, suit, t, seed, 0, hands)
         n = int(c[5])
-        exact = task_odds(t, int(rules["hand_size"]), int(rules["jokers"]),
-                          int(rules["joker_value"]), fc)
-        sims = {"in_suit": int(c[0]), "difficult": int(c[1]), "either": int(c[2]),
-                "difficult_only": int(c[2] - c[0])}
-        row: dict[str, Any] = {"target": t, "target_name": eng.value_name(t),
-                               "example": example_texts[t - 2], "hands": n}
+        exact = task_odds(
+            t, int(rules["hand_size"]), int(rules["jokers"]), int(rules["joker_value"]), fc
+        )
+        sims = {
+            "in_suit": int(c[0]),
+            "difficult": int(c[1]),
+            "either": int(c[2]),
+            "difficult_only": int(c[2] - c[0]),
+        }
+        row: dict[str, Any] = {
+            "target": t,
+            "target_name": eng.value_name(t),
+            "example": example_texts[t - 2],
+            "hands": n,
+        }
         for mode, k in sims.items():
             p = k / n
             lo, hi = _wilson(k, n)
             ex = float(exact[mode])
             se = math.sqrt(max(ex * (1 - ex), 1e-300) / n)
-            row.update({f"{mode}_exact": ex, f"{mode}_sim": p, f"{mode}_lo": float(lo),
-                        f"{mode}_hi": float(hi), f"{mode}_k": k,
-                        f"{mode}_z": (p - ex) / se if ex * (1 - ex) > 0 else
-                        (0.0 if p == ex else math.inf)})
+            row.update(
+                {
+                    f"{mode}_exact": ex,
+                    f"{mode}_sim": p,
+                    f"{mode}_lo": float(lo),
+                    f"{mode}_hi": float(hi),
+                    f"{mode}_k": k,
+                    f"{mode}_z": (p - ex) / se
+                    if ex * (1 - ex) > 0
+                    else (0.0 if p == ex else math.inf),
+                }
+            )
         fails = n - sims["either"]
         cards = hist_mean_ci([1, 2, fc], [sims["in_suit"], sims["difficult_only"], fails])
-        row.update({"cards_exact": float(exact["cards"]), "cards_sim": cards["mean"],
-                    "cards_lo": cards["lo"], "cards_hi": cards["hi"],
-                    "joker_exact": float(exact["joker"]), "joker_sim": int(c[4]) / n})
+        row.update(
+            {
+                "cards_exact": float(exact["cards"]),
+                "cards_sim": cards["mean"],
+                "cards_lo": cards["lo"],
+                "cards_hi": cards["hi"],
+                "joker_exact": float(exact["joker"]),
+                "joker_sim": int(c[4]) / n,
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def run_tasks(plan: TasksPlan, threads=None, results=None, store_only: bool = False,
-              progress: bool = False) -> TasksResult:
+def run_tasks(
+    plan: TasksPlan, threads=None, results=None, store_only: bool = False, progress: bool = False
+) -> TasksResult:
     """The Task analysis (see module); read from the store when it holds it."""
     import time
 
@@ -242,19 +325,21 @@ def run_tasks(plan: TasksPlan, threads=None, results=None, store_only: bool = Fa
     loaded = store.load("_suits_tasks", key, parse=parse, recompute=not store_only)
     if loaded is not None:
         manifest, t = loaded
-        return TasksResult(plan, *(t[k].to_pandas() for k in names), manifest=manifest,
-                           cached=True)
+        return TasksResult(plan, *(t[k].to_pandas() for k in names), manifest=manifest, cached=True)
     if store_only:
-        raise UserError(f"the Task analysis ({plan.hands:,} hands, {plan.characters:,} "
-                        f"characters, seed {plan.seed}) is not in the store {store.root}; run "
-                        "`balance study` (or `balance suits tasks`) first")
+        raise UserError(
+            f"the Task analysis ({plan.hands:,} hands, {plan.characters:,} "
+            f"characters, seed {plan.seed}) is not in the store {store.root}; run "
+            "`balance study` (or `balance suits tasks`) first"
+        )
     threads = runner.set_threads(threads)
     t0 = time.perf_counter()
     vec = rs.vector()
     suit = parse_suit(plan.suit)
     texts = examples()[suit_keys()[suit]]
-    bar = runner._Progress(13 * (1 + len(eng.MODES)), "suits: task odds",
-                           progress and sys.stderr.isatty())
+    bar = runner._Progress(
+        13 * (1 + len(eng.MODES)), "suits: task odds", progress and sys.stderr.isatty()
+    )
     try:
         fresh = fresh_table(vec, rs.rules, suit, plan.hands, plan.seed, texts)
         bar.advance(13)
@@ -268,12 +353,15 @@ def run_tasks(plan: TasksPlan, threads=None, results=None, store_only: bool = Fa
                 bar.advance(1)
     finally:
         bar.close()
-    res = TasksResult(plan, fresh, pd.DataFrame(lasting), pd.DataFrame(by_attempt),
-                      pd.DataFrame(by_deck))
-    res.manifest = _manifest("tasks", asdict(plan), rs.rules, rs.name,
-                             time.perf_counter() - t0, threads)
-    store.save("_suits_tasks", key, res.manifest,
-               {k: pl.from_pandas(v) for k, v in res.tables().items()})
+    res = TasksResult(
+        plan, fresh, pd.DataFrame(lasting), pd.DataFrame(by_attempt), pd.DataFrame(by_deck)
+    )
+    res.manifest = _manifest(
+        "tasks", asdict(plan), rs.rules, rs.name, time.perf_counter() - t0, threads
+    )
+    store.save(
+        "_suits_tasks", key, res.manifest, {k: pl.from_pandas(v) for k, v in res.tables().items()}
+    )
     return res
 
 
@@ -290,12 +378,20 @@ def _lasting_row(mode: str, t: int, rd: dict, characters: int) -> dict:
     cards_per_char = cards / characters
     first_lo, first_hi = _wilson(ba[eng.RD_SUCCESS, 0], ba[eng.RD_ATTEMPTS, 0])
     return {
-        "mode": mode, "target": t, "target_name": eng.value_name(t), "characters": characters,
-        "attempts": att["mean"], "attempts_lo": att["lo"], "attempts_hi": att["hi"],
-        "successes": suc["mean"], "successes_lo": suc["lo"], "successes_hi": suc["hi"],
+        "mode": mode,
+        "target": t,
+        "target_name": eng.value_name(t),
+        "characters": characters,
+        "attempts": att["mean"],
+        "attempts_lo": att["lo"],
+        "attempts_hi": att["hi"],
+        "successes": suc["mean"],
+        "successes_lo": suc["lo"],
+        "successes_hi": suc["hi"],
         "difficult_successes": int(ba[eng.RD_DIFFICULT].sum()) / characters,
         "first_rate": ba[eng.RD_SUCCESS, 0] / max(ba[eng.RD_ATTEMPTS, 0], 1),
-        "first_lo": float(first_lo), "first_hi": float(first_hi),
+        "first_lo": float(first_lo),
+        "first_hi": float(first_hi),
         "cards_per_attempt": cards / max(attempts, 1),
         # cards drawn from one deck barely vary (49 or 50), so the interval of
         # cards per success is that of successes per deck, mapped
@@ -310,10 +406,22 @@ def _rate_rows(mode: str, t: int, col: str, counts: np.ndarray, offset: int) -> 
     n = counts[eng.RD_ATTEMPTS]
     k = counts[eng.RD_SUCCESS]
     lo, hi = _wilson(k, n)
-    return [{"mode": mode, "target": t, col: i + offset, "n": int(n[i]), "successes": int(k[i]),
-             "difficult": int(counts[eng.RD_DIFFICULT, i]), "rate": k[i] / n[i],
-             "lo": float(lo[i]), "hi": float(hi[i]), "cards": int(counts[eng.RD_CARDS, i])}
-            for i in range(len(n)) if n[i] > 0]
+    return [
+        {
+            "mode": mode,
+            "target": t,
+            col: i + offset,
+            "n": int(n[i]),
+            "successes": int(k[i]),
+            "difficult": int(counts[eng.RD_DIFFICULT, i]),
+            "rate": k[i] / n[i],
+            "lo": float(lo[i]),
+            "hi": float(hi[i]),
+            "cards": int(counts[eng.RD_CARDS, i]),
+        }
+        for i in range(len(n))
+        if n[i] > 0
+    ]
 
 
 # --------------------------------------------------------------------------- struggles
@@ -358,9 +466,14 @@ class StruggleResult:
     manifest: dict = field(default_factory=dict)
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        return {"struggle_policies": self.policies, "struggle_matrix": self.matrix,
-                "struggle_factors": self.factors, "struggle_length": self.length,
-                "struggle_ties": self.ties, "struggle_tie_effect": self.tie_effect}
+        return {
+            "struggle_policies": self.policies,
+            "struggle_matrix": self.matrix,
+            "struggle_factors": self.factors,
+            "struggle_length": self.length,
+            "struggle_ties": self.ties,
+            "struggle_tie_effect": self.tie_effect,
+        }
 
 
 def struggle_specs(plan: StrugglePlan) -> list:
@@ -377,8 +490,9 @@ def struggle_specs(plan: StrugglePlan) -> list:
     return specs
 
 
-def run_struggle(plan: StrugglePlan, threads=None, results=None, store_only: bool = False,
-                 progress: bool = True) -> StruggleResult:
+def run_struggle(
+    plan: StrugglePlan, threads=None, results=None, store_only: bool = False, progress: bool = True
+) -> StruggleResult:
     """The struggle analysis (see module), through the results store."""
     import time
 
@@ -389,13 +503,24 @@ def run_struggle(plan: StrugglePlan, threads=None, results=None, store_only: boo
     threads = runner.set_threads(threads)
     t0 = time.perf_counter()
     specs = struggle_specs(plan)
-    runs = runner.run_many(specs, store=Store(results), threads=threads, progress=progress,
-                           label=f"suits: {len(specs)} policy matches", store_only=store_only)
+    runs = runner.run_many(
+        specs,
+        store=Store(results),
+        threads=threads,
+        progress=progress,
+        label=f"suits: {len(specs)} policy matches",
+        store_only=store_only,
+    )
     res = analyse_struggle(plan, runs)
     rs = specs[0].ruleset
-    res.manifest = _manifest("struggle", {**asdict(plan), "variants": list(plan.variants),
-                                          "policies": list(plan.policies)},
-                             rs.rules, ", ".join(plan.variants), time.perf_counter() - t0, threads)
+    res.manifest = _manifest(
+        "struggle",
+        {**asdict(plan), "variants": list(plan.variants), "policies": list(plan.policies)},
+        rs.rules,
+        ", ".join(plan.variants),
+        time.perf_counter() - t0,
+        threads,
+    )
     return res
 
 
@@ -443,16 +568,35 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                 wins += r.a_wins if a_side else r.b_wins
                 draws += r.draws
                 games += r.games
-            pol_rows.append({"variant": v, "policy": p, "score": d["mean"], "lo": d["lo"],
-                             "hi": d["hi"], "games": games, "wins": wins, "draws": draws,
-                             "opponents": len(pols) - 1})
+            pol_rows.append(
+                {
+                    "variant": v,
+                    "policy": p,
+                    "score": d["mean"],
+                    "lo": d["lo"],
+                    "hi": d["hi"],
+                    "games": games,
+                    "wins": wins,
+                    "draws": draws,
+                    "opponents": len(pols) - 1,
+                }
+            )
             for x in pols:
                 pts = _points(by, v, p, x)
                 s = pentanomial_score(pentanomial_counts(pts.astype(int)))
                 r = _run(by, v, p, x)
-                mat_rows.append({"variant": v, "policy": p, "opponent": x, "score": s["score"],
-                                 "lo": s["lo"], "hi": s["hi"], "games": r.games,
-                                 "draws": r.draws})
+                mat_rows.append(
+                    {
+                        "variant": v,
+                        "policy": p,
+                        "opponent": x,
+                        "score": s["score"],
+                        "lo": s["lo"],
+                        "hi": s["hi"],
+                        "games": r.games,
+                        "draws": r.draws,
+                    }
+                )
         for idx, (name, levels) in enumerate(FACTORS):
             a, b = list(levels)
             diffs = []
@@ -460,28 +604,53 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                 parts = p.split("-")
                 if len(parts) != len(FACTORS) or parts[idx] != a:
                     continue
-                q = "-".join(parts[:idx] + [b] + parts[idx + 1:])
+                q = "-".join(parts[:idx] + [b] + parts[idx + 1 :])
                 if q not in pols:
                     continue
                 for x in pols:
                     diffs.append(_points(by, v, q, x) - _points(by, v, p, x))
             if diffs:
                 d = paired_diff(np.mean(diffs, axis=0) / 4.0)
-                fac_rows.append({"variant": v, "choice": name, "from_level": a, "to_level": b,
-                                 "effect": d["mean"], "lo": d["lo"], "hi": d["hi"],
-                                 "p": d["p"], "deals": d["n"], "comparisons": len(diffs)})
+                fac_rows.append(
+                    {
+                        "variant": v,
+                        "choice": name,
+                        "from_level": a,
+                        "to_level": b,
+                        "effect": d["mean"],
+                        "lo": d["lo"],
+                        "hi": d["hi"],
+                        "p": d["p"],
+                        "deals": d["n"],
+                        "comparisons": len(diffs),
+                    }
+                )
         for p in pols:
             r = by[(v, p, p)]
             e = _hist_mean(r.metrics["exchanges"])
             dis = _hist_mean(r.metrics["disabled_at"])
             dead = _hist_mean(r.metrics["dead_at"])
             rounds = _hist_mean(r.rounds_hist)
-            row = {"variant": v, "policy": p, "games": r.games, "attacks": e["mean"],
-                   "attacks_lo": e["lo"], "attacks_hi": e["hi"], "rounds": rounds["mean"],
-                   "rounds_lo": rounds["lo"], "rounds_hi": rounds["hi"],
-                   "disabled_at": dis["mean"], "disabled_lo": dis["lo"], "disabled_hi": dis["hi"],
-                   "disabled_n": dis["n"], "dead_at": dead["mean"], "dead_lo": dead["lo"],
-                   "dead_hi": dead["hi"], "dead_n": dead["n"], "draws": r.draws}
+            row = {
+                "variant": v,
+                "policy": p,
+                "games": r.games,
+                "attacks": e["mean"],
+                "attacks_lo": e["lo"],
+                "attacks_hi": e["hi"],
+                "rounds": rounds["mean"],
+                "rounds_lo": rounds["lo"],
+                "rounds_hi": rounds["hi"],
+                "disabled_at": dis["mean"],
+                "disabled_lo": dis["lo"],
+                "disabled_hi": dis["hi"],
+                "disabled_n": dis["n"],
+                "dead_at": dead["mean"],
+                "dead_lo": dead["lo"],
+                "dead_hi": dead["hi"],
+                "dead_n": dead["n"],
+                "draws": r.draws,
+            }
             for i, reason in enumerate(eng.END_NAMES):
                 row[reason] = int(r.reasons[i])
             len_rows.append(row)
@@ -498,22 +667,50 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                 lo, hi = _wilson(fr[2], n)
                 slo, shi = _wilson(tot, ans)
                 e = _hist_mean(r.metrics["exchanges"])
-                tie_rows.append({"policy": p, "variant": v, "games": n,
-                                 "ties": ties["mean"], "ties_lo": ties["lo"], "ties_hi": ties["hi"],
-                                 "tie_share": tot / ans if ans else math.nan, "tie_share_lo": float(slo),
-                                 "tie_share_hi": float(shi), "answers": ans,
-                                 "first_wins": fr[2] / n, "first_lo": float(lo),
-                                 "first_hi": float(hi), "first_draws": int(fr[1]),
-                                 "attacks": e["mean"], "attacks_lo": e["lo"],
-                                 "attacks_hi": e["hi"]})
+                tie_rows.append(
+                    {
+                        "policy": p,
+                        "variant": v,
+                        "games": n,
+                        "ties": ties["mean"],
+                        "ties_lo": ties["lo"],
+                        "ties_hi": ties["hi"],
+                        "tie_share": tot / ans if ans else math.nan,
+                        "tie_share_lo": float(slo),
+                        "tie_share_hi": float(shi),
+                        "answers": ans,
+                        "first_wins": fr[2] / n,
+                        "first_lo": float(lo),
+                        "first_hi": float(hi),
+                        "first_draws": int(fr[1]),
+                        "attacks": e["mean"],
+                        "attacks_lo": e["lo"],
+                        "attacks_hi": e["hi"],
+                    }
+                )
         if alt:
             for p in pols:
                 d = paired_diff(_field(by, alt, p, pols) - _field(by, "base", p, pols))
-                eff_rows.append({"policy": p, "effect": d["mean"], "lo": d["lo"], "hi": d["hi"],
-                                 "p": d["p"], "deals": d["n"]})
-    return StruggleResult(plan, pd.DataFrame(pol_rows), pd.DataFrame(mat_rows),
-                          pd.DataFrame(fac_rows), pd.DataFrame(len_rows), pd.DataFrame(tie_rows),
-                          pd.DataFrame(eff_rows), runs=runs)
+                eff_rows.append(
+                    {
+                        "policy": p,
+                        "effect": d["mean"],
+                        "lo": d["lo"],
+                        "hi": d["hi"],
+                        "p": d["p"],
+                        "deals": d["n"],
+                    }
+                )
+    return StruggleResult(
+        plan,
+        pd.DataFrame(pol_rows),
+        pd.DataFrame(mat_rows),
+        pd.DataFrame(fac_rows),
+        pd.DataFrame(len_rows),
+        pd.DataFrame(tie_rows),
+        pd.DataFrame(eff_rows),
+        runs=runs,
+    )
 
 
 # --------------------------------------------------------------------------- summary
@@ -530,41 +727,53 @@ def findings(tasks: TasksResult | None, struggle: StruggleResult | None) -> list
             f"of the time, at 10 {fmt.fmt_pct(f.loc[10, 'in_suit_exact'])}, at A "
             f"{fmt.fmt_pct(f.loc[14, 'in_suit_exact'])} (exact). With Difficult pairs allowed: "
             f"{fmt.fmt_pct(f.loc[2, 'either_exact'])}, {fmt.fmt_pct(f.loc[10, 'either_exact'])}, "
-            f"{fmt.fmt_pct(f.loc[14, 'either_exact'])}.")
+            f"{fmt.fmt_pct(f.loc[14, 'either_exact'])}."
+        )
         worst = float(f[[f"{m}_z" for m in ("in_suit", "difficult", "either")]].abs().max().max())
-        out.append(f"Simulation agrees with the exact odds at every target and mode: the largest "
-                   f"gap is {worst:.1f} standard errors over {len(f) * 3} comparisons "
-                   f"({fmt.fmt_int(int(f['hands'].iloc[0]))} hands per target).")
+        out.append(
+            f"Simulation agrees with the exact odds at every target and mode: the largest "
+            f"gap is {worst:.1f} standard errors over {len(f) * 3} comparisons "
+            f"({fmt.fmt_int(int(f['hands'].iloc[0]))} hands per target)."
+        )
         la = tasks.lasting.set_index(["mode", "target"])
         if ("either", 10) in la.index:
             r = la.loc[("either", 10)]
-            out.append(f"A character who attempts a target-10 Task over and over lasts "
-                       f"{r['attempts']:.1f} attempts before it is disabled and succeeds "
-                       f"{r['successes']:.1f} times: {r['cards_per_success']:.1f} cards per "
-                       f"success.")
+            out.append(
+                f"A character who attempts a target-10 Task over and over lasts "
+                f"{r['attempts']:.1f} attempts before it is disabled and succeeds "
+                f"{r['successes']:.1f} times: {r['cards_per_success']:.1f} cards per "
+                f"success."
+            )
     if struggle is not None and not struggle.policies.empty:
         b = struggle.policies[struggle.policies["variant"] == struggle.plan.variants[0]]
         best = b.sort_values("score", ascending=False).iloc[0]
-        out.append(f"Best policy under {best['variant']}: {best['policy']}, "
-                   f"{fmt.fmt_pct_ci(best['score'], best['lo'], best['hi'])} against the field.")
+        out.append(
+            f"Best policy under {best['variant']}: {best['policy']}, "
+            f"{fmt.fmt_pct_ci(best['score'], best['lo'], best['hi'])} against the field."
+        )
         fa = struggle.factors[struggle.factors["variant"] == struggle.plan.variants[0]]
         for r in fa.itertuples():
-            out.append(f"Switching {r.choice} from {r.from_level} to {r.to_level} changes the "
-                       f"score by {fmt.fmt_pp_ci(r.effect, r.lo, r.hi)} ({r.variant}).")
+            out.append(
+                f"Switching {r.choice} from {r.from_level} to {r.to_level} changes the "
+                f"score by {fmt.fmt_pp_ci(r.effect, r.lo, r.hi)} ({r.variant})."
+            )
         t = struggle.ties
         if not t.empty:
             tb = t[t["variant"] == "base"]
-            out.append(f"Ties: {fmt.fmt_pct(tb['tie_share'].min())}–"
-                       f"{fmt.fmt_pct(tb['tie_share'].max())} of answered attacks end in a tie; "
-                       "with damage equal to the difference a tie deals nothing whoever it goes "
-                       "to, so the tie rule matters only where a win deals at least 1 "
-                       "(variant ties-to-attacker).")
+            out.append(
+                f"Ties: {fmt.fmt_pct(tb['tie_share'].min())}–"
+                f"{fmt.fmt_pct(tb['tie_share'].max())} of answered attacks end in a tie; "
+                "with damage equal to the difference a tie deals nothing whoever it goes "
+                "to, so the tie rule matters only where a win deals at least 1 "
+                "(variant ties-to-attacker)."
+            )
     return out
 
 
 # --------------------------------------------------------------------------- page
-def page_model(tasks: TasksResult | None, struggle: StruggleResult | None,
-               charts: bool = True) -> dict:
+def page_model(
+    tasks: TasksResult | None, struggle: StruggleResult | None, charts: bool = True
+) -> dict:
     """What ``suits.html.j2`` renders."""
     from balance import charts as ch
     from balance import fmt
@@ -573,8 +782,14 @@ def page_model(tasks: TasksResult | None, struggle: StruggleResult | None,
     def pct(v, lo, hi, n=None):
         return fmt.fmt_pct_ci(v, lo, hi, n)
 
-    model: dict[str, Any] = {"findings": findings(tasks, struggle), "open": OPEN,
-                             "tasks": None, "struggle": None, "rulings": [], "manifest": []}
+    model: dict[str, Any] = {
+        "findings": findings(tasks, struggle),
+        "open": OPEN,
+        "tasks": None,
+        "struggle": None,
+        "rulings": [],
+        "manifest": [],
+    }
     if tasks is not None:
         fresh_rows = []
         for r in tasks.fresh.itertuples():
@@ -583,104 +798,227 @@ def page_model(tasks: TasksResult | None, struggle: StruggleResult | None,
                 ex = getattr(r, f"{m}_exact")
                 z = getattr(r, f"{m}_z")
                 cells.append(_cell(fmt.fmt_pct(ex, 2), ex))
-                cells.append(_cell(pct(getattr(r, f"{m}_sim"), getattr(r, f"{m}_lo"),
-                                       getattr(r, f"{m}_hi")), getattr(r, f"{m}_sim"),
-                                   "" if abs(z) < 3 else "neg", title=f"z = {z:+.2f}"))
+                cells.append(
+                    _cell(
+                        pct(getattr(r, f"{m}_sim"), getattr(r, f"{m}_lo"), getattr(r, f"{m}_hi")),
+                        getattr(r, f"{m}_sim"),
+                        "" if abs(z) < 3 else "neg",
+                        title=f"z = {z:+.2f}",
+                    )
+                )
             cells.append(_cell(f"{r.cards_exact:.3f}", r.cards_exact))
-            cells.append(_cell(f"{r.cards_sim:.3f} [{r.cards_lo:.3f}, {r.cards_hi:.3f}]",
-                               r.cards_sim))
+            cells.append(
+                _cell(f"{r.cards_sim:.3f} [{r.cards_lo:.3f}, {r.cards_hi:.3f}]", r.cards_sim)
+            )
             cells.append(_cell(fmt.fmt_int(r.hands), r.hands))
             fresh_rows.append({"name": r.target_name, "cells": cells})
         last_rows = []
         for r in tasks.lasting.itertuples():
-            last_rows.append({"name": f"{r.target_name}", "cells": [
-                _cell(MODE_LABELS[r.mode], r.mode),
-                _cell(pct(r.first_rate, r.first_lo, r.first_hi), r.first_rate),
-                _cell(f"{r.attempts:.1f} [{r.attempts_lo:.1f}, {r.attempts_hi:.1f}]", r.attempts),
-                _cell(f"{r.successes:.2f} [{r.successes_lo:.2f}, {r.successes_hi:.2f}]",
-                      r.successes),
-                _cell(f"{r.difficult_successes:.2f}", r.difficult_successes),
-                _cell(f"{r.cards_per_attempt:.2f}", r.cards_per_attempt),
-                _cell(f"{r.cards_per_success:.1f} [{r.cards_per_success_lo:.1f}, "
-                      f"{r.cards_per_success_hi:.1f}]" if math.isfinite(r.cards_per_success)
-                      else "never succeeds", r.cards_per_success if math.isfinite(
-                          r.cards_per_success) else 1e9),
-                _cell(fmt.fmt_int(r.characters), r.characters)]})
-        model["tasks"] = {"plan": tasks.plan, "fresh": fresh_rows, "lasting": last_rows,
-                          "suit": tasks.plan.suit.capitalize(), "chart_ladder": None,
-                          "chart_rundown": None, "manifest": _manifest_items(tasks.manifest)}
+            last_rows.append(
+                {
+                    "name": f"{r.target_name}",
+                    "cells": [
+                        _cell(MODE_LABELS[r.mode], r.mode),
+                        _cell(pct(r.first_rate, r.first_lo, r.first_hi), r.first_rate),
+                        _cell(
+                            f"{r.attempts:.1f} [{r.attempts_lo:.1f}, {r.attempts_hi:.1f}]",
+                            r.attempts,
+                        ),
+                        _cell(
+                            f"{r.successes:.2f} [{r.successes_lo:.2f}, {r.successes_hi:.2f}]",
+                            r.successes,
+                        ),
+                        _cell(f"{r.difficult_successes:.2f}", r.difficult_successes),
+                        _cell(f"{r.cards_per_attempt:.2f}", r.cards_per_attempt),
+                        _cell(
+                            f"{r.cards_per_success:.1f} [{r.cards_per_success_lo:.1f}, "
+                            f"{r.cards_per_success_hi:.1f}]"
+                            if math.isfinite(r.cards_per_success)
+                            else "never succeeds",
+                            r.cards_per_success if math.isfinite(r.cards_per_success) else 1e9,
+                        ),
+                        _cell(fmt.fmt_int(r.characters), r.characters),
+                    ],
+                }
+            )
+        model["tasks"] = {
+            "plan": tasks.plan,
+            "fresh": fresh_rows,
+            "lasting": last_rows,
+            "suit": tasks.plan.suit.capitalize(),
+            "chart_ladder": None,
+            "chart_rundown": None,
+            "manifest": _manifest_items(tasks.manifest),
+        }
         if charts:
             ex = examples()
-            model["tasks"]["chart_ladder"] = _trusted_svg("suits-ladder", ch.save(
-                ch.suits_ladder_chart(tasks.fresh, ex, tasks.plan.suit), Path("suits-ladder"),
-                write=False))
-            model["tasks"]["chart_rundown"] = _trusted_svg("suits-rundown", ch.save(
-                ch.suits_rundown_chart(tasks.by_deck, tasks.plan.suit), Path("suits-rundown"),
-                write=False))
+            model["tasks"]["chart_ladder"] = _trusted_svg(
+                "suits-ladder",
+                ch.save(
+                    ch.suits_ladder_chart(tasks.fresh, ex, tasks.plan.suit),
+                    Path("suits-ladder"),
+                    write=False,
+                ),
+            )
+            model["tasks"]["chart_rundown"] = _trusted_svg(
+                "suits-rundown",
+                ch.save(
+                    ch.suits_rundown_chart(tasks.by_deck, tasks.plan.suit),
+                    Path("suits-rundown"),
+                    write=False,
+                ),
+            )
         model["rulings"] = tasks.manifest.get("rulings", [])
         model["manifest"] += [("Tasks", i[0], i[1], i[2]) for i in _manifest_items(tasks.manifest)]
     if struggle is not None:
         v0 = struggle.plan.variants[0]
         pol_rows = []
         for r in struggle.policies.itertuples():
-            pol_rows.append({"name": r.policy, "cells": [
-                _cell(r.variant, r.variant),
-                _cell(pct(r.score, r.lo, r.hi), r.score, "pos" if r.lo > 0.5 else
-                      "neg" if r.hi < 0.5 else ""),
-                _cell(fmt.fmt_int(r.wins), r.wins), _cell(fmt.fmt_int(r.draws), r.draws),
-                _cell(fmt.fmt_int(r.games), r.games)]})
-        fac_rows = [{"name": r.choice, "cells": [
-            _cell(r.variant), _cell(f"{r.from_level} → {r.to_level}"),
-            _cell(fmt.fmt_pp_ci(r.effect, r.lo, r.hi), r.effect,
-                  "pos" if r.lo > 0 else "neg" if r.hi < 0 else ""),
-            _cell(fmt.fmt_p(r.p), r.p), _cell(fmt.fmt_int(r.deals), r.deals),
-            _cell(str(r.comparisons), r.comparisons)]} for r in struggle.factors.itertuples()]
-        len_rows = [{"name": r.policy, "cells": [
-            _cell(r.variant),
-            _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
-            _cell(f"{r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}]", r.rounds),
-            _cell(f"{r.disabled_at:.1f} [{r.disabled_lo:.1f}, {r.disabled_hi:.1f}]"
-                  if r.disabled_n else "–", r.disabled_at),
-            _cell(f"{r.dead_at:.1f} [{r.dead_lo:.1f}, {r.dead_hi:.1f}] (n = {fmt.fmt_int(r.dead_n)})"
-                  if r.dead_n else "none died", r.dead_at if r.dead_n else -1),
-            _cell(fmt.fmt_int(r.disabled), r.disabled), _cell(fmt.fmt_int(r.dead), r.dead),
-            _cell(fmt.fmt_int(r.both_disabled), r.both_disabled),
-            _cell(fmt.fmt_int(r.round_cap), r.round_cap),
-            _cell(fmt.fmt_int(r.games), r.games)]} for r in struggle.length.itertuples()]
-        tie_rows = [{"name": r.policy, "cells": [
-            _cell(r.variant),
-            _cell(f"{r.ties:.2f} [{r.ties_lo:.2f}, {r.ties_hi:.2f}]", r.ties),
-            _cell(pct(r.tie_share, r.tie_share_lo, r.tie_share_hi) if r.answers else
-                  "no answers", r.tie_share if r.answers else -1),
-            _cell(pct(r.first_wins, r.first_lo, r.first_hi), r.first_wins),
-            _cell(fmt.fmt_int(r.first_draws), r.first_draws),
-            _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
-            _cell(fmt.fmt_int(r.games), r.games)]} for r in struggle.ties.itertuples()]
-        eff_rows = [{"name": r.policy, "cells": [
-            _cell(fmt.fmt_pp_ci(r.effect, r.lo, r.hi), r.effect,
-                  "pos" if r.lo > 0 else "neg" if r.hi < 0 else ""),
-            _cell(fmt.fmt_p(r.p), r.p), _cell(fmt.fmt_int(r.deals), r.deals)]}
-            for r in struggle.tie_effect.itertuples()]
-        model["struggle"] = {"plan": struggle.plan, "policies": pol_rows, "factors": fac_rows,
-                             "length": len_rows, "ties": tie_rows, "tie_effect": eff_rows,
-                             "first_variant": v0, "chart_policies": None, "chart_matrix": None,
-                             "descriptions": [(p, _describe(p)) for p in struggle.plan.policies]}
+            pol_rows.append(
+                {
+                    "name": r.policy,
+                    "cells": [
+                        _cell(r.variant, r.variant),
+                        _cell(
+                            pct(r.score, r.lo, r.hi),
+                            r.score,
+                            "pos" if r.lo > 0.5 else "neg" if r.hi < 0.5 else "",
+                        ),
+                        _cell(fmt.fmt_int(r.wins), r.wins),
+                        _cell(fmt.fmt_int(r.draws), r.draws),
+                        _cell(fmt.fmt_int(r.games), r.games),
+                    ],
+                }
+            )
+        fac_rows = [
+            {
+                "name": r.choice,
+                "cells": [
+                    _cell(r.variant),
+                    _cell(f"{r.from_level} → {r.to_level}"),
+                    _cell(
+                        fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
+                        r.effect,
+                        "pos" if r.lo > 0 else "neg" if r.hi < 0 else "",
+                    ),
+                    _cell(fmt.fmt_p(r.p), r.p),
+                    _cell(fmt.fmt_int(r.deals), r.deals),
+                    _cell(str(r.comparisons), r.comparisons),
+                ],
+            }
+            for r in struggle.factors.itertuples()
+        ]
+        len_rows = [
+            {
+                "name": r.policy,
+                "cells": [
+                    _cell(r.variant),
+                    _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
+                    _cell(f"{r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}]", r.rounds),
+                    _cell(
+                        f"{r.disabled_at:.1f} [{r.disabled_lo:.1f}, {r.disabled_hi:.1f}]"
+                        if r.disabled_n
+                        else "–",
+                        r.disabled_at,
+                    ),
+                    _cell(
+                        f"{r.dead_at:.1f} [{r.dead_lo:.1f}, {r.dead_hi:.1f}] (n = {fmt.fmt_int(r.dead_n)})"
+                        if r.dead_n
+                        else "none died",
+                        r.dead_at if r.dead_n else -1,
+                    ),
+                    _cell(fmt.fmt_int(r.disabled), r.disabled),
+                    _cell(fmt.fmt_int(r.dead), r.dead),
+                    _cell(fmt.fmt_int(r.both_disabled), r.both_disabled),
+                    _cell(fmt.fmt_int(r.round_cap), r.round_cap),
+                    _cell(fmt.fmt_int(r.games), r.games),
+                ],
+            }
+            for r in struggle.length.itertuples()
+        ]
+        tie_rows = [
+            {
+                "name": r.policy,
+                "cells": [
+                    _cell(r.variant),
+                    _cell(f"{r.ties:.2f} [{r.ties_lo:.2f}, {r.ties_hi:.2f}]", r.ties),
+                    _cell(
+                        pct(r.tie_share, r.tie_share_lo, r.tie_share_hi)
+                        if r.answers
+                        else "no answers",
+                        r.tie_share if r.answers else -1,
+                    ),
+                    _cell(pct(r.first_wins, r.first_lo, r.first_hi), r.first_wins),
+                    _cell(fmt.fmt_int(r.first_draws), r.first_draws),
+                    _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
+                    _cell(fmt.fmt_int(r.games), r.games),
+                ],
+            }
+            for r in struggle.ties.itertuples()
+        ]
+        eff_rows = [
+            {
+                "name": r.policy,
+                "cells": [
+                    _cell(
+                        fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
+                        r.effect,
+                        "pos" if r.lo > 0 else "neg" if r.hi < 0 else "",
+                    ),
+                    _cell(fmt.fmt_p(r.p), r.p),
+                    _cell(fmt.fmt_int(r.deals), r.deals),
+                ],
+            }
+            for r in struggle.tie_effect.itertuples()
+        ]
+        model["struggle"] = {
+            "plan": struggle.plan,
+            "policies": pol_rows,
+            "factors": fac_rows,
+            "length": len_rows,
+            "ties": tie_rows,
+            "tie_effect": eff_rows,
+            "first_variant": v0,
+            "chart_policies": None,
+            "chart_matrix": None,
+            "descriptions": [(p, _describe(p)) for p in struggle.plan.policies],
+        }
         if charts:
-            model["struggle"]["chart_policies"] = _trusted_svg("suits-policies", ch.save(
-                ch.suits_policy_chart(struggle.policies), Path("suits-policies"), write=False))
+            model["struggle"]["chart_policies"] = _trusted_svg(
+                "suits-policies",
+                ch.save(
+                    ch.suits_policy_chart(struggle.policies), Path("suits-policies"), write=False
+                ),
+            )
             m = struggle.matrix[struggle.matrix["variant"] == v0]
-            model["struggle"]["chart_matrix"] = _trusted_svg("suits-matrix", ch.save(
-                ch.matrix_heatmap(
-                    m.rename(columns={"policy": "a", "opponent": "b", "score": "winrate",
-                                      "lo": "winrate_lo", "hi": "winrate_hi"}), v0,
-                    order=list(struggle.plan.policies), what="score",
-                    subtitle="% score of the row policy (win + ½ draw), paired deals; ± = 95% "
-                             f"pentanomial half-width; n = {m['games'].min():,} games per pair"),
-                Path("suits-matrix"), write=False))
+            model["struggle"]["chart_matrix"] = _trusted_svg(
+                "suits-matrix",
+                ch.save(
+                    ch.matrix_heatmap(
+                        m.rename(
+                            columns={
+                                "policy": "a",
+                                "opponent": "b",
+                                "score": "winrate",
+                                "lo": "winrate_lo",
+                                "hi": "winrate_hi",
+                            }
+                        ),
+                        v0,
+                        order=list(struggle.plan.policies),
+                        what="score",
+                        subtitle="% score of the row policy (win + ½ draw), paired deals; ± = 95% "
+                        f"pentanomial half-width; n = {m['games'].min():,} games per pair",
+                    ),
+                    Path("suits-matrix"),
+                    write=False,
+                ),
+            )
         if not model["rulings"] and struggle.runs:
             model["rulings"] = struggle.runs[0].manifest.get("rulings", [])
-        model["manifest"] += [("Struggles", i[0], i[1], i[2])
-                              for i in _manifest_items(struggle.manifest)]
+        model["manifest"] += [
+            ("Struggles", i[0], i[1], i[2]) for i in _manifest_items(struggle.manifest)
+        ]
     return model
 
 
@@ -698,20 +1036,28 @@ def _describe(policy: str) -> str:
 def _manifest_items(m: dict) -> list[tuple[str, str, bool]]:
     t = m.get("timings", {})
     plan = m.get("plan", {})
-    return [("Command", str(m.get("command", "")), True),
-            ("Plan", ", ".join(f"{k} = {v}" for k, v in plan.items()), False),
-            ("Rules", str(m.get("variant")), False),
-            ("Engine", f"{m.get('engine')} {m.get('engine_version')} (toolkit "
-                       f"{m.get('toolkit_version')})", False),
-            ("Time", f"{t.get('total_s', 0):.1f} s on {t.get('threads')} threads", False),
-            ("Date", str(m.get("date")), False)]
+    return [
+        ("Command", str(m.get("command", "")), True),
+        ("Plan", ", ".join(f"{k} = {v}" for k, v in plan.items()), False),
+        ("Rules", str(m.get("variant")), False),
+        (
+            "Engine",
+            f"{m.get('engine')} {m.get('engine_version')} (toolkit {m.get('toolkit_version')})",
+            False,
+        ),
+        ("Time", f"{t.get('total_s', 0):.1f} s on {t.get('threads')} threads", False),
+        ("Date", str(m.get("date")), False),
+    ]
 
 
 def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> str:
     from balance.report import _environment
 
-    return _environment().get_template("suits.html.j2").render(
-        title="The four-suits RPG: Task odds and Struggles", p=page_model(tasks, struggle))
+    return (
+        _environment()
+        .get_template("suits.html.j2")
+        .render(title="The four-suits RPG: Task odds and Struggles", p=page_model(tasks, struggle))
+    )
 
 
 def write_page(tasks: TasksResult | None, struggle: StruggleResult | None, path) -> Path:

@@ -33,23 +33,39 @@ def run_row(res: RunResult) -> dict:
     decided = res.a_wins + res.b_wins
     s0 = stats.wilson(int(res.seat_wins[0]), decided) if decided else (np.nan, np.nan)
     row = {
-        "variant": res.spec.ruleset.name, "a": res.spec.a.name, "b": res.spec.b.name,
-        "games": res.games, "a_wins": res.a_wins, "b_wins": res.b_wins, "draws": res.draws,
-        "winrate": a["winrate"], "winrate_lo": a["winrate_lo"], "winrate_hi": a["winrate_hi"],
-        "b_winrate": b["winrate"], "b_winrate_lo": b["winrate_lo"],
+        "variant": res.spec.ruleset.name,
+        "a": res.spec.a.name,
+        "b": res.spec.b.name,
+        "games": res.games,
+        "a_wins": res.a_wins,
+        "b_wins": res.b_wins,
+        "draws": res.draws,
+        "winrate": a["winrate"],
+        "winrate_lo": a["winrate_lo"],
+        "winrate_hi": a["winrate_hi"],
+        "b_winrate": b["winrate"],
+        "b_winrate_lo": b["winrate_lo"],
         "b_winrate_hi": b["winrate_hi"],
-        "draw_rate": d["winrate"], "draw_lo": d["winrate_lo"], "draw_hi": d["winrate_hi"],
-        "score": pen["score"], "score_lo": pen["lo"], "score_hi": pen["hi"],
+        "draw_rate": d["winrate"],
+        "draw_lo": d["winrate_lo"],
+        "draw_hi": d["winrate_hi"],
+        "score": pen["score"],
+        "score_lo": pen["lo"],
+        "score_hi": pen["hi"],
         "pairs": pen["n_pairs"],
         "pair_variance_ratio": stats.variance_reduction(counts, draw_rate=d["winrate"]),
-        "winrate_deff": a["deff"], "b_winrate_deff": b["deff"],
-        "rounds_mean": mean, "rounds_sd": sd,
+        "winrate_deff": a["deff"],
+        "b_winrate_deff": b["deff"],
+        "rounds_mean": mean,
+        "rounds_sd": sd,
         "rounds_p10": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.1)),
         "rounds_p50": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.5)),
         "rounds_p90": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.9)),
         "seat1_share_of_wins": res.seat_wins[0] / decided if decided else np.nan,
-        "seat1_share_lo": s0[0], "seat1_share_hi": s0[1],
-        "seed": res.spec.seed, "config_hash": res.key,
+        "seat1_share_lo": s0[0],
+        "seat1_share_hi": s0[1],
+        "seed": res.spec.seed,
+        "config_hash": res.key,
     }
     for name, count in zip(eng.END_NAMES, res.reasons):
         row[f"end_{name}"] = int(count)
@@ -68,8 +84,12 @@ def _deal_rates(hist: np.ndarray, k: int, games: int) -> dict:
     """A run's rate of an event (a side's wins, the draws) with its deal-level
     interval (:func:`balance.stats.deal_wilson`) and design effect."""
     w = stats.deal_wilson(hist)
-    return {"winrate": k / games if games else np.nan, "winrate_lo": w["lo"],
-            "winrate_hi": w["hi"], "deff": w["deff"]}
+    return {
+        "winrate": k / games if games else np.nan,
+        "winrate_lo": w["lo"],
+        "winrate_hi": w["hi"],
+        "deff": w["deff"],
+    }
 
 
 def _side_points(res: RunResult, strategy: str) -> np.ndarray:
@@ -89,9 +109,25 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     """
     keys = list(results)
     if not keys:
-        return pd.DataFrame(columns=["variant", "a", "b", "games", "a_wins", "b_wins", "draws",
-                                     "winrate", "winrate_lo", "winrate_hi", "score", "score_lo",
-                                     "score_hi", "rounds_mean", "rounds_sd"])
+        return pd.DataFrame(
+            columns=[
+                "variant",
+                "a",
+                "b",
+                "games",
+                "a_wins",
+                "b_wins",
+                "draws",
+                "winrate",
+                "winrate_lo",
+                "winrate_hi",
+                "score",
+                "score_lo",
+                "score_hi",
+                "rounds_mean",
+                "rounds_sd",
+            ]
+        )
     runs = [results[k] for k in keys]
     games = np.array([r.games for r in runs], dtype=np.int64)
     aw = np.array([r.a_wins for r in runs], dtype=np.int64)
@@ -109,17 +145,61 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     for i, (variant, a, b) in enumerate(keys):
         mean, sd = rounds[i]
         p = pa[i]
-        common = {"variant": variant, "games": int(games[i]), "draws": int(draws[i]),
-                  "rounds_mean": mean, "rounds_sd": sd}
-        rows.append({**common, "a": a, "b": b, "a_wins": int(aw[i]), "b_wins": int(bw[i]),
-                     "winrate": aw[i] / games[i], "winrate_lo": a_lo[i], "winrate_hi": a_hi[i],
-                     "score": p["score"], "score_lo": p["lo"], "score_hi": p["hi"]})
+        common = {
+            "variant": variant,
+            "games": int(games[i]),
+            "draws": int(draws[i]),
+            "rounds_mean": mean,
+            "rounds_sd": sd,
+        }
+        rows.append(
+            {
+                **common,
+                "a": a,
+                "b": b,
+                "a_wins": int(aw[i]),
+                "b_wins": int(bw[i]),
+                "winrate": aw[i] / games[i],
+                "winrate_lo": a_lo[i],
+                "winrate_hi": a_hi[i],
+                "score": p["score"],
+                "score_lo": p["lo"],
+                "score_hi": p["hi"],
+            }
+        )
         # B's pair points are 4 - A's: its score is 1 - A's, its interval mirrored
-        rows.append({**common, "a": b, "b": a, "a_wins": int(bw[i]), "b_wins": int(aw[i]),
-                     "winrate": bw[i] / games[i], "winrate_lo": b_lo[i], "winrate_hi": b_hi[i],
-                     "score": 1 - p["score"], "score_lo": 1 - p["hi"], "score_hi": 1 - p["lo"]})
-    cols = ["variant", "a", "b", "games", "a_wins", "b_wins", "draws", "winrate", "winrate_lo",
-            "winrate_hi", "score", "score_lo", "score_hi", "rounds_mean", "rounds_sd"]
+        rows.append(
+            {
+                **common,
+                "a": b,
+                "b": a,
+                "a_wins": int(bw[i]),
+                "b_wins": int(aw[i]),
+                "winrate": bw[i] / games[i],
+                "winrate_lo": b_lo[i],
+                "winrate_hi": b_hi[i],
+                "score": 1 - p["score"],
+                "score_lo": 1 - p["hi"],
+                "score_hi": 1 - p["lo"],
+            }
+        )
+    cols = [
+        "variant",
+        "a",
+        "b",
+        "games",
+        "a_wins",
+        "b_wins",
+        "draws",
+        "winrate",
+        "winrate_lo",
+        "winrate_hi",
+        "score",
+        "score_lo",
+        "score_hi",
+        "rounds_mean",
+        "rounds_sd",
+    ]
     return pd.DataFrame(rows)[cols]
 
 
@@ -127,8 +207,16 @@ def _deal_parts(res: RunResult, side: str) -> np.ndarray:
     """Per-deal values of one side of a run for :func:`balance.stats.pool_by_deal`:
     rows points, wins, wins_var, draws, draws_var, games (2 per deal)."""
     v = stats.deal_values(res.pair_points, res.draws, side)
-    return np.vstack([v["points"], v["wins"], v["wins_var"], v["draws"], v["draws_var"],
-                      np.full(len(v["points"]), 2.0)])
+    return np.vstack(
+        [
+            v["points"],
+            v["wins"],
+            v["wins_var"],
+            v["draws"],
+            v["draws_var"],
+            np.full(len(v["points"]), 2.0),
+        ]
+    )
 
 
 def pooled_side(runs: list[tuple[RunResult, str]]) -> dict:
@@ -143,16 +231,34 @@ def pooled_side(runs: list[tuple[RunResult, str]]) -> dict:
     sums = stats.pool_by_deal((r.spec.seed, _deal_parts(r, side)) for r, side in runs)
     if sums.size == 0:
         nan = float("nan")
-        return {"games": 0, "winrate_lo": nan, "winrate_hi": nan, "score": nan,
-                "score_lo": nan, "score_hi": nan, "draw_lo": nan, "draw_hi": nan, "deals": 0}
+        return {
+            "games": 0,
+            "winrate_lo": nan,
+            "winrate_hi": nan,
+            "score": nan,
+            "score_lo": nan,
+            "score_hi": nan,
+            "draw_lo": nan,
+            "draw_hi": nan,
+            "deals": 0,
+        }
     pts, wins, wvar, draws, dvar, games = sums
     w = stats.cluster_wilson(wins, games, extra_ss=float(wvar.sum()))
     d = stats.cluster_wilson(draws, games, extra_ss=float(dvar.sum()))
     sc = stats.cluster_mean(pts, games, bounds=(0.0, 1.0))
-    return {"games": int(games.sum()), "winrate_lo": w["lo"], "winrate_hi": w["hi"],
-            "winrate_deff": w["deff"], "score": sc["mean"], "score_lo": sc["lo"],
-            "score_hi": sc["hi"], "score_se": sc["se"], "draw_lo": d["lo"], "draw_hi": d["hi"],
-            "deals": w["clusters"]}
+    return {
+        "games": int(games.sum()),
+        "winrate_lo": w["lo"],
+        "winrate_hi": w["hi"],
+        "winrate_deff": w["deff"],
+        "score": sc["mean"],
+        "score_lo": sc["lo"],
+        "score_hi": sc["hi"],
+        "score_se": sc["se"],
+        "draw_lo": d["lo"],
+        "draw_hi": d["hi"],
+        "deals": w["clusters"],
+    }
 
 
 def strategy_table(results, variants, strategies) -> pd.DataFrame:
@@ -176,11 +282,22 @@ def strategy_table(results, variants, strategies) -> pd.DataFrame:
                 continue
             p = pooled_side(runs)
             games = p["games"]
-            rows.append({"variant": v, "strategy": s, "games": games, "wins": wins,
-                         "draws": draws, "winrate": wins / games, "winrate_lo": p["winrate_lo"],
-                         "winrate_hi": p["winrate_hi"], "score": p["score"],
-                         "score_lo": p["score_lo"], "score_hi": p["score_hi"],
-                         "deals": p["deals"]})
+            rows.append(
+                {
+                    "variant": v,
+                    "strategy": s,
+                    "games": games,
+                    "wins": wins,
+                    "draws": draws,
+                    "winrate": wins / games,
+                    "winrate_lo": p["winrate_lo"],
+                    "winrate_hi": p["winrate_hi"],
+                    "score": p["score"],
+                    "score_lo": p["score_lo"],
+                    "score_hi": p["score_hi"],
+                    "deals": p["deals"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -191,6 +308,7 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
     the baseline's own games excluded."""
     pooled: dict[str, list[float]] = {}
     vs_base: dict[str, tuple[int, int, np.ndarray]] = {}
+
     def is_base(name: str) -> bool:  # "random", or "random@<deck>" in a game with decks
         return name == baseline or name.split("@", 1)[0] == baseline
 
@@ -203,8 +321,9 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
                 continue
             if is_base(other):
                 if deals is None:
-                    deals = stats.deal_outcomes(stats.pentanomial_counts(res.pair_points),
-                                                res.draws)
+                    deals = stats.deal_outcomes(
+                        stats.pentanomial_counts(res.pair_points), res.draws
+                    )
                 vs_base[side] = (wins, res.games, deals[key])
             else:
                 acc = pooled.setdefault(side, [0.0, 0])
@@ -212,17 +331,31 @@ def luck_vs_skill(results, variant: str, baseline: str = "random") -> dict:
                 acc[1] += res.games
     candidates = [s for s in vs_base if s in pooled] or list(vs_base)
     if not candidates:
-        return {"best_strategy": None, "luck_skill_winrate": np.nan, "luck_skill_lo": np.nan,
-                "luck_skill_hi": np.nan, "games_needed": np.nan}
-    name = max(candidates, key=lambda s: (pooled[s][0] / pooled[s][1]) if s in pooled
-               else vs_base[s][0] / vs_base[s][1])
+        return {
+            "best_strategy": None,
+            "luck_skill_winrate": np.nan,
+            "luck_skill_lo": np.nan,
+            "luck_skill_hi": np.nan,
+            "games_needed": np.nan,
+        }
+    name = max(
+        candidates,
+        key=lambda s: (
+            (pooled[s][0] / pooled[s][1]) if s in pooled else vs_base[s][0] / vs_base[s][1]
+        ),
+    )
     wins, games, hist = vs_base[name]
     p = wins / games
     w = stats.deal_wilson(hist)  # deal-level: a deal's two games share its shuffles
     lo, hi = w["lo"], w["hi"]
     need = stats.games_needed(p)
-    return {"best_strategy": name, "luck_skill_winrate": p, "luck_skill_lo": lo,
-            "luck_skill_hi": hi, "games_needed": np.nan if need is None else need}
+    return {
+        "best_strategy": name,
+        "luck_skill_winrate": p,
+        "luck_skill_lo": lo,
+        "luck_skill_hi": hi,
+        "games_needed": np.nan if need is None else need,
+    }
 
 
 def timeouts(runs: list[RunResult]) -> int:
@@ -230,7 +363,9 @@ def timeouts(runs: list[RunResult]) -> int:
     if not runs:
         return 0
     names = list(get_game(runs[0].spec.game).engine_module().END_NAMES)
-    return sum(int(r.reasons[names.index("round_cap")]) for r in runs) if "round_cap" in names else 0
+    return (
+        sum(int(r.reasons[names.index("round_cap")]) for r in runs) if "round_cap" in names else 0
+    )
 
 
 def _variant_runs(results, v) -> list[RunResult]:
@@ -261,12 +396,23 @@ def variant_table(results, variants) -> pd.DataFrame:
         seat0 = sum(int(r.seat_wins[0]) for r in runs)
         decided = sum(int(r.seat_wins.sum()) for r in runs)
         s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
-        rows.append({"variant": v, "games": games, "draws": draws, "timeouts": timeouts(runs),
-                     "draw_rate": draws / games, "draw_lo": lo, "draw_hi": hi,
-                     "rounds_mean": mean, "rounds_sd": sd,
-                     "seat1_share": seat0 / decided if decided else np.nan,
-                     "seat1_lo": s_lo, "seat1_hi": s_hi,
-                     **luck_vs_skill(results, v)})
+        rows.append(
+            {
+                "variant": v,
+                "games": games,
+                "draws": draws,
+                "timeouts": timeouts(runs),
+                "draw_rate": draws / games,
+                "draw_lo": lo,
+                "draw_hi": hi,
+                "rounds_mean": mean,
+                "rounds_sd": sd,
+                "seat1_share": seat0 / decided if decided else np.nan,
+                "seat1_lo": s_lo,
+                "seat1_hi": s_hi,
+                **luck_vs_skill(results, v),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -286,8 +432,9 @@ def rounds_table(results, variants) -> pd.DataFrame:
 EQUIVALENCE_MARGIN = 0.01  # ±1 point of score: "no practical change" in the diffs table
 
 
-def variant_diffs(results, variants, strategies, base: str = "base",
-                  margin: float = EQUIVALENCE_MARGIN) -> pd.DataFrame:
+def variant_diffs(
+    results, variants, strategies, base: str = "base", margin: float = EQUIVALENCE_MARGIN
+) -> pd.DataFrame:
     """Each variant's paired difference from ``base`` in each strategy's score.
 
     For strategy s, every deal of every match of s is a pair: its score under
@@ -323,12 +470,35 @@ def variant_diffs(results, variants, strategies, base: str = "base",
             y, m = stats.pool_by_deal(d)
             pdiff = stats.cluster_mean(y, m)
             eq = stats.tost(pdiff["mean"], pdiff["se"], margin)
-            rows.append({"variant": v, "strategy": s, "n_pairs": pdiff["n"],
-                         "diff": pdiff["mean"], "diff_lo": pdiff["lo"], "diff_hi": pdiff["hi"],
-                         "p": pdiff["p"], "tost_p": eq["p"], "equivalent": bool(eq["equivalent"]),
-                         "margin": margin})
-    df = pd.DataFrame(rows, columns=["variant", "strategy", "n_pairs", "diff", "diff_lo",
-                                     "diff_hi", "p", "tost_p", "equivalent", "margin"])
+            rows.append(
+                {
+                    "variant": v,
+                    "strategy": s,
+                    "n_pairs": pdiff["n"],
+                    "diff": pdiff["mean"],
+                    "diff_lo": pdiff["lo"],
+                    "diff_hi": pdiff["hi"],
+                    "p": pdiff["p"],
+                    "tost_p": eq["p"],
+                    "equivalent": bool(eq["equivalent"]),
+                    "margin": margin,
+                }
+            )
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "variant",
+            "strategy",
+            "n_pairs",
+            "diff",
+            "diff_lo",
+            "diff_hi",
+            "p",
+            "tost_p",
+            "equivalent",
+            "margin",
+        ],
+    )
     if len(df):
         reject, padj = stats.holm(df["p"].to_numpy())
         df["p_holm"] = padj
@@ -370,8 +540,11 @@ def card_table(res: RunResult, group: str = "card") -> pd.DataFrame:
     c["rank"] = cat["rank"]
     c["suit"] = cat["suit"]
     keys = {"card": ["card", "rank", "suit"], "rank": ["rank"], "suit": ["suit"]}[group]
-    order = {"card": list(cat["label"]), "rank": list(dict.fromkeys(cat["rank"])),
-             "suit": list(dict.fromkeys(cat["suit"]))}[group]
+    order = {
+        "card": list(cat["label"]),
+        "rank": list(dict.fromkeys(cat["rank"])),
+        "suit": list(dict.fromkeys(cat["suit"])),
+    }[group]
     g = c.groupby(keys, sort=False)[list(CARD_FIELDS)].sum().reset_index()
     g["_o"] = g[group].map({k: i for i, k in enumerate(order)})
     g = g.sort_values("_o").drop(columns="_o").reset_index(drop=True)
@@ -390,8 +563,9 @@ def card_table(res: RunResult, group: str = "card") -> pd.DataFrame:
         out[f"{kind}_lo"] = lo
         out[f"{kind}_hi"] = hi
     out["iwd"] = out["gih_wr"] - out["gns_wr"]
-    out["iwd_lo"], out["iwd_hi"] = _diff_ci(out["gih_wr"], out["gih_n"], out["gns_wr"],
-                                            out["gns_n"])
+    out["iwd_lo"], out["iwd_hi"] = _diff_ci(
+        out["gih_wr"], out["gih_n"], out["gns_wr"], out["gns_n"]
+    )
     return out
 
 
@@ -401,12 +575,20 @@ def restricted_table(base: RunResult, restricted: dict[str, RunResult]) -> pd.Da
     deals; Holm across the ranks."""
     rows = []
     for rank, res in restricted.items():
-        d = stats.paired_diff_from_points(res.pair_points.astype(int),
-                                          base.pair_points.astype(int))
-        rows.append({"variant": base.spec.ruleset.name, "strategy": base.spec.a.name,
-                     "opponent": base.spec.b.name, "rank": rank, "n_pairs": d["n"],
-                     "effect": d["mean"], "effect_lo": d["lo"], "effect_hi": d["hi"],
-                     "p": d["p"]})
+        d = stats.paired_diff_from_points(res.pair_points.astype(int), base.pair_points.astype(int))
+        rows.append(
+            {
+                "variant": base.spec.ruleset.name,
+                "strategy": base.spec.a.name,
+                "opponent": base.spec.b.name,
+                "rank": rank,
+                "n_pairs": d["n"],
+                "effect": d["mean"],
+                "effect_lo": d["lo"],
+                "effect_hi": d["hi"],
+                "p": d["p"],
+            }
+        )
     df = pd.DataFrame(rows)
     if len(df):
         reject, padj = stats.holm(df["p"].to_numpy())

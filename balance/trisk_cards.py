@@ -49,15 +49,50 @@ RANGES = {
 }
 STATS = ("mig", "cun", "wis")
 TOP_KEYS = ("name", "description", "neutral", "kinds", "groups", "budget", "skills", "card")
-CARD_KEYS = ("id", "name", "set", "finishes", "type", "kind", "onto", "mig", "cun", "wis",
-             "hp", "ap", "mp", "armor", "flying", "resist", "weak", "group", "attack",
-             "abilities", "spell", "text")
+CARD_KEYS = (
+    "id",
+    "name",
+    "set",
+    "finishes",
+    "type",
+    "kind",
+    "onto",
+    "mig",
+    "cun",
+    "wis",
+    "hp",
+    "ap",
+    "mp",
+    "armor",
+    "flying",
+    "resist",
+    "weak",
+    "group",
+    "attack",
+    "abilities",
+    "spell",
+    "text",
+)
 ABILITY_KEYS = ("skill", "shape", "level")
 SKILL_KEYS = ("effect", "target", "n", "status", "damage", "coins", "group", "text")
 COINS = ("none", "one", "per_group")
 # Fields a Sorcery must not carry: it has only a name header and a spell.
-NOT_ON_SORCERY = ("mig", "cun", "wis", "hp", "ap", "mp", "armor", "flying", "resist",
-                  "weak", "group", "attack", "abilities", "onto")
+NOT_ON_SORCERY = (
+    "mig",
+    "cun",
+    "wis",
+    "hp",
+    "ap",
+    "mp",
+    "armor",
+    "flying",
+    "resist",
+    "weak",
+    "group",
+    "attack",
+    "abilities",
+    "onto",
+)
 
 # Which targets make sense for each effect; the engine relies on this (a heal
 # never lands on an enemy, a draw always goes to the player).
@@ -87,9 +122,22 @@ SORCERY_TARGETS = {
 PASSIVE_NAMES = tuple(C.EFFECT_NAMES[e] for e in C.PASSIVE_EFFECTS)
 
 # Keys of [budget]: scalars, then tables keyed by a vocabulary.
-BUDGET_SCALARS = ("creation", "upgrade_step", "sorcery", "hp", "ap", "mp", "armor",
-                  "flying", "shade", "attack", "unlock", "primal_mp", "ritual_x",
-                  "ritual_sacrifice")
+BUDGET_SCALARS = (
+    "creation",
+    "upgrade_step",
+    "sorcery",
+    "hp",
+    "ap",
+    "mp",
+    "armor",
+    "flying",
+    "shade",
+    "attack",
+    "unlock",
+    "primal_mp",
+    "ritual_x",
+    "ritual_sacrifice",
+)
 BUDGET_TABLES = {
     "resist": C.DAMAGE_TYPES,
     "weak": C.DAMAGE_TYPES,
@@ -142,8 +190,11 @@ class _Where:
 
     def one_of(self, where: str, key: str, value, allowed) -> str:
         if not isinstance(value, str) or value not in allowed:
-            self.fail(where, f"field '{key}' = {value!r} is not allowed; "
-                             f"allowed: {', '.join(map(str, allowed))}")
+            self.fail(
+                where,
+                f"field '{key}' = {value!r} is not allowed; "
+                f"allowed: {', '.join(map(str, allowed))}",
+            )
         return value
 
     def keys(self, where: str, table, allowed) -> None:
@@ -228,8 +279,9 @@ class CardSet:
         key = str(name).strip().lower()
         if key in lower:
             return lower.index(key)
-        raise UserError(f"unknown Trisk card '{name}' in set '{self.name}'"
-                        f"{_close(str(name), self.names)}")
+        raise UserError(
+            f"unknown Trisk card '{name}' in set '{self.name}'{_close(str(name), self.names)}"
+        )
 
     def type_of(self, row: int) -> str:
         """'Primal', 'Creation', 'Upgrade' or 'Sorcery'."""
@@ -244,8 +296,11 @@ class CardSet:
         primal = self.cards[primal_row]
         if primal["type"] != "Primal":
             raise UserError(f"card '{primal['name']}' is not a Primal")
-        return [r for r, c in enumerate(self.cards)
-                if c["type"] != "Primal" and all(c[s] <= primal[s] for s in STATS)]
+        return [
+            r
+            for r, c in enumerate(self.cards)
+            if c["type"] != "Primal" and all(c[s] <= primal[s] for s in STATS)
+        ]
 
     def points(self, row: int) -> float:
         """The card's value under the point budget (BUDGET.md)."""
@@ -322,14 +377,16 @@ def check_no_draw(cs: CardSet) -> None:
         One line: the file, the card, its skill and the rules key that allows it.
     """
     for c in cs.cards:
-        uses = ([("spell", c["spell"])] if c["spell"] else []) + \
-            [("ability", a["skill"]) for a in c["abilities"]]
+        uses = ([("spell", c["spell"])] if c["spell"] else []) + [
+            ("ability", a["skill"]) for a in c["abilities"]
+        ]
         for what, skill in uses:
             if cs.skills[skill]["effect"] == "draw":
                 raise UserError(
                     f"{_show(cs.path)}: card '{c['name']}': {what} '{skill}' has effect 'draw', "
                     "but Muster is the only way to draw (rulebook; ruling R3); set "
-                    "allow_draw_effects = true in the ruleset to play a set whose cards draw")
+                    "allow_draw_effects = true in the ruleset to play a set whose cards draw"
+                )
 
 
 @lru_cache(maxsize=16)
@@ -369,11 +426,21 @@ def _parse_set(path: Path, doc: dict) -> CardSet:
     table = encode_table(cards, skills, kinds, groups)
     h = hashlib.sha256(table.tobytes())
     h.update(("\x1f".join(kinds) + "\x1e" + "\x1f".join(groups)).encode())
-    return CardSet(path=path, name=doc["name"], cards=cards,
-                   names=tuple(c["name"] for c in cards), table=table, skills=skills,
-                   kinds=tuple(kinds), groups=tuple(groups), neutral=neutral,
-                   primals=primals, digest=h.hexdigest(), budget=budget,
-                   description=str(doc.get("description", "")))
+    return CardSet(
+        path=path,
+        name=doc["name"],
+        cards=cards,
+        names=tuple(c["name"] for c in cards),
+        table=table,
+        skills=skills,
+        kinds=tuple(kinds),
+        groups=tuple(groups),
+        neutral=neutral,
+        primals=primals,
+        digest=h.hexdigest(),
+        budget=budget,
+        description=str(doc.get("description", "")),
+    )
 
 
 def _name_list(w: _Where, doc: dict, key: str) -> list[str]:
@@ -421,8 +488,11 @@ def _parse_skill(w: _Where, name: str, s, groups: list[str]) -> dict:
     effect = w.one_of(where, "effect", s["effect"], C.EFFECT_NAMES)
     target = w.one_of(where, "target", s["target"], C.TARGETS)
     if target not in EFFECT_TARGETS[effect]:
-        w.fail(where, f"field 'target' = {target!r} is not allowed for effect '{effect}'; "
-                      f"allowed: {', '.join(EFFECT_TARGETS[effect])}")
+        w.fail(
+            where,
+            f"field 'target' = {target!r} is not allowed for effect '{effect}'; "
+            f"allowed: {', '.join(EFFECT_TARGETS[effect])}",
+        )
     n = s.get("n", 1)
     if n != "X":
         w.int_in(where, "n", n, *RANGES["n"])
@@ -442,15 +512,25 @@ def _parse_skill(w: _Where, name: str, s, groups: list[str]) -> dict:
     coins = w.one_of(where, "coins", s.get("coins", "none"), COINS)
     if coins == "per_group" or effect == "pack":
         if "group" not in s:
-            w.fail(where, "missing field 'group' (coins 'per_group' and effect 'pack' "
-                          "count a group)")
+            w.fail(
+                where, "missing field 'group' (coins 'per_group' and effect 'pack' count a group)"
+            )
         group = w.one_of(where, "group", s["group"], groups)
     elif "group" in s:
         w.fail(where, "field 'group' is only for coins 'per_group' or effect 'pack'")
     if not isinstance(s["text"], str) or not s["text"]:
         w.fail(where, "field 'text' must be a non-empty string")
-    return {"name": name, "effect": effect, "target": target, "n": n, "status": status,
-            "damage": damage, "coins": coins, "group": group, "text": s["text"]}
+    return {
+        "name": name,
+        "effect": effect,
+        "target": target,
+        "n": n,
+        "status": status,
+        "damage": damage,
+        "coins": coins,
+        "group": group,
+        "text": s["text"],
+    }
 
 
 def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
@@ -468,17 +548,33 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
     finishes = w.names(where, "finishes", c["finishes"], FINISHES)
     if not finishes:
         w.fail(where, f"field 'finishes' is empty; allowed: {', '.join(FINISHES)}")
-    card = {"id": w.int_in(where, "id", c["id"], *RANGES["id"]), "name": c["name"],
-            "set": c["set"], "finishes": list(finishes), "type": ctype,
-            "text": str(c.get("text", "")), "kind": None, "onto": None, "group": None,
-            "flying": False, "resist": [], "weak": [], "attack": None, "abilities": [],
-            "spell": None, "depth": 0}
+    card = {
+        "id": w.int_in(where, "id", c["id"], *RANGES["id"]),
+        "name": c["name"],
+        "set": c["set"],
+        "finishes": list(finishes),
+        "type": ctype,
+        "text": str(c.get("text", "")),
+        "kind": None,
+        "onto": None,
+        "group": None,
+        "flying": False,
+        "resist": [],
+        "weak": [],
+        "attack": None,
+        "abilities": [],
+        "spell": None,
+        "depth": 0,
+    }
 
     if ctype == "Sorcery":
         for key in NOT_ON_SORCERY:
             if key in c:
-                w.fail(where, f"field '{key}' is not allowed on a Sorcery (sorceries have "
-                              "no stats, attributes or abilities, only a spell)")
+                w.fail(
+                    where,
+                    f"field '{key}' is not allowed on a Sorcery (sorceries have "
+                    "no stats, attributes or abilities, only a spell)",
+                )
         for key in STATS + ("hp", "ap", "mp", "armor"):
             card[key] = 0
         card["kind"] = w.one_of(where, "kind", c.get("kind"), C.SORCERY_KINDS)
@@ -486,16 +582,24 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
             w.fail(where, "missing field 'spell' (the Skill Book entry it casts)")
         spell = c["spell"]
         if spell not in skills:
-            w.fail(where, f"field 'spell' = {spell!r} is not in the Skill Book"
-                          f"{_close(str(spell), skills)}")
+            w.fail(
+                where,
+                f"field 'spell' = {spell!r} is not in the Skill Book{_close(str(spell), skills)}",
+            )
         sk = skills[spell]
         if sk["effect"] in PASSIVE_NAMES:
-            w.fail(where, f"field 'spell' = {spell!r} has passive effect '{sk['effect']}'; "
-                          "a spell takes effect once")
+            w.fail(
+                where,
+                f"field 'spell' = {spell!r} has passive effect '{sk['effect']}'; "
+                "a spell takes effect once",
+            )
         allowed = SORCERY_TARGETS[card["kind"]]
         if sk["target"] not in allowed:
-            w.fail(where, f"field 'spell' = {spell!r} targets '{sk['target']}'; a "
-                          f"{card['kind']} allows: {', '.join(allowed)}")
+            w.fail(
+                where,
+                f"field 'spell' = {spell!r} targets '{sk['target']}'; a "
+                f"{card['kind']} allows: {', '.join(allowed)}",
+            )
         card["spell"] = spell
         return card
 
@@ -520,8 +624,7 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
     if ctype == "Primal":
         if "kind" in c or "onto" in c:
             w.fail(where, "fields 'kind' and 'onto' are not for a Primal")
-        card["attack"] = w.int_in(where, "attack", c.get("attack", C.MAX_LEVEL),
-                                  *RANGES["attack"])
+        card["attack"] = w.int_in(where, "attack", c.get("attack", C.MAX_LEVEL), *RANGES["attack"])
     else:
         if "kind" not in c:
             w.fail(where, f"missing field 'kind' (a {ctype} has a kind)")
@@ -539,8 +642,9 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
     if not isinstance(abilities, list):
         w.fail(where, f"field 'abilities' must be a list, got {abilities!r}")
     if len(abilities) > C.MAX_ABIL:
-        w.fail(where, f"field 'abilities' has {len(abilities)} abilities; "
-                      f"allowed at most {C.MAX_ABIL}")
+        w.fail(
+            where, f"field 'abilities' has {len(abilities)} abilities; allowed at most {C.MAX_ABIL}"
+        )
     for a in abilities:
         w.keys(f"{where}: field 'abilities'", a, ABILITY_KEYS)
         for key in ABILITY_KEYS:
@@ -548,18 +652,27 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
                 w.fail(where, f"field 'abilities' entry {a!r} is missing '{key}'")
         skill = a["skill"]
         if skill not in skills:
-            w.fail(where, f"field 'abilities' names skill {skill!r}, not in the Skill Book"
-                          f"{_close(str(skill), skills)}")
+            w.fail(
+                where,
+                f"field 'abilities' names skill {skill!r}, not in the Skill Book"
+                f"{_close(str(skill), skills)}",
+            )
         shape = w.one_of(where, "shape", a["shape"], ("active", "passive"))
         level = w.int_in(where, "level", a["level"], *RANGES["level"])
         passive_effect = skills[skill]["effect"] in PASSIVE_NAMES
         if passive_effect and shape == "active":
-            w.fail(where, f"field 'abilities': skill {skill!r} has passive effect "
-                          f"'{skills[skill]['effect']}' but shape 'active'; use 'passive'")
+            w.fail(
+                where,
+                f"field 'abilities': skill {skill!r} has passive effect "
+                f"'{skills[skill]['effect']}' but shape 'active'; use 'passive'",
+            )
         if not passive_effect and shape == "passive":
-            w.fail(where, f"field 'abilities': skill {skill!r} has active effect "
-                          f"'{skills[skill]['effect']}' but shape 'passive'; passive "
-                          f"effects are {', '.join(PASSIVE_NAMES)}")
+            w.fail(
+                where,
+                f"field 'abilities': skill {skill!r} has active effect "
+                f"'{skills[skill]['effect']}' but shape 'passive'; passive "
+                f"effects are {', '.join(PASSIVE_NAMES)}",
+            )
         card["abilities"].append({"skill": skill, "shape": shape, "level": level})
     return card
 
@@ -569,8 +682,10 @@ def _check_unique(w: _Where, cards: list[dict]) -> None:
     seen_name: dict = {}
     for c in cards:
         if c["id"] in seen_id:
-            w.fail(f"card '{c['name']}'", f"field 'id' = {c['id']} is already used by "
-                                          f"card '{seen_id[c['id']]}'")
+            w.fail(
+                f"card '{c['name']}'",
+                f"field 'id' = {c['id']} is already used by card '{seen_id[c['id']]}'",
+            )
         seen_id[c["id"]] = c["name"]
         key = c["name"].lower()
         if key in seen_name:
@@ -584,8 +699,11 @@ def _check_upgrades(w: _Where, cards: list[dict]) -> None:
     upgrades = [c for c in cards if c["type"] == "Upgrade"]
     for c in upgrades:
         if not any(o["kind"] == c["onto"] for o in cards if o["type"] in ("Creation", "Upgrade")):
-            w.fail(f"card '{c['name']}'", f"field 'onto' = {c['onto']!r}: no Creation or "
-                                          "Upgrade has that kind, so it can never be played")
+            w.fail(
+                f"card '{c['name']}'",
+                f"field 'onto' = {c['onto']!r}: no Creation or "
+                "Upgrade has that kind, so it can never be played",
+            )
 
     def kind_depth(kind: str, seen: frozenset) -> int | None:
         # Deepest chain a card of this kind can sit at; None if no chain
@@ -605,16 +723,21 @@ def _check_upgrades(w: _Where, cards: list[dict]) -> None:
     for c in upgrades:
         below = kind_depth(c["onto"], frozenset())
         if below is None:
-            w.fail(f"card '{c['name']}'", f"field 'onto' = {c['onto']!r}: the upgrade "
-                                          "chain never reaches a Creation (it loops)")
+            w.fail(
+                f"card '{c['name']}'",
+                f"field 'onto' = {c['onto']!r}: the upgrade "
+                "chain never reaches a Creation (it loops)",
+            )
         c["depth"] = below + 1
 
 
 def _check_neutral(w: _Where, name, cards, skills, budget) -> int:
     names = [c["name"] for c in cards]
     if not isinstance(name, str) or name not in names:
-        w.fail("top level", f"field 'neutral' = {name!r} is not a card in the set"
-                            f"{_close(str(name), names)}")
+        w.fail(
+            "top level",
+            f"field 'neutral' = {name!r} is not a card in the set{_close(str(name), names)}",
+        )
     row = names.index(name)
     c = cards[row]
     where = f"card '{name}'"
@@ -622,15 +745,23 @@ def _check_neutral(w: _Where, name, cards, skills, budget) -> int:
         w.fail(where, f"field 'type' = {c['type']!r}: the neutral filler must be a Creation")
     for s in STATS:
         if c[s] != 0:
-            w.fail(where, f"field '{s}' = {c[s]}: the neutral filler must be 000 so every "
-                          "Primal can play it")
+            w.fail(
+                where,
+                f"field '{s}' = {c[s]}: the neutral filler must be 000 so every Primal can play it",
+            )
     if c["abilities"] or c["armor"] or c["flying"] or c["resist"] or c["weak"]:
-        w.fail(where, "field 'abilities': the neutral filler must be vanilla (no abilities, "
-                      "armor, flying, resist or weak)")
+        w.fail(
+            where,
+            "field 'abilities': the neutral filler must be vanilla (no abilities, "
+            "armor, flying, resist or weak)",
+        )
     pts, target = card_points(c, skills, budget), budget["creation"]
     if abs(pts - target) > 1e-9:
-        w.fail(where, f"field 'hp': the neutral filler has {pts:g} points; it must be "
-                      f"exactly on the creation budget {target:g}")
+        w.fail(
+            where,
+            f"field 'hp': the neutral filler has {pts:g} points; it must be "
+            f"exactly on the creation budget {target:g}",
+        )
     return row
 
 
@@ -684,11 +815,13 @@ def encode_table(cards: list[dict], skills: dict, kinds, groups) -> np.ndarray:
         if c["type"] == "Sorcery":
             blocks = [_ability_block(skills[c["spell"]], C.SHAPE_SPELL, 0, groups)]
         else:
-            blocks = [_ability_block(skills[a["skill"]], C.SHAPES[a["shape"]], a["level"],
-                                     groups) for a in c["abilities"]]
+            blocks = [
+                _ability_block(skills[a["skill"]], C.SHAPES[a["shape"]], a["level"], groups)
+                for a in c["abilities"]
+            ]
         t[C.C_N_ABIL] = len(blocks)
         for i, block in enumerate(blocks):
-            t[C.C_ABIL + i * C.A_W: C.C_ABIL + (i + 1) * C.A_W] = block
+            t[C.C_ABIL + i * C.A_W : C.C_ABIL + (i + 1) * C.A_W] = block
     return table
 
 
@@ -716,8 +849,9 @@ def skill_points(skill: dict, card: dict, b: dict) -> float:
         unit = b["damage"][skill["damage"]]
     else:
         unit = b["effect"][effect]
-    return (unit * _amount(skill, card, b) * b["target"][skill["target"]]
-            * b["coins"][skill["coins"]])
+    return (
+        unit * _amount(skill, card, b) * b["target"][skill["target"]] * b["coins"][skill["coins"]]
+    )
 
 
 def _unlocked(value: float, level: int, b: dict) -> float:
@@ -733,11 +867,16 @@ def card_points(card: dict, skills: dict, b: dict) -> float:
         if card["kind"] == "Ritual":
             pts -= b["ritual_sacrifice"]
         return round(pts, 9)
-    pts = (b["hp"] * card["hp"] + b["ap"] * card["ap"] + b["mp"] * card["mp"]
-           + b["armor"] * card["armor"] + b["flying"] * card["flying"]
-           + b["shade"] * sum(card[s] for s in STATS)
-           + sum(b["resist"][t] for t in card["resist"])
-           - sum(b["weak"][t] for t in card["weak"]))
+    pts = (
+        b["hp"] * card["hp"]
+        + b["ap"] * card["ap"]
+        + b["mp"] * card["mp"]
+        + b["armor"] * card["armor"]
+        + b["flying"] * card["flying"]
+        + b["shade"] * sum(card[s] for s in STATS)
+        + sum(b["resist"][t] for t in card["resist"])
+        - sum(b["weak"][t] for t in card["weak"])
+    )
     if card["attack"] is not None:
         pts += _unlocked(b["attack"], card["attack"], b)
     for a in card["abilities"]:
@@ -803,8 +942,10 @@ class Deck:
         """
         have = self.cards.count(self.neutral)
         if copies < 1 or have < copies:
-            raise UserError(f"deck '{self.name}' has {have} neutral "
-                            f"cop{'y' if have == 1 else 'ies'}; cannot swap in {copies}")
+            raise UserError(
+                f"deck '{self.name}' has {have} neutral "
+                f"cop{'y' if have == 1 else 'ies'}; cannot swap in {copies}"
+            )
         cards = list(self.cards)
         left = copies
         for i, c in enumerate(cards):
@@ -814,8 +955,14 @@ class Deck:
         label = self.card_names[row] if row < len(self.card_names) else str(row)
         if copies > 1:
             label = f"{label}×{copies}"
-        return Deck(name=f"{self.name}+{label}", primal=self.primal, cards=tuple(cards),
-                    neutral=self.neutral, strategy=self.strategy, card_names=self.card_names)
+        return Deck(
+            name=f"{self.name}+{label}",
+            primal=self.primal,
+            cards=tuple(cards),
+            neutral=self.neutral,
+            strategy=self.strategy,
+            card_names=self.card_names,
+        )
 
 
 def _blocking_stat(cs: CardSet, primal_row: int, row: int) -> str | None:
@@ -846,32 +993,48 @@ def check_deck(cardset: CardSet, primal_row: int, rows, where: str = "deck") -> 
         Not exactly one Primal, an unknown card, or a card the Primal cannot play.
     """
     nc = cardset.n_cards
-    if not (isinstance(primal_row, (int, np.integer)) and 0 <= primal_row < nc) \
-            or cardset.type_of(int(primal_row)) != "Primal":
-        raise UserError(f"{where}: its leader (row {primal_row}) is not a Primal of set "
-                        f"'{cardset.name}'")
+    if (
+        not (isinstance(primal_row, (int, np.integer)) and 0 <= primal_row < nc)
+        or cardset.type_of(int(primal_row)) != "Primal"
+    ):
+        raise UserError(
+            f"{where}: its leader (row {primal_row}) is not a Primal of set '{cardset.name}'"
+        )
     pname = cardset.names[primal_row]
     for r in rows:
         if not (isinstance(r, (int, np.integer)) and 0 <= r < nc):
             raise UserError(f"{where}: unknown card (row {r!r}); the set has rows 0..{nc - 1}")
         if cardset.type_of(int(r)) == "Primal":
-            raise UserError(f"{where}: a deck has exactly one Primal ('{pname}'); it also "
-                            f"holds Primal '{cardset.names[r]}'")
+            raise UserError(
+                f"{where}: a deck has exactly one Primal ('{pname}'); it also "
+                f"holds Primal '{cardset.names[r]}'"
+            )
         why = _blocking_stat(cardset, int(primal_row), int(r))
         if why:
-            raise UserError(f"{where}: Primal '{pname}' cannot play '{cardset.names[r]}' "
-                            f"({why})")
+            raise UserError(f"{where}: Primal '{pname}' cannot play '{cardset.names[r]}' ({why})")
 
 
-def make_deck(cardset: CardSet, name: str, primal_row: int, rows, strategy: str | None = None,
-              where: str | None = None) -> Deck:
+def make_deck(
+    cardset: CardSet,
+    name: str,
+    primal_row: int,
+    rows,
+    strategy: str | None = None,
+    where: str | None = None,
+) -> Deck:
     """A checked :class:`Deck` with its cards in the fixed order (neutral first)."""
     rows = [int(r) for r in rows]
     check_deck(cardset, primal_row, rows, where or f"deck '{name}'")
     neutral = [r for r in rows if r == cardset.neutral]
     rest = sorted(r for r in rows if r != cardset.neutral)
-    return Deck(name=name, primal=int(primal_row), cards=tuple(neutral + rest),
-                neutral=cardset.neutral, strategy=strategy, card_names=cardset.names)
+    return Deck(
+        name=name,
+        primal=int(primal_row),
+        cards=tuple(neutral + rest),
+        neutral=cardset.neutral,
+        strategy=strategy,
+        card_names=cardset.names,
+    )
 
 
 def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
@@ -915,7 +1078,7 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
         try:
             check_deck(cardset, primal_row, rows, where)
         except UserError as exc:
-            fail(str(exc)[len(where) + 2:])
+            fail(str(exc)[len(where) + 2 :])
 
     if isinstance(deck, Deck) and deck.card_names == cardset.names:
         check(deck.primal, deck.cards)  # same rows: check only
@@ -938,8 +1101,14 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
             rows.append(r)
         rows = tuple(rows)
         check(primal, rows)
-    return Deck(name=deck.name, primal=primal, cards=rows, neutral=cardset.neutral,
-                strategy=getattr(deck, "strategy", None), card_names=cardset.names)
+    return Deck(
+        name=deck.name,
+        primal=primal,
+        cards=rows,
+        neutral=cardset.neutral,
+        strategy=getattr(deck, "strategy", None),
+        card_names=cardset.names,
+    )
 
 
 def load_decks(cardset: CardSet, path: str | Path | None = None) -> dict[str, Deck]:
@@ -986,18 +1155,23 @@ def load_decks(cardset: CardSet, path: str | Path | None = None) -> dict[str, De
                 w.fail(where, f"field 'cards': {exc}")
             w.int_in(where, f"cards.{card}", copies, 1, 99)
             rows += [row] * copies
-        deck = make_deck(cardset, name, primal, rows, strategy,
-                         where=f"{w.file}: {where}: field 'cards'")
+        deck = make_deck(
+            cardset, name, primal, rows, strategy, where=f"{w.file}: {where}: field 'cards'"
+        )
         if deck.cards.count(cardset.neutral) < MIN_NEUTRAL:
-            w.fail(where, f"field 'cards' holds {deck.cards.count(cardset.neutral)} "
-                          f"'{neutral_name}'; at least {MIN_NEUTRAL} neutral copies are "
-                          "needed for swap-in")
+            w.fail(
+                where,
+                f"field 'cards' holds {deck.cards.count(cardset.neutral)} "
+                f"'{neutral_name}'; at least {MIN_NEUTRAL} neutral copies are "
+                "needed for swap-in",
+            )
         out[name] = deck
     return out
 
 
-def random_deck(cardset: CardSet, primal_row: int, size: int,
-                rng: np.random.Generator) -> tuple[int, ...]:
+def random_deck(
+    cardset: CardSet, primal_row: int, size: int, rng: np.random.Generator
+) -> tuple[int, ...]:
     """A legal deck of ``size`` cards drawn uniformly, with replacement, from the
     Primal's playable cards (for the regression test); rows sorted."""
     pool = np.asarray(cardset.playable(primal_row), dtype=np.int64)
@@ -1029,8 +1203,7 @@ def _ability_text(card: dict, skills: dict) -> list[str]:
     if card["attack"] is not None:
         out.append(f"Attack @{card['attack']}")
     for a in card["abilities"]:
-        out.append(f"{a['skill']} ({a['shape']} @{a['level']}): "
-                   f"{skill_text(skills[a['skill']])}")
+        out.append(f"{a['skill']} ({a['shape']} @{a['level']}): {skill_text(skills[a['skill']])}")
     return out
 
 
@@ -1040,32 +1213,50 @@ def card_rows(cardset: CardSet) -> list[dict]:
     players = {p: set(cardset.playable(p)) for p in cardset.primals}
     rows = []
     for r, c in enumerate(cardset.cards):
-        attrs = ([f"Armor {c['armor']}"] if c["armor"] else []) + \
-            (["Flying"] if c["flying"] else [])
+        attrs = ([f"Armor {c['armor']}"] if c["armor"] else []) + (
+            ["Flying"] if c["flying"] else []
+        )
         onto = c["onto"]
-        rows.append({
-            "row": r, "id": c["id"], "name": c["name"], "set": c["set"],
-            "finishes": ", ".join(c["finishes"]), "type": c["type"],
-            "kind": c["kind"] or "", "onto": onto or "",
-            "MIG": c["mig"], "CUN": c["cun"], "WIS": c["wis"],
-            "HP": c["hp"], "AP": c["ap"], "MP": c["mp"],
-            "attributes": ", ".join(attrs), "resist": ", ".join(c["resist"]),
-            "weak": ", ".join(c["weak"]), "group": c["group"] or "",
-            "attack": "" if c["attack"] is None else c["attack"],
-            "abilities": "; ".join(_ability_text(c, cardset.skills)),
-            "points": cardset.points(r), "target": cardset.budget_target(r),
-            **_budget_fields(cardset, r),
-            "primals": "" if c["type"] == "Primal" else ", ".join(
-                cardset.names[p] for p in cardset.primals if r in players[p]),
-        })
+        rows.append(
+            {
+                "row": r,
+                "id": c["id"],
+                "name": c["name"],
+                "set": c["set"],
+                "finishes": ", ".join(c["finishes"]),
+                "type": c["type"],
+                "kind": c["kind"] or "",
+                "onto": onto or "",
+                "MIG": c["mig"],
+                "CUN": c["cun"],
+                "WIS": c["wis"],
+                "HP": c["hp"],
+                "AP": c["ap"],
+                "MP": c["mp"],
+                "attributes": ", ".join(attrs),
+                "resist": ", ".join(c["resist"]),
+                "weak": ", ".join(c["weak"]),
+                "group": c["group"] or "",
+                "attack": "" if c["attack"] is None else c["attack"],
+                "abilities": "; ".join(_ability_text(c, cardset.skills)),
+                "points": cardset.points(r),
+                "target": cardset.budget_target(r),
+                **_budget_fields(cardset, r),
+                "primals": ""
+                if c["type"] == "Primal"
+                else ", ".join(cardset.names[p] for p in cardset.primals if r in players[p]),
+            }
+        )
         if c["type"] == "Primal":  # JSON: a null figure says why
             rows[-1]["why_null"] = {k: PRIMAL_EXEMPT for k in ("target", "off_by", "off_budget")}
     return rows
 
 
 #: Why a Primal's budget figures are null in ``balance trisk cards --json``.
-PRIMAL_EXEMPT = ("Primals are exempt from the point budget: every Primal has the same stats "
-                 "(ruling R1) and differs only in its code (R2)")
+PRIMAL_EXEMPT = (
+    "Primals are exempt from the point budget: every Primal has the same stats "
+    "(ruling R1) and differs only in its code (R2)"
+)
 
 
 def _budget_fields(cardset: CardSet, row: int) -> dict:
@@ -1090,10 +1281,17 @@ def skill_rows(cardset: CardSet) -> list[dict]:
             users[a["skill"]].append(f"{c['name']} ({a['shape']} @{a['level']})")
     out = []
     for name, s in cardset.skills.items():
-        out.append({
-            "skill": name, "effect": s["effect"],
-            "param": s["status"] or s["damage"] or "", "target": s["target"],
-            "amount": _amount_text(s["n"]), "coins": s["coins"],
-            "group": s["group"] or "", "text": s["text"], "cards": "; ".join(users[name]),
-        })
+        out.append(
+            {
+                "skill": name,
+                "effect": s["effect"],
+                "param": s["status"] or s["damage"] or "",
+                "target": s["target"],
+                "amount": _amount_text(s["n"]),
+                "coins": s["coins"],
+                "group": s["group"] or "",
+                "text": s["text"],
+                "cards": "; ".join(users[name]),
+            }
+        )
     return out

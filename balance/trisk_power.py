@@ -110,14 +110,18 @@ class PowerPlan:
         """Every game and deck-pair count multiplied by ``scale`` (even, ≥ 2)."""
         if not (scale > 0 and math.isfinite(scale)):
             raise UserError(f"--scale must be a positive number, got {scale}")
-        return replace(self, games=_even(self.games * scale),
-                       max_games=_even(self.max_games * scale),
-                       restricted_games=_even(self.restricted_games * scale),
-                       regression_pairs=max(2, int(math.ceil(self.regression_pairs * scale))),
-                       regression_games=_even(self.regression_games * scale),
-                       calibration_games=(_even(self.calibration_games * scale)
-                                          if self.calibration_games else 0),
-                       finishes_games=_even(self.finishes_games * scale))
+        return replace(
+            self,
+            games=_even(self.games * scale),
+            max_games=_even(self.max_games * scale),
+            restricted_games=_even(self.restricted_games * scale),
+            regression_pairs=max(2, int(math.ceil(self.regression_pairs * scale))),
+            regression_games=_even(self.regression_games * scale),
+            calibration_games=(
+                _even(self.calibration_games * scale) if self.calibration_games else 0
+            ),
+            finishes_games=_even(self.finishes_games * scale),
+        )
 
     def as_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -130,9 +134,24 @@ def _even(x: float) -> int:
     return n + n % 2
 
 
-_PLAN_KEYS = {"description", "variant", "delta", "alpha", "power", "seed", "strategies", "field",
-              "games", "max_games", "restricted_games", "regression", "finishes", "copies",
-              "check_strategy", "calibration"}
+_PLAN_KEYS = {
+    "description",
+    "variant",
+    "delta",
+    "alpha",
+    "power",
+    "seed",
+    "strategies",
+    "field",
+    "games",
+    "max_games",
+    "restricted_games",
+    "regression",
+    "finishes",
+    "copies",
+    "check_strategy",
+    "calibration",
+}
 
 
 def _plan_int(path, key: str, value, lo: int = 2) -> int:
@@ -144,8 +163,11 @@ def _plan_int(path, key: str, value, lo: int = 2) -> int:
 def _names(path, key: str, value) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if (not isinstance(value, list) or not value
-            or not all(isinstance(v, str) and v.strip() for v in value)):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) and v.strip() for v in value)
+    ):
         raise UserError(f"{path}: '{key}' must be a non-empty list of strategy names")
     if len(set(value)) != len(value):
         raise UserError(f"{path}: '{key}' names a strategy twice")
@@ -162,17 +184,24 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
     data = load_toml(path)
     for key in data:
         if key not in _PLAN_KEYS:
-            raise UserError(f"{path}: unknown key '{key}'; allowed: {', '.join(sorted(_PLAN_KEYS))}")
+            raise UserError(
+                f"{path}: unknown key '{key}'; allowed: {', '.join(sorted(_PLAN_KEYS))}"
+            )
     reg = data.get("regression", {})
     fin = data.get("finishes", {})
     cal = data.get("calibration", {})
-    for name, table, allowed in (("regression", reg, ("pairs", "games", "strategy")),
-                                 ("finishes", fin, ("games",)), ("calibration", cal, ("games",))):
+    for name, table, allowed in (
+        ("regression", reg, ("pairs", "games", "strategy")),
+        ("finishes", fin, ("games",)),
+        ("calibration", cal, ("games",)),
+    ):
         if not isinstance(table, dict):
             raise UserError(f"{path}: '{name}' must be a table")
         for key in table:
             if key not in allowed:
-                raise UserError(f"{path}: unknown key '{key}' in [{name}]; allowed: {', '.join(allowed)}")
+                raise UserError(
+                    f"{path}: unknown key '{key}' in [{name}]; allowed: {', '.join(allowed)}"
+                )
     kw: dict[str, Any] = {}
     if "description" in data:
         kw["description"] = str(data["description"])
@@ -206,8 +235,7 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
         kw["copies"] = _plan_int(path, "copies", data["copies"], 1)
     if "check_strategy" in data:
         v = data["check_strategy"]
-        kw["check_strategy"] = (None if v in ("", False)
-                                else _names(path, "check_strategy", v)[0])
+        kw["check_strategy"] = None if v in ("", False) else _names(path, "check_strategy", v)[0]
     kw["delta"] = kw.get("delta", PowerPlan.delta * 100)
     for key, value in overrides.items():
         if value is not None:
@@ -219,23 +247,33 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
 def check_plan(plan: PowerPlan, where: str = "plan") -> PowerPlan:
     """Refuse a plan no test can run with (one line naming the value)."""
     if not 0 < plan.delta < 0.5:
-        raise UserError(f"{where}: --delta must be between 0 and 50 points, got {plan.delta * 100:g}")
+        raise UserError(
+            f"{where}: --delta must be between 0 and 50 points, got {plan.delta * 100:g}"
+        )
     if not 0 < plan.alpha < 0.5:
         raise UserError(f"{where}: --alpha must be between 0 and 0.5, got {plan.alpha:g}")
     if not 0 < plan.power < 1:
         raise UserError(f"{where}: power must be between 0 and 1, got {plan.power:g}")
     if not 0 <= plan.seed <= 2**64 - 1:
         raise UserError(f"{where}: --seed must be between 0 and 2**64-1, got {plan.seed}")
-    if isinstance(plan.copies, bool) or not isinstance(plan.copies, int) or not 1 <= plan.copies <= 40:
+    if (
+        isinstance(plan.copies, bool)
+        or not isinstance(plan.copies, int)
+        or not 1 <= plan.copies <= 40
+    ):
         raise UserError(f"{where}: --copies must be a whole number from 1 to 40, got {plan.copies}")
     if plan.calibration_games and plan.calibration_games % 2:
-        raise UserError(f"{where}: calibration games must be an even number (whole seat-swapped "
-                        f"deals) or 0, got {plan.calibration_games}")
+        raise UserError(
+            f"{where}: calibration games must be an even number (whole seat-swapped "
+            f"deals) or 0, got {plan.calibration_games}"
+        )
     for key in ("games", "max_games", "restricted_games", "regression_games"):
         v = getattr(plan, key)
         if v < 2 or v % 2:
-            raise UserError(f"{where}: {key.replace('_', '-')} must be a positive even number "
-                            f"of games (whole seat-swapped deals), got {v}")
+            raise UserError(
+                f"{where}: {key.replace('_', '-')} must be a positive even number "
+                f"of games (whole seat-swapped deals), got {v}"
+            )
     if plan.max_games < plan.games:
         raise UserError(f"{where}: --max-games ({plan.max_games}) is below --games ({plan.games})")
     if plan.cards is not None and not plan.cards:
@@ -305,8 +343,17 @@ def pool_strata(diffs: Sequence[np.ndarray]) -> dict[str, float]:
     k = len(arrs)
     nan = float("nan")
     if k == 0:
-        return {"mean": nan, "se": nan, "sd": nan, "se_independent": nan, "design_effect": nan,
-                "n_deals": 0, "n_games": 0, "strata": 0, "clusters": 0}
+        return {
+            "mean": nan,
+            "se": nan,
+            "sd": nan,
+            "se_independent": nan,
+            "design_effect": nan,
+            "n_deals": 0,
+            "n_games": 0,
+            "strata": 0,
+            "clusters": 0,
+        }
     means = np.array([a.mean() for a in arrs])
     ns = np.array([a.size for a in arrs], dtype=float)
     n = int(ns.sum())
@@ -317,18 +364,33 @@ def pool_strata(diffs: Sequence[np.ndarray]) -> dict[str, float]:
     else:
         u = np.zeros(g)  # each deal cluster's influence on the mean of strata means
         for a, m in zip(arrs, means):
-            u[:a.size] += (a - m) / (k * a.size)
+            u[: a.size] += (a - m) / (k * a.size)
         se = float(math.sqrt(g / (g - 1) * float(np.sum(u * u))))
         var = np.array([a.var(ddof=1) for a in arrs])
         se_ind = float(math.sqrt(np.sum(var / ns)) / k)
     deff = se * se / (se_ind * se_ind) if se_ind and math.isfinite(se_ind) else nan
-    return {"mean": mean, "se": se, "sd": float(se * math.sqrt(g)) if math.isfinite(se) else nan,
-            "se_independent": se_ind, "design_effect": deff,
-            "n_deals": n, "n_games": 2 * n, "strata": k, "clusters": g}
+    return {
+        "mean": mean,
+        "se": se,
+        "sd": float(se * math.sqrt(g)) if math.isfinite(se) else nan,
+        "se_independent": se_ind,
+        "design_effect": deff,
+        "n_deals": n,
+        "n_games": 2 * n,
+        "strata": k,
+        "clusters": g,
+    }
 
 
-def games_to_decide(effect: float, sd: float, delta: float, alpha: float = 0.05,
-                    power: float = 0.9, family: int = 1, strata: int = 1) -> float:
+def games_to_decide(
+    effect: float,
+    sd: float,
+    delta: float,
+    alpha: float = 0.05,
+    power: float = 0.9,
+    family: int = 1,
+    strata: int = 1,
+) -> float:
     """Games (of one side, over all its strata) for a test to decide a card.
 
     Parameters
@@ -398,8 +460,14 @@ def looks(plan: PowerPlan) -> int:
     return k
 
 
-def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
-           power: float = 0.9, min_games: int = MIN_GAMES, n_looks: int = 1) -> pd.DataFrame:
+def decide(
+    table: pd.DataFrame,
+    delta: float,
+    alpha: float = 0.05,
+    power: float = 0.9,
+    min_games: int = MIN_GAMES,
+    n_looks: int = 1,
+) -> pd.DataFrame:
     """The verdict for every row (a card or a Primal) of an effects table.
 
     Parameters
@@ -464,16 +532,21 @@ def decide(table: pd.DataFrame, delta: float, alpha: float = 0.05,
     enough = out["games"].to_numpy(float) >= min_games
     sig = out["significant"].to_numpy(bool) & enough
     eq = out["equivalent"].to_numpy(bool) & enough
-    verdict = np.where(eq & sig, "equal within margin",
-                       np.where(eq, "equal", np.where(sig, "not equal", "inconclusive")))
+    verdict = np.where(
+        eq & sig,
+        "equal within margin",
+        np.where(eq, "equal", np.where(sig, "not equal", "inconclusive")),
+    )
     out["verdict"] = verdict
     out["direction"] = np.where(sig, np.where(eff > 0, "stronger", "weaker"), "")
     family = int(np.isfinite(p).sum())
-    strata = (out["strata"].to_numpy(float) if "strata" in out.columns
-              else np.ones(len(out)))
-    needed = [max(games_to_decide(m, s, delta, a_look, power, family, int(k)), float(min_games))
-              if v == "inconclusive" else float("nan")
-              for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata)]
+    strata = out["strata"].to_numpy(float) if "strata" in out.columns else np.ones(len(out))
+    needed = [
+        max(games_to_decide(m, s, delta, a_look, power, family, int(k)), float(min_games))
+        if v == "inconclusive"
+        else float("nan")
+        for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata)
+    ]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
     out["label"] = [label(v, d, delta, g) for v, d, g in zip(verdict, out["direction"], needed)]
@@ -512,20 +585,29 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
     counts = {v: vs.count(v) for v in VERDICTS}
     n = len(vs)
     shown = counts["equal"] + counts["equal within margin"]
-    within = (f" ({counts['equal within margin']} of them detectably different, within the margin)"
-              if counts["equal within margin"] else "")
+    within = (
+        f" ({counts['equal within margin']} of them detectably different, within the margin)"
+        if counts["equal within margin"]
+        else ""
+    )
     if n and shown == n:
         status = "holds"
-        text = f"The claim holds: all {n} {what} are shown equal in power within the margin{within}."
+        text = (
+            f"The claim holds: all {n} {what} are shown equal in power within the margin{within}."
+        )
     elif counts["not equal"]:
         status = "does not hold"
-        text = (f"The claim does not hold: {counts['not equal']} of {n} {what} differ in power "
-                f"and are not shown within the margin; {shown} shown equal{within}, "
-                f"{counts['inconclusive']} inconclusive.")
+        text = (
+            f"The claim does not hold: {counts['not equal']} of {n} {what} differ in power "
+            f"and are not shown within the margin; {shown} shown equal{within}, "
+            f"{counts['inconclusive']} inconclusive."
+        )
     else:
         status = "undecided"
-        text = (f"Undecided: {shown} of {n} {what} shown equal{within}, "
-                f"{counts['inconclusive']} inconclusive (more games would decide), none shown different.")
+        text = (
+            f"Undecided: {shown} of {n} {what} shown equal{within}, "
+            f"{counts['inconclusive']} inconclusive (more games would decide), none shown different."
+        )
     return {"status": status, "counts": counts, "n": n, "text": text}
 
 
@@ -557,7 +639,7 @@ def next_games(n: int, games: float, needed: float, max_games: int) -> int:
     multiple of ``n`` (so reruns land on the same sizes), at most ``max_games``."""
     factor = needed / games if (math.isfinite(needed) and games > 0) else 2.0
     k = max(1, math.ceil(math.log2(max(factor, 2.0))))
-    return int(min(max_games, n * 2 ** k))
+    return int(min(max_games, n * 2**k))
 
 
 def next_stage(table: pd.DataFrame, n_of: dict, plan: PowerPlan) -> set:
@@ -568,8 +650,9 @@ def next_stage(table: pd.DataFrame, n_of: dict, plan: PowerPlan) -> set:
     (:func:`decide`), which is what makes playing on by the data's say valid."""
     active = set()
     for r in table.itertuples():
-        if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) \
-                and n_of[r.row] < plan.max_games:
+        if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) and n_of[
+            r.row
+        ] < plan.max_games:
             n_of[r.row] = next_games(n_of[r.row], r.games, r.games_needed, plan.max_games)
             active.add(r.row)
     return active
@@ -597,15 +680,18 @@ class Context:
         return strategy.with_deck(deck, len(self.cardset.names))
 
 
-def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None,
-               what: str = "--cards", exclude: int | None = None
-               ) -> tuple[list[int], list[tuple[int, int]]]:
+def plan_cells(
+    cs,
+    decks: Mapping[int, Any],
+    subset: Sequence[str] | None = None,
+    what: str = "--cards",
+    exclude: int | None = None,
+) -> tuple[list[int], list[tuple[int, int]]]:
     """The cards tested and their cells ``(card row, Primal row)``: every
     non-neutral, non-Primal card, with every Primal whose reference deck can
     play it. ``subset`` restricts to those card names (a user error names an
     unknown or untestable one)."""
-    testable = [r for r in range(len(cs.names))
-                if r != cs.neutral and cs.type_of(r) != "Primal"]
+    testable = [r for r in range(len(cs.names)) if r != cs.neutral and cs.type_of(r) != "Primal"]
     if subset is not None:
         rows = []
         for name in subset:
@@ -614,11 +700,17 @@ def plan_cells(cs, decks: Mapping[int, Any], subset: Sequence[str] | None = None
             except (KeyError, ValueError, UserError):
                 r = None
             if r is None or r not in testable:
-                why = ("the neutral card is the reference" if r == cs.neutral else
-                       "a Primal leads a deck, it is not swapped in" if r is not None else
-                       "no such card")
-                raise UserError(f"{what}: '{name}' cannot be tested ({why}); a card is one of: "
-                                f"{', '.join(cs.names[x] for x in testable)}")
+                why = (
+                    "the neutral card is the reference"
+                    if r == cs.neutral
+                    else "a Primal leads a deck, it is not swapped in"
+                    if r is not None
+                    else "no such card"
+                )
+                raise UserError(
+                    f"{what}: '{name}' cannot be tested ({why}); a card is one of: "
+                    f"{', '.join(cs.names[x] for x in testable)}"
+                )
             if r not in rows:
                 rows.append(r)
         testable = sorted(rows)
@@ -650,8 +742,10 @@ def build_context(plan: PowerPlan) -> Context:
     short = [d.name for d in decks.values() if d.cards.count(d.neutral) < plan.copies]
     if short:
         have = min(decks[p].cards.count(decks[p].neutral) for p in decks)
-        raise UserError(f"--copies {plan.copies}: reference deck '{short[0]}' has only {have} "
-                        f"neutral cop{'y' if have == 1 else 'ies'} to swap out; allowed 1..{have}")
+        raise UserError(
+            f"--copies {plan.copies}: reference deck '{short[0]}' has only {have} "
+            f"neutral cop{'y' if have == 1 else 'ies'} to swap out; allowed 1..{have}"
+        )
     if plan.check_strategy is not None:
         load_strategy(GAME, plan.check_strategy)  # an unknown name is refused before any work
     vs = None
@@ -662,8 +756,10 @@ def build_context(plan: PowerPlan) -> Context:
         cells = [(c, p) for (c, p) in cells if vs in {int(x) for x in cs.playable(p)}]
         cards = [c for c in cards if any(cc == c for cc, _ in cells)]
     if not cells:
-        raise UserError("no card of the set can be swapped into a reference deck"
-                        + (f" that can also play '{plan.vs_card}'" if vs is not None else ""))
+        raise UserError(
+            "no card of the set can be swapped into a reference deck"
+            + (f" that can also play '{plan.vs_card}'" if vs is not None else "")
+        )
     return Context(plan, rs, cs, decks, ours, field_sides, cells, cards, vs)
 
 
@@ -675,9 +771,16 @@ def _ident(spec) -> str:
     from balance.runner import _side
     from balance.store import config_hash
 
-    return config_hash({"rules": spec.ruleset.rules, "variant": spec.ruleset.name,
-                        "a": _side(spec.a), "b": _side(spec.b), "seed": spec.seed,
-                        "per_game": spec.per_game})
+    return config_hash(
+        {
+            "rules": spec.ruleset.rules,
+            "variant": spec.ruleset.name,
+            "a": _side(spec.a),
+            "b": _side(spec.b),
+            "seed": spec.seed,
+            "per_game": spec.per_game,
+        }
+    )
 
 
 class _Runs:
@@ -705,8 +808,15 @@ class _Runs:
             todo.append(s)
         if not todo:
             return
-        res = runner.run_many(todo, store=self.store, threads=self.threads, progress=self.progress,
-                              label=label, extend=extend, store_only=self.store_only)
+        res = runner.run_many(
+            todo,
+            store=self.store,
+            threads=self.threads,
+            progress=self.progress,
+            label=label,
+            extend=extend,
+            store_only=self.store_only,
+        )
         for r in res:
             self.have[_ident(r.spec)] = r
             if r.cached:
@@ -771,7 +881,9 @@ def stratum_seed(seed: int, primal: int, opponent: int) -> int:
     :func:`pool_strata` is cluster-robust and would hold on a shared seed
     too; the derived seeds are what make the games worth their number.)
     """
-    return _splitmix(_splitmix(_splitmix(int(seed)) ^ (int(primal) + 1)) ^ ((int(opponent) + 1) << 20))
+    return _splitmix(
+        _splitmix(_splitmix(int(seed)) ^ (int(primal) + 1)) ^ ((int(opponent) + 1) << 20)
+    )
 
 
 def _seed(ctx: Context, p: int, o) -> int:
@@ -782,7 +894,9 @@ def _seed(ctx: Context, p: int, o) -> int:
 def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
     from balance.runner import RunSpec
 
-    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)), o, n, _seed(ctx, p, o))
+    return RunSpec(
+        ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)), o, n, _seed(ctx, p, o)
+    )
 
 
 def _base_spec(ctx: Context, s, p: int, o, n: int):
@@ -814,7 +928,7 @@ def _cell_strata(ctx, runs: _Runs, c: int, p: int, n: int, kind: str = "swap", o
     """Per-deal differences of one cell, one array per (strategy, opponent),
     and the pairing ratio of each (``ours``: other strategies than the plan's)."""
     diffs, ratios = [], []
-    for s in (ctx.ours if ours is None else ours):
+    for s in ctx.ours if ours is None else ours:
         for o in ctx.field:
             base = runs.get(_ref_spec(ctx, s, p, o, 2)).pair_points.astype(float)
             if kind == "swap":
@@ -836,7 +950,7 @@ def _primal_strata(ctx, runs: _Runs, p: int, n: int) -> list[np.ndarray]:
             if _mirror(ctx, s, p, o):
                 continue  # a deck against itself scores 50% by symmetry
             pts = runs.get(_base_spec(ctx, s, p, o, 2)).pair_points.astype(float)
-            out.append(pts[:n // 2] / 4 - 0.5)
+            out.append(pts[: n // 2] / 4 - 0.5)
     return out
 
 
@@ -844,23 +958,43 @@ def _card_tables(ctx: Context, runs: _Runs, n_card: dict[int, int]):
     cell_rows, card_rows, ratios = [], [], []
     for c in ctx.cards:
         strata = []
-        for (cc, p) in ctx.cells:
+        for cc, p in ctx.cells:
             if cc != c:
                 continue
             diffs, r = _cell_strata(ctx, runs, c, p, n_card[c])
             ratios += r
             st = pool_strata(diffs)
-            cell_rows.append({"card": ctx.name(c), "row": c, "primal": ctx.name(p), "primal_row": p,
-                              "effect": st["mean"], "se": st["se"],
-                              "lo": st["mean"] - _Z95 * st["se"], "hi": st["mean"] + _Z95 * st["se"],
-                              "games": st["n_games"]})
+            cell_rows.append(
+                {
+                    "card": ctx.name(c),
+                    "row": c,
+                    "primal": ctx.name(p),
+                    "primal_row": p,
+                    "effect": st["mean"],
+                    "se": st["se"],
+                    "lo": st["mean"] - _Z95 * st["se"],
+                    "hi": st["mean"] + _Z95 * st["se"],
+                    "games": st["n_games"],
+                }
+            )
             strata += diffs
         st = pool_strata(strata)
         prim = [ctx.name(p) for (cc, p) in ctx.cells if cc == c]
-        card_rows.append({"card": ctx.name(c), "row": c, "primals": ", ".join(prim),
-                          "n_primals": len(prim), "effect": st["mean"], "se": st["se"],
-                          "sd": st["sd"], "games": st["n_games"], "games_per_run": n_card[c],
-                          "strata": st["strata"], "design_effect": st["design_effect"]})
+        card_rows.append(
+            {
+                "card": ctx.name(c),
+                "row": c,
+                "primals": ", ".join(prim),
+                "n_primals": len(prim),
+                "effect": st["mean"],
+                "se": st["se"],
+                "sd": st["sd"],
+                "games": st["n_games"],
+                "games_per_run": n_card[c],
+                "strata": st["strata"],
+                "design_effect": st["design_effect"],
+            }
+        )
     return pd.DataFrame(cell_rows), pd.DataFrame(card_rows), ratios
 
 
@@ -868,10 +1002,20 @@ def _primal_table(ctx: Context, runs: _Runs, n_base: dict[int, int]) -> pd.DataF
     rows = []
     for p in sorted(ctx.decks):
         st = pool_strata(_primal_strata(ctx, runs, p, n_base[p]))
-        rows.append({"primal": ctx.name(p), "row": p, "deck": ctx.decks[p].name,
-                     "effect": st["mean"], "se": st["se"], "sd": st["sd"], "games": st["n_games"],
-                     "games_per_run": n_base[p], "strata": st["strata"],
-                     "design_effect": st["design_effect"]})
+        rows.append(
+            {
+                "primal": ctx.name(p),
+                "row": p,
+                "deck": ctx.decks[p].name,
+                "effect": st["mean"],
+                "se": st["se"],
+                "sd": st["sd"],
+                "games": st["n_games"],
+                "games_per_run": n_base[p],
+                "strata": st["strata"],
+                "design_effect": st["design_effect"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -879,19 +1023,24 @@ def header(ctx: Context) -> str:
     """One line naming the set under test and the plan (the CLI prints it first)."""
     plan, cs = ctx.plan, ctx.cardset
     vs = f", each against {ctx.name(ctx.vs)}" if ctx.vs is not None else ""
-    return (f"Equal-power test of card set '{cs.name}' ({cs.path.name}, digest {cs.digest[:12]}): "
-            f"{len(ctx.cards)} cards{vs}, {plan.copies} neutral "
-            f"cop{'y' if plan.copies == 1 else 'ies'} of {len(ctx.decks)} reference decks swapped "
-            f"out; {'+'.join(plan.strategies)} against {len(ctx.field)} field decks "
-            f"({'+'.join(plan.field)}); δ = ±{plan.delta * 100:g} pt of score, α = {plan.alpha:g} spent "
-            f"over at most {looks(plan)} looks ({plan.games:,} to {plan.max_games:,} games a run); "
-            f"rules '{ctx.ruleset.name}', seed {plan.seed}")
+    return (
+        f"Equal-power test of card set '{cs.name}' ({cs.path.name}, digest {cs.digest[:12]}): "
+        f"{len(ctx.cards)} cards{vs}, {plan.copies} neutral "
+        f"cop{'y' if plan.copies == 1 else 'ies'} of {len(ctx.decks)} reference decks swapped "
+        f"out; {'+'.join(plan.strategies)} against {len(ctx.field)} field decks "
+        f"({'+'.join(plan.field)}); δ = ±{plan.delta * 100:g} pt of score, α = {plan.alpha:g} spent "
+        f"over at most {looks(plan)} looks ({plan.games:,} to {plan.max_games:,} games a run); "
+        f"rules '{ctx.ruleset.name}', seed {plan.seed}"
+    )
 
 
-def sequential(plan: PowerPlan, rows: Sequence[int],
-               measure: Callable[[dict, set, int], pd.DataFrame],
-               log: Callable[[dict], None] | None = None,
-               n_looks: int | None = None) -> tuple[pd.DataFrame, list[dict], dict]:
+def sequential(
+    plan: PowerPlan,
+    rows: Sequence[int],
+    measure: Callable[[dict, set, int], pd.DataFrame],
+    log: Callable[[dict], None] | None = None,
+    n_looks: int | None = None,
+) -> tuple[pd.DataFrame, list[dict], dict]:
     """The staged test: look, decide, play on, until every row is decided or
     at ``max_games``.
 
@@ -930,17 +1079,21 @@ def sequential(plan: PowerPlan, rows: Sequence[int],
     K = looks(plan) if n_looks is None else int(n_looks)
     look = 0
     while True:
-        table = decide(measure(n_of, active, look), plan.delta, plan.alpha, plan.power,
-                       n_looks=K)
+        table = decide(measure(n_of, active, look), plan.delta, plan.alpha, plan.power, n_looks=K)
         sizes = sorted({n_of[r] for r in active})
         nxt = next_stage(table, n_of, plan)
         for rec in table.to_dict(orient="records"):
             if rec["row"] not in nxt and rec["row"] not in frozen:
                 frozen[rec["row"]] = rec
         now = [frozen.get(r, {}).get("verdict") for r in rows]
-        st = {"look": look + 1, "run": len(active), "games_per_run": sizes,
-              "alpha_look": plan.alpha / K, "playing_on": len(nxt),
-              **{v: int(sum(1 for x in now if x == v)) for v in VERDICTS}}
+        st = {
+            "look": look + 1,
+            "run": len(active),
+            "games_per_run": sizes,
+            "alpha_look": plan.alpha / K,
+            "playing_on": len(nxt),
+            **{v: int(sum(1 for x in now if x == v)) for v in VERDICTS},
+        }
         out.append(st)
         if log is not None:
             log(st)
@@ -951,10 +1104,18 @@ def sequential(plan: PowerPlan, rows: Sequence[int],
     return pd.DataFrame([frozen[r] for r in rows]), out, n_of
 
 
-def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: int | None = None,
-              progress: bool = True, log: Callable[[str], None] | None = None,
-              regression: bool = True, finishes: bool = True,
-              stop_after: int | None = None, store_only: bool = False) -> PowerResult:
+def run_power(
+    plan: PowerPlan,
+    *,
+    results: str | Path | None = None,
+    threads: int | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    regression: bool = True,
+    finishes: bool = True,
+    stop_after: int | None = None,
+    store_only: bool = False,
+) -> PowerResult:
     """Run (or read from the store) the equal-power test of ``plan``.
 
     Parameters
@@ -994,16 +1155,25 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
 
     def measure_cards(n_card: dict, active: set, stage: int) -> pd.DataFrame:
         refs = {}
-        for (c, p) in ctx.cells:
+        for c, p in ctx.cells:
             refs[p] = max(refs.get(p, 0), n_card[c])
-        ref = [_ref_spec(ctx, s, p, o, refs[p]) for p in sorted(refs)
-               for s in ctx.ours for o in ctx.field]
+        ref = [
+            _ref_spec(ctx, s, p, o, refs[p])
+            for p in sorted(refs)
+            for s in ctx.ours
+            for o in ctx.field
+        ]
         runs.run(ref, f"trisk power: look {stage + 1}, reference decks")
         for c in ctx.cards:  # card by card, so an interruption leaves whole cards stored
             if c not in active:
                 continue
-            specs = [_swap_spec(ctx, s, c, p, o, n_card[c]) for (cc, p) in ctx.cells if cc == c
-                     for s in ctx.ours for o in ctx.field]
+            specs = [
+                _swap_spec(ctx, s, c, p, o, n_card[c])
+                for (cc, p) in ctx.cells
+                if cc == c
+                for s in ctx.ours
+                for o in ctx.field
+            ]
             runs.run(specs, f"trisk power: look {stage + 1}, {ctx.name(c)}")
             done[0] += 1
             if stop_after is not None and stage == 0 and done[0] >= stop_after:
@@ -1014,28 +1184,41 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     def log_look(what: str):
         def f(st: dict) -> None:
             counts = ", ".join(f"{st[v]} {v}" for v in VERDICTS if st[v])
-            say(f"{what}, look {st['look']} of at most {K}: {st['run']} at "
-                f"{', '.join(map(str, st['games_per_run']))} games a run → {counts}")
+            say(
+                f"{what}, look {st['look']} of at most {K}: {st['run']} at "
+                f"{', '.join(map(str, st['games_per_run']))} games a run → {counts}"
+            )
+
         return f
 
     cards, stages, _ = sequential(plan, ctx.cards, measure_cards, log_look("cards"))
     cells, ratios = last["cells"], last["ratios"]
 
     def measure_primals(n_primal: dict, active: set, stage: int) -> pd.DataFrame:
-        runs.run([_base_spec(ctx, s, p, o, n_primal[p]) for p in sorted(active)
-                  for s in ctx.ours for o in ctx.field], f"trisk power: look {stage + 1}, Primals")
+        runs.run(
+            [
+                _base_spec(ctx, s, p, o, n_primal[p])
+                for p in sorted(active)
+                for s in ctx.ours
+                for o in ctx.field
+            ],
+            f"trisk power: look {stage + 1}, Primals",
+        )
         return _primal_table(ctx, runs, n_primal)
 
-    primals, p_stages, _ = sequential(plan, sorted(ctx.decks), measure_primals,
-                                      log_look("Primals"))
+    primals, p_stages, _ = sequential(plan, sorted(ctx.decks), measure_primals, log_look("Primals"))
     for st in p_stages:
         st["what"] = "Primals"
     stages = stages + p_stages
 
     # restricted play: the swap-in deck forbidden to play the card
     nr = min(plan.restricted_games, plan.games)  # paired with the first games of every run
-    rspecs = [_restricted_spec(ctx, s, c, p, o, nr) for (c, p) in ctx.cells
-              for s in ctx.ours for o in ctx.field]
+    rspecs = [
+        _restricted_spec(ctx, s, c, p, o, nr)
+        for (c, p) in ctx.cells
+        for s in ctx.ours
+        for o in ctx.field
+    ]
     runs.run(rspecs, "trisk power: restricted play")
     cards = _add_restricted(ctx, runs, cards, nr)
     if plan.check_strategy is not None:
@@ -1043,20 +1226,27 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     calibration = None
     if plan.calibration_games and ctx.vs is None:
         calibration = run_calibration(ctx, runs, runs.store.root, cards)
-        db, mf, ml = calibration["delta_budget"], calibration["mde"]["first"], calibration["mde"]["last"]
-        say(f"calibration: {calibration['rate']['rate'] * 100:.2f} points of score per budget point "
+        db, mf, ml = (
+            calibration["delta_budget"],
+            calibration["mde"]["first"],
+            calibration["mde"]["last"],
+        )
+        say(
+            f"calibration: {calibration['rate']['rate'] * 100:.2f} points of score per budget point "
             f"[{calibration['rate']['lo'] * 100:.2f}, {calibration['rate']['hi'] * 100:.2f}]; "
             f"δ ≈ ±{db['value']:.1f} budget points; detected with {plan.power:.0%} power: "
             f"{mf['budget']:.1f} budget points at {mf['games']:,} games a run, "
-            f"{ml['budget']:.1f} at {ml['games']:,}")
+            f"{ml['budget']:.1f} at {ml['games']:,}"
+        )
 
     reg, reg_info = None, {}
     if regression and plan.regression_pairs > 0:
-        reg, reg_info = run_regression(ctx, results=results, threads=threads, progress=progress,
-                                       store_only=store_only,
-                                       log=say)
-        cards = cards.merge(reg[["row", "reg_points", "reg_lo", "reg_hi", "reg_p"]], on="row",
-                            how="left")
+        reg, reg_info = run_regression(
+            ctx, results=results, threads=threads, progress=progress, store_only=store_only, log=say
+        )
+        cards = cards.merge(
+            reg[["row", "reg_points", "reg_lo", "reg_hi", "reg_p"]], on="row", how="left"
+        )
     fin = None
     if finishes and plan.finishes_games:
         fin = _stored_finishes(ctx, results, threads, store_only)
@@ -1065,19 +1255,37 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
     pairing = {}
     if ratios.size:
         med = float(np.median(ratios))
-        pairing = {"median": med, "lo": float(ratios.min()), "hi": float(ratios.max()),
-                   "strata": int(ratios.size), "saving": 1 - med ** 2}
+        pairing = {
+            "median": med,
+            "lo": float(ratios.min()),
+            "hi": float(ratios.max()),
+            "strata": int(ratios.size),
+            "saving": 1 - med**2,
+        }
     cards = cards.sort_values("effect", ascending=False, kind="stable").reset_index(drop=True)
     elapsed = time.perf_counter() - t0
     return PowerResult(
-        plan=plan, cards=cards, cells=cells, primals=primals, regression=reg,
-        regression_info=reg_info, finishes=fin,
-        claim=claim(cards["verdict"], "cards"), primal_claim=claim(primals["verdict"], "Primals"),
-        decks=_deck_rows(ctx), pairing=pairing, stages=stages,
-        manifest=_manifest(ctx, elapsed, runs, threads), runs_simulated=runs.simulated,
-        runs_read=runs.read, budget=_budget(ctx), calibration=calibration,
-        vs_card=ctx.name(ctx.vs) if ctx.vs is not None else None, header=header(ctx),
-        looks=looks(plan))
+        plan=plan,
+        cards=cards,
+        cells=cells,
+        primals=primals,
+        regression=reg,
+        regression_info=reg_info,
+        finishes=fin,
+        claim=claim(cards["verdict"], "cards"),
+        primal_claim=claim(primals["verdict"], "Primals"),
+        decks=_deck_rows(ctx),
+        pairing=pairing,
+        stages=stages,
+        manifest=_manifest(ctx, elapsed, runs, threads),
+        runs_simulated=runs.simulated,
+        runs_read=runs.read,
+        budget=_budget(ctx),
+        calibration=calibration,
+        vs_card=ctx.name(ctx.vs) if ctx.vs is not None else None,
+        header=header(ctx),
+        looks=looks(plan),
+    )
 
 
 # =========================================================================== calibration
@@ -1085,8 +1293,15 @@ def run_power(plan: PowerPlan, *, results: str | Path | None = None, threads: in
 # the set's budget (hp 1 and ap 2 points in the reference set) they are -8, -4,
 # -4, +4, +4, +8 and +8 budget points; two stats, so the exchange rate is not
 # one stat's quirk.
-CALIBRATION = ({"hp": -8}, {"hp": -4}, {"ap": -2}, {"hp": 4}, {"ap": 2}, {"hp": 4, "ap": 2},
-               {"ap": 4})
+CALIBRATION = (
+    {"hp": -8},
+    {"hp": -4},
+    {"ap": -2},
+    {"hp": 4},
+    {"ap": 2},
+    {"hp": 4, "ap": 2},
+    {"ap": 4},
+)
 
 
 def _toml_value(v) -> str:
@@ -1121,11 +1336,15 @@ def calibration_cards(cs) -> list[dict]:
         label = " ".join(f"{d:+d} {k.upper()}" for k, d in changes.items())
         card["id"] = next_id + len(out)
         card["name"] = f"{raw['name']} {label}"
-        card["text"] = ("Calibration: the neutral card with "
-                        + ", ".join(f"{k.upper()} {v} (was {base[k]})" for k, v in new.items()) + ".")
+        card["text"] = (
+            "Calibration: the neutral card with "
+            + ", ".join(f"{k.upper()} {v} (was {base[k]})" for k, v in new.items())
+            + "."
+        )
         dev = card_points({**base, **new}, cs.skills, cs.budget) - cs.points(cs.neutral)
-        out.append({"name": card["name"], "changes": dict(changes), "budget": float(dev),
-                    "card": card})
+        out.append(
+            {"name": card["name"], "changes": dict(changes), "budget": float(dev), "card": card}
+        )
     return out
 
 
@@ -1179,8 +1398,14 @@ def fit_rate(budget: Sequence[float], effect: Sequence[float], alpha: float = 0.
     s2 = float(resid @ resid) / (m - 1)
     se = math.sqrt(s2 / sxx)
     t = float(sps.t.ppf(1 - alpha / 2, m - 1))
-    return {"rate": rate, "se": se, "lo": rate - t * se, "hi": rate + t * se, "cards": m,
-            "resid_sd": math.sqrt(s2)}
+    return {
+        "rate": rate,
+        "se": se,
+        "lo": rate - t * se,
+        "hi": rate + t * se,
+        "cards": m,
+        "resid_sd": math.sqrt(s2),
+    }
 
 
 def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataFrame) -> dict:
@@ -1202,10 +1427,24 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     cplan = replace(plan, card_set=str(path), cards=tuple(c["name"] for c in cal), vs_card=None)
     cctx = build_context(cplan)
     n = plan.calibration_games
-    runs.run([_ref_spec(cctx, s, p, o, n) for p in sorted(cctx.decks)
-              for s in cctx.ours for o in cctx.field], "trisk power: calibration, reference decks")
-    runs.run([_swap_spec(cctx, s, c, p, o, n) for (c, p) in cctx.cells
-              for s in cctx.ours for o in cctx.field], "trisk power: calibration cards")
+    runs.run(
+        [
+            _ref_spec(cctx, s, p, o, n)
+            for p in sorted(cctx.decks)
+            for s in cctx.ours
+            for o in cctx.field
+        ],
+        "trisk power: calibration, reference decks",
+    )
+    runs.run(
+        [
+            _swap_spec(cctx, s, c, p, o, n)
+            for (c, p) in cctx.cells
+            for s in cctx.ours
+            for o in cctx.field
+        ],
+        "trisk power: calibration cards",
+    )
     _, table, _ = _card_tables(cctx, runs, {c: n for c in cctx.cards})
     # each calibration card through the test's own decision, as if it were a
     # card of the set: is a card this far off the budget flagged?
@@ -1213,22 +1452,35 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     pts = []
     for c in cal:
         r = table.loc[c["name"]]
-        pts.append({"name": c["name"], "changes": c["changes"], "budget": c["budget"],
-                    "effect": float(r["effect"]), "lo": float(r["effect"] - _Z95 * r["se"]),
-                    "hi": float(r["effect"] + _Z95 * r["se"]), "games": int(r["games"]),
-                    "verdict": str(r["verdict"]), "label": str(r["label"])})
+        pts.append(
+            {
+                "name": c["name"],
+                "changes": c["changes"],
+                "budget": c["budget"],
+                "effect": float(r["effect"]),
+                "lo": float(r["effect"] - _Z95 * r["se"]),
+                "hi": float(r["effect"] + _Z95 * r["se"]),
+                "games": int(r["games"]),
+                "verdict": str(r["verdict"]),
+                "label": str(r["label"]),
+            }
+        )
     rate = fit_rate([p["budget"] for p in pts], [p["effect"] for p in pts], plan.alpha)
     by_stat = {}
     for stat in sorted({k for p in pts for k in p["changes"]}):
         sub = [p for p in pts if list(p["changes"]) == [stat]]
         if len(sub) >= 2:
-            by_stat[stat] = fit_rate([p["budget"] for p in sub], [p["effect"] for p in sub],
-                                     plan.alpha)
+            by_stat[stat] = fit_rate(
+                [p["budget"] for p in sub], [p["effect"] for p in sub], plan.alpha
+            )
     nan = float("nan")
     d = plan.delta
     r, lo, hi = rate["rate"], rate["lo"], rate["hi"]
-    delta_budget = {"value": d / r if r > 0 else nan, "lo": d / hi if hi > 0 else nan,
-                    "hi": d / lo if lo > 0 else math.inf}
+    delta_budget = {
+        "value": d / r if r > 0 else nan,
+        "lo": d / hi if hi > 0 else nan,
+        "hi": d / lo if lo > 0 else math.inf,
+    }
     norm = _norm()
     m = max(len(cards), 1)
     z = float(norm.ppf(1 - plan.alpha / looks(plan) / (2 * m)) + norm.ppf(plan.power))
@@ -1238,10 +1490,21 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     for key, g in (("first", plan.games), ("last", plan.max_games)):
         # sd is the SD of a deal's average over the strata: SE = sd / sqrt(deals a stratum)
         score = z * sd / math.sqrt(g / 2)
-        mde[key] = {"games": g, "score": score, "budget": score / r if r > 0 else nan,
-                    "games_total": g * strata}
-    return {"points": pts, "rate": rate, "by_stat": by_stat, "delta_budget": delta_budget,
-            "mde": mde, "games": n, "card_set": str(path)}
+        mde[key] = {
+            "games": g,
+            "score": score,
+            "budget": score / r if r > 0 else nan,
+            "games_total": g * strata,
+        }
+    return {
+        "points": pts,
+        "rate": rate,
+        "by_stat": by_stat,
+        "delta_budget": delta_budget,
+        "mde": mde,
+        "games": n,
+        "card_set": str(path),
+    }
 
 
 def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFrame:
@@ -1263,26 +1526,50 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
     plan = ctx.plan
     s2 = [load_strategy(GAME, plan.check_strategy)]
     n = plan.games
-    runs.run([_ref_spec(ctx, s, p, o, n) for p in sorted({p for _, p in ctx.cells})
-              for s in s2 for o in ctx.field], "trisk power: second strategy, reference decks")
+    runs.run(
+        [
+            _ref_spec(ctx, s, p, o, n)
+            for p in sorted({p for _, p in ctx.cells})
+            for s in s2
+            for o in ctx.field
+        ],
+        "trisk power: second strategy, reference decks",
+    )
     for c in ctx.cards:
-        runs.run([_swap_spec(ctx, s, c, p, o, n) for (cc, p) in ctx.cells if cc == c
-                  for s in s2 for o in ctx.field],
-                 f"trisk power: second strategy, {ctx.name(c)}")
+        runs.run(
+            [
+                _swap_spec(ctx, s, c, p, o, n)
+                for (cc, p) in ctx.cells
+                if cc == c
+                for s in s2
+                for o in ctx.field
+            ],
+            f"trisk power: second strategy, {ctx.name(c)}",
+        )
     rows = []
     for c in ctx.cards:
         d1, d2 = [], []
-        for (cc, p) in ctx.cells:
+        for cc, p in ctx.cells:
             if cc != c:
                 continue
             d2 += _cell_strata(ctx, runs, c, p, n, ours=s2)[0]
-            d1 += _cell_strata(ctx, runs, c, p, n)[0][:len(ctx.field)]
+            d1 += _cell_strata(ctx, runs, c, p, n)[0][: len(ctx.field)]
         a = pool_strata(d2)
-        diff = pool_strata([x[:min(len(x), len(y))] - y[:min(len(x), len(y))]
-                            for x, y in zip(d1, d2)])
-        rows.append({"row": c, "effect": a["mean"], "se": a["se"], "sd": a["sd"],
-                     "games": a["n_games"], "strata": a["strata"],
-                     "diff": diff["mean"], "diff_se": diff["se"]})
+        diff = pool_strata(
+            [x[: min(len(x), len(y))] - y[: min(len(x), len(y))] for x, y in zip(d1, d2)]
+        )
+        rows.append(
+            {
+                "row": c,
+                "effect": a["mean"],
+                "se": a["se"],
+                "sd": a["sd"],
+                "games": a["n_games"],
+                "strata": a["strata"],
+                "diff": diff["mean"],
+                "diff_se": diff["se"],
+            }
+        )
     t = decide(pd.DataFrame(rows), plan.delta, plan.alpha, plan.power)
     norm = _norm()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1302,12 +1589,23 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
     # different beyond it under the other, or shown different in opposite
     # directions (an inconclusive side says nothing either way)
     disagree = (eq1 & ne2) | (ne1 & eq2) | opposite
-    add = pd.DataFrame({
-        "row": t["row"], "effect2": t["effect"], "lo2": t["lo"], "hi2": t["hi"],
-        "verdict2": t["verdict"], "label2": t["label"], "games2": t["games"],
-        "strategy_diff": t["diff"], "strategy_diff_lo": t["diff"] - _Z95 * t["diff_se"],
-        "strategy_diff_hi": t["diff"] + _Z95 * t["diff_se"], "strategy_p_holm": p_adj,
-        "strategy_diff_significant": np.asarray(reject, bool), "depends_on_strategy": disagree})
+    add = pd.DataFrame(
+        {
+            "row": t["row"],
+            "effect2": t["effect"],
+            "lo2": t["lo"],
+            "hi2": t["hi"],
+            "verdict2": t["verdict"],
+            "label2": t["label"],
+            "games2": t["games"],
+            "strategy_diff": t["diff"],
+            "strategy_diff_lo": t["diff"] - _Z95 * t["diff_se"],
+            "strategy_diff_hi": t["diff"] + _Z95 * t["diff_se"],
+            "strategy_p_holm": p_adj,
+            "strategy_diff_significant": np.asarray(reject, bool),
+            "depends_on_strategy": disagree,
+        }
+    )
     return cards.merge(add, on="row", how="left")
 
 
@@ -1320,7 +1618,7 @@ def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> 
     rows = []
     for c in ctx.cards:
         dead, play, copies = [], [], []
-        for (cc, p) in ctx.cells:
+        for cc, p in ctx.cells:
             if cc != c:
                 continue
             d, _ = _cell_strata(ctx, runs, c, p, nr, "restricted")
@@ -1334,11 +1632,19 @@ def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> 
                     k = min(len(x), len(y), nr // 2)
                     play.append((x[:k] - y[:k]) / 4 / k_copies)
         a, b = pool_strata(dead), pool_strata(play)
-        rows.append({"row": c, "copies": float(np.mean(copies)),
-                     "restricted": a["mean"], "restricted_lo": a["mean"] - _Z95 * a["se"],
-                     "restricted_hi": a["mean"] + _Z95 * a["se"], "restricted_games": a["n_games"],
-                     "play_value": b["mean"], "play_lo": b["mean"] - _Z95 * b["se"],
-                     "play_hi": b["mean"] + _Z95 * b["se"]})
+        rows.append(
+            {
+                "row": c,
+                "copies": float(np.mean(copies)),
+                "restricted": a["mean"],
+                "restricted_lo": a["mean"] - _Z95 * a["se"],
+                "restricted_hi": a["mean"] + _Z95 * a["se"],
+                "restricted_games": a["n_games"],
+                "play_value": b["mean"],
+                "play_lo": b["mean"] - _Z95 * b["se"],
+                "play_hi": b["mean"] + _Z95 * b["se"],
+            }
+        )
     return cards.merge(pd.DataFrame(rows), on="row", how="left")
 
 
@@ -1350,8 +1656,14 @@ def _deck_rows(ctx: Context) -> list[dict]:
         counts: dict[str, int] = {}
         for r in d.cards:
             counts[cs.names[int(r)]] = counts.get(cs.names[int(r)], 0) + 1
-        out.append({"primal": cs.names[p], "name": d.name, "size": len(d.cards),
-                    "cards": ", ".join(f"{k} ×{v}" for k, v in counts.items())})
+        out.append(
+            {
+                "primal": cs.names[p],
+                "name": d.name,
+                "size": len(d.cards),
+                "cards": ", ".join(f"{k} ×{v}" for k, v in counts.items()),
+            }
+        )
     return out
 
 
@@ -1376,8 +1688,12 @@ def _manifest(ctx: Context, elapsed: float, runs: _Runs, threads) -> dict:
         "card_set_digest": ctx.cardset.digest,
         "variant": ctx.ruleset.name,
         "plan": ctx.plan.as_dict(),
-        "timings": {"total_s": round(elapsed, 2), "threads": threads,
-                    "runs_simulated": runs.simulated, "runs_read": runs.read},
+        "timings": {
+            "total_s": round(elapsed, 2),
+            "threads": threads,
+            "runs_simulated": runs.simulated,
+            "runs_read": runs.read,
+        },
     }
 
 
@@ -1414,19 +1730,40 @@ def _regression_chunk(ctx: Context, strat, first: int, count: int) -> pd.DataFra
     rows = []
     for k in range(first, first + count):
         da, db = regression_decks(ctx, k)
-        out = eng.simulate(rules, ctx.side(strat, da).vector(), ctx.side(strat, db).vector(),
-                           _pair_seed(ctx.plan.seed, k), 0, m)
+        out = eng.simulate(
+            rules,
+            ctx.side(strat, da).vector(),
+            ctx.side(strat, db).vector(),
+            _pair_seed(ctx.plan.seed, k),
+            0,
+            m,
+        )
         pts = np.asarray(out["a_points"])
-        rows.append({"pair": k, "primal_a": da.primal, "primal_b": db.primal,
-                     "deck_a": list(da.cards), "deck_b": list(db.cards),
-                     "a_wins": int((pts == 2).sum()), "b_wins": int((pts == 0).sum()),
-                     "draws": int((pts == 1).sum()), "games": int(len(pts))})
+        rows.append(
+            {
+                "pair": k,
+                "primal_a": da.primal,
+                "primal_b": db.primal,
+                "deck_a": list(da.cards),
+                "deck_b": list(db.cards),
+                "a_wins": int((pts == 2).sum()),
+                "b_wins": int((pts == 0).sum()),
+                "draws": int((pts == 1).sum()),
+                "games": int(len(pts)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def run_regression(ctx: Context, *, results=None, threads=None, progress: bool = True,
-                   log: Callable[[str], None] | None = None,
-                   store_only: bool = False) -> tuple[pd.DataFrame, dict]:
+def run_regression(
+    ctx: Context,
+    *,
+    results=None,
+    threads=None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    store_only: bool = False,
+) -> tuple[pd.DataFrame, dict]:
     """Play the random deck pairs (chunks stored and resumed) and fit the model.
 
     Returns
@@ -1452,33 +1789,57 @@ def run_regression(ctx: Context, *, results=None, threads=None, progress: bool =
     eng = get_game(GAME).engine_module()
     frames = []
     n_chunks = math.ceil(plan.regression_pairs / REG_CHUNK)
-    bar = runner._Progress(plan.regression_pairs * plan.regression_games,
-                           "trisk power: regression decks", progress and sys.stderr.isatty())
+    bar = runner._Progress(
+        plan.regression_pairs * plan.regression_games,
+        "trisk power: regression decks",
+        progress and sys.stderr.isatty(),
+    )
     try:
         for i in range(n_chunks):
             first = i * REG_CHUNK
             count = min(REG_CHUNK, plan.regression_pairs - first)
-            key = config_hash({"kind": "trisk-power-regression", "engine_version": eng.VERSION,
-                               "rules": ctx.ruleset.rules, "card_set_digest": ctx.cardset.digest,
-                               "strategy": strat.spec, "seed": plan.seed, "first": first,
-                               "count": count, "games": plan.regression_games, "format": 1})
-            loaded = store.load(GAME, key, parse=_needs_table("regression"),
-                                recompute=not store_only)
+            key = config_hash(
+                {
+                    "kind": "trisk-power-regression",
+                    "engine_version": eng.VERSION,
+                    "rules": ctx.ruleset.rules,
+                    "card_set_digest": ctx.cardset.digest,
+                    "strategy": strat.spec,
+                    "seed": plan.seed,
+                    "first": first,
+                    "count": count,
+                    "games": plan.regression_games,
+                    "format": 1,
+                }
+            )
+            loaded = store.load(
+                GAME, key, parse=_needs_table("regression"), recompute=not store_only
+            )
             if loaded is not None:
                 frames.append(loaded[1]["regression"].to_pandas())
             elif store_only:
-                raise UserError(f"the regression decks {first}..{first + count - 1} of the power "
-                                f"test are not in the store {store.root}; run `balance study` "
-                                "(or `balance trisk power`) first")
+                raise UserError(
+                    f"the regression decks {first}..{first + count - 1} of the power "
+                    f"test are not in the store {store.root}; run `balance study` "
+                    "(or `balance trisk power`) first"
+                )
             else:
                 t1 = time.perf_counter()
                 df = _regression_chunk(ctx, strat, first, count)
-                store.save(GAME, key, {"kind": "trisk-power-regression", "first": first,
-                                       "count": count, "seed": plan.seed,
-                                       "card_set_digest": ctx.cardset.digest,
-                                       "engine_version": eng.VERSION,
-                                       "timings": {"simulate_s": round(time.perf_counter() - t1, 3)}},
-                           {"regression": pl.from_pandas(df)})
+                store.save(
+                    GAME,
+                    key,
+                    {
+                        "kind": "trisk-power-regression",
+                        "first": first,
+                        "count": count,
+                        "seed": plan.seed,
+                        "card_set_digest": ctx.cardset.digest,
+                        "engine_version": eng.VERSION,
+                        "timings": {"simulate_s": round(time.perf_counter() - t1, 3)},
+                    },
+                    {"regression": pl.from_pandas(df)},
+                )
                 frames.append(df)
             bar.advance(count * plan.regression_games)
     finally:
@@ -1508,17 +1869,25 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
         np.add.at(cb[i], np.asarray(b, int), 1)
     diff = ca - cb
     dealt = ca.sum(0) + cb.sum(0)
-    cols = [c for c in range(nc) if c != cs.neutral and c not in ctx.decks and dealt[c] > 0
-            and np.any(diff[:, c] != 0)]
+    cols = [
+        c
+        for c in range(nc)
+        if c != cs.neutral and c not in ctx.decks and dealt[c] > 0 and np.any(diff[:, c] != 0)
+    ]
     prim = sorted(ctx.decks)
     pa = np.array([[1.0 if x == p else 0.0 for p in prim[1:]] for x in data["primal_a"]])
     pb = np.array([[1.0 if x == p else 0.0 for p in prim[1:]] for x in data["primal_b"]])
     X = np.hstack([diff[:, cols], (pa - pb).reshape(len(data), -1)])
     succ = data["a_wins"].to_numpy(float) + data["draws"].to_numpy(float) / 2
     fail = data["games"].to_numpy(float) - succ
-    info = {"pairs": int(len(data)), "games": int(data["games"].sum()),
-            "reference": cs.names[cs.neutral], "primal_reference": cs.names[prim[0]], "note": "",
-            "dispersion": float("nan")}
+    info = {
+        "pairs": int(len(data)),
+        "games": int(data["games"].sum()),
+        "reference": cs.names[cs.neutral],
+        "primal_reference": cs.names[prim[0]],
+        "note": "",
+        "dispersion": float("nan"),
+    }
     nan = float("nan")
     coef = {c: (nan, nan, nan, nan) for c in ctx.cards}
     keep = np.any(X != 0, axis=0)
@@ -1534,11 +1903,18 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
             phi = float(fit.pearson_chi2 / fit.df_resid) if fit.df_resid > 0 else 1.0
             phi = max(phi, 1.0) if math.isfinite(phi) else 1.0
             fit = model.fit(scale=phi)
-        names = sorted({type(w.message).__name__ if not isinstance(w.message, str) else "warning"
-                        for w in caught})
+        names = sorted(
+            {
+                type(w.message).__name__ if not isinstance(w.message, str) else "warning"
+                for w in caught
+            }
+        )
         if names:
-            info["note"] = ("statsmodels warned: " + ", ".join(names)
-                            + "; coefficients of rarely dealt cards are unreliable")
+            info["note"] = (
+                "statsmodels warned: "
+                + ", ".join(names)
+                + "; coefficients of rarely dealt cards are unreliable"
+            )
         info["dispersion"] = float(fit.scale)
         params, ci, pv = fit.params, fit.conf_int(0.05), fit.pvalues
         j = 0
@@ -1552,9 +1928,20 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
     rows = []
     for c in ctx.cards:
         b, lo, hi, p = coef[c]
-        rows.append({"card": cs.names[c], "row": c, "coef": b, "coef_lo": lo, "coef_hi": hi,
-                     "reg_points": b / 4, "reg_lo": lo / 4, "reg_hi": hi / 4, "reg_p": p,
-                     "copies": int(dealt[c])})
+        rows.append(
+            {
+                "card": cs.names[c],
+                "row": c,
+                "coef": b,
+                "coef_lo": lo,
+                "coef_hi": hi,
+                "reg_points": b / 4,
+                "reg_lo": lo / 4,
+                "reg_hi": hi / 4,
+                "reg_p": p,
+                "copies": int(dealt[c]),
+            }
+        )
     return pd.DataFrame(rows), info
 
 
@@ -1620,21 +2007,31 @@ def finishes_check(ctx: Context, games: int, threads: int | None = None) -> dict
             differ = int((r1.pair_points != r2.pair_points).sum())
             n = games
     ok = table_equal and digest_equal and differ == 0
-    return {"cards": changed, "table_equal": table_equal, "digest_equal": digest_equal,
-            "games": n, "differ": differ, "ok": ok,
-            "text": (f"{changed} cards' finishes permuted: encoded table "
-                     f"{'identical' if table_equal else 'DIFFERENT'}, digest "
-                     f"{'identical' if digest_equal else 'DIFFERENT'}; {n:,} games, {differ} differ.")}
+    return {
+        "cards": changed,
+        "table_equal": table_equal,
+        "digest_equal": digest_equal,
+        "games": n,
+        "differ": differ,
+        "ok": ok,
+        "text": (
+            f"{changed} cards' finishes permuted: encoded table "
+            f"{'identical' if table_equal else 'DIFFERENT'}, digest "
+            f"{'identical' if digest_equal else 'DIFFERENT'}; {n:,} games, {differ} differ."
+        ),
+    }
 
 
 def _needs_table(name: str):
     """A store check: the entry holds table ``name`` (else it is damaged)."""
+
     def parse(manifest: dict, tables: dict):
         from balance.store import Damaged
 
         if name not in tables:
             raise Damaged(f"{name}.parquet is missing")
         return manifest, tables
+
     return parse
 
 
@@ -1654,17 +2051,27 @@ def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
     from balance.store import Store, config_hash
 
     store = Store(results)
-    key = config_hash({"kind": "trisk-power-finishes",
-                       "engine_version": get_game(GAME).engine_module().VERSION,
-                       "rules": ctx.ruleset.rules, "card_set_digest": ctx.cardset.digest,
-                       "seed": ctx.plan.seed, "games": ctx.plan.finishes_games,
-                       "ours": ctx.ours[0].name, "field": ctx.field[-1].name, "format": 1})
+    key = config_hash(
+        {
+            "kind": "trisk-power-finishes",
+            "engine_version": get_game(GAME).engine_module().VERSION,
+            "rules": ctx.ruleset.rules,
+            "card_set_digest": ctx.cardset.digest,
+            "seed": ctx.plan.seed,
+            "games": ctx.plan.finishes_games,
+            "ours": ctx.ours[0].name,
+            "field": ctx.field[-1].name,
+            "format": 1,
+        }
+    )
     loaded = store.load(GAME, key, parse=_needs_finishes, recompute=not store_only)
     if loaded is not None:
         return loaded[0]["finishes"]
     if store_only:
-        raise UserError(f"the finishes check of the power test is not in the store {store.root}; "
-                        "run `balance study` (or `balance trisk power`) first")
+        raise UserError(
+            f"the finishes check of the power test is not in the store {store.root}; "
+            "run `balance study` (or `balance trisk power`) first"
+        )
     fin = finishes_check(ctx, ctx.plan.finishes_games, threads=threads)
     store.save(GAME, key, {"kind": "trisk-power-finishes", "finishes": fin}, {})
     return fin
@@ -1693,41 +2100,67 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     for r in res.cards.itertuples():
         cells = [
             _cell(str(r.n_primals), r.n_primals, title=r.primals),
-            _cell(pp_ci(r.effect, r.lo, r.hi), r.effect,
-                  "neg" if r.lo > d or r.hi < -d else ""),
+            _cell(pp_ci(r.effect, r.lo, r.hi), r.effect, "neg" if r.lo > d or r.hi < -d else ""),
             _cell(fmt.fmt_int(r.games), r.games),
             _cell(fmt.fmt_p(r.p_holm), r.p_holm),
             _cell(fmt.fmt_p(r.tost_p), r.tost_p),
             _cell(r.label, r.verdict, cls(r.verdict)),
         ]
         if check:
-            cells += [_cell(pp_ci(r.effect2, r.lo2, r.hi2), r.effect2),
-                      _cell(r.label2, r.verdict2, cls(r.verdict2)),
-                      _cell("yes" if r.depends_on_strategy else "no", int(r.depends_on_strategy),
-                            "neg" if r.depends_on_strategy else "",
-                            title=f"difference between the strategies' effects "
-                                  f"{pp_ci(r.strategy_diff, r.strategy_diff_lo, r.strategy_diff_hi)}, "
-                                  f"Holm p {fmt.fmt_p(r.strategy_p_holm)}")]
+            cells += [
+                _cell(pp_ci(r.effect2, r.lo2, r.hi2), r.effect2),
+                _cell(r.label2, r.verdict2, cls(r.verdict2)),
+                _cell(
+                    "yes" if r.depends_on_strategy else "no",
+                    int(r.depends_on_strategy),
+                    "neg" if r.depends_on_strategy else "",
+                    title=f"difference between the strategies' effects "
+                    f"{pp_ci(r.strategy_diff, r.strategy_diff_lo, r.strategy_diff_hi)}, "
+                    f"Holm p {fmt.fmt_p(r.strategy_p_holm)}",
+                ),
+            ]
         cells += [
             _cell(f"{r.copies:.3g}", r.copies),
             _cell(pp_ci(r.restricted, r.restricted_lo, r.restricted_hi), r.restricted),
             _cell(pp_ci(r.play_value, r.play_lo, r.play_hi), r.play_value),
         ]
         if res.regression is not None:
-            cells.append(_cell(pp_ci(getattr(r, "reg_points", math.nan), getattr(r, "reg_lo", math.nan),
-                                     getattr(r, "reg_hi", math.nan)), getattr(r, "reg_points", math.nan)))
+            cells.append(
+                _cell(
+                    pp_ci(
+                        getattr(r, "reg_points", math.nan),
+                        getattr(r, "reg_lo", math.nan),
+                        getattr(r, "reg_hi", math.nan),
+                    ),
+                    getattr(r, "reg_points", math.nan),
+                )
+            )
         card_rows.append({"name": r.card, "cells": cells})
     primal_rows = []
     for r in res.primals.itertuples():
-        primal_rows.append({"name": r.primal, "cells": [
-            _cell(fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), r.effect),
-            _cell(fmt.fmt_int(r.games), r.games),
-            _cell(fmt.fmt_p(r.p_holm), r.p_holm),
-            _cell(fmt.fmt_p(r.tost_p), r.tost_p),
-            _cell(r.label, r.verdict, cls(r.verdict))]})
-    cell_rows = [{"name": r.card, "cells": [_cell(r.primal), _cell(pp_ci(r.effect, r.lo, r.hi), r.effect),
-                                             _cell(fmt.fmt_int(r.games), r.games)]}
-                 for r in res.cells.itertuples()]
+        primal_rows.append(
+            {
+                "name": r.primal,
+                "cells": [
+                    _cell(fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), r.effect),
+                    _cell(fmt.fmt_int(r.games), r.games),
+                    _cell(fmt.fmt_p(r.p_holm), r.p_holm),
+                    _cell(fmt.fmt_p(r.tost_p), r.tost_p),
+                    _cell(r.label, r.verdict, cls(r.verdict)),
+                ],
+            }
+        )
+    cell_rows = [
+        {
+            "name": r.card,
+            "cells": [
+                _cell(r.primal),
+                _cell(pp_ci(r.effect, r.lo, r.hi), r.effect),
+                _cell(fmt.fmt_int(r.games), r.games),
+            ],
+        }
+        for r in res.cells.itertuples()
+    ]
     cal = None
     if res.calibration:
         c = res.calibration
@@ -1735,65 +2168,132 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
 
         def num(x, nd=1):
             return f"{x:.{nd}f}" if math.isfinite(x) else "—"
-        cal = {"n": len(c["points"]), "games": c["games"],
-               "rate": num(rt["rate"] * 100, 2), "rate_lo": num(rt["lo"] * 100, 2),
-               "rate_hi": num(rt["hi"] * 100, 2),
-               "by_stat": [(k.upper(), (f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
-                                        f"{num(v['hi'] * 100, 2)}]")) for k, v in c["by_stat"].items()],
-               "delta": num(db["value"]), "delta_lo": num(db["lo"]), "delta_hi": num(db["hi"]),
-               "mde_first": num(c["mde"]["first"]["budget"]), "mde_last": num(c["mde"]["last"]["budget"]),
-               "rows": [{"name": q["name"], "cells": [
-                   _cell(f"{q['budget']:+g}", q["budget"]),
-                   _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
-                   _cell(fmt.fmt_int(q["games"]), q["games"]),
-                   _cell(q.get("label", ""), q.get("verdict", ""),
-                         cls(q.get("verdict", "")))]} for q in c["points"]]}
+
+        cal = {
+            "n": len(c["points"]),
+            "games": c["games"],
+            "rate": num(rt["rate"] * 100, 2),
+            "rate_lo": num(rt["lo"] * 100, 2),
+            "rate_hi": num(rt["hi"] * 100, 2),
+            "by_stat": [
+                (
+                    k.upper(),
+                    (
+                        f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
+                        f"{num(v['hi'] * 100, 2)}]"
+                    ),
+                )
+                for k, v in c["by_stat"].items()
+            ],
+            "delta": num(db["value"]),
+            "delta_lo": num(db["lo"]),
+            "delta_hi": num(db["hi"]),
+            "mde_first": num(c["mde"]["first"]["budget"]),
+            "mde_last": num(c["mde"]["last"]["budget"]),
+            "rows": [
+                {
+                    "name": q["name"],
+                    "cells": [
+                        _cell(f"{q['budget']:+g}", q["budget"]),
+                        _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
+                        _cell(fmt.fmt_int(q["games"]), q["games"]),
+                        _cell(q.get("label", ""), q.get("verdict", ""), cls(q.get("verdict", ""))),
+                    ],
+                }
+                for q in c["points"]
+            ],
+        }
     depends, size_depends = [], 0
     if check:
         size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
         dep = res.cards[res.cards["depends_on_strategy"].fillna(False).astype(bool)]
-        depends = [f"{r.card} ({fmt.fmt_pp(r.effect)} vs {fmt.fmt_pp(r.effect2)})"
-                   for r in dep.itertuples()]
+        depends = [
+            f"{r.card} ({fmt.fmt_pp(r.effect)} vs {fmt.fmt_pp(r.effect2)})"
+            for r in dep.itertuples()
+        ]
     out: dict[str, Any] = {
-        "claim": res.claim, "primal_claim": res.primal_claim,
-        "delta_points": f"{d * 100:g}", "alpha": f"{res.plan.alpha:g}", "power": f"{res.plan.power:.0%}",
-        "alpha_look": f"{res.plan.alpha / max(res.looks, 1):.3g}", "looks": res.looks,
-        "header": res.header, "vs_card": res.vs_card, "calibration": cal,
-        "delta_budget": cal["delta"] if cal else None, "depends": depends,
+        "claim": res.claim,
+        "primal_claim": res.primal_claim,
+        "delta_points": f"{d * 100:g}",
+        "alpha": f"{res.plan.alpha:g}",
+        "power": f"{res.plan.power:.0%}",
+        "alpha_look": f"{res.plan.alpha / max(res.looks, 1):.3g}",
+        "looks": res.looks,
+        "header": res.header,
+        "vs_card": res.vs_card,
+        "calibration": cal,
+        "delta_budget": cal["delta"] if cal else None,
+        "depends": depends,
         "size_depends": size_depends,
-        "cards": card_rows, "primals": primal_rows, "cells": cell_rows,
+        "cards": card_rows,
+        "primals": primal_rows,
+        "cells": cell_rows,
         "has_regression": res.regression is not None,
         "regression_info": res.regression_info,
-        "decks": res.decks, "finishes": res.finishes, "stages": res.stages,
-        "pairing": ({"median": f"{res.pairing['median']:.2f}", "lo": f"{res.pairing['lo']:.2f}",
-                     "hi": f"{res.pairing['hi']:.2f}", "strata": res.pairing["strata"],
-                     "saving": f"{res.pairing['saving'] * 100:.0f}"} if res.pairing else None),
+        "decks": res.decks,
+        "finishes": res.finishes,
+        "stages": res.stages,
+        "pairing": (
+            {
+                "median": f"{res.pairing['median']:.2f}",
+                "lo": f"{res.pairing['lo']:.2f}",
+                "hi": f"{res.pairing['hi']:.2f}",
+                "strata": res.pairing["strata"],
+                "saving": f"{res.pairing['saving'] * 100:.0f}",
+            }
+            if res.pairing
+            else None
+        ),
         "budget_html": Markup(_markdown(res.budget.get("markdown", ""))),
         "budget_points": res.budget.get("points", []),
         "rulings": res.manifest.get("rulings", []),
         "manifest": _manifest_items(res),
         "plan": res.plan,
         "outliers": _outliers(res.cards),
-        "chart_cards": None, "chart_primals": None, "chart_calibration": None,
+        "chart_cards": None,
+        "chart_primals": None,
+        "chart_calibration": None,
     }
     if charts:
-        out["chart_cards"] = _trusted_svg("trisk-power-cards", ch.save(
-            ch.trisk_power_chart(res.cards.rename(columns={"card": "name"}), d,
-                                 "Each card's effect on the score of its deck",
-                                 f"swap-in ({res.plan.copies} copies) − "
-                                 f"{'deck with ' + res.vs_card if res.vs_card else 'reference deck'}"
-                                 " (points per game)"),
-            Path("trisk-power-cards"), write=False))
-        out["chart_primals"] = _trusted_svg("trisk-power-primals", ch.save(
-            ch.trisk_power_chart(res.primals.rename(columns={"primal": "name"}), d,
-                                 "Each Primal's reference deck against the field",
-                                 "score − 50% (points per game)"),
-            Path("trisk-power-primals"), write=False))
+        out["chart_cards"] = _trusted_svg(
+            "trisk-power-cards",
+            ch.save(
+                ch.trisk_power_chart(
+                    res.cards.rename(columns={"card": "name"}),
+                    d,
+                    "Each card's effect on the score of its deck",
+                    f"swap-in ({res.plan.copies} copies) − "
+                    f"{'deck with ' + res.vs_card if res.vs_card else 'reference deck'}"
+                    " (points per game)",
+                ),
+                Path("trisk-power-cards"),
+                write=False,
+            ),
+        )
+        out["chart_primals"] = _trusted_svg(
+            "trisk-power-primals",
+            ch.save(
+                ch.trisk_power_chart(
+                    res.primals.rename(columns={"primal": "name"}),
+                    d,
+                    "Each Primal's reference deck against the field",
+                    "score − 50% (points per game)",
+                ),
+                Path("trisk-power-primals"),
+                write=False,
+            ),
+        )
         if res.calibration:
-            out["chart_calibration"] = _trusted_svg("trisk-power-calibration", ch.save(
-                ch.trisk_calibration_chart(pd.DataFrame(res.calibration["points"]),
-                                           res.calibration["rate"], d),
-                Path("trisk-power-calibration"), write=False))
+            out["chart_calibration"] = _trusted_svg(
+                "trisk-power-calibration",
+                ch.save(
+                    ch.trisk_calibration_chart(
+                        pd.DataFrame(res.calibration["points"]), res.calibration["rate"], d
+                    ),
+                    Path("trisk-power-calibration"),
+                    write=False,
+                ),
+            )
     return out
 
 
@@ -1806,8 +2306,10 @@ def _outliers(cards: pd.DataFrame) -> list[str]:
         d = cards[(cards["verdict"] == "not equal") & (cards["direction"] == direction)]
         d = d.reindex(d["effect"].abs().sort_values(ascending=False).index)
         if len(d):
-            out.append(f"Shown {direction} ({len(d)}): " + ", ".join(
-                f"{r.card} {fmt.fmt_pp(r.effect)}" for r in d.itertuples()))
+            out.append(
+                f"Shown {direction} ({len(d)}): "
+                + ", ".join(f"{r.card} {fmt.fmt_pp(r.effect)}" for r in d.itertuples())
+            )
     return out
 
 
@@ -1819,7 +2321,9 @@ def _markdown(text: str) -> str:
     from markdown_it import MarkdownIt
 
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-    return re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 3, 6)}>", html)
+    return re.sub(
+        r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 3, 6)}>", html
+    )
 
 
 def _manifest_items(res: PowerResult) -> list[tuple[str, str, bool]]:
@@ -1832,12 +2336,20 @@ def _manifest_items(res: PowerResult) -> list[tuple[str, str, bool]]:
         ("Toolkit", str(m.get("toolkit_version")), False),
         ("Card set", f"{m.get('card_set')} (digest {m.get('card_set_digest')})", False),
         ("Rules", str(m.get("variant")), False),
-        ("Plan", f"δ = {res.plan.delta * 100:g} points, α = {res.plan.alpha:g}, strategies "
-                 f"{', '.join(res.plan.strategies)} against {', '.join(res.plan.field)} on every "
-                 f"reference deck; {res.plan.games:,}–{res.plan.max_games:,} games a run; restricted "
-                 f"{res.plan.restricted_games:,}; regression {res.plan.regression_pairs:,} deck pairs × "
-                 f"{res.plan.regression_games} games", False),
-        ("Runs", f"{t.get('runs_simulated', 0):,} simulated, {t.get('runs_read', 0):,} read from the store", False),
+        (
+            "Plan",
+            f"δ = {res.plan.delta * 100:g} points, α = {res.plan.alpha:g}, strategies "
+            f"{', '.join(res.plan.strategies)} against {', '.join(res.plan.field)} on every "
+            f"reference deck; {res.plan.games:,}–{res.plan.max_games:,} games a run; restricted "
+            f"{res.plan.restricted_games:,}; regression {res.plan.regression_pairs:,} deck pairs × "
+            f"{res.plan.regression_games} games",
+            False,
+        ),
+        (
+            "Runs",
+            f"{t.get('runs_simulated', 0):,} simulated, {t.get('runs_read', 0):,} read from the store",
+            False,
+        ),
         ("Time", f"{t.get('total_s', 0):.1f} s", False),
         ("Date", str(m.get("date")), False),
     ]
@@ -1847,8 +2359,11 @@ def render_power_page(res: PowerResult) -> str:
     """The self-contained HTML page of a power test."""
     from balance.report import _environment
 
-    return _environment().get_template("trisk_power.html.j2").render(
-        title="Trisk: are all cards equal in power?", p=power_section(res))
+    return (
+        _environment()
+        .get_template("trisk_power.html.j2")
+        .render(title="Trisk: are all cards equal in power?", p=power_section(res))
+    )
 
 
 def write_power_page(res: PowerResult, path: str | Path) -> Path:
@@ -1860,25 +2375,49 @@ def write_power_page(res: PowerResult, path: str | Path) -> Path:
 
 def result_json(res: PowerResult) -> dict:
     """The CLI's ``--json``: the claim, per-card and per-Primal verdicts."""
+
     def recs(df: pd.DataFrame | None) -> list[dict]:
         if df is None:
             return []
         out = []
         for rec in df.to_dict(orient="records"):
-            out.append({k: (None if isinstance(v, float) and not math.isfinite(v) else
-                            (v.item() if isinstance(v, np.generic) else v))
-                        for k, v in rec.items() if k not in ("deck_a", "deck_b")})
+            out.append(
+                {
+                    k: (
+                        None
+                        if isinstance(v, float) and not math.isfinite(v)
+                        else (v.item() if isinstance(v, np.generic) else v)
+                    )
+                    for k, v in rec.items()
+                    if k not in ("deck_a", "deck_b")
+                }
+            )
         return out
 
     cal = None
     if res.calibration:
         cal = {k: v for k, v in res.calibration.items()}
-        cal["delta_budget"] = {k: (None if not math.isfinite(v) else v)
-                               for k, v in cal["delta_budget"].items()}
-    return {"header": res.header, "vs_card": res.vs_card, "copies": res.plan.copies,
-            "looks": res.looks, "alpha_look": res.plan.alpha / max(res.looks, 1),
-            "check_strategy": res.plan.check_strategy, "calibration": cal,
-            "claim": res.claim, "primal_claim": res.primal_claim, "delta": res.plan.delta,
-            "alpha": res.plan.alpha, "cards": recs(res.cards), "primals": recs(res.primals),
-            "cells": recs(res.cells), "regression": res.regression_info, "finishes": res.finishes,
-            "pairing": res.pairing, "stages": res.stages, "manifest": res.manifest}
+        cal["delta_budget"] = {
+            k: (None if not math.isfinite(v) else v) for k, v in cal["delta_budget"].items()
+        }
+    return {
+        "header": res.header,
+        "vs_card": res.vs_card,
+        "copies": res.plan.copies,
+        "looks": res.looks,
+        "alpha_look": res.plan.alpha / max(res.looks, 1),
+        "check_strategy": res.plan.check_strategy,
+        "calibration": cal,
+        "claim": res.claim,
+        "primal_claim": res.primal_claim,
+        "delta": res.plan.delta,
+        "alpha": res.plan.alpha,
+        "cards": recs(res.cards),
+        "primals": recs(res.primals),
+        "cells": recs(res.cells),
+        "regression": res.regression_info,
+        "finishes": res.finishes,
+        "pairing": res.pairing,
+        "stages": res.stages,
+        "manifest": res.manifest,
+    }

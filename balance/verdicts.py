@@ -31,9 +31,11 @@ def _strategies(title: str, t: dict) -> list[str]:
     if len(sub) < 2:
         return []
     r, w = sub.iloc[0], sub.iloc[-1]
-    return [f"{title}, {v0}: the strongest scripted strategy is {r.strategy}, winning "
-            f"{fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi, r.games)} of its games; the "
-            f"weakest is {w.strategy} at {fmt_pct_ci(w.winrate, w.winrate_lo, w.winrate_hi, w.games)}."]
+    return [
+        f"{title}, {v0}: the strongest scripted strategy is {r.strategy}, winning "
+        f"{fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi, r.games)} of its games; the "
+        f"weakest is {w.strategy} at {fmt_pct_ci(w.winrate, w.winrate_lo, w.winrate_hi, w.games)}."
+    ]
 
 
 def _ratings(t: dict) -> list[str]:
@@ -44,30 +46,40 @@ def _ratings(t: dict) -> list[str]:
     sub = rt[rt["variant"] == v0].sort_values("elo", ascending=False)
     out = []
     top = sub.iloc[0]
-    out.append(f"Ratings ({v0}, Bradley–Terry): {top.strategy} leads at Elo {top.elo:+.0f} "
-               f"[{top.elo_lo:+.0f}, {top.elo_hi:+.0f}] relative to the field average "
-               f"(n={int(sub['games'].sum()) // 2:,} games).")
+    out.append(
+        f"Ratings ({v0}, Bradley–Terry): {top.strategy} leads at Elo {top.elo:+.0f} "
+        f"[{top.elo_lo:+.0f}, {top.elo_hi:+.0f}] relative to the field average "
+        f"(n={int(sub['games'].sum()) // 2:,} games)."
+    )
     dom = list(sub.loc[sub["dominant"].astype(bool), "strategy"])
     if dom:
-        out.append(f"{', '.join(dom)} {'is' if len(dom) == 1 else 'are'} dominant under {v0}: "
-                   "the lower 95% bound of its score is above 50% against every other strategy.")
+        out.append(
+            f"{', '.join(dom)} {'is' if len(dom) == 1 else 'are'} dominant under {v0}: "
+            "the lower 95% bound of its score is above 50% against every other strategy."
+        )
     else:
-        out.append(f"No strategy dominates under {v0}: each has at least one opponent it does "
-                   "not reliably beat.")
+        out.append(
+            f"No strategy dominates under {v0}: each has at least one opponent it does "
+            "not reliably beat."
+        )
     if sub["nash_p"].notna().any():
         supp = sub[sub["nash_p"] > 1e-6].sort_values("nash_p", ascending=False)
         parts = [f"{r.strategy} {100 * r.nash_p:.0f}%" for r in supp.itertuples()]
-        out.append(f"Nash mixture ({v0}, max-entropy): {', '.join(parts)}; a strategy outside it "
-                   "loses on average against the mixture, so clones of a strategy cannot move "
-                   "this ranking.")
+        out.append(
+            f"Nash mixture ({v0}, max-entropy): {', '.join(parts)}; a strategy outside it "
+            "loses on average against the mixture, so clones of a strategy cannot move "
+            "this ranking."
+        )
     cy = _table(t, "cycles")
     if cy is not None:
         c0 = cy[cy["variant"] == v0]
         if len(c0):
             r = c0.iloc[0]
-            out.append(f"{len(c0)} significant 3-cycle{'s' if len(c0) != 1 else ''} under {v0} "
-                       f"(intransitive play, each edge at 95%), e.g. {r.a} beats {r.b} beats "
-                       f"{r.c} beats {r.a}.")
+            out.append(
+                f"{len(c0)} significant 3-cycle{'s' if len(c0) != 1 else ''} under {v0} "
+                f"(intransitive play, each edge at 95%), e.g. {r.a} beats {r.b} beats "
+                f"{r.c} beats {r.a}."
+            )
         out.append(f"{len(cy)} significant 3-cycles across all variants.")
     elif "nash_p" in rt and rt["nash_p"].notna().any():
         out.append("No significant 3-cycles: the strategies' strengths are transitive at 95%.")
@@ -83,11 +95,16 @@ def _luck(t: dict) -> list[str]:
     if not r.best_strategy:
         return []
     need = r.games_needed
-    return [f"Luck vs skill ({r.variant}): the strongest strategy, {r.best_strategy}, beats random "
-            f"{fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)}; "
-            + (f"it needs {int(need):,} game{'s' if need != 1 else ''} to be ahead with 95% "
-               "probability." if not pd.isna(need) else
-               "it is not reliably ahead at any game count.")]
+    return [
+        f"Luck vs skill ({r.variant}): the strongest strategy, {r.best_strategy}, beats random "
+        f"{fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)}; "
+        + (
+            f"it needs {int(need):,} game{'s' if need != 1 else ''} to be ahead with 95% "
+            "probability."
+            if not pd.isna(need)
+            else "it is not reliably ahead at any game count."
+        )
+    ]
 
 
 def _diffs(t: dict) -> list[str]:
@@ -100,18 +117,24 @@ def _diffs(t: dict) -> list[str]:
         sig["abs"] = sig["diff"].abs()
         for r in sig.sort_values("abs", ascending=False).head(5).itertuples():
             verb = "raises" if r.diff > 0 else "lowers"
-            size, lo, hi = ((r.diff, r.diff_lo, r.diff_hi) if r.diff > 0
-                            else (-r.diff, -r.diff_hi, -r.diff_lo))
+            size, lo, hi = (
+                (r.diff, r.diff_lo, r.diff_hi) if r.diff > 0 else (-r.diff, -r.diff_hi, -r.diff_lo)
+            )
             out.append(
                 f"{r.variant} {verb} {r.strategy}'s score by {100 * size:.1f} points "
                 f"[{100 * lo:.1f}, {100 * hi:.1f}] (n={r.n_pairs:,} seat-swapped deal pairs, "
                 f"paired with base on the same deals), significant after Holm "
-                f"({_p_text(r.p_holm)}).")
-        out.append(f"{len(sig)} of {len(d)} variant-by-strategy differences from base are "
-                   "significant after Holm.")
+                f"({_p_text(r.p_holm)})."
+            )
+        out.append(
+            f"{len(sig)} of {len(d)} variant-by-strategy differences from base are "
+            "significant after Holm."
+        )
     else:
-        out.append(f"No variant changes any strategy's score significantly after Holm "
-                   f"({len(d)} comparisons).")
+        out.append(
+            f"No variant changes any strategy's score significantly after Holm "
+            f"({len(d)} comparisons)."
+        )
     return out
 
 
@@ -122,29 +145,41 @@ def _shape(t: dict) -> list[str]:
     out = []
     lo = m.loc[m["duration"].idxmin()]
     hi = m.loc[m["duration"].idxmax()]
-    out.append(f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
-               f"on average under {lo.variant} and {hi.duration:.1f} "
-               f"[{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant}.")
+    out.append(
+        f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
+        f"on average under {lo.variant} and {hi.duration:.1f} "
+        f"[{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant}."
+    )
     dr = m.loc[m["draw_rate"].idxmax()]
-    out.append(f"Draws: at most {fmt_pct_ci(dr.draw_rate, dr.draw_lo, dr.draw_hi, dr.games)} "
-               f"(under {dr.variant}), of which {int(dr.timeouts):,} at the round cap; draws are "
-               "counted apart, never as wins.")
+    out.append(
+        f"Draws: at most {fmt_pct_ci(dr.draw_rate, dr.draw_lo, dr.draw_hi, dr.games)} "
+        f"(under {dr.variant}), of which {int(dr.timeouts):,} at the round cap; draws are "
+        "counted apart, never as wins."
+    )
     b = m[m["variant"] == "base"]
     if len(b):
         r = b.iloc[0]
-        adv = (f"seat advantage {100 * r.seat_advantage:+.1f} points [{100 * r.seat_adv_lo:+.1f}, "
-               f"{100 * r.seat_adv_hi:+.1f}]")
+        adv = (
+            f"seat advantage {100 * r.seat_advantage:+.1f} points [{100 * r.seat_adv_lo:+.1f}, "
+            f"{100 * r.seat_adv_hi:+.1f}]"
+        )
         text = f"Base: seat balance {r.balance:.3f} ({adv}, n={int(r.games):,} games)"
         if "lead_changes" in r and not pd.isna(r.get("lead_changes")):
-            text += (f"; {r.lead_changes:.2f} lead changes a game "
-                     f"[{r.lead_changes_lo:.2f}, {r.lead_changes_hi:.2f}]")
+            text += (
+                f"; {r.lead_changes:.2f} lead changes a game "
+                f"[{r.lead_changes_lo:.2f}, {r.lead_changes_hi:.2f}]"
+            )
         if "comeback_share" in r and not pd.isna(r.get("comeback_share")):
-            text += (f"; the winner trailed at some point in "
-                     f"{fmt_pct_ci(r.comeback_share, r.comeback_share_lo, r.comeback_share_hi)}"
-                     " of decided games")
+            text += (
+                f"; the winner trailed at some point in "
+                f"{fmt_pct_ci(r.comeback_share, r.comeback_share_lo, r.comeback_share_hi)}"
+                " of decided games"
+            )
         if "decisiveness" in r and not pd.isna(r.get("decisiveness")):
-            text += (f"; the winner took the lead for good after {100 * r.decisiveness:.1f}% "
-                     f"[{100 * r.decisiveness_lo:.1f}, {100 * r.decisiveness_hi:.1f}] of the game")
+            text += (
+                f"; the winner took the lead for good after {100 * r.decisiveness:.1f}% "
+                f"[{100 * r.decisiveness_lo:.1f}, {100 * r.decisiveness_hi:.1f}] of the game"
+            )
         out.append(text + ".")
     return out
 
@@ -155,13 +190,17 @@ def _cards(t: dict) -> list[str]:
         return []
     sig = rt[rt["significant"].astype(bool)]
     if not len(sig):
-        return [f"Restricted play: forbidding any single rank changes no score significantly "
-                f"after Holm ({len(rt)} ranks)."]
+        return [
+            f"Restricted play: forbidding any single rank changes no score significantly "
+            f"after Holm ({len(rt)} ranks)."
+        ]
     r = sig.loc[sig["effect"].idxmin()]
-    return [f"Restricted play: forbidding {r.strategy} to play {r['rank']} costs it "
-            f"{-100 * r.effect:.1f} points [{-100 * r.effect_hi:.1f}, {-100 * r.effect_lo:.1f}] "
-            f"(n={int(r.n_pairs):,} pairs, Holm {_p_text(r.p_holm)}); {len(sig)} of {len(rt)} "
-            "ranks matter significantly."]
+    return [
+        f"Restricted play: forbidding {r.strategy} to play {r['rank']} costs it "
+        f"{-100 * r.effect:.1f} points [{-100 * r.effect_hi:.1f}, {-100 * r.effect_lo:.1f}] "
+        f"(n={int(r.n_pairs):,} pairs, Holm {_p_text(r.p_holm)}); {len(sig)} of {len(rt)} "
+        "ranks matter significantly."
+    ]
 
 
 def verdicts(title: str, t: dict) -> list[str]:

@@ -44,10 +44,14 @@ def pair_outcomes(winner, rounds, lead, maxdef0, maxdef1, notahead0, notahead1) 
     a_seat = np.arange(winner.shape[0]) % 2
     decided = winner != -1
     return {
-        "winner_seat": winner, "a_seat": a_seat,
+        "winner_seat": winner,
+        "a_seat": a_seat,
         "a_points": np.where(winner == -1, 1, np.where(winner == a_seat, 2, 0)),
         "lead_changes": lead,
         "max_deficit": np.where(decided, np.where(winner == 0, maxdef0, maxdef1), -1),
-        "decided_pct": np.where(decided, (100 * np.where(winner == 0, notahead0, notahead1))
-                                // np.maximum(rounds, 1), -1),
+        "decided_pct": np.where(
+            decided,
+            (100 * np.where(winner == 0, notahead0, notahead1)) // np.maximum(rounds, 1),
+            -1,
+        ),
     }

@@ -64,14 +64,74 @@ from sims.aggregate import pair_outcomes
 from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from strategies.clash import (  # noqa: F401  (card enums re-exported)
-    ARM, ARMOR, ATTACK, AXE, DAGGER, DEFEND, FEINT, HAND, HEAD, HIGH, LEGS, LOW, MID, MOVE,
-    N_VIEW, NEUTRAL, NO_ITEM, NOT_PLAYED, P_LOADOUT, QUICK, REACH, SCRATCH, SECOND_WIND, SHIELD,
-    SPEAR, STANCE_MOD, STEP, STRONG, SWORD, T_ACTION, T_ITEM, T_STANCE, T_TARGET, TORSO, V_DISC,
-    V_HAND, V_INIT, V_MY_AVAIL, V_MY_CARD, V_MY_ITEM, V_MY_MAN, V_MY_MAN_LEFT, V_MY_N,
-    V_MY_STAM, V_MY_WOUND, V_OPP_ACT, V_OPP_ATK_TGT, V_OPP_AVAIL, V_OPP_CARD, V_OPP_DEF_TGT,
-    V_OPP_ITEM, V_OPP_N, V_OPP_ROUNDS, V_OPP_STAM, V_OPP_STANCE, V_OPP_WOUND, V_RANGE,
-    V_ROUND, choose_bid, choose_card, choose_feint, choose_range, choose_retrieve,
-    choose_stamina, choose_wait, refresh_view, use_armor, use_second_wind,
+    ARM,
+    ARMOR,
+    ATTACK,
+    AXE,
+    DAGGER,
+    DEFEND,
+    FEINT,
+    HAND,
+    HEAD,
+    HIGH,
+    LEGS,
+    LOW,
+    MID,
+    MOVE,
+    N_VIEW,
+    NEUTRAL,
+    NO_ITEM,
+    NOT_PLAYED,
+    P_LOADOUT,
+    QUICK,
+    REACH,
+    SCRATCH,
+    SECOND_WIND,
+    SHIELD,
+    SPEAR,
+    STANCE_MOD,
+    STEP,
+    STRONG,
+    SWORD,
+    T_ACTION,
+    T_ITEM,
+    T_STANCE,
+    T_TARGET,
+    TORSO,
+    V_DISC,
+    V_HAND,
+    V_INIT,
+    V_MY_AVAIL,
+    V_MY_CARD,
+    V_MY_ITEM,
+    V_MY_MAN,
+    V_MY_MAN_LEFT,
+    V_MY_N,
+    V_MY_STAM,
+    V_MY_WOUND,
+    V_OPP_ACT,
+    V_OPP_ATK_TGT,
+    V_OPP_AVAIL,
+    V_OPP_CARD,
+    V_OPP_DEF_TGT,
+    V_OPP_ITEM,
+    V_OPP_N,
+    V_OPP_ROUNDS,
+    V_OPP_STAM,
+    V_OPP_STANCE,
+    V_OPP_WOUND,
+    V_RANGE,
+    V_ROUND,
+    choose_bid,
+    choose_card,
+    choose_feint,
+    choose_range,
+    choose_retrieve,
+    choose_stamina,
+    choose_wait,
+    refresh_view,
+    use_armor,
+    use_second_wind,
 )
 
 GAME = "clash"
@@ -124,33 +184,65 @@ LOADOUT_RULE = "C1: Shield with Spear needs allow_shield_spear = true"
 
 def legal_loadouts(rules) -> list[int]:
     """Indices of the loadouts legal under ``rules`` (vector or dict)."""
-    allow = (rules["allow_shield_spear"] if isinstance(rules, dict)
-             else rules[R_ALLOW_SHIELD_SPEAR])
+    allow = rules["allow_shield_spear"] if isinstance(rules, dict) else rules[R_ALLOW_SHIELD_SPEAR]
     return list(range(len(ALL_LOADOUTS) if allow else len(LOADOUTS)))
 
 
 # ---- rules vector ------------------------------------------------------------
 RULE_FIELDS = (
-    "max_rounds", "allow_shield_spear", "stamina_1", "stamina_2", "stamina_3", "stamina_4",
-    "stamina_5", "hit_discard_stack_only", "spear_vs_spear", "feint_order", "bid_keeps_last",
+    "max_rounds",
+    "allow_shield_spear",
+    "stamina_1",
+    "stamina_2",
+    "stamina_3",
+    "stamina_4",
+    "stamina_5",
+    "hit_discard_stack_only",
+    "spear_vs_spear",
+    "feint_order",
+    "bid_keeps_last",
 )
 DEFAULT_RULES = {
-    "max_rounds": 60, "allow_shield_spear": False, "stamina_1": 3, "stamina_2": 3,
-    "stamina_3": 3, "stamina_4": 3, "stamina_5": 3, "hit_discard_stack_only": True,
-    "spear_vs_spear": False, "feint_order": 0, "bid_keeps_last": True,
+    "max_rounds": 60,
+    "allow_shield_spear": False,
+    "stamina_1": 3,
+    "stamina_2": 3,
+    "stamina_3": 3,
+    "stamina_4": 3,
+    "stamina_5": 3,
+    "hit_discard_stack_only": True,
+    "spear_vs_spear": False,
+    "feint_order": 0,
+    "bid_keeps_last": True,
 }
 RULE_LIMITS = {
-    "max_rounds": (1, 10000), "stamina_1": (0, 6), "stamina_2": (0, 6), "stamina_3": (0, 6),
-    "stamina_4": (0, 6), "stamina_5": (0, 6), "feint_order": (0, 1),
+    "max_rounds": (1, 10000),
+    "stamina_1": (0, 6),
+    "stamina_2": (0, 6),
+    "stamina_3": (0, 6),
+    "stamina_4": (0, 6),
+    "stamina_5": (0, 6),
+    "feint_order": (0, 1),
 }
-(R_MAX_ROUNDS, R_ALLOW_SHIELD_SPEAR, R_STAMINA, _, _, _, _, R_HIT_STACK_ONLY,
- R_SPEAR_VS_SPEAR, R_FEINT_ORDER, R_BID_KEEPS_LAST) = range(len(RULE_FIELDS))
+(
+    R_MAX_ROUNDS,
+    R_ALLOW_SHIELD_SPEAR,
+    R_STAMINA,
+    _,
+    _,
+    _,
+    _,
+    R_HIT_STACK_ONLY,
+    R_SPEAR_VS_SPEAR,
+    R_FEINT_ORDER,
+    R_BID_KEEPS_LAST,
+) = range(len(RULE_FIELDS))
 
 
 def encode_rules(cfg: dict) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
     vec = np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
-    if vec[R_STAMINA:R_STAMINA + 5].sum() < 1:
+    if vec[R_STAMINA : R_STAMINA + 5].sum() < 1:
         raise ValueError("the stamina deck is empty (stamina_1 .. stamina_5 are all 0)")
     return vec
 
@@ -164,24 +256,45 @@ END_NAMES = ("defeat", "round_cap", "double_defeat")
 
 # ---- per-game score-trace metrics (histogram sizes for the runner) -------------
 # The score of a round is seat 0's stamina cards minus seat 1's at its end.
-METRICS = {"lead_changes": 64, "max_deficit": 32, "decided_pct": 101,
-           # the value of the opening bid: 3 × the bid winner's bid sum + its result
-           # (0 loss, 1 draw, 2 win); -1 when the bid ended the game
-           "init_bid": 3 * 16,
-           # where A (and B) win their rounds: per game, rounds won at each range
-           # and rounds fought there (the runner keeps exact histograms of each)
-           **{f"{side}_wins_{r}": 61 for side in ("a", "b")
-              for r in ("hand", "arm", "step", "reach")},
-           **{f"rounds_{r}": 61 for r in ("hand", "arm", "step", "reach")},
-           # 1 when the opening bid went to the coin (CD4)
-           "bid_coin": 2}
+METRICS = {
+    "lead_changes": 64,
+    "max_deficit": 32,
+    "decided_pct": 101,
+    # the value of the opening bid: 3 × the bid winner's bid sum + its result
+    # (0 loss, 1 draw, 2 win); -1 when the bid ended the game
+    "init_bid": 3 * 16,
+    # where A (and B) win their rounds: per game, rounds won at each range
+    # and rounds fought there (the runner keeps exact histograms of each)
+    **{f"{side}_wins_{r}": 61 for side in ("a", "b") for r in ("hand", "arm", "step", "reach")},
+    **{f"rounds_{r}": 61 for r in ("hand", "arm", "step", "reach")},
+    # 1 when the opening bid went to the coin (CD4)
+    "bid_coin": 2,
+}
 # per-game event counts the tables and pages show (games where it happened)
-EVENT_COUNTS = {"bid_coin": ("Opening bid settled by the coin: both bid their last card and "
-                             "tied (CD4)", "games")}
+EVENT_COUNTS = {
+    "bid_coin": (
+        "Opening bid settled by the coin: both bid their last card and tied (CD4)",
+        "games",
+    )
+}
 
 # ---- result row ----------------------------------------------------------------
-(X_WINNER, X_ROUNDS, X_REASON, X_N0, X_N1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
- X_NOTAHEAD1, X_BID0, X_BID1, X_BID_WINNER, X_BIDS) = range(14)
+(
+    X_WINNER,
+    X_ROUNDS,
+    X_REASON,
+    X_N0,
+    X_N1,
+    X_LEAD,
+    X_MAXDEF0,
+    X_MAXDEF1,
+    X_NOTAHEAD0,
+    X_NOTAHEAD1,
+    X_BID0,
+    X_BID1,
+    X_BID_WINNER,
+    X_BIDS,
+) = range(14)
 X_RANGE_WINS = 14  # 8: seat 0 at Hand..Reach, then seat 1
 X_RANGE_ROUNDS = 22  # 4: rounds fought at Hand..Reach
 X_CONSERVED = 26  # 1 if every stamina card of both seats is in hand or discard at the end
@@ -197,11 +310,33 @@ N_RESULT = 39
 # ---- trace log columns: one row per round; seat blocks of SEAT_W columns -----------
 G_RANGE, G_INIT, G_WAIT, G_WINNER, G_NEW_RANGE, G_NEXT_INIT = range(6)
 SEAT0 = 6
-(S_STANCE, S_ITEM, S_ACTION, S_TARGET, S_FACEUP, S_P1, S_P2, S_FEINT, S_FEINT_FROM, S_T_STAM,
- S_T_STANCE, S_T_ITEM, S_T_TARGET, S_T_WOUND, S_TOTAL, S_HIT, S_WOUND, S_ARMOR, S_DISARMED,
- S_RETRIEVED, S_SW, S_LEFT, S_DISC, S_HAND, S_REPEAT) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                                         12, 13, 14, 15, 16, 17, 18, 19, 20,
-                                                         21, 22, 27, 32)
+(
+    S_STANCE,
+    S_ITEM,
+    S_ACTION,
+    S_TARGET,
+    S_FACEUP,
+    S_P1,
+    S_P2,
+    S_FEINT,
+    S_FEINT_FROM,
+    S_T_STAM,
+    S_T_STANCE,
+    S_T_ITEM,
+    S_T_TARGET,
+    S_T_WOUND,
+    S_TOTAL,
+    S_HIT,
+    S_WOUND,
+    S_ARMOR,
+    S_DISARMED,
+    S_RETRIEVED,
+    S_SW,
+    S_LEFT,
+    S_DISC,
+    S_HAND,
+    S_REPEAT,
+) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 32)
 # S_DISC: 5 counts discarded this round; S_HAND: 5 counts in hand at the start;
 # S_REPEAT: 1 when the hit was a repeat wound of a kind already held (no new penalty)
 SEAT_W = 33
@@ -242,8 +377,12 @@ def item_mod(action, item, rng_, opp_item, spear_vs_spear):
     elif item == SPEAR:
         if rng_ == REACH:
             m += 1
-        if (action == ATTACK and rng_ != HAND and has_opp
-                and (opp_item != SPEAR or spear_vs_spear != 0)):
+        if (
+            action == ATTACK
+            and rng_ != HAND
+            and has_opp
+            and (opp_item != SPEAR or spear_vs_spear != 0)
+        ):
             m += 1
     elif item == SWORD:
         if rng_ == STEP:
@@ -266,8 +405,22 @@ def item_mod_table(rules):
 
 
 @leaf
-def total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_action, opp_target,
-                wounds_head, wounds_torso, wounds_legs, spear_vs_spear, out):
+def total_parts(
+    action,
+    stamina,
+    stance,
+    item,
+    opp_item,
+    rng_,
+    target,
+    opp_action,
+    opp_target,
+    wounds_head,
+    wounds_torso,
+    wounds_legs,
+    spear_vs_spear,
+    out,
+):
     """C6: the parts of an action's total into ``out``: stamina, stance, item,
     target bonus, wound. Returns the total."""
     out[0] = stamina
@@ -284,14 +437,41 @@ def total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_actio
 
 
 @njit
-def action_total(action, stamina, stance, item, opp_item, rng_, target, opp_action, opp_target,
-                 wounds_head=0, wounds_torso=0, wounds_legs=0, spear_vs_spear=0):
+def action_total(
+    action,
+    stamina,
+    stance,
+    item,
+    opp_item,
+    rng_,
+    target,
+    opp_action,
+    opp_target,
+    wounds_head=0,
+    wounds_torso=0,
+    wounds_legs=0,
+    spear_vs_spear=0,
+):
     """C6: the total of ``action`` played with ``stamina`` (sum of the played
     stamina), ``stance``, ``item`` (-1 none) against the opponent's item,
     action and target, with the player's wounds (0/1 each)."""
     parts = np.zeros(5, dtype=np.int64)
-    return total_parts(action, stamina, stance, item, opp_item, rng_, target, opp_action,
-                       opp_target, wounds_head, wounds_torso, wounds_legs, spear_vs_spear, parts)
+    return total_parts(
+        action,
+        stamina,
+        stance,
+        item,
+        opp_item,
+        rng_,
+        target,
+        opp_action,
+        opp_target,
+        wounds_head,
+        wounds_torso,
+        wounds_legs,
+        spear_vs_spear,
+        parts,
+    )
 
 
 @leaf
@@ -439,8 +619,7 @@ def _n(counts, s):
 
 @leaf
 def _value(counts, s):
-    return (counts[s, 0] + 2 * counts[s, 1] + 3 * counts[s, 2] + 4 * counts[s, 3]
-            + 5 * counts[s, 4])
+    return counts[s, 0] + 2 * counts[s, 1] + 3 * counts[s, 2] + 4 * counts[s, 3] + 5 * counts[s, 4]
 
 
 @leaf
@@ -505,8 +684,12 @@ def play_game(rules, imod, strat0, strat1, seed, deal, log, blog, do_log, result
 def _work():
     """The work arrays of one game: noise streams (seat 0, seat 1, the bid's
     coin), integer state, views, scratch."""
-    return (np.empty((3, 4), dtype=np.uint64), np.empty((16, 2, 5), dtype=np.int64),
-            np.empty((2, N_VIEW), dtype=np.float64), np.empty((2, SCRATCH), dtype=np.float64))
+    return (
+        np.empty((3, 4), dtype=np.uint64),
+        np.empty((16, 2, 5), dtype=np.int64),
+        np.empty((2, N_VIEW), dtype=np.float64),
+        np.empty((2, SCRATCH), dtype=np.float64),
+    )
 
 
 @leaf
@@ -585,8 +768,9 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
         for s in range(2):
             _fill_view(views[s], s, nb, 0, -1, hand, disc, wounds, items, avail, man, man_left)
         for s in range(2):
-            choose_bid(strat0 if s == 0 else strat1, views[s], noise0 if s == 0 else noise1,
-                       sc[s], bid[s])
+            choose_bid(
+                strat0 if s == 0 else strat1, views[s], noise0 if s == 0 else noise1, sc[s], bid[s]
+            )
         if do_log and nb < MAX_BIDS:
             for v in range(5):
                 blog[nb, v] = bid[0, v]
@@ -632,16 +816,23 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
         # ---- starting range (C3): the initiative winner, seeing both loadouts
         _fill_view(views[init], init, 0, 0, init, hand, disc, wounds, items, avail, man, man_left)
         refresh_view(views[init], imod)
-        rng_ = choose_range(strat0 if init == 0 else strat1, views[init], imod, -1,
-                            noise0 if init == 0 else noise1, sc[init])
+        rng_ = choose_range(
+            strat0 if init == 0 else strat1,
+            views[init],
+            imod,
+            -1,
+            noise0 if init == 0 else noise1,
+            sc[init],
+        )
         result[X_START_RANGE] = rng_
 
         for rnd in range(rules[R_MAX_ROUNDS]):
             rounds = rnd + 1
             for s in range(2):
                 view = views[s]
-                _fill_view(view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man,
-                           man_left)
+                _fill_view(
+                    view, s, rnd, rng_, init, hand, disc, wounds, items, avail, man, man_left
+                )
                 for t in range(4):
                     view[V_MY_CARD + t] = NOT_PLAYED
                     view[V_OPP_CARD + t] = -1
@@ -671,8 +862,9 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                     if t == T_ITEM and avail[s, 0] == 0 and avail[s, 1] == 0:
                         c = -1  # C5: no item to play
                     else:
-                        c = choose_card(strat, views[s], imod, t, noise0 if s == 0 else noise1,
-                                        sc[s])
+                        c = choose_card(
+                            strat, views[s], imod, t, noise0 if s == 0 else noise1, sc[s]
+                        )
                     cards[s, t] = c
                     views[s, V_MY_CARD + t] = c
                     if wait:
@@ -685,8 +877,9 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
             # stamina: always face down; both choose from what they see
             for s in range(2):
                 strat = strat0 if s == 0 else strat1
-                choose_stamina(strat, views[s], imod, noise0 if s == 0 else noise1, sc[s],
-                               played[s])
+                choose_stamina(
+                    strat, views[s], imod, noise0 if s == 0 else noise1, sc[s], played[s]
+                )
                 ssum = 0
                 for v in range(5):
                     hand[s, v] -= played[s, v]
@@ -716,19 +909,34 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                 ssum = 0
                 for v in range(5):
                     ssum += played[s, v] * (v + 1)
-                total[s] = total_parts(cards[s, T_ACTION], ssum, cards[s, T_STANCE],
-                                       cards[s, T_ITEM], cards[o, T_ITEM], rng_,
-                                       cards[s, T_TARGET], cards[o, T_ACTION],
-                                       cards[o, T_TARGET], wounds[s, HEAD], wounds[s, TORSO],
-                                       wounds[s, LEGS], spear, parts[s])
+                total[s] = total_parts(
+                    cards[s, T_ACTION],
+                    ssum,
+                    cards[s, T_STANCE],
+                    cards[s, T_ITEM],
+                    cards[o, T_ITEM],
+                    rng_,
+                    cards[s, T_TARGET],
+                    cards[o, T_ACTION],
+                    cards[o, T_TARGET],
+                    wounds[s, HEAD],
+                    wounds[s, TORSO],
+                    wounds[s, LEGS],
+                    spear,
+                    parts[s],
+                )
                 if do_log:
                     b = SEAT0 + s * SEAT_W
                     log[rnd, b + S_STANCE] = cards[s, T_STANCE]
                     log[rnd, b + S_ITEM] = cards[s, T_ITEM]
                     log[rnd, b + S_ACTION] = cards[s, T_ACTION]
                     log[rnd, b + S_TARGET] = cards[s, T_TARGET]
-                    log[rnd, b + S_FACEUP] = (faceup[s, 0] | (faceup[s, 1] << 1)
-                                              | (faceup[s, 2] << 2) | (faceup[s, 3] << 3))
+                    log[rnd, b + S_FACEUP] = (
+                        faceup[s, 0]
+                        | (faceup[s, 1] << 1)
+                        | (faceup[s, 2] << 2)
+                        | (faceup[s, 3] << 3)
+                    )
                     p1 = 0
                     p2 = 0
                     for v in range(4, -1, -1):
@@ -749,8 +957,9 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
             hit, disarmed, mover = resolve(cards[0, T_ACTION], cards[1, T_ACTION], w)
             # ---- discard stamina (C9), Second Wind (C13), defeat
             for s in range(2):
-                left[s] = discard_counts(hand[s], played[s], cards[s, T_ACTION], hit == s,
-                                         stack_only, dis[s])
+                left[s] = discard_counts(
+                    hand[s], played[s], cards[s, T_ACTION], hit == s, stack_only, dis[s]
+                )
                 for v in range(5):
                     hand[s, v] += played[s, v] - dis[s, v]
                     disc[s, v] += dis[s, v]
@@ -797,10 +1006,26 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                 if wounds[hit, kind] == 0:
                     negate = False
                     if man[hit] == ARMOR and man_left[hit] == 1:
-                        _fill_view(views[hit], hit, rnd, rng_, init, hand, disc, wounds, items,
-                                   avail, man, man_left)
-                        negate = use_armor(strat0 if hit == 0 else strat1, views[hit], kind,
-                                           noise0 if hit == 0 else noise1)
+                        _fill_view(
+                            views[hit],
+                            hit,
+                            rnd,
+                            rng_,
+                            init,
+                            hand,
+                            disc,
+                            wounds,
+                            items,
+                            avail,
+                            man,
+                            man_left,
+                        )
+                        negate = use_armor(
+                            strat0 if hit == 0 else strat1,
+                            views[hit],
+                            kind,
+                            noise0 if hit == 0 else noise1,
+                        )
                     if negate:
                         man_left[hit] = 0
                         man_round[hit] = rounds
@@ -828,12 +1053,14 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
             if mover >= 0:
                 strat = strat0 if mover == 0 else strat1
                 mv = views[mover]
-                _fill_view(mv, mover, rnd, rng_, init, hand, disc, wounds, items, avail, man,
-                           man_left)
+                _fill_view(
+                    mv, mover, rnd, rng_, init, hand, disc, wounds, items, avail, man, man_left
+                )
                 for t in range(4):  # all cards are face up now
                     mv[V_OPP_CARD + t] = cards[1 - mover, t]
-                rng_ = choose_range(strat, mv, imod, rng_, noise0 if mover == 0 else noise1,
-                                    sc[mover])
+                rng_ = choose_range(
+                    strat, mv, imod, rng_, noise0 if mover == 0 else noise1, sc[mover]
+                )
                 if avail[mover, 0] == 0 or avail[mover, 1] == 0:
                     mv[V_RANGE] = rng_
                     k = choose_retrieve(strat, mv, imod, rng_)
@@ -969,16 +1196,30 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
 def outcome_arrays(out: np.ndarray) -> dict:
     """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
     winner = out[:, X_WINNER]
-    res = pair_outcomes(winner, out[:, X_ROUNDS], out[:, X_LEAD], out[:, X_MAXDEF0],
-                        out[:, X_MAXDEF1], out[:, X_NOTAHEAD0], out[:, X_NOTAHEAD1])
+    res = pair_outcomes(
+        winner,
+        out[:, X_ROUNDS],
+        out[:, X_LEAD],
+        out[:, X_MAXDEF0],
+        out[:, X_MAXDEF1],
+        out[:, X_NOTAHEAD0],
+        out[:, X_NOTAHEAD1],
+    )
     a_seat = res["a_seat"]
-    res.update({
-        "rounds": out[:, X_ROUNDS], "reason": out[:, X_REASON],
-        "stamina_seat0": out[:, X_N0], "stamina_seat1": out[:, X_N1],
-        "bid_seat0": out[:, X_BID0], "bid_seat1": out[:, X_BID1],
-        "bid_winner": out[:, X_BID_WINNER], "bids": out[:, X_BIDS],
-        "start_range": out[:, X_START_RANGE], "bid_coin": out[:, X_BID_COIN],
-    })
+    res.update(
+        {
+            "rounds": out[:, X_ROUNDS],
+            "reason": out[:, X_REASON],
+            "stamina_seat0": out[:, X_N0],
+            "stamina_seat1": out[:, X_N1],
+            "bid_seat0": out[:, X_BID0],
+            "bid_seat1": out[:, X_BID1],
+            "bid_winner": out[:, X_BID_WINNER],
+            "bids": out[:, X_BIDS],
+            "start_range": out[:, X_START_RANGE],
+            "bid_coin": out[:, X_BID_COIN],
+        }
+    )
     for s in range(2):
         for r, name in enumerate(RANGES):
             res[f"wins_seat{s}_{name.lower()}"] = out[:, X_RANGE_WINS + 4 * s + r]
@@ -1038,11 +1279,19 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     log, bids, res = trace_log(rules, strat_a, strat_b, seed, game)
     sa, sb = np.asarray(strat_a), np.asarray(strat_b)
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
-    lo = (int(sa[P_LOADOUT]), int(sb[P_LOADOUT])) if game % 2 == 0 else \
-        (int(sb[P_LOADOUT]), int(sa[P_LOADOUT]))
-    events = [{"kind": "loadouts", "loadouts": [loadout_name(lo[0]), loadout_name(lo[1])],
-               "text": f"seat 1 {who[0]}: {loadout_name(lo[0])}; "
-                       f"seat 2 {who[1]}: {loadout_name(lo[1])}"}]
+    lo = (
+        (int(sa[P_LOADOUT]), int(sb[P_LOADOUT]))
+        if game % 2 == 0
+        else (int(sb[P_LOADOUT]), int(sa[P_LOADOUT]))
+    )
+    events = [
+        {
+            "kind": "loadouts",
+            "loadouts": [loadout_name(lo[0]), loadout_name(lo[1])],
+            "text": f"seat 1 {who[0]}: {loadout_name(lo[0])}; "
+            f"seat 2 {who[1]}: {loadout_name(lo[1])}",
+        }
+    ]
     for i, b in enumerate(bids):
         s0, s1 = int(b[10]), int(b[11])
         kept = [int(b[B_KEPT]), int(b[B_KEPT + 1])]
@@ -1050,36 +1299,54 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
         if s0 == s1:
             out = "tie: both bids discarded, bid again"
             if coin >= 0:
-                out = (f"tie, and both bid their last card, which neither may discard: bidding "
-                       f"again changes nothing, so a coin gives seat {coin + 1} ({who[coin]}) "
-                       "the initiative")
+                out = (
+                    f"tie, and both bid their last card, which neither may discard: bidding "
+                    f"again changes nothing, so a coin gives seat {coin + 1} ({who[coin]}) "
+                    "the initiative"
+                )
         else:
             w = 0 if s0 > s1 else 1
-            out = f"seat {w + 1} ({who[w]}) gains the initiative and discards its bid; " \
-                  f"seat {2 - w} takes its bid back"
+            out = (
+                f"seat {w + 1} ({who[w]}) gains the initiative and discards its bid; "
+                f"seat {2 - w} takes its bid back"
+            )
         for s in range(2):
             if kept[s] and coin < 0:
-                out += (f"; seat {s + 1} keeps its {kept[s]}: it may not discard its last "
-                        "stamina card")
-        events.append({"kind": "bid", "bid": i + 1, "sums": [s0, s1],
-                       "text": f"bid {i + 1}: seat 1 bids {_fmt_vals(b[0:5])} = {s0}, "
-                               f"seat 2 bids {_fmt_vals(b[5:10])} = {s1}: {out}"})
+                out += (
+                    f"; seat {s + 1} keeps its {kept[s]}: it may not discard its last stamina card"
+                )
+        events.append(
+            {
+                "kind": "bid",
+                "bid": i + 1,
+                "sums": [s0, s1],
+                "text": f"bid {i + 1}: seat 1 bids {_fmt_vals(b[0:5])} = {s0}, "
+                f"seat 2 bids {_fmt_vals(b[5:10])} = {s1}: {out}",
+            }
+        )
     if res[X_BID_WINNER] >= 0 and log.shape[0] > 0:
         w = int(res[X_BID_WINNER])
-        events.append({"kind": "range", "range": RANGES[int(res[X_START_RANGE])],
-                       "text": f"seat {w + 1} ({who[w]}) chooses the starting range: "
-                               f"{RANGES[int(res[X_START_RANGE])]}"})
+        events.append(
+            {
+                "kind": "range",
+                "range": RANGES[int(res[X_START_RANGE])],
+                "text": f"seat {w + 1} ({who[w]}) chooses the starting range: "
+                f"{RANGES[int(res[X_START_RANGE])]}",
+            }
+        )
     for r in range(log.shape[0]):
         row = log[r]
         init = int(row[G_INIT])
         waits = int(row[G_WAIT])
-        wtxt = " ".join(f"{n}:{'wait' if (waits >> t) & 1 else 'act'}"
-                        for t, n in enumerate(("stance", "item", "action", "target")))
+        wtxt = " ".join(
+            f"{n}:{'wait' if (waits >> t) & 1 else 'act'}"
+            for t, n in enumerate(("stance", "item", "action", "target"))
+        )
         parts = []
         seats = []
         for s in range(2):
             b = SEAT0 + s * SEAT_W
-            x = row[b:b + SEAT_W]
+            x = row[b : b + SEAT_W]
             face = int(x[S_FACEUP])
             item = ITEMS[int(x[S_ITEM])] if x[S_ITEM] >= 0 else "no item"
 
@@ -1094,17 +1361,21 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
                     feint = f" [Feint: Action {ACTIONS[int(x[S_FEINT_FROM])]} -> {ACTIONS[fk - 1]}]"
                 else:
                     feint = f" [Feint: Target {TARGETS[int(x[S_FEINT_FROM])]} -> {TARGETS[fk - 4]}]"
-            mods = (f"stamina {int(x[S_T_STAM])} stance {int(x[S_T_STANCE]):+d} "
-                    f"item {int(x[S_T_ITEM]):+d} target {int(x[S_T_TARGET]):+d} "
-                    f"wound {int(x[S_T_WOUND]):+d}")
+            mods = (
+                f"stamina {int(x[S_T_STAM])} stance {int(x[S_T_STANCE]):+d} "
+                f"item {int(x[S_T_ITEM]):+d} target {int(x[S_T_TARGET]):+d} "
+                f"wound {int(x[S_T_WOUND]):+d}"
+            )
             extra = []
-            disc = _vals(x[S_DISC:S_DISC + 5])
+            disc = _vals(x[S_DISC : S_DISC + 5])
             extra.append("discards " + ("+".join(map(str, disc)) if disc else "nothing"))
             if x[S_HIT]:
                 extra.append("is hit")
             if x[S_WOUND] >= 0 and x[S_REPEAT]:
-                extra.append(f"takes a second {WOUNDS[int(x[S_WOUND])]} wound, which adds no "
-                             "penalty (it already holds one)")
+                extra.append(
+                    f"takes a second {WOUNDS[int(x[S_WOUND])]} wound, which adds no "
+                    "penalty (it already holds one)"
+                )
             elif x[S_WOUND] >= 0:
                 extra.append(f"takes a {WOUNDS[int(x[S_WOUND])]} wound")
             if x[S_ARMOR]:
@@ -1119,40 +1390,77 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             parts.append(
                 f"seat {s + 1} {who[s]}: {f(STANCES[int(x[S_STANCE])], 0)} "
                 f"{f(item, 1)} {f(ACTIONS[int(x[S_ACTION])], 2)} {f(TARGETS[int(x[S_TARGET])], 3)}"
-                f" stamina {stam}{feint} = {int(x[S_TOTAL])} ({mods}); {', '.join(extra)}")
-            seats.append({"player": who[s], "stance": STANCES[int(x[S_STANCE])],
-                          "item": item, "action": ACTIONS[int(x[S_ACTION])],
-                          "target": TARGETS[int(x[S_TARGET])],
-                          "stamina": [int(v) for v in (x[S_P1], x[S_P2]) if v > 0],
-                          "faceup": face, "total": int(x[S_TOTAL]), "discarded": disc,
-                          "hit": bool(x[S_HIT]), "left": int(x[S_LEFT])})
+                f" stamina {stam}{feint} = {int(x[S_TOTAL])} ({mods}); {', '.join(extra)}"
+            )
+            seats.append(
+                {
+                    "player": who[s],
+                    "stance": STANCES[int(x[S_STANCE])],
+                    "item": item,
+                    "action": ACTIONS[int(x[S_ACTION])],
+                    "target": TARGETS[int(x[S_TARGET])],
+                    "stamina": [int(v) for v in (x[S_P1], x[S_P2]) if v > 0],
+                    "faceup": face,
+                    "total": int(x[S_TOTAL]),
+                    "discarded": disc,
+                    "hit": bool(x[S_HIT]),
+                    "left": int(x[S_LEFT]),
+                }
+            )
         w = int(row[G_WINNER])
         end = f"seat {w + 1} wins the round"
         if row[G_NEW_RANGE] != row[G_RANGE]:
             end += f"; range {RANGES[int(row[G_RANGE])]} -> {RANGES[int(row[G_NEW_RANGE])]}"
         if row[G_NEXT_INIT] >= 0:
             end += f"; initiative to seat {int(row[G_NEXT_INIT]) + 1}"
-        text = (f"round {r + 1:>2} at {RANGES[int(row[G_RANGE])]}, initiative seat {init + 1} "
-                f"({wtxt}; * = face down) | " + " | ".join(parts) + " | " + end)
-        events.append({"kind": "round", "round": r + 1, "range": RANGES[int(row[G_RANGE])],
-                       "initiative_seat": init + 1, "waits": waits, "seats": seats,
-                       "winner_seat": w + 1, "text": text})
+        text = (
+            f"round {r + 1:>2} at {RANGES[int(row[G_RANGE])]}, initiative seat {init + 1} "
+            f"({wtxt}; * = face down) | " + " | ".join(parts) + " | " + end
+        )
+        events.append(
+            {
+                "kind": "round",
+                "round": r + 1,
+                "range": RANGES[int(row[G_RANGE])],
+                "initiative_seat": init + 1,
+                "waits": waits,
+                "seats": seats,
+                "winner_seat": w + 1,
+                "text": text,
+            }
+        )
     winner = int(res[X_WINNER])
     reason = END_NAMES[int(res[X_REASON])]
     if winner == DRAW:
         text = f"draw after {int(res[X_ROUNDS])} rounds ({reason})"
     else:
-        text = (f"seat {winner + 1} ({who[winner]}) wins after {int(res[X_ROUNDS])} rounds "
-                f"({reason}); stamina cards {int(res[X_N0])} : {int(res[X_N1])}")
-    events.append({"kind": "end", "winner_seat": winner + 1 if winner != DRAW else None,
-                   "winner": who[winner] if winner != DRAW else None, "reason": reason,
-                   "rounds": int(res[X_ROUNDS]), "stamina": [int(res[X_N0]), int(res[X_N1])],
-                   "text": text})
+        text = (
+            f"seat {winner + 1} ({who[winner]}) wins after {int(res[X_ROUNDS])} rounds "
+            f"({reason}); stamina cards {int(res[X_N0])} : {int(res[X_N1])}"
+        )
+    events.append(
+        {
+            "kind": "end",
+            "winner_seat": winner + 1 if winner != DRAW else None,
+            "winner": who[winner] if winner != DRAW else None,
+            "reason": reason,
+            "rounds": int(res[X_ROUNDS]),
+            "stamina": [int(res[X_N0]), int(res[X_N1])],
+            "text": text,
+        }
+    )
     return events
 
 
 def catalogue() -> list[dict]:
     """Every loadout with its items and maneuver (for tables and docs)."""
-    return [{"id": i, "name": loadout_name(i), "items": [ITEMS[a], ITEMS[b]],
-             "maneuver": MANEUVERS[m], "default_legal": i < len(LOADOUTS)}
-            for i, (a, b, m) in enumerate(ALL_LOADOUTS)]
+    return [
+        {
+            "id": i,
+            "name": loadout_name(i),
+            "items": [ITEMS[a], ITEMS[b]],
+            "maneuver": MANEUVERS[m],
+            "default_legal": i < len(LOADOUTS),
+        }
+        for i, (a, b, m) in enumerate(ALL_LOADOUTS)
+    ]

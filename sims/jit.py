@@ -31,7 +31,9 @@ def _kernel_sources_key() -> str:
 # $NUMBA_CACHE_DIR, if set, is the parent folder (default ~/.cache/balance/numba).
 _CACHE_ROOT = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-    "balance", "numba")
+    "balance",
+    "numba",
+)
 numba.config.CACHE_DIR = os.path.join(_CACHE_ROOT, _kernel_sources_key())
 
 _FLAGS = dict(cache=True, nogil=True, error_model="numpy")

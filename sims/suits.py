@@ -114,25 +114,65 @@ MAX_HAND = 13
 
 # ---- rules vector ------------------------------------------------------------
 RULE_FIELDS = (
-    "hand_size", "jokers", "joker_value", "failed_task_cards", "struggle_suits",
-    "attack_suit", "defend_suit", "ties_to_attacker", "min_damage", "refill_after_damage",
-    "struggle_end", "max_rounds", "pass_cycles", "pair_value",
+    "hand_size",
+    "jokers",
+    "joker_value",
+    "failed_task_cards",
+    "struggle_suits",
+    "attack_suit",
+    "defend_suit",
+    "ties_to_attacker",
+    "min_damage",
+    "refill_after_damage",
+    "struggle_end",
+    "max_rounds",
+    "pass_cycles",
+    "pair_value",
 )
 DEFAULT_RULES = {
-    "hand_size": 5, "jokers": 2, "joker_value": 14, "failed_task_cards": 1,
-    "struggle_suits": False, "attack_suit": CLUBS, "defend_suit": HEARTS,
-    "ties_to_attacker": False, "min_damage": 0, "refill_after_damage": False,
-    "struggle_end": 0, "max_rounds": 200, "pass_cycles": True, "pair_value": 0,
+    "hand_size": 5,
+    "jokers": 2,
+    "joker_value": 14,
+    "failed_task_cards": 1,
+    "struggle_suits": False,
+    "attack_suit": CLUBS,
+    "defend_suit": HEARTS,
+    "ties_to_attacker": False,
+    "min_damage": 0,
+    "refill_after_damage": False,
+    "struggle_end": 0,
+    "max_rounds": 200,
+    "pass_cycles": True,
+    "pair_value": 0,
 }
 RULE_LIMITS = {
-    "hand_size": (2, MAX_HAND), "jokers": (0, 4), "joker_value": (2, 14),
-    "failed_task_cards": (1, 2), "attack_suit": (0, 3), "defend_suit": (0, 3),
-    "min_damage": (0, 3), "struggle_end": (0, 1), "max_rounds": (1, 10000),
+    "hand_size": (2, MAX_HAND),
+    "jokers": (0, 4),
+    "joker_value": (2, 14),
+    "failed_task_cards": (1, 2),
+    "attack_suit": (0, 3),
+    "defend_suit": (0, 3),
+    "min_damage": (0, 3),
+    "struggle_end": (0, 1),
+    "max_rounds": (1, 10000),
     "pair_value": (0, 2),
 }
-(R_HAND, R_JOKERS, R_JOKER_VALUE, R_FAILED, R_SUITS, R_ATTACK_SUIT, R_DEFEND_SUIT,
- R_TIES_ATTACKER, R_MIN_DAMAGE, R_REFILL_DAMAGE, R_END, R_MAX_ROUNDS,
- R_PASS_CYCLES, R_PAIR_VALUE) = range(len(RULE_FIELDS))
+(
+    R_HAND,
+    R_JOKERS,
+    R_JOKER_VALUE,
+    R_FAILED,
+    R_SUITS,
+    R_ATTACK_SUIT,
+    R_DEFEND_SUIT,
+    R_TIES_ATTACKER,
+    R_MIN_DAMAGE,
+    R_REFILL_DAMAGE,
+    R_END,
+    R_MAX_ROUNDS,
+    R_PASS_CYCLES,
+    R_PAIR_VALUE,
+) = range(len(RULE_FIELDS))
 # pair_value codes (SD2): what a Difficult pair played in a struggle is worth
 PAIR_HIGHEST, PAIR_LOWEST, PAIR_HIGHEST_ALONE = 0, 1, 2
 
@@ -146,7 +186,9 @@ def encode_rules(cfg: dict) -> np.ndarray:
 DRAW = -1
 END_DISABLED = 0  # the loser drew its last card (S3)
 END_DEAD = 1  # the loser was forced to discard every card it had left, deck and hand (S3)
-END_BOTH = 2  # both were disabled in the same exchange (or, fighting to the death, both lie disabled)
+END_BOTH = (
+    2  # both were disabled in the same exchange (or, fighting to the death, both lie disabled)
+)
 END_CAP = 3  # round cap: a draw
 END_NAMES = ("disabled", "dead", "both_disabled", "round_cap")
 
@@ -157,20 +199,52 @@ MODES = ("in_suit", "difficult", "either")
 
 # ---- per-game score-trace metrics (histogram sizes for the runner) -------------
 # The score of a round is seat 0's cards left (deck + hand) minus seat 1's.
-METRICS = {"lead_changes": 64, "max_deficit": 55, "decided_pct": 101,
-           "exchanges": 402,  # attacks made (answered or not)
-           "answers": 402,  # attacks answered with a card
-           "ties": 64,  # attacks answered with an equal card value
-           "first_result": 3,  # the first mover's result: 0 loss, 1 draw, 2 win
-           "disabled_at": 402,  # the attack after which a character was first disabled
-           "dead_at": 402,  # ... first dead (-1: never, not counted)
-           "declines": 402}  # turns a character declined to attack (SD11)
+METRICS = {
+    "lead_changes": 64,
+    "max_deficit": 55,
+    "decided_pct": 101,
+    "exchanges": 402,  # attacks made (answered or not)
+    "answers": 402,  # attacks answered with a card
+    "ties": 64,  # attacks answered with an equal card value
+    "first_result": 3,  # the first mover's result: 0 loss, 1 draw, 2 win
+    "disabled_at": 402,  # the attack after which a character was first disabled
+    "dead_at": 402,  # ... first dead (-1: never, not counted)
+    "declines": 402,
+}  # turns a character declined to attack (SD11)
 
 # ---- result row ----------------------------------------------------------------
-(X_WINNER, X_ROUNDS, X_REASON, X_LEFT0, X_LEFT1, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0,
- X_NOTAHEAD1, X_EXCH, X_TIES, X_FIRST, X_HITS0, X_HITS1, X_DMG0, X_DMG1, X_DISABLED_AT,
- X_DIS0, X_DIS1, X_DEAD0, X_DEAD1, X_CONSERVED, X_MAX_HAND, X_PASSES, X_ANSWERS,
- X_DEAD_AT, X_ICARD0, X_ICARD1, X_DECLINES) = range(30)
+(
+    X_WINNER,
+    X_ROUNDS,
+    X_REASON,
+    X_LEFT0,
+    X_LEFT1,
+    X_LEAD,
+    X_MAXDEF0,
+    X_MAXDEF1,
+    X_NOTAHEAD0,
+    X_NOTAHEAD1,
+    X_EXCH,
+    X_TIES,
+    X_FIRST,
+    X_HITS0,
+    X_HITS1,
+    X_DMG0,
+    X_DMG1,
+    X_DISABLED_AT,
+    X_DIS0,
+    X_DIS1,
+    X_DEAD0,
+    X_DEAD1,
+    X_CONSERVED,
+    X_MAX_HAND,
+    X_PASSES,
+    X_ANSWERS,
+    X_DEAD_AT,
+    X_ICARD0,
+    X_ICARD1,
+    X_DECLINES,
+) = range(30)
 N_RESULT = 30
 
 # ---- trace log: one row per turn ------------------------------------------------
@@ -179,8 +253,27 @@ N_RESULT = 30
 # attack (SD11). ``L_CVA``/``L_CVD`` are the attack's and the answer's card
 # values; ``L_VOID`` is 1 when the answer was a Difficult pair whose lower card
 # did not meet the attack, so it counted for nothing (SD2))
-(L_ROUND, L_SEAT, L_A1, L_A2, L_CVA, L_D1, L_D2, L_CVD, L_DAMAGE, L_FROM_HAND, L_FROM_DECK,
- L_LEFT_A, L_LEFT_D, L_DIS_A, L_DIS_D, L_DEAD_D, L_PASS, L_DECLINED, L_VOID) = range(19)
+(
+    L_ROUND,
+    L_SEAT,
+    L_A1,
+    L_A2,
+    L_CVA,
+    L_D1,
+    L_D2,
+    L_CVD,
+    L_DAMAGE,
+    L_FROM_HAND,
+    L_FROM_DECK,
+    L_LEFT_A,
+    L_LEFT_D,
+    L_DIS_A,
+    L_DIS_D,
+    L_DEAD_D,
+    L_PASS,
+    L_DECLINED,
+    L_VOID,
+) = range(19)
 LOG_WIDTH = 19
 
 # ---- per-seat integer state (``ints[seat, k]``) -----------------------------------
@@ -222,8 +315,10 @@ def card_id(text: str) -> int:
     rank = t[:-1]
     values = {"J": 11, "Q": 12, "K": 13, "A": 14}
     if suit is None or not (rank in values or (rank.isdigit() and 2 <= int(rank) <= 10)):
-        raise ValueError(f"unknown card '{text}'; a card is a rank 2-10/J/Q/K/A and a suit "
-                         "S/D/C/H (or ♠♦♣♥), or 'joker'")
+        raise ValueError(
+            f"unknown card '{text}'; a card is a rank 2-10/J/Q/K/A and a suit "
+            "S/D/C/H (or ♠♦♣♥), or 'joker'"
+        )
     v = values[rank] if rank in values else int(rank)
     return suit * 13 + v - 2
 
@@ -443,8 +538,7 @@ def _task_fresh(rules, suit, target, seed, first, n, out):
     n_chunks = (n + TASK_CHUNK - 1) // TASK_CHUNK
     for c in prange(n_chunks):
         lo = first + c * TASK_CHUNK
-        task_fresh_counts(rules, suit, target, seed, lo, min(TASK_CHUNK, first + n - lo),
-                          out[c])
+        task_fresh_counts(rules, suit, target, seed, lo, min(TASK_CHUNK, first + n - lo), out[c])
 
 
 def task_fresh(rules, suit: int, target: int, seed: int, first: int, n: int) -> np.ndarray:
@@ -462,8 +556,9 @@ RD_ATTEMPTS, RD_SUCCESS, RD_DIFFICULT, RD_CARDS = range(4)  # rows of by_attempt
 
 
 @leaf
-def _rundown(rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck, state, deck, hand,
-             st, pl):
+def _rundown(
+    rules, suit, target, mode, seed, i, max_k, by_attempt, by_deck, state, deck, hand, st, pl
+):
     """Character ``i`` (stream ``(seed, i, PURPOSE_DEAL)``) attempts the same
     Task again and again until it is disabled (S3). Adds, for its k-th attempt
     (k < max_k; later ones pool into the last column) and for the deck size
@@ -516,14 +611,27 @@ def _task_rundown(rules, suit, target, mode, seed, first, n, by_attempt, by_deck
         st = np.zeros(N_INTS, dtype=np.int64)
         pl = np.empty(2, dtype=np.int64)
         for i in range(first + c * RUNDOWN_CHUNK, min(first + n, first + (c + 1) * RUNDOWN_CHUNK)):
-            k, w = _rundown(rules, suit, target, mode, seed, i, MAX_ATTEMPTS, by_attempt[c],
-                            by_deck[c], state, deck, hand, st, pl)
+            k, w = _rundown(
+                rules,
+                suit,
+                target,
+                mode,
+                seed,
+                i,
+                MAX_ATTEMPTS,
+                by_attempt[c],
+                by_deck[c],
+                state,
+                deck,
+                hand,
+                st,
+                pl,
+            )
             hist[c, 0, min(k, MAX_ATTEMPTS - 1)] += 1
             hist[c, 1, min(w, MAX_ATTEMPTS - 1)] += 1
 
 
-def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int,
-                 n: int) -> dict:
+def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int, n: int) -> dict:
     """Characters ``first .. first + n - 1`` each attempt the same Task until
     disabled. Returns int64 arrays: ``by_attempt[4, MAX_ATTEMPTS]`` and
     ``by_deck[4, MAX_DECK]`` (rows ``RD_ATTEMPTS``, ``RD_SUCCESS``,
@@ -535,11 +643,25 @@ def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int
     by_attempt = np.zeros((n_chunks, 4, MAX_ATTEMPTS), dtype=np.int64)
     by_deck = np.zeros((n_chunks, 4, MAX_DECK), dtype=np.int64)
     hist = np.zeros((n_chunks, 2, MAX_ATTEMPTS), dtype=np.int64)
-    _task_rundown(rules, int(suit), int(target), int(mode), np.uint64(seed), int(first), int(n),
-                  by_attempt, by_deck, hist)
+    _task_rundown(
+        rules,
+        int(suit),
+        int(target),
+        int(mode),
+        np.uint64(seed),
+        int(first),
+        int(n),
+        by_attempt,
+        by_deck,
+        hist,
+    )
     h = hist.sum(axis=0)
-    return {"by_attempt": by_attempt.sum(axis=0), "by_deck": by_deck.sum(axis=0),
-            "attempts_hist": h[0], "successes_hist": h[1]}
+    return {
+        "by_attempt": by_attempt.sum(axis=0),
+        "by_deck": by_deck.sum(axis=0),
+        "attempts_hist": h[0],
+        "successes_hist": h[1],
+    }
 
 
 # ---- struggles (S3, S4) ---------------------------------------------------------
@@ -719,8 +841,9 @@ def _take_damage(rules, params, noise, deck, hand, st, seen, d):
                     low = i
         use_hand = has_hand
         if has_hand and left > 0:
-            use_hand = damage_from_hand(params, card_value(hand[low], jv), st[I_HN], hs, left,
-                                        noise)
+            use_hand = damage_from_hand(
+                params, card_value(hand[low], jv), st[I_HN], hs, left, noise
+            )
         if use_hand:
             _discard(hand, seen, st, low, -1, jv)
             low = -1
@@ -741,8 +864,24 @@ def _left(st):
 
 
 @leaf
-def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen, feats, ci, cj,
-          odds, log_row, result):
+def _turn(
+    rules,
+    a,
+    strat_a,
+    strat_d,
+    noise_a,
+    noise_d,
+    decks,
+    hands,
+    ints,
+    seen,
+    feats,
+    ci,
+    cj,
+    odds,
+    log_row,
+    result,
+):
     """Seat ``a`` takes its turn (S4): it attacks the other, or it declines
     (SD11), or it has no legal attack and passes (SD10). Returns
     ``TURN_ATTACK``, ``TURN_DECLINE`` or ``TURN_PASS``."""
@@ -784,8 +923,11 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
         feats[k, 0] = _card_value_of(rules, lo, hi) * INV14
         feats[k, 1] = p
         feats[k, 2] = 1.0 if p >= win_at else 0.0
-        feats[k, 3] = 1.0 if (hand_a[ci[k]] >= N_NATURAL
-                              or (cj[k] >= 0 and hand_a[cj[k]] >= N_NATURAL)) else 0.0
+        feats[k, 3] = (
+            1.0
+            if (hand_a[ci[k]] >= N_NATURAL or (cj[k] >= 0 and hand_a[cj[k]] >= N_NATURAL))
+            else 0.0
+        )
         feats[k, 4] = 1.0 if cj[k] >= 0 else 0.0
         feats[k, 5] = 0.0
     # SD11: "you may take one action": declining is the last candidate (ties go to an attack)
@@ -828,8 +970,11 @@ def _turn(rules, a, strat_a, strat_d, noise_a, noise_d, decks, hands, ints, seen
                 hit, dmg, _c, _t = _resolve(rules, a_lo, a_hi, lo, hi, cj[k] >= 0, True)
                 feats[k, 0] = 1.0
                 feats[k, 2] = _card_value_of(rules, lo, hi) * INV14
-                feats[k, 4] = 1.0 if (hand_d[ci[k]] >= N_NATURAL
-                                      or (cj[k] >= 0 and hand_d[cj[k]] >= N_NATURAL)) else 0.0
+                feats[k, 4] = (
+                    1.0
+                    if (hand_d[ci[k]] >= N_NATURAL or (cj[k] >= 0 and hand_d[cj[k]] >= N_NATURAL))
+                    else 0.0
+                )
                 feats[k, 5] = 1.0 if cj[k] >= 0 else 0.0
             feats[k, 1] = 0.0 if hit else 1.0
             feats[k, 3] = dmg * INV14
@@ -913,8 +1058,24 @@ def _start(rules, seed, deal, rngs, decks, hands, ints, seen, result):
 
 
 @leaf
-def _play(rules, strat0, strat1, rngs, decks, hands, ints, seen, feats, ci, cj, sc, odds, log,
-          do_log, result):
+def _play(
+    rules,
+    strat0,
+    strat1,
+    rngs,
+    decks,
+    hands,
+    ints,
+    seen,
+    feats,
+    ci,
+    cj,
+    sc,
+    odds,
+    log,
+    do_log,
+    result,
+):
     jv = rules[R_JOKER_VALUE]
     hs = rules[R_HAND]
     # initiative (SD7): each plays a card; Spades, Diamonds, Clubs, Hearts, then value
@@ -972,8 +1133,24 @@ def _play(rules, strat0, strat1, rngs, decks, hands, ints, seen, feats, ci, cj, 
             strat_d = strat1 if s == 0 else strat0
             r = min(row, log.shape[0] - 1)
             log[r, L_ROUND] = rounds
-            acted = _turn(rules, s, strat_a, strat_d, rngs[2 + s], rngs[3 - s], decks, hands,
-                          ints, seen, feats, ci, cj, odds, log[r], result)
+            acted = _turn(
+                rules,
+                s,
+                strat_a,
+                strat_d,
+                rngs[2 + s],
+                rngs[3 - s],
+                decks,
+                hands,
+                ints,
+                seen,
+                feats,
+                ci,
+                cj,
+                odds,
+                log[r],
+                result,
+            )
             if do_log:
                 row += 1  # every turn, passes too
             if acted == TURN_ATTACK:
@@ -1044,8 +1221,24 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     ``do_log``, one row per turn goes to ``log``; returns the rows written."""
     rngs, decks, hands, ints, seen, feats, ci, cj, sc, odds = _work()
     _start(rules, seed, deal, rngs, decks, hands, ints, seen, result)
-    return _play(rules, strat0, strat1, rngs, decks, hands, ints, seen, feats, ci, cj, sc, odds,
-                 log, do_log, result)
+    return _play(
+        rules,
+        strat0,
+        strat1,
+        rngs,
+        decks,
+        hands,
+        ints,
+        seen,
+        feats,
+        ci,
+        cj,
+        sc,
+        odds,
+        log,
+        do_log,
+        result,
+    )
 
 
 CHUNK = 64  # games per parallel task: each task allocates its work arrays once
@@ -1063,11 +1256,43 @@ def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
             deal = first_deal + g // 2
             _start(rules, seed, deal, rngs, decks, hands, ints, seen, res)
             if g % 2 == 0:
-                _play(rules, strat_a, strat_b, rngs, decks, hands, ints, seen, feats, ci, cj, sc,
-                      odds, log, False, res)
+                _play(
+                    rules,
+                    strat_a,
+                    strat_b,
+                    rngs,
+                    decks,
+                    hands,
+                    ints,
+                    seen,
+                    feats,
+                    ci,
+                    cj,
+                    sc,
+                    odds,
+                    log,
+                    False,
+                    res,
+                )
             else:
-                _play(rules, strat_b, strat_a, rngs, decks, hands, ints, seen, feats, ci, cj, sc,
-                      odds, log, False, res)
+                _play(
+                    rules,
+                    strat_b,
+                    strat_a,
+                    rngs,
+                    decks,
+                    hands,
+                    ints,
+                    seen,
+                    feats,
+                    ci,
+                    cj,
+                    sc,
+                    odds,
+                    log,
+                    False,
+                    res,
+                )
             for k in range(N_RESULT):
                 out[g, k] = res[k]
 
@@ -1109,24 +1334,45 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
 def outcome_arrays(out: np.ndarray) -> dict:
     """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
     winner = out[:, X_WINNER]
-    res = pair_outcomes(winner, out[:, X_ROUNDS], out[:, X_LEAD], out[:, X_MAXDEF0],
-                        out[:, X_MAXDEF1], out[:, X_NOTAHEAD0], out[:, X_NOTAHEAD1])
+    res = pair_outcomes(
+        winner,
+        out[:, X_ROUNDS],
+        out[:, X_LEAD],
+        out[:, X_MAXDEF0],
+        out[:, X_MAXDEF1],
+        out[:, X_NOTAHEAD0],
+        out[:, X_NOTAHEAD1],
+    )
     first = out[:, X_FIRST]
-    res.update({
-        "rounds": out[:, X_ROUNDS], "reason": out[:, X_REASON],
-        "left_seat0": out[:, X_LEFT0], "left_seat1": out[:, X_LEFT1],
-        "exchanges": out[:, X_EXCH], "answers": out[:, X_ANSWERS], "ties": out[:, X_TIES],
-        "passes": out[:, X_PASSES], "declines": out[:, X_DECLINES], "first_seat": first,
-        "first_result": np.where(winner == DRAW, 1, np.where(winner == first, 2, 0)),
-        "hits_seat0": out[:, X_HITS0], "hits_seat1": out[:, X_HITS1],
-        "damage_seat0": out[:, X_DMG0], "damage_seat1": out[:, X_DMG1],
-        "disabled_at": np.where(out[:, X_DISABLED_AT] > 0, out[:, X_DISABLED_AT], -1),
-        "dead_at": np.where(out[:, X_DEAD_AT] > 0, out[:, X_DEAD_AT], -1),
-        "disabled_seat0": out[:, X_DIS0], "disabled_seat1": out[:, X_DIS1],
-        "dead_seat0": out[:, X_DEAD0], "dead_seat1": out[:, X_DEAD1],
-        "initiative_card_seat0": out[:, X_ICARD0], "initiative_card_seat1": out[:, X_ICARD1],
-        "max_hand": out[:, X_MAX_HAND], "conserved": out[:, X_CONSERVED],
-    })
+    res.update(
+        {
+            "rounds": out[:, X_ROUNDS],
+            "reason": out[:, X_REASON],
+            "left_seat0": out[:, X_LEFT0],
+            "left_seat1": out[:, X_LEFT1],
+            "exchanges": out[:, X_EXCH],
+            "answers": out[:, X_ANSWERS],
+            "ties": out[:, X_TIES],
+            "passes": out[:, X_PASSES],
+            "declines": out[:, X_DECLINES],
+            "first_seat": first,
+            "first_result": np.where(winner == DRAW, 1, np.where(winner == first, 2, 0)),
+            "hits_seat0": out[:, X_HITS0],
+            "hits_seat1": out[:, X_HITS1],
+            "damage_seat0": out[:, X_DMG0],
+            "damage_seat1": out[:, X_DMG1],
+            "disabled_at": np.where(out[:, X_DISABLED_AT] > 0, out[:, X_DISABLED_AT], -1),
+            "dead_at": np.where(out[:, X_DEAD_AT] > 0, out[:, X_DEAD_AT], -1),
+            "disabled_seat0": out[:, X_DIS0],
+            "disabled_seat1": out[:, X_DIS1],
+            "dead_seat0": out[:, X_DEAD0],
+            "dead_seat1": out[:, X_DEAD1],
+            "initiative_card_seat0": out[:, X_ICARD0],
+            "initiative_card_seat1": out[:, X_ICARD1],
+            "max_hand": out[:, X_MAX_HAND],
+            "conserved": out[:, X_CONSERVED],
+        }
+    )
     return res
 
 
@@ -1158,10 +1404,15 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
     first = int(res[X_FIRST])
     ic = [int(res[X_ICARD0]), int(res[X_ICARD1])]
-    events = [{"kind": "initiative", "cards": [card_name(c) if c >= 0 else None for c in ic],
-               "first_seat": first + 1,
-               "text": f"initiative: seat 1 {who[0]} plays {_cards(ic[0])}, seat 2 {who[1]} "
-                       f"plays {_cards(ic[1])}: seat {first + 1} ({who[first]}) acts first"}]
+    events = [
+        {
+            "kind": "initiative",
+            "cards": [card_name(c) if c >= 0 else None for c in ic],
+            "first_seat": first + 1,
+            "text": f"initiative: seat 1 {who[0]} plays {_cards(ic[0])}, seat 2 {who[1]} "
+            f"plays {_cards(ic[1])}: seat {first + 1} ({who[first]}) acts first",
+        }
+    ]
     for row in log:
         a = int(row[L_SEAT])
         o = 1 - a
@@ -1172,34 +1423,45 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             if row[L_DECLINED]:
                 what = "declines to attack (SD11)"
             elif row[L_PASS] >= 0:
-                what = (f"has no legal attack: discards {card_name(row[L_PASS])} and draws back "
-                        "up to a full hand (SD10)")
+                what = (
+                    f"has no legal attack: discards {card_name(row[L_PASS])} and draws back "
+                    "up to a full hand (SD10)"
+                )
             elif row[L_DIS_A]:
                 what = "draws its deck's last cards and is disabled (SD6)"
             else:
                 what = "has no legal attack and passes"
-            events.append({"kind": "decline" if row[L_DECLINED] else "pass",
-                           "round": int(row[L_ROUND]), "seat": a + 1,
-                           "discarded": card_name(row[L_PASS]) if row[L_PASS] >= 0 else None,
-                           "disabled": bool(row[L_DIS_A]), "left": left,
-                           "text": f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) {what}; "
-                                   f"cards left (seat 1 : seat 2) {left[0]} : {left[1]}"})
+            events.append(
+                {
+                    "kind": "decline" if row[L_DECLINED] else "pass",
+                    "round": int(row[L_ROUND]),
+                    "seat": a + 1,
+                    "discarded": card_name(row[L_PASS]) if row[L_PASS] >= 0 else None,
+                    "disabled": bool(row[L_DIS_A]),
+                    "left": left,
+                    "text": f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) {what}; "
+                    f"cards left (seat 1 : seat 2) {left[0]} : {left[1]}",
+                }
+            )
             continue
         if row[L_D1] >= 0:
             ans = f"seat {o + 1} answers {_cards(row[L_D1], row[L_D2])} = {int(row[L_CVD])}"
             if row[L_VOID]:
-                ans += (" (a Difficult pair whose lower card does not meet the attack: it counts "
-                        "for nothing, SD2)")
+                ans += (
+                    " (a Difficult pair whose lower card does not meet the attack: it counts "
+                    "for nothing, SD2)"
+                )
         else:
             ans = f"seat {o + 1} does not answer"
         if row[L_DAMAGE] > 0:
-            out = (f"hit for {int(row[L_DAMAGE])}: seat {o + 1} discards "
-                   f"{int(row[L_FROM_HAND])} from its hand and {int(row[L_FROM_DECK])} from "
-                   "its deck")
+            out = (
+                f"hit for {int(row[L_DAMAGE])}: seat {o + 1} discards "
+                f"{int(row[L_FROM_HAND])} from its hand and {int(row[L_FROM_DECK])} from "
+                "its deck"
+            )
         elif row[L_D1] >= 0 and not row[L_VOID] and row[L_CVD] == row[L_CVA]:
             out = "a tie: the defender holds"
-        elif (row[L_A2] >= 0 and row[L_CVA] > row[L_CVD]
-              and (row[L_VOID] == 0 and row[L_D1] >= 0)):
+        elif row[L_A2] >= 0 and row[L_CVA] > row[L_CVD] and (row[L_VOID] == 0 and row[L_D1] >= 0):
             out = "the attack fails: its lower card does not beat the answer (SD2)"
         else:
             out = "the attack fails"
@@ -1210,30 +1472,52 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             tail.append(f"seat {o + 1} is dead")
         elif row[L_DIS_D]:
             tail.append(f"seat {o + 1} is disabled")
-        text = (f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) attacks with "
-                f"{_cards(row[L_A1], row[L_A2])} = {int(row[L_CVA])}; {ans}; {out}; cards left "
-                f"(seat 1 : seat 2) {left[0]} : {left[1]}" + ("; " + ", ".join(tail)
-                                                              if tail else ""))
-        events.append({"kind": "attack", "round": int(row[L_ROUND]), "seat": a + 1,
-                       "attack": [card_name(c) for c in row[L_A1:L_A2 + 1] if c >= 0],
-                       "attack_value": int(row[L_CVA]),
-                       "answer": [card_name(c) for c in row[L_D1:L_D2 + 1] if c >= 0],
-                       "answer_value": int(row[L_CVD]), "answer_counts": not row[L_VOID],
-                       "damage": int(row[L_DAMAGE]),
-                       "from_hand": int(row[L_FROM_HAND]), "from_deck": int(row[L_FROM_DECK]),
-                       "left": left, "text": text})
+        text = (
+            f"round {int(row[L_ROUND])}: seat {a + 1} ({who[a]}) attacks with "
+            f"{_cards(row[L_A1], row[L_A2])} = {int(row[L_CVA])}; {ans}; {out}; cards left "
+            f"(seat 1 : seat 2) {left[0]} : {left[1]}" + ("; " + ", ".join(tail) if tail else "")
+        )
+        events.append(
+            {
+                "kind": "attack",
+                "round": int(row[L_ROUND]),
+                "seat": a + 1,
+                "attack": [card_name(c) for c in row[L_A1 : L_A2 + 1] if c >= 0],
+                "attack_value": int(row[L_CVA]),
+                "answer": [card_name(c) for c in row[L_D1 : L_D2 + 1] if c >= 0],
+                "answer_value": int(row[L_CVD]),
+                "answer_counts": not row[L_VOID],
+                "damage": int(row[L_DAMAGE]),
+                "from_hand": int(row[L_FROM_HAND]),
+                "from_deck": int(row[L_FROM_DECK]),
+                "left": left,
+                "text": text,
+            }
+        )
     winner = int(res[X_WINNER])
     reason = END_NAMES[int(res[X_REASON])]
     left = [int(res[X_LEFT0]), int(res[X_LEFT1])]
     if winner == DRAW:
-        text = f"draw after {int(res[X_ROUNDS])} rounds ({reason}); cards left {left[0]} : {left[1]}"
+        text = (
+            f"draw after {int(res[X_ROUNDS])} rounds ({reason}); cards left {left[0]} : {left[1]}"
+        )
     else:
-        text = (f"seat {winner + 1} ({who[winner]}) wins after {int(res[X_ROUNDS])} rounds and "
-                f"{int(res[X_EXCH])} attacks ({reason}); cards left {left[0]} : {left[1]}")
-    events.append({"kind": "end", "winner_seat": winner + 1 if winner != DRAW else None,
-                   "winner": who[winner] if winner != DRAW else None, "reason": reason,
-                   "rounds": int(res[X_ROUNDS]), "exchanges": int(res[X_EXCH]), "left": left,
-                   "text": text})
+        text = (
+            f"seat {winner + 1} ({who[winner]}) wins after {int(res[X_ROUNDS])} rounds and "
+            f"{int(res[X_EXCH])} attacks ({reason}); cards left {left[0]} : {left[1]}"
+        )
+    events.append(
+        {
+            "kind": "end",
+            "winner_seat": winner + 1 if winner != DRAW else None,
+            "winner": who[winner] if winner != DRAW else None,
+            "reason": reason,
+            "rounds": int(res[X_ROUNDS]),
+            "exchanges": int(res[X_EXCH]),
+            "left": left,
+            "text": text,
+        }
+    )
     return events
 
 
@@ -1242,9 +1526,14 @@ def catalogue() -> list[dict]:
     out = []
     for c in range(N_NATURAL + 2):
         su = card_suit(c)
-        out.append({"id": c, "label": card_name(c), "rank": value_name(card_value(c, 14))
-                    if c < N_NATURAL else "Joker",
-                    "suit": SUITS[su] if su >= 0 else "wild",
-                    "value": int(card_value(c, 14)),
-                    "purpose": SUIT_PURPOSE[su] if su >= 0 else "any"})
+        out.append(
+            {
+                "id": c,
+                "label": card_name(c),
+                "rank": value_name(card_value(c, 14)) if c < N_NATURAL else "Joker",
+                "suit": SUITS[su] if su >= 0 else "wild",
+                "value": int(card_value(c, 14)),
+                "purpose": SUIT_PURPOSE[su] if su >= 0 else "any",
+            }
+        )
     return out

@@ -20,9 +20,15 @@ from functools import lru_cache
 from itertools import product
 from math import comb
 
+
 @lru_cache(maxsize=None)
-def task_odds(target: int, hand_size: int = 5, jokers: int = 2, joker_value: int = 14,
-              failed_task_cards: int = 1) -> dict[str, Fraction]:
+def task_odds(
+    target: int,
+    hand_size: int = 5,
+    jokers: int = 2,
+    joker_value: int = 14,
+    failed_task_cards: int = 1,
+) -> dict[str, Fraction]:
     """Exact probabilities for a Task of ``target`` from a fresh hand.
 
     Returns ``in_suit`` (a card of the task's suit or a Joker meets the
@@ -44,8 +50,14 @@ def task_odds(target: int, hand_size: int = 5, jokers: int = 2, joker_value: int
             rest = hand_size - j - a - b1 - b2 - b3
             if rest < 0:
                 continue
-            ways = (comb(wild, j) * comb(high, a) * comb(high, b1) * comb(high, b2)
-                    * comb(high, b3) * comb(low, rest))
+            ways = (
+                comb(wild, j)
+                * comb(high, a)
+                * comb(high, b1)
+                * comb(high, b2)
+                * comb(high, b3)
+                * comb(low, rest)
+            )
             if not ways:
                 continue
             best_other = max(b1, b2, b3)
@@ -59,8 +71,9 @@ def task_odds(target: int, hand_size: int = 5, jokers: int = 2, joker_value: int
                 acc["either"] += ways
             if difficult and not in_suit:
                 acc["difficult_only"] += ways
-            acc["cards"] += ways * (1 if in_suit else 2 if difficult else
-                                    min(failed_task_cards, hand_size))
+            acc["cards"] += ways * (
+                1 if in_suit else 2 if difficult else min(failed_task_cards, hand_size)
+            )
     out = {k: Fraction(v, total) for k, v in acc.items()}
     out["joker"] = 1 - Fraction(comb(52, hand_size), total)  # 0 without Jokers
     return out

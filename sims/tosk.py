@@ -27,10 +27,28 @@ import numpy as np
 from sims import rng
 from sims.jit import njit, pnjit, prange
 from strategies.tosk import (
-    I_CAPACITY, I_DECK, I_DISCARD, I_HEAL_CARDS, I_HEAL_PER_CARD, I_MAX_HAND,
-    I_MY_HAND, I_MY_HP, I_OPP_ATK_SUM, I_OPP_DEF_SUM, I_OPP_HAND, I_OPP_HP,
-    I_OPP_LAST_ATK, I_OPP_LAST_DEF, I_OPP_REVEALS, I_ROUND, I_START_HP, N_INFO,
-    P_FORBIDDEN, choose_heal, choose_play, keep_value,
+    I_CAPACITY,
+    I_DECK,
+    I_DISCARD,
+    I_HEAL_CARDS,
+    I_HEAL_PER_CARD,
+    I_MAX_HAND,
+    I_MY_HAND,
+    I_MY_HP,
+    I_OPP_ATK_SUM,
+    I_OPP_DEF_SUM,
+    I_OPP_HAND,
+    I_OPP_HP,
+    I_OPP_LAST_ATK,
+    I_OPP_LAST_DEF,
+    I_OPP_REVEALS,
+    I_ROUND,
+    I_START_HP,
+    N_INFO,
+    P_FORBIDDEN,
+    choose_heal,
+    choose_play,
+    keep_value,
 )
 
 GAME = "tosk"
@@ -64,26 +82,69 @@ RULE_FIELDS = (
     "heal_needs_loss",  # TD2: a heal card may only be discarded to restore lost HP
 )
 DEFAULT_RULES = {
-    "capacity": 13, "max_hand": 6, "start_hp": 20, "heal_cards": 3, "heal_per_card": 1,
-    "force": False, "momentum": False, "technique_by_colour": False, "max_rounds": 100,
-    "momentum_counts_techniques": True, "technique_cost": 3, "heal_needs_loss": True,
+    "capacity": 13,
+    "max_hand": 6,
+    "start_hp": 20,
+    "heal_cards": 3,
+    "heal_per_card": 1,
+    "force": False,
+    "momentum": False,
+    "technique_by_colour": False,
+    "max_rounds": 100,
+    "momentum_counts_techniques": True,
+    "technique_cost": 3,
+    "heal_needs_loss": True,
 }
 RULE_LIMITS = {  # allowed ranges, checked by the config loader
-    "capacity": (0, 200), "max_hand": (1, 8), "start_hp": (1, 1000), "heal_cards": (0, 8),
-    "heal_per_card": (0, 100), "max_rounds": (1, 10000), "technique_cost": (0, 50),
+    "capacity": (0, 200),
+    "max_hand": (1, 8),
+    "start_hp": (1, 1000),
+    "heal_cards": (0, 8),
+    "heal_per_card": (0, 100),
+    "max_rounds": (1, 10000),
+    "technique_cost": (0, 50),
 }
-(R_CAPACITY, R_MAX_HAND, R_START_HP, R_HEAL_CARDS, R_HEAL_PER_CARD, R_FORCE, R_MOMENTUM,
- R_BY_COLOUR, R_MAX_ROUNDS, R_MOMENTUM_TECH, R_TECH_COST, R_HEAL_NEEDS_LOSS) = range(
-    len(RULE_FIELDS))
+(
+    R_CAPACITY,
+    R_MAX_HAND,
+    R_START_HP,
+    R_HEAL_CARDS,
+    R_HEAL_PER_CARD,
+    R_FORCE,
+    R_MOMENTUM,
+    R_BY_COLOUR,
+    R_MAX_ROUNDS,
+    R_MOMENTUM_TECH,
+    R_TECH_COST,
+    R_HEAL_NEEDS_LOSS,
+) = range(len(RULE_FIELDS))
 MAX_HAND = 8  # array width for hands; max_hand is validated against it
 
 # ---- workspace rows for enumerate_plays (per card, then per subset mask) ------
-(W_COST, W_ATK, W_DEF, W_GRP, W_TECH, W_RUNBIT, W_RANKBIT, W_FORB,
- W_PACK, W_FPACK, W_FLAG, W_GACT, W_M_PACK, W_M_FLAGS, W_MEMO, W_DP0, W_DP1) = range(17)
+(
+    W_COST,
+    W_ATK,
+    W_DEF,
+    W_GRP,
+    W_TECH,
+    W_RUNBIT,
+    W_RANKBIT,
+    W_FORB,
+    W_PACK,
+    W_FPACK,
+    W_FLAG,
+    W_GACT,
+    W_M_PACK,
+    W_M_FLAGS,
+    W_MEMO,
+    W_DP0,
+    W_DP1,
+) = range(17)
 W_ROWS = 17  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front
 W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
-_LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)],
-                   dtype=np.int64)
+_LOWBIT = np.array(
+    [0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)], dtype=np.int64
+)
 # Most undominated technique assignments of one play (T4): at most MAX_HAND // 2
 # actions are boosted (each by its own technique), each adding at most 4 ATK and
 # 3 DEF, and the assignments offered differ in both extra ATK and extra DEF, so
@@ -145,12 +206,19 @@ def catalogue() -> list[dict]:
     for c in range(N_CARDS):
         r = c // 4
         tech = r >= FIRST_TECHNIQUE
-        out.append({
-            "id": c, "code": card_code(c), "label": card_label(c), "rank": RANK_NAMES[r],
-            "suit": SUIT_SYMBOLS[c % 4], "technique": tech,
-            "cost": None if tech else int(RANK_VALUE[r]),
-            "atk": int(PIP_ATK[r]), "def": int(PIP_DEF[r]),
-        })
+        out.append(
+            {
+                "id": c,
+                "code": card_code(c),
+                "label": card_label(c),
+                "rank": RANK_NAMES[r],
+                "suit": SUIT_SYMBOLS[c % 4],
+                "technique": tech,
+                "cost": None if tech else int(RANK_VALUE[r]),
+                "atk": int(PIP_ATK[r]),
+                "def": int(PIP_DEF[r]),
+            }
+        )
     return out
 
 
@@ -167,10 +235,12 @@ def workspace(max_hand):
     written before it is read.
     """
     n_masks = 1 << max_hand
-    return (np.empty((W_ROWS, max(n_masks, W_WIDTH)), dtype=np.int64),
-            np.empty(n_masks * MAX_FRONT, dtype=np.int64),
-            np.empty((5, n_masks * MAX_FRONT), dtype=np.float64),
-            np.empty(n_masks * MAX_FRONT, dtype=np.int64))
+    return (
+        np.empty((W_ROWS, max(n_masks, W_WIDTH)), dtype=np.int64),
+        np.empty(n_masks * MAX_FRONT, dtype=np.int64),
+        np.empty((5, n_masks * MAX_FRONT), dtype=np.float64),
+        np.empty(n_masks * MAX_FRONT, dtype=np.int64),
+    )
 
 
 @njit(inline="always")
@@ -345,8 +415,7 @@ _G_FORB, _G_RUNS = 12, 16
 
 
 @njit(inline="always")
-def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, ncards, wasted,
-         mask):
+def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, ncards, wasted, mask):
     """Write candidate ``k``."""
     c_atk[k] = atk
     c_def[k] = dfn
@@ -357,8 +426,9 @@ def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, nca
 
 
 @njit
-def enumerate_plays(rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost, c_cards,
-                    c_wasted, c_mask):
+def enumerate_plays(
+    rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost, c_cards, c_wasted, c_mask
+):
     """Every legal play of ``cards[:n]`` (T4–T7), written to the ``c_*`` arrays.
 
     Subsets are built incrementally (each mask from the mask without its
@@ -399,10 +469,16 @@ def enumerate_plays(rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost,
     force = rules[R_FORCE] != 0
     # per-card packed contributions
     for i in range(n):
-        ws[W_PACK, i] = (ws[W_COST, i] << _F_COST) | (ws[W_ATK, i] << _F_ATK) \
-            | (ws[W_DEF, i] << _F_DEF) | (1 << _F_N) | (ws[W_TECH, i] << (_F_TG + 4 * ws[W_GRP, i]))
-        ws[W_FPACK, i] = ((1 if ws[W_ATK, i] > 0 else 0) << _F_FATK) \
-            | ((1 if ws[W_DEF, i] > 0 else 0) << _F_FDEF)
+        ws[W_PACK, i] = (
+            (ws[W_COST, i] << _F_COST)
+            | (ws[W_ATK, i] << _F_ATK)
+            | (ws[W_DEF, i] << _F_DEF)
+            | (1 << _F_N)
+            | (ws[W_TECH, i] << (_F_TG + 4 * ws[W_GRP, i]))
+        )
+        ws[W_FPACK, i] = ((1 if ws[W_ATK, i] > 0 else 0) << _F_FATK) | (
+            (1 if ws[W_DEF, i] > 0 else 0) << _F_FDEF
+        )
         ws[W_FLAG, i] = ws[W_RANKBIT, i] | (ws[W_FORB, i] << _G_FORB) | (ws[W_RUNBIT, i] << _G_RUNS)
     ws[W_M_PACK, 0] = 0
     ws[W_M_FLAGS, 0] = 0
@@ -434,8 +510,21 @@ def enumerate_plays(rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost,
         ncards = (pk >> _F_N) & 15
         tg = pk >> _F_TG
         if tg == 0:
-            _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
-                 atk, dfn, cost, ncards, 0, mask)
+            _put(
+                c_atk,
+                c_def,
+                c_cost,
+                c_cards,
+                c_wasted,
+                c_mask,
+                n_cand,
+                atk,
+                dfn,
+                cost,
+                ncards,
+                0,
+                mask,
+            )
             n_cand += 1
             continue
         # T5: doubling is on base pips, before the flat Force bonus
@@ -450,8 +539,21 @@ def enumerate_plays(rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost,
         wasted = v >> 32
         for k in range(first, first + ((v >> 24) & 255)):
             pt = front[k]
-            _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, n_cand,
-                 atk + (pt & 65535), dfn + (pt >> 16), cost, ncards, wasted, mask)
+            _put(
+                c_atk,
+                c_def,
+                c_cost,
+                c_cards,
+                c_wasted,
+                c_mask,
+                n_cand,
+                atk + (pt & 65535),
+                dfn + (pt >> 16),
+                cost,
+                ncards,
+                wasted,
+                mask,
+            )
             n_cand += 1
     return n_cand
 
@@ -644,8 +746,20 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             o = 1 - s
             n = hand_n[s]
             forbidden = np.int64(strat[P_FORBIDDEN])
-            n_cand = enumerate_plays(rules, hand0 if s == 0 else hand1, n, forbidden, ws, front,
-                                     c_atk, c_def, c_cost, c_cards, c_wasted, c_mask)
+            n_cand = enumerate_plays(
+                rules,
+                hand0 if s == 0 else hand1,
+                n,
+                forbidden,
+                ws,
+                front,
+                c_atk,
+                c_def,
+                c_cost,
+                c_cards,
+                c_wasted,
+                c_mask,
+            )
             info[I_MY_HP] = hp[s]
             info[I_OPP_HP] = hp[o]
             info[I_START_HP] = start_hp
@@ -748,16 +862,21 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             if rules[R_HEAL_PER_CARD] > 0 and (lost > 0 or rules[R_HEAL_NEEDS_LOSS] == 0):
                 h_max = min(rules[R_HEAL_CARDS], m)
                 if rules[R_HEAL_NEEDS_LOSS] != 0:  # TD2: every heal card restores HP
-                    h_max = min(h_max, (lost + rules[R_HEAL_PER_CARD] - 1)
-                                // rules[R_HEAL_PER_CARD])
+                    h_max = min(
+                        h_max, (lost + rules[R_HEAL_PER_CARD] - 1) // rules[R_HEAL_PER_CARD]
+                    )
             healed_log = 0
             if h_max > 0:
                 for i in range(m):
                     c = hand[s, i]
                     r = c // 4
-                    keeps[i] = keep_value(strat, PIP_ATK[r], PIP_DEF[r],
-                                          1.0 if r >= FIRST_TECHNIQUE else 0.0,
-                                          card_cost(rules, c))
+                    keeps[i] = keep_value(
+                        strat,
+                        PIP_ATK[r],
+                        PIP_DEF[r],
+                        1.0 if r >= FIRST_TECHNIQUE else 0.0,
+                        card_cost(rules, c),
+                    )
                 # selection sort of hand positions by keep value (stable)
                 for a in range(m):
                     idx[a] = a
@@ -801,8 +920,9 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
         _track_score(hp, rounds, lead, max_def, not_ahead)
         for s in range(2):
             k = min(cap - p_cost[s], max_hand - hand_n[s])
-            drawn, resh = _draw(rules, s, k, hand, hand_n, deck, deck_n, disc, disc_n,
-                                seen, resh_rng)
+            drawn, resh = _draw(
+                rules, s, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng
+            )
             if do_log:
                 log[rnd, s, L_DRAWN] = drawn
                 log[rnd, s, L_RESHUFFLES] = resh
@@ -862,9 +982,15 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     if first_game % 2 or n_games % 2:
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    _simulate(np.asarray(rules, np.int64), np.asarray(strat_a, np.float64),
-              np.asarray(strat_b, np.float64), np.uint64(seed), first_game // 2,
-              n_games // 2, out)
+    _simulate(
+        np.asarray(rules, np.int64),
+        np.asarray(strat_a, np.float64),
+        np.asarray(strat_b, np.float64),
+        np.uint64(seed),
+        first_game // 2,
+        n_games // 2,
+        out,
+    )
     return outcome_arrays(out)
 
 
@@ -892,16 +1018,28 @@ def outcome_arrays(out: np.ndarray) -> dict:
     pb = np.where(a_seat == 0, out[:, 8], out[:, 7])
     decided = winner != DRAW
     return {
-        "winner_seat": winner, "a_seat": a_seat, "a_points": a_points,
-        "rounds": out[:, 1], "reason": out[:, 2], "hp_seat0": out[:, 3],
-        "hp_seat1": out[:, 4], "seen_a": sa, "seen_b": sb, "played_a": pa, "played_b": pb,
+        "winner_seat": winner,
+        "a_seat": a_seat,
+        "a_points": a_points,
+        "rounds": out[:, 1],
+        "reason": out[:, 2],
+        "hp_seat0": out[:, 3],
+        "hp_seat1": out[:, 4],
+        "seen_a": sa,
+        "seen_b": sb,
+        "played_a": pa,
+        "played_b": pb,
         "cards_total": out[:, 9],
         "lead_changes": out[:, R_LEAD_CHANGES],
-        "max_deficit": np.where(decided, np.where(winner == 0, out[:, R_MAX_DEFICIT],
-                                                  out[:, R_MAX_DEFICIT + 1]), -1),
-        "decided_pct": np.where(decided, (100 * np.where(winner == 0, out[:, R_NOT_AHEAD],
-                                                         out[:, R_NOT_AHEAD + 1]))
-                                // np.maximum(out[:, 1], 1), -1),
+        "max_deficit": np.where(
+            decided, np.where(winner == 0, out[:, R_MAX_DEFICIT], out[:, R_MAX_DEFICIT + 1]), -1
+        ),
+        "decided_pct": np.where(
+            decided,
+            (100 * np.where(winner == 0, out[:, R_NOT_AHEAD], out[:, R_NOT_AHEAD + 1]))
+            // np.maximum(out[:, 1], 1),
+            -1,
+        ),
     }
 
 
@@ -924,8 +1062,11 @@ def trace_log(rules, strat_a, strat_b, seed, game):
 
 
 def _cards_of(row, mask):
-    return [card_label(int(row[L_HAND + i])) for i in range(MAX_HAND)
-            if row[L_HAND + i] >= 0 and (mask >> i) & 1]
+    return [
+        card_label(int(row[L_HAND + i]))
+        for i in range(MAX_HAND)
+        if row[L_HAND + i] >= 0 and (mask >> i) & 1
+    ]
 
 
 def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
@@ -940,20 +1081,33 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     for r in range(log.shape[0]):
         for s in range(2):
             row = log[r, s]
-            hand = [card_label(int(c)) for c in row[L_HAND:L_HAND + MAX_HAND] if c >= 0]
+            hand = [card_label(int(c)) for c in row[L_HAND : L_HAND + MAX_HAND] if c >= 0]
             played = _cards_of(row, row[L_PLAYED])
             healed = _cards_of(row, row[L_HEALED])
-            ev = {"kind": "round", "round": r + 1, "seat": s + 1, "player": who[s],
-                  "hand": hand, "played": played, "cost": int(row[L_COST]),
-                  "atk": int(row[L_ATK]), "def": int(row[L_DEF]),
-                  "damage_taken": int(row[L_DMG_TAKEN]), "hp_after_combat": int(row[L_HP_COMBAT]),
-                  "healed_with": healed, "hp_end": int(row[L_HP_END]),
-                  "drawn": int(row[L_DRAWN]), "reshuffles": int(row[L_RESHUFFLES]),
-                  "sudden_death": bool(row[L_SUDDEN])}
-            text = (f"round {r + 1:>3} seat {s + 1} {who[s]:<10} hand [{' '.join(hand)}] "
-                    f"plays [{' '.join(played) or '-'}] cost {ev['cost']} -> "
-                    f"{ev['atk']} ATK / {ev['def']} DEF; takes {ev['damage_taken']} -> "
-                    f"{ev['hp_after_combat']} HP")
+            ev = {
+                "kind": "round",
+                "round": r + 1,
+                "seat": s + 1,
+                "player": who[s],
+                "hand": hand,
+                "played": played,
+                "cost": int(row[L_COST]),
+                "atk": int(row[L_ATK]),
+                "def": int(row[L_DEF]),
+                "damage_taken": int(row[L_DMG_TAKEN]),
+                "hp_after_combat": int(row[L_HP_COMBAT]),
+                "healed_with": healed,
+                "hp_end": int(row[L_HP_END]),
+                "drawn": int(row[L_DRAWN]),
+                "reshuffles": int(row[L_RESHUFFLES]),
+                "sudden_death": bool(row[L_SUDDEN]),
+            }
+            text = (
+                f"round {r + 1:>3} seat {s + 1} {who[s]:<10} hand [{' '.join(hand)}] "
+                f"plays [{' '.join(played) or '-'}] cost {ev['cost']} -> "
+                f"{ev['atk']} ATK / {ev['def']} DEF; takes {ev['damage_taken']} -> "
+                f"{ev['hp_after_combat']} HP"
+            )
             if healed:
                 text += f"; heals with [{' '.join(healed)}] -> {ev['hp_end']} HP"
             if r < log.shape[0] - 1 or res[0] == DRAW:
@@ -969,16 +1123,38 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
     if winner == DRAW:
         text = f"draw after {int(res[1])} rounds ({reason})"
     else:
-        text = (f"seat {winner + 1} ({who[winner]}) wins after {int(res[1])} rounds "
-                f"({reason}); HP {int(res[3])} : {int(res[4])}")
-    events.append({"kind": "end", "winner_seat": winner + 1 if winner != DRAW else None,
-                   "winner": who[winner] if winner != DRAW else None, "reason": reason,
-                   "rounds": int(res[1]), "hp": [int(res[3]), int(res[4])], "text": text})
+        text = (
+            f"seat {winner + 1} ({who[winner]}) wins after {int(res[1])} rounds "
+            f"({reason}); HP {int(res[3])} : {int(res[4])}"
+        )
+    events.append(
+        {
+            "kind": "end",
+            "winner_seat": winner + 1 if winner != DRAW else None,
+            "winner": who[winner] if winner != DRAW else None,
+            "reason": reason,
+            "rounds": int(res[1]),
+            "hp": [int(res[3]), int(res[4])],
+            "text": text,
+        }
+    )
     return events
 
 
-_SUIT_ALIASES = {"C": 0, "D": 1, "H": 2, "S": 3, "♣": 0, "♦": 1, "♥": 2, "♠": 3,
-                 "♧": 0, "♢": 1, "♡": 2, "♤": 3}
+_SUIT_ALIASES = {
+    "C": 0,
+    "D": 1,
+    "H": 2,
+    "S": 3,
+    "♣": 0,
+    "♦": 1,
+    "♥": 2,
+    "♠": 3,
+    "♧": 0,
+    "♢": 1,
+    "♡": 2,
+    "♤": 3,
+}
 
 
 def parse_card(code: str) -> int:
@@ -1006,8 +1182,9 @@ def technique_choices(rules, cards) -> list[tuple[int, int]]:
     hand = np.full(MAX_HAND, -1, dtype=np.int64)
     hand[:n] = cards
     ws, front, cand, c_mask = workspace(MAX_HAND)
-    k = enumerate_plays(rules, hand, n, 0, ws, front, cand[0], cand[1], cand[2], cand[3],
-                        cand[4], c_mask)
+    k = enumerate_plays(
+        rules, hand, n, 0, ws, front, cand[0], cand[1], cand[2], cand[3], cand[4], c_mask
+    )
     return [(int(cand[0, i]), int(cand[1, i])) for i in range(k) if c_mask[i] == (1 << n) - 1]
 
 
@@ -1024,7 +1201,12 @@ def play_cards(rules, cards) -> dict:
     ev = np.zeros(4, dtype=np.int64)
     evaluate(rules, np.asarray(cards, np.int64), n, 2, ev)
     cost, atk, dfn, wasted = (int(x) for x in ev)
-    return {"cost": cost, "atk": atk, "def": dfn, "wasted_techniques": wasted,
-            "choices": technique_choices(rules, cards) if n <= MAX_HAND else [],
-            "capacity": int(rules[R_CAPACITY]), "legal": cost <= rules[R_CAPACITY]
-            and n <= rules[R_MAX_HAND]}
+    return {
+        "cost": cost,
+        "atk": atk,
+        "def": dfn,
+        "wasted_techniques": wasted,
+        "choices": technique_choices(rules, cards) if n <= MAX_HAND else [],
+        "capacity": int(rules[R_CAPACITY]),
+        "legal": cost <= rules[R_CAPACITY] and n <= rules[R_MAX_HAND],
+    }

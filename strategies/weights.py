@@ -3,8 +3,9 @@
 import numpy as np
 
 
-def weight_vector(spec: dict, n_params: int, sections: dict, scalars: dict,
-                  defaults: dict) -> np.ndarray:
+def weight_vector(
+    spec: dict, n_params: int, sections: dict, scalars: dict, defaults: dict
+) -> np.ndarray:
     """float64[n_params]: ``defaults`` (index → value), then each section's
     feature weights (``sections``: name → (first index, features)) and the
     scalars (``scalars``: name → (index, help)) that ``spec`` sets. Unknown

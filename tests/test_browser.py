@@ -29,9 +29,15 @@ import pytest
 from balance.errors import UserError
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SCRIPT = Path(sys.executable).with_name("balance")
 BASE_CMD = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "balance.cli"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +46,7 @@ GAMES = 200  # per strategy pair and variant: enough for every table, quick to r
 
 EVIL_SCRIPT = "<script>window.__pwned=1</script>"
 EVIL_IMG = '<img src=x onerror="window.__pwned=2">'
+
 
 # ---- skipping: never under CI ----------------------------------------------------------
 def _under_ci() -> bool:
@@ -70,23 +77,37 @@ def browser():
 
 # ---- building a report -------------------------------------------------------------------
 def _env(folder: Path) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_DISABLE_JIT", "BALANCE_PROGRESS", "BALANCE_RESULTS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NUMBA_DISABLE_JIT", "BALANCE_PROGRESS", "BALANCE_RESULTS")
+    }
     env["BALANCE_RESULTS"] = str(folder / "results")
     return env
 
 
 def _run(cmd: list[str], folder: Path) -> str:
-    res = subprocess.run(cmd, cwd=folder, env=_env(folder), capture_output=True, text=True,
-                         encoding="utf-8", timeout=600)
+    res = subprocess.run(
+        cmd,
+        cwd=folder,
+        env=_env(folder),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
     assert res.returncode == 0, f"{' '.join(cmd)} failed:\n{res.stderr}"
     assert "Traceback" not in res.stderr, res.stderr
     return res.stdout
 
 
-def build_report(folder: Path, variants: str, strategies: str,
-                 played: threading.Event | None = None,
-                 after: threading.Event | None = None) -> Path:
+def build_report(
+    folder: Path,
+    variants: str,
+    strategies: str,
+    played: threading.Event | None = None,
+    after: threading.Event | None = None,
+) -> Path:
     """Run a tiny round robin with the CLI and build its report page; returns the page.
 
     ``after``: wait for this before playing (one engine compile, not two at once,
@@ -97,15 +118,33 @@ def build_report(folder: Path, variants: str, strategies: str,
     if after is not None:
         after.wait(timeout=600)
     try:
-        _run([*BASE_CMD, "tosk", "compare", "--variants", variants, "--strategies", strategies,
-              "-n", str(GAMES), "--seed", "1", "--results", str(results)], folder)
+        _run(
+            [
+                *BASE_CMD,
+                "tosk",
+                "compare",
+                "--variants",
+                variants,
+                "--strategies",
+                strategies,
+                "-n",
+                str(GAMES),
+                "--seed",
+                "1",
+                "--results",
+                str(results),
+            ],
+            folder,
+        )
     finally:
         if played is not None:
             played.set()
     page = folder / "report.html"
     # the runs are in the store now: the report reads them, it does not play again
-    _run([*BASE_CMD, "report", str(results / "tosk"), "-o", str(page),
-          "--results", str(results)], folder)
+    _run(
+        [*BASE_CMD, "report", str(results / "tosk"), "-o", str(page), "--results", str(results)],
+        folder,
+    )
     assert page.is_file(), f"no report at {page}"
     return page
 
@@ -114,8 +153,10 @@ def _hostile_strategies(folder: Path) -> str:
     """Two strategy files whose display names are HTML; returns the --strategies list."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for stem, name, source in (("evil-script", EVIL_SCRIPT, "aggressor"),
-                               ("evil-img", EVIL_IMG, "turtle")):
+    for stem, name, source in (
+        ("evil-script", EVIL_SCRIPT, "aggressor"),
+        ("evil-img", EVIL_IMG, "turtle"),
+    ):
         weights = (ROOT / "strategies" / "tosk" / f"{source}.toml").read_text(encoding="utf-8")
         path = folder / f"{stem}.toml"
         path.write_text(f"name = {json.dumps(name)}\n{weights}", encoding="utf-8")
@@ -134,10 +175,12 @@ def builds(browser, tmp_path_factory):
     played = threading.Event()
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {
-            "plain": pool.submit(build_report, plain, VARIANTS, "random,aggressor,balanced",
-                                 played=played),
-            "hostile": pool.submit(build_report, hostile, "base", _hostile_strategies(hostile),
-                                   after=played),
+            "plain": pool.submit(
+                build_report, plain, VARIANTS, "random,aggressor,balanced", played=played
+            ),
+            "hostile": pool.submit(
+                build_report, hostile, "base", _hostile_strategies(hostile), after=played
+            ),
         }
         # wait for both here: a failure is raised by the fixture of the test that needs it
         wait(futures.values())
@@ -216,7 +259,8 @@ def test_every_chart_is_visible_with_a_size(opened):
         box = chart.bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} has size {box}"
     broken = opened.page.evaluate(
-        "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).length")
+        "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).length"
+    )
     assert broken == 0, f"{broken} image(s) did not load"
 
 
@@ -258,8 +302,13 @@ def test_clicking_a_header_sorts_the_column(opened):
     found = page.evaluate(FIND_SORTABLE)
     assert found, "no visible sortable table with a numeric column of distinct values"
     t, c = found
-    header = page.locator("table.sortable, table[data-sortable]").nth(t).locator("thead tr").first \
-        .locator("th, td").nth(c)
+    header = (
+        page.locator("table.sortable, table[data-sortable]")
+        .nth(t)
+        .locator("thead tr")
+        .first.locator("th, td")
+        .nth(c)
+    )
     before = page.evaluate(COLUMN, found)
     header.click()
     first = page.evaluate(COLUMN, found)
@@ -320,8 +369,17 @@ def test_strategy_name_key_sets_the_display_name(tmp_path):
     assert load_strategy("tosk", "aggressor").name == "aggressor"
 
 
-@pytest.mark.parametrize("line", ['name = ""', 'name = "   "', f'name = "{"x" * 81}"',
-                                  "name = 3", "name = true", 'name = ["a"]'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'name = ""',
+        'name = "   "',
+        f'name = "{"x" * 81}"',
+        "name = 3",
+        "name = true",
+        'name = ["a"]',
+    ],
+)
 def test_bad_strategy_name_is_one_line_user_error(tmp_path, line):
     from balance.config import load_strategy
 
@@ -337,10 +395,12 @@ def suits_page(browser, tmp_path_factory):
     from balance import suits
 
     folder = tmp_path_factory.mktemp("suits")
-    tasks = suits.run_tasks(suits.TasksPlan(hands=5000, characters=200, seed=2),
-                            results=folder / "results")
-    struggle = suits.run_struggle(suits.StrugglePlan(games=200, seed=2),
-                                  results=folder / "results", progress=False)
+    tasks = suits.run_tasks(
+        suits.TasksPlan(hands=5000, characters=200, seed=2), results=folder / "results"
+    )
+    struggle = suits.run_struggle(
+        suits.StrugglePlan(games=200, seed=2), results=folder / "results", progress=False
+    )
     return suits.write_page(tasks, struggle, folder / "suits-analysis.html")
 
 
@@ -365,8 +425,9 @@ def test_suits_page_in_the_browser(browser, suits_page):
         found = page.evaluate(FIND_SORTABLE)
         assert found, "no sortable numeric column"
         t, c = found
-        header = page.locator("table.sortable").nth(t).locator("thead tr").first \
-            .locator("th, td").nth(c)
+        header = (
+            page.locator("table.sortable").nth(t).locator("thead tr").first.locator("th, td").nth(c)
+        )
         header.click()
         first = page.evaluate(COLUMN, found)
         assert first in (sorted(first), sorted(first, reverse=True))

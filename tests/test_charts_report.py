@@ -42,33 +42,83 @@ def make_tables(variants=VARIANTS, strategies=STRATEGIES, games=1000, cards=True
             lo, hi = _wilson(wins, games)
             score = (wins + draws / 2) / games
             slo, shi = _wilson(wins + draws / 2, games)
-            mrows.append(dict(variant=v, a=a, b=b, games=games, a_wins=wins,
-                              b_wins=games - draws - wins, draws=draws, winrate=wins / games,
-                              winrate_lo=lo, winrate_hi=hi, score=score, score_lo=slo,
-                              score_hi=shi, rounds_mean=12 + vi, rounds_sd=4.0))
+            mrows.append(
+                dict(
+                    variant=v,
+                    a=a,
+                    b=b,
+                    games=games,
+                    a_wins=wins,
+                    b_wins=games - draws - wins,
+                    draws=draws,
+                    winrate=wins / games,
+                    winrate_lo=lo,
+                    winrate_hi=hi,
+                    score=score,
+                    score_lo=slo,
+                    score_hi=shi,
+                    rounds_mean=12 + vi,
+                    rounds_sd=4.0,
+                )
+            )
         m = pd.DataFrame([r for r in mrows if r["variant"] == v])
         for s in strategies:
             g = m[m.a == s]
             n, w, d = int(g.games.sum()), int(g.a_wins.sum()), int(g.draws.sum())
             lo, hi = _wilson(w, n)
             slo, shi = _wilson(w + d / 2, n)
-            srows.append(dict(variant=v, strategy=s, games=n, wins=w, draws=d, winrate=w / n,
-                              winrate_lo=lo, winrate_hi=hi, score=(w + d / 2) / n,
-                              score_lo=slo, score_hi=shi))
+            srows.append(
+                dict(
+                    variant=v,
+                    strategy=s,
+                    games=n,
+                    wins=w,
+                    draws=d,
+                    winrate=w / n,
+                    winrate_lo=lo,
+                    winrate_hi=hi,
+                    score=(w + d / 2) / n,
+                    score_lo=slo,
+                    score_hi=shi,
+                )
+            )
             if v != "base":
                 diff = shift + rng.normal(0, 0.01)
                 p = float(rng.uniform(0.0001, 0.2))
-                drows.append(dict(variant=v, strategy=s, n_pairs=games // 2, diff=diff,
-                                  diff_lo=diff - 0.015, diff_hi=diff + 0.015, p=p,
-                                  p_holm=min(1.0, 3 * p), significant=3 * p < 0.05))
+                drows.append(
+                    dict(
+                        variant=v,
+                        strategy=s,
+                        n_pairs=games // 2,
+                        diff=diff,
+                        diff_lo=diff - 0.015,
+                        diff_hi=diff + 0.015,
+                        p=p,
+                        p_holm=min(1.0, 3 * p),
+                        significant=3 * p < 0.05,
+                    )
+                )
         total = int(m.games.sum())
         draws = int(m.draws.sum())
         dlo, dhi = _wilson(draws, total)
         best = strategies[-1]
-        vrows.append(dict(variant=v, games=total, draws=draws, draw_rate=draws / total,
-                          draw_lo=dlo, draw_hi=dhi, rounds_mean=12.0 + vi, rounds_sd=4.0,
-                          best_strategy=best, luck_skill_winrate=0.78, luck_skill_lo=0.75,
-                          luck_skill_hi=0.81, games_needed=7 if vi == 0 else np.nan))
+        vrows.append(
+            dict(
+                variant=v,
+                games=total,
+                draws=draws,
+                draw_rate=draws / total,
+                draw_lo=dlo,
+                draw_hi=dhi,
+                rounds_mean=12.0 + vi,
+                rounds_sd=4.0,
+                best_strategy=best,
+                luck_skill_winrate=0.78,
+                luck_skill_lo=0.75,
+                luck_skill_hi=0.81,
+                games_needed=7 if vi == 0 else np.nan,
+            )
+        )
         hist = rng.poisson(12 + vi, size=total)
         for r, c in zip(*np.unique(hist, return_counts=True)):
             rrows.append(dict(variant=v, rounds=int(r), count=int(c)))
@@ -79,28 +129,64 @@ def make_tables(variants=VARIANTS, strategies=STRATEGIES, games=1000, cards=True
                     n = 400
                     lo, hi = _wilson(wr * n, n)
                     gih, gns = wr + 0.02, wr - 0.02
-                    crows.append(dict(variant=v, strategy=s, card=f"{rank}{suit}", rank=rank,
-                                      suit=suit, played_n=n, played_wr=wr, played_lo=lo,
-                                      played_hi=hi, gih_n=600, gih_wr=gih, gih_lo=gih - 0.04,
-                                      gih_hi=gih + 0.04, gns_n=300, gns_wr=gns, iwd=gih - gns,
-                                      iwd_lo=gih - gns - 0.05, iwd_hi=gih - gns + 0.05))
+                    crows.append(
+                        dict(
+                            variant=v,
+                            strategy=s,
+                            card=f"{rank}{suit}",
+                            rank=rank,
+                            suit=suit,
+                            played_n=n,
+                            played_wr=wr,
+                            played_lo=lo,
+                            played_hi=hi,
+                            gih_n=600,
+                            gih_wr=gih,
+                            gih_lo=gih - 0.04,
+                            gih_hi=gih + 0.04,
+                            gns_n=300,
+                            gns_wr=gns,
+                            iwd=gih - gns,
+                            iwd_lo=gih - gns - 0.05,
+                            iwd_hi=gih - gns + 0.05,
+                        )
+                    )
                 eff = rng.normal(-0.02, 0.02)
                 p = float(rng.uniform(0, 0.1))
-                xrows.append(dict(variant=v, strategy=s, rank=rank, n_pairs=500, effect=eff,
-                                  effect_lo=eff - 0.02, effect_hi=eff + 0.02, p=p,
-                                  p_holm=min(1.0, p * 12)))
+                xrows.append(
+                    dict(
+                        variant=v,
+                        strategy=s,
+                        rank=rank,
+                        n_pairs=500,
+                        effect=eff,
+                        effect_lo=eff - 0.02,
+                        effect_hi=eff + 0.02,
+                        p=p,
+                        p_holm=min(1.0, p * 12),
+                    )
+                )
     return dict(
-        matrix=pd.DataFrame(mrows), strategies=pd.DataFrame(srows), variants=pd.DataFrame(vrows),
-        diffs=pd.DataFrame(drows), rounds=pd.DataFrame(rrows),
+        matrix=pd.DataFrame(mrows),
+        strategies=pd.DataFrame(srows),
+        variants=pd.DataFrame(vrows),
+        diffs=pd.DataFrame(drows),
+        rounds=pd.DataFrame(rrows),
         cards=pd.DataFrame(crows) if cards else None,
         restricted=pd.DataFrame(xrows) if cards else None,
     )
 
 
 MANIFEST = dict(
-    command="balance study tosk --games 1000 --seed 42", seed=42, config_hash="abc123def456",
-    engine_version="0.1.0", date="2025-01-01T00:00:00Z", games_total=12000, elapsed_s=3.5,
-    rulings=["T3 Force: a pair gives +1 to each stat the pair provides"], variants=VARIANTS,
+    command="balance study tosk --games 1000 --seed 42",
+    seed=42,
+    config_hash="abc123def456",
+    engine_version="0.1.0",
+    date="2025-01-01T00:00:00Z",
+    games_total=12000,
+    elapsed_s=3.5,
+    rulings=["T3 Force: a pair gives +1 to each stat the pair provides"],
+    variants=VARIANTS,
 )
 VERDICT = "Force makes the aggressor stronger by about 2 points."
 
@@ -119,9 +205,13 @@ def rendered(tables, tmp_path_factory):
 
 # ----------------------------------------------------------------------------- charts
 CHART_FILES = {
-    "overview": "overview", "diffs": "variant-diffs", "rounds": "rounds",
-    "matrix:base": "matrix-00-base", "matrix:force": "matrix-01-force",
-    "cards:random": "cards-00-random", "cards:aggressor": "cards-01-aggressor",
+    "overview": "overview",
+    "diffs": "variant-diffs",
+    "rounds": "rounds",
+    "matrix:base": "matrix-00-base",
+    "matrix:force": "matrix-01-force",
+    "cards:random": "cards-00-random",
+    "cards:aggressor": "cards-01-aggressor",
 }
 
 
@@ -167,7 +257,9 @@ def test_chart_titles_labels_and_escaping(rendered, tables):
 def test_card_value_ranks_in_order(rendered):
     _, svgs = rendered
     svg = svgs["cards:random"]
-    ticks = re.findall(r'<text[^>]*text-anchor: middle[^>]*x="([0-9.]+)" y="([0-9.]+)"[^>]*>([^<]+)</text>', svg)
+    ticks = re.findall(
+        r'<text[^>]*text-anchor: middle[^>]*x="([0-9.]+)" y="([0-9.]+)"[^>]*>([^<]+)</text>', svg
+    )
     row_y = next(y for x, y, t in ticks if t == "A")
     row = sorted((float(x), t) for x, y, t in ticks if y == row_y)
     assert [t for _, t in row] == RANKS
@@ -185,10 +277,12 @@ def test_save_is_deterministic_and_ids_prefixed(tables, tmp_path):
     a = charts.save(charts.variant_diffs(tables["diffs"]), tmp_path / "a" / "diffs")
     b = charts.save(charts.variant_diffs(tables["diffs"]), tmp_path / "b" / "diffs")
     assert a == b
-    assert (tmp_path / "a" / "diffs.png").read_bytes() == (tmp_path / "b" / "diffs.png").read_bytes()
+    assert (tmp_path / "a" / "diffs.png").read_bytes() == (
+        tmp_path / "b" / "diffs.png"
+    ).read_bytes()
     ids = re.findall(r'\bid="([^"]+)"', a)
     assert ids and all(i.startswith("diffs-") for i in ids)
-    refs = re.findall(r'url\(#([^)]+)\)', a) + re.findall(r'href="#([^"]+)"', a)
+    refs = re.findall(r"url\(#([^)]+)\)", a) + re.findall(r'href="#([^"]+)"', a)
     assert refs and set(refs) <= set(ids)
 
 
@@ -226,8 +320,11 @@ def page(tables, rendered):
 
 
 def test_index_and_pages_written_atomically(tables, tmp_path):
-    games = [dict(name="Tosk", game="tosk", tables=tables, charts={}, manifest=MANIFEST,
-                  summary=[VERDICT])]
+    games = [
+        dict(
+            name="Tosk", game="tosk", tables=tables, charts={}, manifest=MANIFEST, summary=[VERDICT]
+        )
+    ]
     path = report.write_index(tmp_path, games)
     assert path.name == "index.html"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "tosk.html"]  # no temp left
@@ -245,14 +342,20 @@ def test_index_content(page, tables):
     assert "Tosk" in html
     for s in ["random", "aggressor"]:
         assert re.search(rf"<tr[^>]*>\s*<t[hd][^>]*>\s*{s}\s*</t[hd]>", html), s
-    assert re.search(r"<tr[^>]*>\s*<t[hd][^>]*>\s*&lt;script&gt;alert\(1\)&lt;/script&gt;\s*</t[hd]>",
-                     html)
+    assert re.search(
+        r"<tr[^>]*>\s*<t[hd][^>]*>\s*&lt;script&gt;alert\(1\)&lt;/script&gt;\s*</t[hd]>", html
+    )
     # numbers carry CI and n
     row = tables["strategies"].query("variant == 'base' and strategy == 'aggressor'").iloc[0]
     assert report.fmt_pct_ci(row.winrate, row.winrate_lo, row.winrate_hi, row.games) in html
     # manifest and rulings
-    for key in ["balance study tosk --games 1000 --seed 42", "abc123def456", "0.1.0",
-                "2025-01-01T00:00:00Z", "T3 Force"]:
+    for key in [
+        "balance study tosk --games 1000 --seed 42",
+        "abc123def456",
+        "0.1.0",
+        "2025-01-01T00:00:00Z",
+        "T3 Force",
+    ]:
         assert key in html
     # one collapsible block per variant in the strategy section
     assert len(re.findall(r"<details[^>]*class=\"variant\"", html)) == len(VARIANTS)
@@ -288,8 +391,15 @@ def test_index_without_optional_tables(tmp_path):
 
 
 def test_untrusted_chart_svg_refused(tmp_path, tables):
-    games = [dict(name="Tosk", tables=tables, charts={"x": "<svg><script>alert(1)</script></svg>"},
-                  manifest=MANIFEST, summary=[])]
+    games = [
+        dict(
+            name="Tosk",
+            tables=tables,
+            charts={"x": "<svg><script>alert(1)</script></svg>"},
+            manifest=MANIFEST,
+            summary=[],
+        )
+    ]
     with pytest.raises(ValueError):
         report.write_index(tmp_path, games)
     assert list(tmp_path.iterdir()) == []  # nothing written, not even the front page
@@ -298,29 +408,42 @@ def test_untrusted_chart_svg_refused(tmp_path, tables):
 def test_opponent_and_seat_columns(tables, tmp_path):
     """Tables as balance.tables builds them: card rows per opponent, seat share."""
     t = dict(tables)
-    t["cards"] = pd.concat([tables["cards"].assign(opponent="random"),
-                            tables["cards"].assign(opponent="aggressor")], ignore_index=True)
-    t["restricted"] = pd.concat([tables["restricted"].assign(opponent="random"),
-                                 tables["restricted"].assign(opponent="aggressor")], ignore_index=True)
+    t["cards"] = pd.concat(
+        [tables["cards"].assign(opponent="random"), tables["cards"].assign(opponent="aggressor")],
+        ignore_index=True,
+    )
+    t["restricted"] = pd.concat(
+        [
+            tables["restricted"].assign(opponent="random"),
+            tables["restricted"].assign(opponent="aggressor"),
+        ],
+        ignore_index=True,
+    )
     t["variants"] = tables["variants"].assign(seat1_share=0.55, seat1_lo=0.54, seat1_hi=0.56)
-    fig = charts.card_value(t["cards"], t["restricted"], variant="base", strategy="aggressor",
-                            opponent="random")
+    fig = charts.card_value(
+        t["cards"], t["restricted"], variant="base", strategy="aggressor", opponent="random"
+    )
     assert len(fig.axes) == 3
     svg = charts.save(fig, tmp_path / "c")
     assert "aggressor vs random, base" in svg
     key = charts.card_chart_key("aggressor", "random")
     games = [dict(name="Tosk", tables=t, charts={key: svg}, manifest=MANIFEST, summary=[])]
     html = report.write_page(tmp_path / "t.html", games).read_text(encoding="utf-8")
-    assert re.search(r"<summary>aggressor <span class=\"muted\">vs</span> random</summary>\s*"
-                     r"<figure class=\"chart\"><div class=\"svg\"><svg", html)
+    assert re.search(
+        r"<summary>aggressor <span class=\"muted\">vs</span> random</summary>\s*"
+        r"<figure class=\"chart\"><div class=\"svg\"><svg",
+        html,
+    )
     assert "First seat wins" in html and "55.0% [54.0, 56.0]" in html
 
 
 def test_chart_check_reads_markup_not_text():
     """A hostile name drawn as chart text is data; script or links in the markup are refused."""
-    ok = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
-          '<text>&lt;img src=x onerror="alert(1)"&gt; javascript: x</text>'
-          '<use xlink:href="#m1"/><path clip-path="url(#c1)"/></svg>')
+    ok = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+        '<text>&lt;img src=x onerror="alert(1)"&gt; javascript: x</text>'
+        '<use xlink:href="#m1"/><path clip-path="url(#c1)"/></svg>'
+    )
     assert "onerror" in str(report._trusted_svg("ok", ok))
     bad = [
         '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',

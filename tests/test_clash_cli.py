@@ -19,8 +19,12 @@ BALANCE = Path(sys.executable).with_name("balance")
 
 
 def run(*args):
-    return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "BALANCE_RESULTS"})
+    return subprocess.run(
+        [str(BALANCE), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "BALANCE_RESULTS"},
+    )
 
 
 def ok(*args):
@@ -30,8 +34,21 @@ def ok(*args):
 
 
 def test_simulate_and_trace(tmp_path):
-    out = json.loads(ok("clash", "simulate", "--a", "counter", "--b", "aggressive", "-n", 2000,
-                        "--results", tmp_path, "--json"))
+    out = json.loads(
+        ok(
+            "clash",
+            "simulate",
+            "--a",
+            "counter",
+            "--b",
+            "aggressive",
+            "-n",
+            2000,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert out["games"] == 2000 and out["a_wins"] + out["b_wins"] + out["draws"] == 2000
     assert out["winrate_lo"] <= out["winrate"] <= out["winrate_hi"]
     text = ok("clash", "trace", "--a", "counter", "--b", "ranger", "--seed", 3, "--game", 1)
@@ -60,7 +77,7 @@ SHIPPED = ["random", "aggressive", "counter", "ranger", "miser", "bluffer"]
 
 
 def test_every_strategy_plays_its_own_loadout():
-    """"Each player selects two of the five available Items, and one of the
+    """ "Each player selects two of the five available Items, and one of the
     available Maneuvers": every shipped strategy declares the loadout that
     suits it (before, none did, so all played Axe+Dagger/Armor, and the
     bluffer's Feint, "Once played, Feint allows you to swap out your played
@@ -81,10 +98,13 @@ def test_every_strategy_plays_its_own_loadout():
     bluffer = config.load_strategy("clash", "bluffer")
     assert clash.ALL_LOADOUTS[bluffer.loadout][2] == clash.FEINT
     rs = config.resolve_variant("clash", "base")
-    res = runner.simulate_run(runner.RunSpec(rs, bluffer, config.load_strategy("clash", "counter"),
-                                             400, 3, per_game=True))
-    pg = {k: res.per_game[k].to_numpy() for k in ("a_seat", "maneuver_round_seat0",
-                                                   "maneuver_round_seat1")}
+    res = runner.simulate_run(
+        runner.RunSpec(rs, bluffer, config.load_strategy("clash", "counter"), 400, 3, per_game=True)
+    )
+    pg = {
+        k: res.per_game[k].to_numpy()
+        for k in ("a_seat", "maneuver_round_seat0", "maneuver_round_seat1")
+    }
     feints = np.where(pg["a_seat"] == 0, pg["maneuver_round_seat0"], pg["maneuver_round_seat1"])
     assert (feints > 0).sum() > 0  # the bluffer's Feint happens
 
@@ -92,21 +112,50 @@ def test_every_strategy_plays_its_own_loadout():
 def test_a_side_names_its_loadout(tmp_path):
     """``strategy@Item+Item/Maneuver`` wherever a side is named; every table
     and trace shows each side's loadout."""
-    out = json.loads(ok("clash", "simulate", "--a", "counter@Axe+Sword/Feint", "--b", "miser",
-                        "-n", 200, "--results", tmp_path, "--json"))
+    out = json.loads(
+        ok(
+            "clash",
+            "simulate",
+            "--a",
+            "counter@Axe+Sword/Feint",
+            "--b",
+            "miser",
+            "-n",
+            200,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert out["a"] == "counter@Axe+Sword/Feint"
     assert out["b"] == "miser@Dagger+Shield/Second Wind"
-    t = json.loads(ok("clash", "compare", "--strategies", "counter@sword+axe/feint,counter,random",
-                      "-n", 200, "--results", tmp_path, "--json"))
+    t = json.loads(
+        ok(
+            "clash",
+            "compare",
+            "--strategies",
+            "counter@sword+axe/feint,counter,random",
+            "-n",
+            200,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     names = {r["strategy"] for r in t["strategies"]}
-    assert names == {"counter@Axe+Sword/Feint", "counter@Shield+Sword/Second Wind",
-                     "random@Spear+Sword/Second Wind"}
+    assert names == {
+        "counter@Axe+Sword/Feint",
+        "counter@Shield+Sword/Second Wind",
+        "random@Spear+Sword/Second Wind",
+    }
     text = ok("clash", "trace", "--a", "ranger@Dagger+Spear/Armor", "--b", "bluffer", "--seed", 2)
     assert "A = ranger@Dagger+Spear/Armor, B = bluffer@Dagger+Spear/Feint" in text
     assert "seat 1 ranger@Dagger+Spear/Armor: Dagger+Spear/Armor" in text
     stored = sorted(tmp_path.glob("clash/*"))
-    for bad, what in (("counter@Axe+Bow/Feint", "unknown loadout"),
-                      ("counter@Shield+Spear/Feint", "not legal")):
+    for bad, what in (
+        ("counter@Axe+Bow/Feint", "unknown loadout"),
+        ("counter@Shield+Spear/Feint", "not legal"),
+    ):
         p = run("clash", "simulate", "--a", bad, "-n", 20, "--results", tmp_path)
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and what in p.stderr, p.stderr
     assert sorted(tmp_path.glob("clash/*")) == stored  # a refused side writes nothing
@@ -124,18 +173,58 @@ def test_shield_spear_loadouts_under_their_rule(tmp_path):
     assert clash.loadout_name(mine.loadout) == "Shield+Spear/Armor"
     p = run("clash", "simulate", "--a", str(f), "-n", 20, "--results", tmp_path)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not legal" in p.stderr
-    out = json.loads(ok("clash", "simulate", "--a", str(f), "--variant", "shield-spear", "-n", 20,
-                        "--results", tmp_path, "--json"))
+    out = json.loads(
+        ok(
+            "clash",
+            "simulate",
+            "--a",
+            str(f),
+            "--variant",
+            "shield-spear",
+            "-n",
+            20,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert out["a"] == "mine@Shield+Spear/Armor" and out["games"] == 20
-    t = json.loads(ok("clash", "loadouts", "--variant", "shield-spear", "-n", 2, "--seed", 3,
-                      "--results", tmp_path, "--json"))
+    t = json.loads(
+        ok(
+            "clash",
+            "loadouts",
+            "--variant",
+            "shield-spear",
+            "-n",
+            2,
+            "--seed",
+            3,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert len(t["loadouts"]) == 30 and len(t["loadout_matrix"]) == 30 * 30
     assert "Shield+Spear" in {r["items"] for r in t["item_pairs"]} and len(t["item_pairs"]) == 10
-    base = json.loads(ok("clash", "loadouts", "-n", 2, "--seed", 3, "--results", tmp_path,
-                         "--json"))
+    base = json.loads(
+        ok("clash", "loadouts", "-n", 2, "--seed", 3, "--results", tmp_path, "--json")
+    )
     assert len(base["loadouts"]) == 27 and len(base["item_pairs"]) == 9
-    ranges = json.loads(ok("clash", "ranges", "--variant", "shield-spear", "-n", 2, "--seed", 3,
-                           "--results", tmp_path, "--json"))
+    ranges = json.loads(
+        ok(
+            "clash",
+            "ranges",
+            "--variant",
+            "shield-spear",
+            "-n",
+            2,
+            "--seed",
+            3,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert len(ranges) == 30 * 4
 
 
@@ -156,17 +245,33 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
     # the CLI reads the same runs back from the store
     text = ok("clash", "loadouts", "-n", 20, "--seed", 5, "--results", tmp_path)
     assert "Item pairs" in text and "Maneuvers" in text and "Best response" in text
-    ranges = json.loads(ok("clash", "ranges", "-n", 20, "--seed", 5, "--results", tmp_path,
-                           "--json"))
+    ranges = json.loads(
+        ok("clash", "ranges", "-n", 20, "--seed", 5, "--results", tmp_path, "--json")
+    )
     assert len(ranges) == 27 * 4
     assert all(r["won"] <= r["rounds"] for r in ranges)
     # another style of play: counter's matrix is read back, aggressive's is played
-    out = json.loads(ok("clash", "loadouts", "-n", 20, "--seed", 5, "--results", tmp_path,
-                        "--also", "aggressive", "--json"))
+    out = json.loads(
+        ok(
+            "clash",
+            "loadouts",
+            "-n",
+            20,
+            "--seed",
+            5,
+            "--results",
+            tmp_path,
+            "--also",
+            "aggressive",
+            "--json",
+        )
+    )
     lp = out["loadout_pairings"]
     assert {r["pairing"] for r in lp} == {"counter vs counter", "aggressive vs aggressive"}
     assert len(lp) == 2 * (9 + 3)
-    mine = {(r["kind"], r["choice"]): r["score"] for r in lp if r["pairing"] == "counter vs counter"}
+    mine = {
+        (r["kind"], r["choice"]): r["score"] for r in lp if r["pairing"] == "counter vs counter"
+    }
     for r in out["item_pairs"]:  # the first pairing's scores are the main tables' scores
         assert mine[("item pair", r["items"])] == pytest.approx(r["score"])
     # every loadout plays the field equally often, so the pooled scores average ½
@@ -178,8 +283,19 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
 
 
 def test_initiative_table_counts_every_game(tmp_path):
-    rows = json.loads(ok("clash", "initiative", "--strategies", "counter,aggressive,miser",
-                         "-n", 400, "--results", tmp_path, "--json"))
+    rows = json.loads(
+        ok(
+            "clash",
+            "initiative",
+            "--strategies",
+            "counter,aggressive,miser",
+            "-n",
+            400,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     total = next(r for r in rows if r["bid"] == "all")
     assert total["games"] == sum(r["games"] for r in rows if r["bid"] != "all")
     assert total["games"] <= 3 * 400
@@ -192,8 +308,9 @@ def test_round_robin_and_loadout_matrix_runs_stay_apart(tmp_path):
     never by the names."""
     from balance import analysis, pages
 
-    _, _, _, rr = analysis.compare_command("clash", "base", "counter,aggressive", 20, 5, None,
-                                           1 << 15, tmp_path, with_tables=False)
+    _, _, _, rr = analysis.compare_command(
+        "clash", "base", "counter,aggressive", 20, 5, None, 1 << 15, tmp_path, with_tables=False
+    )
     lm = loadouts.run_matrix("clash", "base", "counter", "counter", 2, 5, None, tmp_path)
     assert {r.spec.experiment for r in lm} == {loadouts.EXPERIMENT}
     g = pages.organise([*rr.values(), *lm])["clash"]

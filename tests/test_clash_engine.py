@@ -18,7 +18,16 @@ import pytest
 
 from sims import clash
 from sims.clash import (
-    ARMOR, ATTACK, DEFEND, FEINT, MOVE, SECOND_WIND, T_ACTION, T_ITEM, T_STANCE, T_TARGET,
+    ARMOR,
+    ATTACK,
+    DEFEND,
+    FEINT,
+    MOVE,
+    SECOND_WIND,
+    T_ACTION,
+    T_ITEM,
+    T_STANCE,
+    T_TARGET,
 )
 from strategies import clash as kernel
 from strategies.clash import encode_strategy
@@ -47,14 +56,25 @@ def lo(name: str) -> int:
 # ------------------------------------------------------------------- replay oracle
 def _seat(row, s):
     b = clash.SEAT0 + s * clash.SEAT_W
-    return row[b:b + clash.SEAT_W]
+    return row[b : b + clash.SEAT_W]
 
 
 def _replay(rules, log, bids, res, loadouts) -> dict:
     """Check one traced game against the rules; returns counts of what it saw."""
-    seen = {"feint": 0, "armor": 0, "second_wind": 0, "disarm": 0, "retrieve": 0, "wound": 0,
-            "repeat_wound": 0, "move": 0, "rounds": 0, "wait": 0, "hit": 0}
-    deck = rules[clash.R_STAMINA:clash.R_STAMINA + 5].astype(np.int64)
+    seen = {
+        "feint": 0,
+        "armor": 0,
+        "second_wind": 0,
+        "disarm": 0,
+        "retrieve": 0,
+        "wound": 0,
+        "repeat_wound": 0,
+        "move": 0,
+        "rounds": 0,
+        "wait": 0,
+        "hit": 0,
+    }
+    deck = rules[clash.R_STAMINA : clash.R_STAMINA + 5].astype(np.int64)
     stack_only = bool(rules[clash.R_HIT_STACK_ONLY])
     hand = np.array([deck, deck], dtype=np.int64)
     disc = np.zeros((2, 5), dtype=np.int64)
@@ -66,7 +86,7 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
         assert all(bid[s].sum() >= 1 and (bid[s] <= hand[s]).all() for s in range(2))
         kept = np.zeros(2, dtype=np.int64)
         init = clash.settle_bid(hand, disc, bid, keep_last, kept)
-        assert list(kept) == list(b[clash.B_KEPT:clash.B_KEPT + 2])
+        assert list(kept) == list(b[clash.B_KEPT : clash.B_KEPT + 2])
         if init == -2:
             init = int(b[clash.B_COIN])
             assert init in (0, 1) and res[clash.X_BID_COIN] == 1
@@ -93,11 +113,13 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
         waits = int(row[clash.G_WAIT])
         seen["wait"] += bin(waits).count("1")
         x = [_seat(row, 0), _seat(row, 1)]
-        card = [[int(x[s][k]) for k in (clash.S_STANCE, clash.S_ITEM, clash.S_ACTION,
-                                        clash.S_TARGET)] for s in range(2)]
+        card = [
+            [int(x[s][k]) for k in (clash.S_STANCE, clash.S_ITEM, clash.S_ACTION, clash.S_TARGET)]
+            for s in range(2)
+        ]
         played = []
         for s in range(2):
-            assert (x[s][clash.S_HAND:clash.S_HAND + 5] == hand[s]).all()
+            assert (x[s][clash.S_HAND : clash.S_HAND + 5] == hand[s]).all()
             # C4: Wait -> both face up, Act -> both face down, for the four card types
             assert int(x[s][clash.S_FACEUP]) == waits
             # C5: an available item is played; none only when both are disarmed
@@ -127,11 +149,21 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
         totals = []
         for s in range(2):
             o = 1 - s
-            t = clash.action_total(card[s][T_ACTION], int((played[s] * np.arange(1, 6)).sum()),
-                                   card[s][T_STANCE], card[s][T_ITEM], card[o][T_ITEM], rng,
-                                   card[s][T_TARGET], card[o][T_ACTION], card[o][T_TARGET],
-                                   wounds[s, 0], wounds[s, 1], wounds[s, 2],
-                                   int(rules[clash.R_SPEAR_VS_SPEAR]))
+            t = clash.action_total(
+                card[s][T_ACTION],
+                int((played[s] * np.arange(1, 6)).sum()),
+                card[s][T_STANCE],
+                card[s][T_ITEM],
+                card[o][T_ITEM],
+                rng,
+                card[s][T_TARGET],
+                card[o][T_ACTION],
+                card[o][T_TARGET],
+                wounds[s, 0],
+                wounds[s, 1],
+                wounds[s, 2],
+                int(rules[clash.R_SPEAR_VS_SPEAR]),
+            )
             assert t == x[s][clash.S_TOTAL]
             assert t == sum(int(x[s][clash.S_T_STAM + k]) for k in range(5))
             totals.append(t)
@@ -143,9 +175,10 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
         left = []
         for s in range(2):
             out = np.zeros(5, dtype=np.int64)
-            n = clash.discard_counts(hand[s] - played[s], played[s], card[s][T_ACTION],
-                                     hit == s, stack_only, out)
-            assert (x[s][clash.S_DISC:clash.S_DISC + 5] == out).all()
+            n = clash.discard_counts(
+                hand[s] - played[s], played[s], card[s][T_ACTION], hit == s, stack_only, out
+            )
+            assert (x[s][clash.S_DISC : clash.S_DISC + 5] == out).all()
             assert bool(x[s][clash.S_HIT]) == (hit == s)
             if hit != s:
                 assert n >= 1  # never discard the last card unless hit
@@ -219,14 +252,20 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
     assert (hand + disc == deck).all()  # each player's stamina cards are all accounted for
     for s in range(2):
         b = clash.X_RANGE_WINS + 4 * s
-        assert (range_wins[s] == res[b:b + 4]).all()
+        assert (range_wins[s] == res[b : b + 4]).all()
         assert res[clash.X_N0 + s] == hand[s].sum()
         assert res[clash.X_WOUNDS + s] == wounds[s].sum()
     return seen
 
 
-PAIRS = [("random", "random"), ("aggressive", "counter"), ("counter", "bluffer"),
-         ("ranger", "miser"), ("bluffer", "random"), ("miser", "aggressive")]
+PAIRS = [
+    ("random", "random"),
+    ("aggressive", "counter"),
+    ("counter", "bluffer"),
+    ("ranger", "miser"),
+    ("bluffer", "random"),
+    ("miser", "aggressive"),
+]
 
 
 @pytest.mark.parametrize("a,b", PAIRS)
@@ -248,20 +287,36 @@ def test_replay_random_games(a, b):
 def test_replay_covers_every_rule():
     """Random play with the knobs changed reaches every branch the oracle checks."""
     total: dict = {}
-    for rules_over in ({}, {"hit_discard_stack_only": False, "spear_vs_spear": True,
-                            "feint_order": 1, "allow_shield_spear": True,
-                            "bid_keeps_last": False}):
+    for rules_over in (
+        {},
+        {
+            "hit_discard_stack_only": False,
+            "spear_vs_spear": True,
+            "feint_order": 1,
+            "allow_shield_spear": True,
+            "bid_keeps_last": False,
+        },
+    ):
         rules = clash.encode_rules(dict(clash.DEFAULT_RULES, **rules_over))
         n_lo = len(clash.legal_loadouts(rules))
         for g in range(300):
             la, lb = g % n_lo, (7 * g + 3) % n_lo
-            log, bids, res = clash.trace_log(rules, strat("random", la), strat("random", lb),
-                                             5, g)
+            log, bids, res = clash.trace_log(rules, strat("random", la), strat("random", lb), 5, g)
             loads = (la, lb) if g % 2 == 0 else (lb, la)
             for k, v in _replay(rules, log, bids, res, loads).items():
                 total[k] = total.get(k, 0) + v
-    for k in ("feint", "armor", "second_wind", "disarm", "retrieve", "wound", "repeat_wound",
-              "move", "wait", "hit"):
+    for k in (
+        "feint",
+        "armor",
+        "second_wind",
+        "disarm",
+        "retrieve",
+        "wound",
+        "repeat_wound",
+        "move",
+        "wait",
+        "hit",
+    ):
         assert total[k] > 0, k
 
 
@@ -275,18 +330,22 @@ BID_HIGH = {"bid": {"gap": -10.0}, "bid_target": 12}  # wins the bid against the
 
 def test_bid_in_a_game():
     """The rulebook bid in a game: 5+2 against a bid of 4."""
-    ben = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0, "fives": 0.5},
-                           "bid_target": 7}, 0)
+    ben = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0, "fives": 0.5}, "bid_target": 7}, 0)
     jess = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 4}, 0)
     log, bids, res = clash.trace_log(RULES, ben, jess, 1, 0)
     assert list(bids[0, 10:12]) == [7, 4]
     assert sorted(np.repeat(np.arange(1, 6), bids[0, 0:5])) == [2, 5]
     assert res[clash.X_BID_WINNER] == 0 and len(bids) == 1
     # Ben starts the first round without his 5 and 2; Jessica has all 15 cards
-    assert list(log[0, clash.SEAT0 + clash.S_HAND:clash.SEAT0 + clash.S_HAND + 5]) == \
-        [3, 2, 3, 3, 2]
+    assert list(log[0, clash.SEAT0 + clash.S_HAND : clash.SEAT0 + clash.S_HAND + 5]) == [
+        3,
+        2,
+        3,
+        3,
+        2,
+    ]
     b1 = clash.SEAT0 + clash.SEAT_W
-    assert list(log[0, b1 + clash.S_HAND:b1 + clash.S_HAND + 5]) == [3, 3, 3, 3, 3]
+    assert list(log[0, b1 + clash.S_HAND : b1 + clash.S_HAND + 5]) == [3, 3, 3, 3, 3]
     assert log[0, clash.G_INIT] == 0
     out = clash.simulate(RULES, ben, jess, 1, 0, 2)
     assert out["bid_seat0"][0] == 7 and out["bid_seat1"][0] == 4 and out["bid_winner"][0] == 0
@@ -307,7 +366,7 @@ def test_tied_bids_are_discarded_and_rebid():
         assert len(bids) >= 2 and all(b[10] == b[11] for b in bids)
         assert res[clash.X_REASON] != clash.END_DOUBLE and res[clash.X_ROUNDS] >= 1
         assert res[clash.X_BID_COIN] == 1 and bids[-1][clash.B_COIN] == res[clash.X_BID_WINNER]
-        assert log[0, clash.SEAT0 + clash.S_HAND:clash.SEAT0 + clash.S_HAND + 5].sum() == 1
+        assert log[0, clash.SEAT0 + clash.S_HAND : clash.SEAT0 + clash.S_HAND + 5].sum() == 1
         coins.add(int(res[clash.X_BID_WINNER]))
         _replay(RULES, log, bids, res, (0, 0))
     assert coins == {0, 1}  # a fair coin, not a seat
@@ -345,8 +404,20 @@ def test_the_bid_does_not_see_the_opponents_items():
     man = np.zeros(2, dtype=np.int64)
     view = np.zeros(kernel.N_VIEW)
     for init in (-1, 0):
-        clash._fill_view(view, 0, 0, 0, init, hand, np.zeros((2, 5), np.int64), zeros3, items,
-                         avail, man, np.ones(2, np.int64))
+        clash._fill_view(
+            view,
+            0,
+            0,
+            0,
+            init,
+            hand,
+            np.zeros((2, 5), np.int64),
+            zeros3,
+            items,
+            avail,
+            man,
+            np.ones(2, np.int64),
+        )
         opp = [view[kernel.V_OPP_ITEM + k] for k in range(2)]
         opp_avail = [view[kernel.V_OPP_AVAIL + k] for k in range(2)]
         mine = [view[kernel.V_MY_ITEM + k] for k in range(2)]
@@ -370,23 +441,44 @@ def test_hidden_cards_are_not_seen():
         log, bids, res = clash.trace_log(RULES, holder, follower, 3, 0)
         assert res[clash.X_BID_WINNER] == 0 and log[0, clash.G_WAIT] == 0
         x = _seat(log[0], 1)
-        cards.append([int(x[k]) for k in (clash.S_STANCE, clash.S_ITEM, clash.S_ACTION,
-                                          clash.S_TARGET, clash.S_P1, clash.S_P2)])
+        cards.append(
+            [
+                int(x[k])
+                for k in (
+                    clash.S_STANCE,
+                    clash.S_ITEM,
+                    clash.S_ACTION,
+                    clash.S_TARGET,
+                    clash.S_P1,
+                    clash.S_P2,
+                )
+            ]
+        )
         assert _seat(log[0], 0)[clash.S_ACTION] == (ATTACK if holder is attacker else MOVE)
     assert cards[0] == cards[1]
     # ... while a face-up Action is answered: the counter holder Waits and defends
-    waiter = encode_strategy({**spec("counter"), "bid_target": 14, "bid": {"gap": -10.0},
-                              "wait": {"bias": 100.0}}, 0)
+    waiter = encode_strategy(
+        {**spec("counter"), "bid_target": 14, "bid": {"gap": -10.0}, "wait": {"bias": 100.0}}, 0
+    )
     log, bids, res = clash.trace_log(RULES, waiter, attacker, 3, 0)
     assert log[0, clash.G_WAIT] == 15 and _seat(log[0], 1)[clash.S_ACTION] == ATTACK
     assert _seat(log[0], 0)[clash.S_ACTION] == DEFEND
 
 
 def test_armor_negates_one_wound():
-    armored = encode_strategy({"action": {"defend": 5.0}, "armor": {"bias": 1.0},
-                               "stamina": {"sum": -1.0}}, lo("Axe+Dagger/Armor"))
-    hitter = encode_strategy({"action": {"attack": 5.0}, "target": {"new_wound": 2.0},
-                              "stamina": {"sum": 1.0}, **BID_HIGH}, lo("Axe+Dagger/Feint"))
+    armored = encode_strategy(
+        {"action": {"defend": 5.0}, "armor": {"bias": 1.0}, "stamina": {"sum": -1.0}},
+        lo("Axe+Dagger/Armor"),
+    )
+    hitter = encode_strategy(
+        {
+            "action": {"attack": 5.0},
+            "target": {"new_wound": 2.0},
+            "stamina": {"sum": 1.0},
+            **BID_HIGH,
+        },
+        lo("Axe+Dagger/Feint"),
+    )
     log, bids, res = clash.trace_log(RULES, armored, hitter, 1, 0)
     a = [_seat(log[r], 0) for r in range(log.shape[0])]
     used = [r for r in range(len(a)) if a[r][clash.S_ARMOR]]
@@ -400,10 +492,13 @@ def test_armor_negates_one_wound():
 
 def test_wound_penalties_and_repeat_wounds():
     """Mid attacks: the first gives a Torso wound (-1 to Attacks), repeats add nothing."""
-    victim = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH},
-                             lo("Axe+Dagger/Feint"))
-    hitter = encode_strategy({"action": {"attack": 5.0}, "target": {"mid": 5.0},
-                              "stamina": {"sum": 1.0}}, lo("Axe+Dagger/Feint"))
+    victim = encode_strategy(
+        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH}, lo("Axe+Dagger/Feint")
+    )
+    hitter = encode_strategy(
+        {"action": {"attack": 5.0}, "target": {"mid": 5.0}, "stamina": {"sum": 1.0}},
+        lo("Axe+Dagger/Feint"),
+    )
     log, bids, res = clash.trace_log(RULES, victim, hitter, 1, 0)
     v = [_seat(log[r], 0) for r in range(log.shape[0])]
     # (a hit in the deciding round ends the game before wounds are applied)
@@ -421,10 +516,12 @@ def test_wound_penalties_and_repeat_wounds():
 def test_feint_swaps_after_seeing_a_face_up_action():
     """The holder Waits on the Action: the loser shows Attack, the holder shows
     Move... the loser's Feint then swaps its Action (once per game)."""
-    feinter = encode_strategy({"action": {"attack": 1.0, "move_vs_move": 2.5},
-                               "feint_margin": 0.5}, lo("Axe+Sword/Feint"))
-    holder = encode_strategy({**BID_HIGH, "wait": {"bias": 100.0},
-                              "action": {"move": 1.0}}, lo("Axe+Sword/Armor"))
+    feinter = encode_strategy(
+        {"action": {"attack": 1.0, "move_vs_move": 2.5}, "feint_margin": 0.5}, lo("Axe+Sword/Feint")
+    )
+    holder = encode_strategy(
+        {**BID_HIGH, "wait": {"bias": 100.0}, "action": {"move": 1.0}}, lo("Axe+Sword/Armor")
+    )
     log, bids, res = clash.trace_log(RULES, holder, feinter, 2, 0)
     f = _seat(log[0], 1)
     assert _seat(log[0], 0)[clash.S_ACTION] == MOVE
@@ -435,10 +532,19 @@ def test_feint_swaps_after_seeing_a_face_up_action():
 
 
 def test_second_wind_escapes_defeat():
-    sw = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": 1.0},
-                          "second_wind_at": 0}, lo("Axe+Dagger/Second Wind"))
-    hitter = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": 1.0},
-                              "bid": {"gap": -10.0}, "bid_target": 3}, lo("Axe+Dagger/Feint"))
+    sw = encode_strategy(
+        {"action": {"attack": 5.0}, "stamina": {"sum": 1.0}, "second_wind_at": 0},
+        lo("Axe+Dagger/Second Wind"),
+    )
+    hitter = encode_strategy(
+        {
+            "action": {"attack": 5.0},
+            "stamina": {"sum": 1.0},
+            "bid": {"gap": -10.0},
+            "bid_target": 3,
+        },
+        lo("Axe+Dagger/Feint"),
+    )
     log, bids, res = clash.trace_log(RULES, sw, hitter, 1, 0)
     used = [r for r in range(log.shape[0]) if _seat(log[r], 0)[clash.S_SW]]
     assert len(used) == 1
@@ -456,10 +562,13 @@ def test_second_wind_escapes_defeat():
 
 def test_disarm_and_retrieval():
     """A winning Defend disarms the item played; a winning Move brings one back."""
-    defender = encode_strategy({"action": {"defend": 5.0}, "stamina": {"sum": 1.0}, **BID_HIGH},
-                               lo("Axe+Shield/Feint"))
-    victim = encode_strategy({"action": {"attack": 2.0, "retrieve": 5.0},
-                              "stamina": {"sum": -1.0}}, lo("Dagger+Sword/Feint"))
+    defender = encode_strategy(
+        {"action": {"defend": 5.0}, "stamina": {"sum": 1.0}, **BID_HIGH}, lo("Axe+Shield/Feint")
+    )
+    victim = encode_strategy(
+        {"action": {"attack": 2.0, "retrieve": 5.0}, "stamina": {"sum": -1.0}},
+        lo("Dagger+Sword/Feint"),
+    )
     log, bids, res = clash.trace_log(RULES, defender, victim, 1, 0)
     v = [_seat(log[r], 1) for r in range(log.shape[0])]
     dis = [r for r in range(len(v)) if v[r][clash.S_DISARMED] >= 0]
@@ -556,6 +665,7 @@ def test_deterministic_and_batch_independent():
 
 def test_thread_count_does_not_matter():
     import numba
+
     a, b = strat("random", 1), strat("bluffer", 2)
     before = numba.get_num_threads()
     try:
@@ -586,21 +696,26 @@ def test_odd_batches_refused():
 def test_trace_says_a_repeat_wound_adds_no_penalty():
     """C10: each player has one wound card of each kind ("A High Attack deals
     Head Wounds"), so a second Torso wound adds no penalty: the trace says so."""
-    victim = encode_strategy({"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH},
-                             lo("Axe+Dagger/Feint"))
-    hitter = encode_strategy({"action": {"attack": 5.0}, "target": {"mid": 5.0},
-                              "stamina": {"sum": 1.0}}, lo("Axe+Dagger/Feint"))
+    victim = encode_strategy(
+        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH}, lo("Axe+Dagger/Feint")
+    )
+    hitter = encode_strategy(
+        {"action": {"attack": 5.0}, "target": {"mid": 5.0}, "stamina": {"sum": 1.0}},
+        lo("Axe+Dagger/Feint"),
+    )
     ev = clash.trace(RULES, victim, hitter, 1, 0, names=("victim", "hitter"))
     texts = [e["text"] for e in ev if e["kind"] == "round"]
     first = [i for i, t in enumerate(texts) if "takes a Torso wound" in t]
-    again = [i for i, t in enumerate(texts) if "takes a second Torso wound, which adds no "
-             "penalty" in t]
+    again = [
+        i for i, t in enumerate(texts) if "takes a second Torso wound, which adds no penalty" in t
+    ]
     assert len(first) == 1 and again and min(again) > first[0]
 
 
 def test_trace_texts():
-    ev = clash.trace(RULES, strat("counter", 5), strat("aggressive", 9), 3, 1,
-                     names=("counter", "aggressive"))
+    ev = clash.trace(
+        RULES, strat("counter", 5), strat("aggressive", 9), 3, 1, names=("counter", "aggressive")
+    )
     kinds = [e["kind"] for e in ev]
     assert kinds[0] == "loadouts" and "bid" in kinds and kinds[-1] == "end"
     assert all(isinstance(e["text"], str) and e["text"] for e in ev)
@@ -619,6 +734,9 @@ def test_strategy_surface():
             assert set(data.get(sec, {})) <= {f[0] for f in feats}, (name, sec)
     v = encode_strategy(spec("counter"), 13)
     assert v.shape == (kernel.N_PARAMS,) and v[kernel.P_LOADOUT] == 13
-    idx = sorted([b + i for b, feats in kernel.SECTIONS.values() for i in range(len(feats))]
-                 + [i for i, _ in kernel.SCALARS.values()] + [kernel.P_LOADOUT])
+    idx = sorted(
+        [b + i for b, feats in kernel.SECTIONS.values() for i in range(len(feats))]
+        + [i for i, _ in kernel.SCALARS.values()]
+        + [kernel.P_LOADOUT]
+    )
     assert idx == list(range(kernel.N_PARAMS))  # the layout has no gap and no overlap

@@ -10,8 +10,24 @@ import pytest
 
 from sims import clash
 from sims.clash import (
-    ARM, ATTACK, AXE, DAGGER, DEFEND, HAND, HIGH, LOW, MID, MOVE, NEUTRAL, QUICK, REACH, SHIELD,
-    SPEAR, STEP, STRONG, SWORD,
+    ARM,
+    ATTACK,
+    AXE,
+    DAGGER,
+    DEFEND,
+    HAND,
+    HIGH,
+    LOW,
+    MID,
+    MOVE,
+    NEUTRAL,
+    QUICK,
+    REACH,
+    SHIELD,
+    SPEAR,
+    STEP,
+    STRONG,
+    SWORD,
 )
 
 V = {v: v - 1 for v in range(1, 6)}  # stamina value -> count index
@@ -55,6 +71,7 @@ def test_loadouts():
 
 def test_illegal_loadout_refused():
     from strategies.clash import encode_strategy
+
     rules = clash.encode_rules(clash.DEFAULT_RULES)
     with pytest.raises(ValueError, match="not legal"):
         clash.simulate(rules, encode_strategy({}, 27), encode_strategy({}, 0), 1, 0, 2)
@@ -64,7 +81,7 @@ def test_rules_vector():
     vec = clash.encode_rules(clash.DEFAULT_RULES)
     assert len(vec) == len(clash.RULE_FIELDS)
     assert vec[clash.R_MAX_ROUNDS] == 60 and vec[clash.R_ALLOW_SHIELD_SPEAR] == 0
-    assert list(vec[clash.R_STAMINA:clash.R_STAMINA + 5]) == [3] * 5  # 15 stamina cards
+    assert list(vec[clash.R_STAMINA : clash.R_STAMINA + 5]) == [3] * 5  # 15 stamina cards
     bad = dict(clash.DEFAULT_RULES, **{f"stamina_{v}": 0 for v in range(1, 6)})
     with pytest.raises(ValueError):
         clash.encode_rules(bad)
@@ -131,14 +148,17 @@ def test_discard_example():
     assert out == [4, 5] and left == 2
 
 
-@pytest.mark.parametrize("action,played,expected", [
-    (ATTACK, [4, 2], [2, 4]),  # Attack: both played
-    (DEFEND, [4, 2], [4]),  # Defend: the highest played
-    (MOVE, [4, 2], [2]),  # Move: the lowest played
-    (ATTACK, [3], [3]),
-    (DEFEND, [3], [3]),
-    (MOVE, [3], [3]),
-])
+@pytest.mark.parametrize(
+    "action,played,expected",
+    [
+        (ATTACK, [4, 2], [2, 4]),  # Attack: both played
+        (DEFEND, [4, 2], [4]),  # Defend: the highest played
+        (MOVE, [4, 2], [2]),  # Move: the lowest played
+        (ATTACK, [3], [3]),
+        (DEFEND, [3], [3]),
+        (MOVE, [3], [3]),
+    ],
+)
 def test_discard_per_action(action, played, expected):
     out, left = discard(hand=[1, 5], played=played, action=action, hit=False)
     assert out == expected and left == 2 + len(played) - len(expected)
@@ -160,10 +180,11 @@ def test_hit_discards_highest_card_remaining_in_hand():
     # repeatedly play your last Stamina so long as you're not hit)": it goes
     assert discard(hand=[], played=[5, 3], action=MOVE, hit=True) == ([3, 5], 0)
     # the old reading (hit_discard_stack_only = false): returning cards count
-    assert discard(hand=[1, 2], played=[5, 3], action=MOVE, hit=True,
-                   stack_only=False) == ([3, 5], 2)
-    assert discard(hand=[], played=[5, 3], action=MOVE, hit=True,
-                   stack_only=False) == ([3, 5], 0)
+    assert discard(hand=[1, 2], played=[5, 3], action=MOVE, hit=True, stack_only=False) == (
+        [3, 5],
+        2,
+    )
+    assert discard(hand=[], played=[5, 3], action=MOVE, hit=True, stack_only=False) == ([3, 5], 0)
 
 
 def test_last_card_rule():
@@ -209,8 +230,9 @@ ITEM_OR_NONE = [None, AXE, DAGGER, SHIELD, SPEAR, SWORD]
 @pytest.mark.parametrize("item", ITEM_OR_NONE)
 def test_item_modifiers_every_range_and_opponent(item):
     for action, rng, opp in itertools.product((ATTACK, DEFEND, MOVE), range(4), ITEM_OR_NONE):
-        got = clash.item_mod(action, -1 if item is None else item, rng,
-                             -1 if opp is None else opp, 0)
+        got = clash.item_mod(
+            action, -1 if item is None else item, rng, -1 if opp is None else opp, 0
+        )
         assert got == _c7(action, item, rng, opp), (action, item, rng, opp)
 
 
@@ -236,21 +258,23 @@ def test_item_table_matches_item_mod():
 
 def test_action_total_parts():
     # Strong Sword Attack at Step vs an Axe with 5+2, Torso wound: 7 + 1 + 2 - 1
-    assert clash.action_total(ATTACK, 7, STRONG, SWORD, AXE, STEP, HIGH, DEFEND, HIGH,
-                              0, 1, 0) == 9
+    assert clash.action_total(ATTACK, 7, STRONG, SWORD, AXE, STEP, HIGH, DEFEND, HIGH, 0, 1, 0) == 9
     # Defend matching the Attack's target: +1; Quick -1; Head wound -1
-    assert clash.action_total(DEFEND, 6, QUICK, SHIELD, SPEAR, REACH, MID, ATTACK, MID,
-                              1, 0, 0) == 6 - 1 + 2 + 1 - 1
+    assert (
+        clash.action_total(DEFEND, 6, QUICK, SHIELD, SPEAR, REACH, MID, ATTACK, MID, 1, 0, 0)
+        == 6 - 1 + 2 + 1 - 1
+    )
     # no target bonus against a Defend or a Move, or on another target
     assert clash.action_total(DEFEND, 6, NEUTRAL, -1, -1, HAND, MID, DEFEND, MID) == 6
     assert clash.action_total(DEFEND, 6, NEUTRAL, -1, -1, HAND, MID, ATTACK, LOW) == 6
     # Attack never gets the target bonus; Move: only stamina, stance and Legs
     assert clash.action_total(ATTACK, 3, NEUTRAL, -1, -1, HAND, MID, DEFEND, MID) == 3
-    assert clash.action_total(MOVE, 3, STRONG, DAGGER, AXE, STEP, LOW, ATTACK, LOW,
-                              1, 1, 1) == 3 + 1 - 1
+    assert (
+        clash.action_total(MOVE, 3, STRONG, DAGGER, AXE, STEP, LOW, ATTACK, LOW, 1, 1, 1)
+        == 3 + 1 - 1
+    )
     # totals may be negative
-    assert clash.action_total(ATTACK, 1, QUICK, DAGGER, -1, REACH, HIGH, MOVE, HIGH,
-                              0, 1, 0) == -2
+    assert clash.action_total(ATTACK, 1, QUICK, DAGGER, -1, REACH, HIGH, MOVE, HIGH, 0, 1, 0) == -2
 
 
 def test_round_winner_ties_to_initiative():
@@ -261,8 +285,11 @@ def test_round_winner_ties_to_initiative():
 # ---- C8 outcomes -------------------------------------------------------------------------
 # (my action, opponent action) -> what happens when I win: (opponent hit, opponent
 # disarmed, I move); the loser's fate is the winner's action (C8).
-WIN_EFFECT = {ATTACK: (True, False, False), DEFEND: (False, True, False),
-              MOVE: (False, False, True)}
+WIN_EFFECT = {
+    ATTACK: (True, False, False),
+    DEFEND: (False, True, False),
+    MOVE: (False, False, True),
+}
 
 
 @pytest.mark.parametrize("a0,a1", list(itertools.product((ATTACK, DEFEND, MOVE), repeat=2)))
@@ -294,8 +321,14 @@ def test_outcome_rulebook_lines():
 @pytest.mark.parametrize("winner", [0, 1])
 def test_initiative_table(s0, s1, winner):
     expected = {
-        (QUICK, QUICK): winner, (NEUTRAL, NEUTRAL): winner, (STRONG, STRONG): winner,
-        (QUICK, NEUTRAL): 0, (QUICK, STRONG): 0, (NEUTRAL, QUICK): 1, (STRONG, QUICK): 1,
-        (NEUTRAL, STRONG): 0, (STRONG, NEUTRAL): 1,
+        (QUICK, QUICK): winner,
+        (NEUTRAL, NEUTRAL): winner,
+        (STRONG, STRONG): winner,
+        (QUICK, NEUTRAL): 0,
+        (QUICK, STRONG): 0,
+        (NEUTRAL, QUICK): 1,
+        (STRONG, QUICK): 1,
+        (NEUTRAL, STRONG): 0,
+        (STRONG, NEUTRAL): 1,
     }[(s0, s1)]
     assert clash.next_initiative(s0, s1, winner) == expected

@@ -24,8 +24,15 @@ def _draws(scores, temp, n=40_000, seed=3):
     return counts
 
 
-@pytest.mark.parametrize("scores,temp", [([0.0, 0.0, 0.0], 1.0), ([1.0, 0.0, -2.0, 0.5], 0.7),
-                                         ([3.0, 2.9], 0.1), ([-40.0, 0.0, -60.0], 1.0)])
+@pytest.mark.parametrize(
+    "scores,temp",
+    [
+        ([0.0, 0.0, 0.0], 1.0),
+        ([1.0, 0.0, -2.0, 0.5], 0.7),
+        ([3.0, 2.9], 0.1),
+        ([-40.0, 0.0, -60.0], 1.0),
+    ],
+)
 def test_pick_follows_the_softmax(scores, temp):
     n = 40_000
     counts = _draws(scores, temp, n)

@@ -34,16 +34,25 @@ hand_loss = -0.4
 
 
 def _env(folder: Path) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_DISABLE_JIT", "BALANCE_PROGRESS", "BALANCE_RESULTS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NUMBA_DISABLE_JIT", "BALANCE_PROGRESS", "BALANCE_RESULTS")
+    }
     env["BALANCE_RESULTS"] = str(folder / "results")
     return env
 
 
 def _start(args: list[str], folder: Path) -> subprocess.Popen:
-    return subprocess.Popen([*BASE_CMD, *args], cwd=folder, env=_env(folder),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8")
+    return subprocess.Popen(
+        [*BASE_CMD, *args],
+        cwd=folder,
+        env=_env(folder),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
 
 
 def run_cli(args: list[str], folder: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -75,8 +84,9 @@ def test_play_json_rulebook_example(tmp_path):
 def test_play_accepts_suit_symbols(tmp_path):
     out = json.loads(_ok(run_cli(["tosk", "play", "5♣", "J♣", "--json"], tmp_path)))
     assert out == {"cost": 8, "atk": 4, "def": 2, "legal": True}
-    out = json.loads(_ok(run_cli(["tosk", "play", "3♥", "9♠", "-v", "battle-weary", "--json"],
-                                 tmp_path)))
+    out = json.loads(
+        _ok(run_cli(["tosk", "play", "3♥", "9♠", "-v", "battle-weary", "--json"], tmp_path))
+    )
     assert out == {"cost": 12, "atk": 4, "def": 4, "legal": False}
 
 
@@ -115,8 +125,17 @@ def test_simulate_json_and_store(tmp_path):
 
 
 def test_compare_json(tmp_path):
-    args = ["tosk", "compare", "--variants", "base,force", "--strategies", "random,balanced",
-            "-n", "400", "--json"]
+    args = [
+        "tosk",
+        "compare",
+        "--variants",
+        "base,force",
+        "--strategies",
+        "random,balanced",
+        "-n",
+        "400",
+        "--json",
+    ]
     t = json.loads(_ok(run_cli(args, tmp_path)))
     assert {"matrix", "strategies", "variants", "diffs"} <= set(t)
     m = t["matrix"]
@@ -129,7 +148,8 @@ def test_compare_json(tmp_path):
         assert r["winrate_lo"] <= r["winrate"] <= r["winrate_hi"]
     assert {r["variant"] for r in t["variants"]} == {"base", "force"}
     assert {(r["variant"], r["strategy"]) for r in t["strategies"]} == {
-        (v, s) for v in ("base", "force") for s in ("random", "balanced")}
+        (v, s) for v in ("base", "force") for s in ("random", "balanced")
+    }
     assert {r["variant"] for r in t["diffs"]} <= {"force"}
     assert len(_runs(tmp_path)) == 2  # one stored run per variant and pair
 
@@ -153,8 +173,9 @@ def test_trace(tmp_path):
     lines = out.strip("\n").split("\n")
     assert lines[0] == "Tosk base, seed 3, game 1 (deal 0); A = balanced, B = balanced"
     v = load_strategy("tosk", "balanced").vector()
-    events = tosk.trace(resolve_variant("tosk", "base").vector(), v, v, 3, 1,
-                        ("balanced", "balanced"))
+    events = tosk.trace(
+        resolve_variant("tosk", "base").vector(), v, v, 3, 1, ("balanced", "balanced")
+    )
     assert lines[1:] == [e["text"] for e in events]
     assert lines[1].startswith("round   1 seat 1")
     assert " wins after " in lines[-1] or lines[-1].startswith("draw after")
@@ -163,8 +184,13 @@ def test_trace(tmp_path):
 
 
 def test_trace_json(tmp_path):
-    events = json.loads(_ok(run_cli(["tosk", "trace", "--seed", "3", "--game", "1",
-                                     "-v", "force", "--json"], tmp_path)))
+    events = json.loads(
+        _ok(
+            run_cli(
+                ["tosk", "trace", "--seed", "3", "--game", "1", "-v", "force", "--json"], tmp_path
+            )
+        )
+    )
     assert events[-1]["kind"] == "end"
     assert all(e["kind"] == "round" for e in events[:-1])
     assert len(events) == 1 + 2 * events[-1]["rounds"]
@@ -175,12 +201,19 @@ def test_trace_json(tmp_path):
 
 def test_own_strategy_file(tmp_path):
     (tmp_path / "mine.toml").write_text(MY_STRATEGY)
-    row = json.loads(_ok(run_cli(["tosk", "simulate", "--a", "mine.toml", "--b", "turtle",
-                                  "-n", "200", "--json"], tmp_path)))
+    row = json.loads(
+        _ok(
+            run_cli(
+                ["tosk", "simulate", "--a", "mine.toml", "--b", "turtle", "-n", "200", "--json"],
+                tmp_path,
+            )
+        )
+    )
     assert row["a"] == "mine" and row["b"] == "turtle" and row["games"] == 200
     assert row["a_wins"] + row["b_wins"] + row["draws"] == 200
-    out = _ok(run_cli(["tosk", "trace", "--a", str(tmp_path / "mine.toml"), "--b", "random"],
-                      tmp_path))
+    out = _ok(
+        run_cli(["tosk", "trace", "--a", str(tmp_path / "mine.toml"), "--b", "random"], tmp_path)
+    )
     assert "A = mine, B = random" in out.splitlines()[0]
     assert " mine " in out
 
@@ -196,10 +229,16 @@ MISTAKES = [
     ("unknown-variant-play", ["tosk", "play", "3C", "-v", "nightmare"], "nightmare"),
     ("unknown-strategy", ["tosk", "simulate", "--a", "berserker", "-n", "2"], "berserker"),
     ("unknown-strategy-trace", ["tosk", "trace", "--b", "berserker"], "berserker"),
-    ("one-strategy-compare", ["tosk", "compare", "--strategies", "random", "-n", "2"],
-     "--strategies"),
-    ("missing-strategy-file", ["tosk", "simulate", "--a", "nothere.toml", "-n", "2"],
-     "nothere.toml"),
+    (
+        "one-strategy-compare",
+        ["tosk", "compare", "--strategies", "random", "-n", "2"],
+        "--strategies",
+    ),
+    (
+        "missing-strategy-file",
+        ["tosk", "simulate", "--a", "nothere.toml", "-n", "2"],
+        "nothere.toml",
+    ),
     ("unknown-card", ["tosk", "play", "3C", "10X"], "10X"),
     ("repeated-card", ["tosk", "play", "3C", "9D", "3♣"], "3♣"),
     ("zero-games", ["tosk", "simulate", "-n", "0"], "-n"),
@@ -250,8 +289,7 @@ def test_user_mistake(name, args, offending, mistakes):
     _check_mistake(mistakes, name, offending)
 
 
-@pytest.mark.parametrize("name,args,offending", RANGE_MISTAKES,
-                         ids=[m[0] for m in RANGE_MISTAKES])
+@pytest.mark.parametrize("name,args,offending", RANGE_MISTAKES, ids=[m[0] for m in RANGE_MISTAKES])
 def test_out_of_range_number_is_a_user_mistake(name, args, offending, mistakes):
     _check_mistake(mistakes, name, offending)
 

@@ -25,11 +25,13 @@ import pytest
 BALANCE = Path(sys.executable).with_name("balance")
 GAMES = {"tosk": "balanced", "clash": "counter", "trisk": "tempo", "suits": "high-defend-hand"}
 BIG = "9" * 25
-JUNK_INT = {"-n": ["0", "-2", "1e3", "nan", "", "0x10", BIG],
-            "--seed": ["-2", "1e3", "nan", "", "0x10", BIG],
-            "--threads": ["0", "-2", "1e3", "", BIG],
-            "--batch-size": ["0", "-2", "3", "nan", ""],
-            "--max-games": ["0", "-2", "nan", "", BIG]}
+JUNK_INT = {
+    "-n": ["0", "-2", "1e3", "nan", "", "0x10", BIG],
+    "--seed": ["-2", "1e3", "nan", "", "0x10", BIG],
+    "--threads": ["0", "-2", "1e3", "", BIG],
+    "--batch-size": ["0", "-2", "3", "nan", ""],
+    "--max-games": ["0", "-2", "nan", "", BIG],
+}
 JUNK_FLOAT = ["nan", "inf", "-inf", "0", "-1", "1e309", "x"]
 HOSTILE = ["<script>alert(1)</script>", "a\nb", "../../etc/passwd", "x" * 300, "’; DROP"]
 
@@ -53,8 +55,15 @@ def _cases() -> list[tuple[str, list[str]]]:
         c(g, "simulate", "--max-games", "0", "--precision", "0.05", "-n", "20")
         c(g, "simulate", "--threads", "0", "-n", "20")
         c(g, "simulate", "--batch-size", "3", "-n", "20")
-        for bad in ("dir.toml", "badutf8.toml", "malformed.toml", "unknown.toml", "wrongtype.toml",
-                    "longname.toml", "missing.toml"):
+        for bad in (
+            "dir.toml",
+            "badutf8.toml",
+            "malformed.toml",
+            "unknown.toml",
+            "wrongtype.toml",
+            "longname.toml",
+            "missing.toml",
+        ):
             c(g, "simulate", "--a", "{F}/" + bad, "-n", "20")
         c(g, "simulate", "-n", "20", "--results", "")
         c(g, "simulate", "-n", "20", "--results", "{F}/afile/sub")
@@ -140,10 +149,15 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 CASES = _cases()
 # the commands that take --results (each case gets its own store)
-STORE_COMMANDS = {("tosk", "cards"), ("trisk", "power"), ("suits", "tasks"),
-                  ("suits", "struggle"), ("clash", "loadouts"), ("clash", "ranges"),
-                  ("clash", "initiative")} | {(g, c) for g in GAMES
-                                               for c in ("simulate", "compare", "sprt")}
+STORE_COMMANDS = {
+    ("tosk", "cards"),
+    ("trisk", "power"),
+    ("suits", "tasks"),
+    ("suits", "struggle"),
+    ("clash", "loadouts"),
+    ("clash", "ranges"),
+    ("clash", "initiative"),
+} | {(g, c) for g in GAMES for c in ("simulate", "compare", "sprt")}
 
 
 @pytest.fixture(scope="module")
@@ -211,10 +225,20 @@ def script_outcomes(bad_files, tmp_path_factory) -> dict:
     def one(i):
         work = tmp_path_factory.mktemp(f"script{i}")
         args = _args(SCRIPT_CASES[i][1], bad_files, work)
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")}
-        p = subprocess.run([str(BALANCE), *args], capture_output=True, text=True, cwd=work,
-                           env=env, timeout=600, check=False)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")
+        }
+        p = subprocess.run(
+            [str(BALANCE), *args],
+            capture_output=True,
+            text=True,
+            cwd=work,
+            env=env,
+            timeout=600,
+            check=False,
+        )
         return i, (args, p.returncode, p.stderr, _written(work))
 
     with ThreadPoolExecutor(3) as ex:
@@ -229,13 +253,22 @@ def test_the_installed_script_agrees(i, script_outcomes):
 def test_the_suite_covers_every_game_and_command():
     seen = {(a[0], a[1]) for _, a in CASES if len(a) > 1 and a[0] in GAMES}
     for g in GAMES:
-        for cmd in ("simulate", "compare", "trace", "sprt", "variants", "strategies",
-                    "features"):
+        for cmd in ("simulate", "compare", "trace", "sprt", "variants", "strategies", "features"):
             assert (g, cmd) in seen, (g, cmd)
-    extra = {("tosk", "play"), ("tosk", "cards"), ("clash", "loadouts"), ("clash", "ranges"),
-             ("clash", "initiative"), ("trisk", "power"), ("trisk", "cards"),
-             ("trisk", "decks"), ("trisk", "skills"), ("suits", "tasks"),
-             ("suits", "struggle"), ("suits", "trace")}
+    extra = {
+        ("tosk", "play"),
+        ("tosk", "cards"),
+        ("clash", "loadouts"),
+        ("clash", "ranges"),
+        ("clash", "initiative"),
+        ("trisk", "power"),
+        ("trisk", "cards"),
+        ("trisk", "decks"),
+        ("trisk", "skills"),
+        ("suits", "tasks"),
+        ("suits", "struggle"),
+        ("suits", "trace"),
+    }
     assert extra <= seen
     assert {a[0] for _, a in CASES} >= {"study", "report", "bench"}
 
@@ -250,10 +283,12 @@ def test_a_read_only_store_is_refused_before_any_work(tmp_path, monkeypatch, cap
     store = tmp_path / "store"
     store.mkdir()
     real = os.access
-    monkeypatch.setattr(paths.os, "access",
-                        lambda p, mode: False if Path(p) == store else real(p, mode))
-    monkeypatch.setattr(sys, "argv", ["balance", "tosk", "simulate", "-n", "20", "--results",
-                                      str(store / "sub")])
+    monkeypatch.setattr(
+        paths.os, "access", lambda p, mode: False if Path(p) == store else real(p, mode)
+    )
+    monkeypatch.setattr(
+        sys, "argv", ["balance", "tosk", "simulate", "-n", "20", "--results", str(store / "sub")]
+    )
     with pytest.raises(SystemExit) as exc:
         cli.main()
     err = capsys.readouterr().err
@@ -264,17 +299,28 @@ def test_a_read_only_store_is_refused_before_any_work(tmp_path, monkeypatch, cap
 def test_ctrl_c_exits_130_and_leaves_nothing_half_written(tmp_path):
     """An interrupted command exits 130 with one line (``balance study &&
     publish`` must stop), and the store holds no partial run."""
-    p = subprocess.Popen([str(BALANCE), "tosk", "simulate", "-n", "100000000", "--results",
-                          str(tmp_path / "results")], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    p = subprocess.Popen(
+        [
+            str(BALANCE),
+            "tosk",
+            "simulate",
+            "-n",
+            "100000000",
+            "--results",
+            str(tmp_path / "results"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
     time.sleep(6)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert err.startswith("interrupted")
-    left = [x for x in (tmp_path / "results").rglob("*")] if (tmp_path / "results").exists() \
-        else []
+    left = [x for x in (tmp_path / "results").rglob("*")] if (tmp_path / "results").exists() else []
     assert not [x for x in left if x.name.startswith(".tmp")]  # no half-written folder
     assert not [x for x in left if x.name == "run.parquet"]  # the long run never finished
 
@@ -284,9 +330,27 @@ def test_a_figure_that_cannot_be_computed_is_null_with_a_reason(tmp_path):
     cannot be computed is null, and ``why_null`` says why."""
     import json
 
-    p = subprocess.run([str(BALANCE), "tosk", "simulate", "--a", "random", "--b", "adaptive",
-                        "-n", "20", "--seed", "1", "--json", "--results", str(tmp_path)],
-                       capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [
+            str(BALANCE),
+            "tosk",
+            "simulate",
+            "--a",
+            "random",
+            "--b",
+            "adaptive",
+            "-n",
+            "20",
+            "--seed",
+            "1",
+            "--json",
+            "--results",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     row = json.loads(p.stdout)
     nulls = [k for k, v in row.items() if v is None]

@@ -31,8 +31,11 @@ def _runs() -> list[tuple[str, str, str, str]]:
     for game in GAMES:
         strategies = [s for s in strategy_names(game) if s != "random"][:3] + ["random"]
         variants = ["base"] + variant_names(game)[:2]
-        pairs = [(strategies[i], strategies[j]) for i in range(len(strategies))
-                 for j in range(i + 1, len(strategies))] + [(strategies[0], strategies[0])]
+        pairs = [
+            (strategies[i], strategies[j])
+            for i in range(len(strategies))
+            for j in range(i + 1, len(strategies))
+        ] + [(strategies[0], strategies[0])]
         for v in variants:
             for a, b in pairs:
                 out.append((game, v, a, b))
@@ -41,11 +44,13 @@ def _runs() -> list[tuple[str, str, str, str]]:
 
 def _digest(res) -> str:
     h = hashlib.sha256()
-    for part in (np.asarray([res.games, res.a_wins, res.b_wins, res.draws], dtype=np.int64),
-                 np.asarray(res.seat_wins, dtype=np.int64),
-                 np.asarray(res.pair_points, dtype=np.uint8),
-                 np.trim_zeros(np.asarray(res.rounds_hist, dtype=np.int64), "b"),
-                 np.asarray(res.reasons, dtype=np.int64)):
+    for part in (
+        np.asarray([res.games, res.a_wins, res.b_wins, res.draws], dtype=np.int64),
+        np.asarray(res.seat_wins, dtype=np.int64),
+        np.asarray(res.pair_points, dtype=np.uint8),
+        np.trim_zeros(np.asarray(res.rounds_hist, dtype=np.int64), "b"),
+        np.asarray(res.reasons, dtype=np.int64),
+    ):
         h.update(part.tobytes())
         h.update(b"|")
     return h.hexdigest()[:20]
@@ -75,8 +80,11 @@ def test_every_game_plays_exactly_as_recorded():
 if __name__ == "__main__":  # regenerate after an intended change of play
     from balance.registry import GAMES, get_game
 
-    data = {"games": GAMES_N, "seed": SEED,
-            "engines": {g: get_game(g).engine_module().VERSION for g in GAMES},
-            "runs": fingerprint()}
+    data = {
+        "games": GAMES_N,
+        "seed": SEED,
+        "engines": {g: get_game(g).engine_module().VERSION for g in GAMES},
+        "runs": fingerprint(),
+    }
     DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(data['runs'])} runs written to {DATA}")

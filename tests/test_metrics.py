@@ -46,8 +46,12 @@ def reference(diffs, winner) -> dict:
         md, pct = -1, -1
     else:
         md, pct = max_def[winner], (100 * not_ahead[winner]) // len(diffs)
-    return {"lead_changes": changes, "max_deficit": md, "decided_pct": pct,
-            "raw": [changes, max_def[0], max_def[1], not_ahead[0], not_ahead[1]]}
+    return {
+        "lead_changes": changes,
+        "max_deficit": md,
+        "decided_pct": pct,
+        "raw": [changes, max_def[0], max_def[1], not_ahead[0], not_ahead[1]],
+    }
 
 
 HAND_MADE = [
@@ -83,8 +87,8 @@ def test_engine_bookkeeping_on_hand_made_traces(diffs, winner, lc, md, pct):
     row = np.zeros((2, tosk.N_RESULT), np.int64)  # the same game in both seat orders of A
     row[:, 0], row[:, 1] = winner, len(diffs)
     row[:, tosk.R_LEAD_CHANGES] = lead[1]
-    row[:, tosk.R_MAX_DEFICIT:tosk.R_MAX_DEFICIT + 2] = max_def
-    row[:, tosk.R_NOT_AHEAD:tosk.R_NOT_AHEAD + 2] = not_ahead
+    row[:, tosk.R_MAX_DEFICIT : tosk.R_MAX_DEFICIT + 2] = max_def
+    row[:, tosk.R_NOT_AHEAD : tosk.R_NOT_AHEAD + 2] = not_ahead
     assert [lead[1], *max_def, *not_ahead] == reference(diffs, winner)["raw"]
     out = tosk.outcome_arrays(row)
     for name, want in (("lead_changes", lc), ("max_deficit", md), ("decided_pct", pct)):
@@ -118,7 +122,7 @@ def test_simulate_matches_the_logged_score_trace():
             log, res = tosk.trace_log(rv, sa, sb, SEED, g)
             diffs = (log[:, 0, tosk.L_HP_END] - log[:, 1, tosk.L_HP_END]).tolist()
             ref = reference(diffs, int(res[0]))
-            assert res[tosk.R_LEAD_CHANGES:tosk.N_RESULT].tolist() == ref["raw"], (a, b, g)
+            assert res[tosk.R_LEAD_CHANGES : tosk.N_RESULT].tolist() == ref["raw"], (a, b, g)
             for name in tosk.METRICS:
                 assert out[name][g] == ref[name], (variant, a, b, g, name)
             total += 1
@@ -133,8 +137,14 @@ def test_simulate_matches_the_logged_score_trace():
 
 def test_metric_ranges():
     rv = _rules("base")
-    out = tosk.simulate(rv, load_strategy("tosk", "aggressor").vector(),
-                        load_strategy("tosk", "economist").vector(), SEED, 0, 400)
+    out = tosk.simulate(
+        rv,
+        load_strategy("tosk", "aggressor").vector(),
+        load_strategy("tosk", "economist").vector(),
+        SEED,
+        0,
+        400,
+    )
     draw = out["winner_seat"] == tosk.DRAW
     assert (out["lead_changes"] >= 0).all() and (out["lead_changes"] < out["rounds"]).all()
     assert (out["max_deficit"][draw] == -1).all() and (out["decided_pct"][draw] == -1).all()
@@ -150,8 +160,14 @@ def test_metric_ranges():
 
 
 def _spec(variant="base", a="aggressor", b="economist", n=400, per_game=False):
-    return RunSpec(resolve_variant("tosk", variant), load_strategy("tosk", a),
-                   load_strategy("tosk", b), n, SEED, per_game)
+    return RunSpec(
+        resolve_variant("tosk", variant),
+        load_strategy("tosk", a),
+        load_strategy("tosk", b),
+        n,
+        SEED,
+        per_game,
+    )
 
 
 def _hist(values, size):
@@ -191,9 +207,16 @@ def test_extending_a_run_keeps_exact_histograms():
 def test_clipping_to_the_last_bin():
     eng = SimpleNamespace(END_NAMES=tosk.END_NAMES, METRICS={"lead_changes": 4})
     acc = runner._Accumulator(_spec(n=6), eng)
-    acc.add(0, {"a_points": np.array([2, 0, 1, 1, 2, 0]), "winner_seat": np.zeros(6, int),
-                "rounds": np.ones(6, int), "reason": np.zeros(6, int),
-                "lead_changes": np.array([0, 3, 4, 9, -1, 1])})
+    acc.add(
+        0,
+        {
+            "a_points": np.array([2, 0, 1, 1, 2, 0]),
+            "winner_seat": np.zeros(6, int),
+            "rounds": np.ones(6, int),
+            "reason": np.zeros(6, int),
+            "lead_changes": np.array([0, 3, 4, 9, -1, 1]),
+        },
+    )
     assert acc.metrics["lead_changes"].tolist() == [1, 1, 0, 3]
 
 
@@ -237,8 +260,10 @@ def test_metrics_round_trip_through_the_store(tmp_path):
 
 
 def test_game_metrics_equal_direct_figures():
-    runs = [simulate_run(_spec(a=a, b=b, n=300, per_game=True))
-            for a, b in (("aggressor", "economist"), ("balanced", "random"))]
+    runs = [
+        simulate_run(_spec(a=a, b=b, n=300, per_game=True))
+        for a, b in (("aggressor", "economist"), ("balanced", "random"))
+    ]
     m = game_metrics(runs)
     lc = np.concatenate([r.per_game["lead_changes"].to_numpy() for r in runs])
     md = np.concatenate([r.per_game["max_deficit"].to_numpy() for r in runs])
@@ -249,7 +274,8 @@ def test_game_metrics_equal_direct_figures():
     assert m["lead_changes_sd"] == pytest.approx(lc.std())
     half = 1.959963984540054 * lc.std() / math.sqrt(len(lc))
     assert (m["lead_changes_lo"], m["lead_changes_hi"]) == pytest.approx(
-        (lc.mean() - half, lc.mean() + half))
+        (lc.mean() - half, lc.mean() + half)
+    )
     k = int((lc > 0).sum())
     assert m["lead_change_share"] == pytest.approx(k / 600)
     assert (m["lead_change_share_lo"], m["lead_change_share_hi"]) == pytest.approx(wilson(k, 600))
@@ -268,7 +294,7 @@ def test_metrics_table_on_a_round_robin(tmp_path):
     specs, keys = [], []
     for v in variants:
         for i, a in enumerate(names):
-            for b in names[i + 1:]:
+            for b in names[i + 1 :]:
                 specs.append(_spec(variant=v, a=a, b=b, n=200))
                 keys.append((v, a, b))
     for key, res in zip(keys, run_many(specs, store=Store(tmp_path), progress=False)):
@@ -282,8 +308,13 @@ def test_metrics_table_on_a_round_robin(tmp_path):
     for col in ("lead_changes", "lead_change_share", "drama", "comeback_share", "decisiveness"):
         assert (ok[f"{col}_lo"] <= ok[col]).all() and (ok[col] <= ok[f"{col}_hi"]).all(), col
         assert ok[col].notna().all()
-    for col in ("decisiveness", "decisiveness_lo", "decisiveness_hi", "lead_change_share",
-                "comeback_share"):
+    for col in (
+        "decisiveness",
+        "decisiveness_lo",
+        "decisiveness_hi",
+        "lead_change_share",
+        "comeback_share",
+    ):
         assert ((ok[col] >= 0) & (ok[col] <= 1)).all(), col
     assert (ok["lead_changes"] >= 0).all() and (ok["drama"] >= 0).all()
     missing = t[t["variant"] == "missing"].iloc[0]

@@ -21,8 +21,12 @@ BALANCE = Path(sys.executable).with_name("balance")
 
 
 def run(*args, env=None):
-    return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [str(BALANCE), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def ok(*args, env=None):
@@ -45,8 +49,20 @@ def store(tmp_path_factory):
     res = d / "results"
     # a pilot and its extension: the report keeps the larger run of each match
     for n in (200, 400):
-        ok("tosk", "compare", "--variants", "base,force", "--strategies",
-           "random,aggressor,balanced", "-n", n, "--seed", 3, "--results", res)
+        ok(
+            "tosk",
+            "compare",
+            "--variants",
+            "base,force",
+            "--strategies",
+            "random,aggressor,balanced",
+            "-n",
+            n,
+            "--seed",
+            3,
+            "--results",
+            res,
+        )
     return d
 
 
@@ -59,12 +75,26 @@ def page(store):
 
 
 def test_report_from_runs_has_every_section(page):
-    for heading in ("Summary", "Game shape (Browne / Ludii metrics)", "Strategies, per variant",
-                    "Ratings and the meta-game", "What each variant changes, compared with base",
-                    "Methods", "Rulings in force", "Reproducibility"):
+    for heading in (
+        "Summary",
+        "Game shape (Browne / Ludii metrics)",
+        "Strategies, per variant",
+        "Ratings and the meta-game",
+        "What each variant changes, compared with base",
+        "Methods",
+        "Rulings in force",
+        "Reproducibility",
+    ):
         assert heading in page, heading
-    for method in ("Wilson", "Pentanomial", "Holm", "Bradley–Terry", "Max-entropy Nash",
-                   "Lead changes", "paired SE / unpaired SE"):
+    for method in (
+        "Wilson",
+        "Pentanomial",
+        "Holm",
+        "Bradley–Terry",
+        "Max-entropy Nash",
+        "Lead changes",
+        "paired SE / unpaired SE",
+    ):
         assert method.lower() in page.lower(), method
     assert page.count("<svg") >= 5  # overview, rounds, diffs, a matrix and ratings per variant
     assert "T3" in page  # rulings in force
@@ -81,13 +111,20 @@ def test_report_keeps_the_largest_run_of_each_match(store):
 
 def test_report_numbers_match_the_runs(store, page):
     runs, _ = pages.load_runs([store / "results" / "tosk"])
-    r = next(r for r in runs if r.games == 400 and r.spec.ruleset.name == "base"
-             and r.spec.a.name == "aggressor" and r.spec.b.name == "balanced")
+    r = next(
+        r
+        for r in runs
+        if r.games == 400
+        and r.spec.ruleset.name == "base"
+        and r.spec.a.name == "aggressor"
+        and r.spec.b.name == "balanced"
+    )
     # the matrix cell shows balanced's win rate vs aggressor with its deal-level
     # CI half-width (a deal's two games are not independent), here unlike the
     # plain Wilson one on the games
-    w = stats.deal_wilson(stats.deal_outcomes(stats.pentanomial_counts(r.pair_points),
-                                              r.draws)["b_wins"])
+    w = stats.deal_wilson(
+        stats.deal_outcomes(stats.pentanomial_counts(r.pair_points), r.draws)["b_wins"]
+    )
     lo, hi = stats.wilson(r.b_wins, r.games)
     cell = f"{100 * r.b_wins / r.games:.1f}% ±{100 * (w['hi'] - w['lo']) / 2:.1f}"
     assert cell != f"{100 * r.b_wins / r.games:.1f}% ±{100 * (hi - lo) / 2:.1f}"
@@ -101,8 +138,9 @@ def test_report_never_simulates(store, tmp_path, monkeypatch):
         raise AssertionError("the report simulated a game")
 
     monkeypatch.setattr(runner, "simulate_run", boom)
-    path, skipped = pages.report_from_runs([store / "results"], tmp_path / "r.html",
-                                           store / "results")
+    path, skipped = pages.report_from_runs(
+        [store / "results"], tmp_path / "r.html", store / "results"
+    )
     assert path.is_file() and not skipped
 
 
@@ -123,28 +161,61 @@ def test_store_only_refuses_to_simulate(store):
     from balance import config
     from balance.store import Store
 
-    spec = runner.RunSpec(config.resolve_variant("tosk", "momentum"),
-                          config.load_strategy("tosk", "random"),
-                          config.load_strategy("tosk", "turtle"), 100, 3)
+    spec = runner.RunSpec(
+        config.resolve_variant("tosk", "momentum"),
+        config.load_strategy("tosk", "random"),
+        config.load_strategy("tosk", "turtle"),
+        100,
+        3,
+    )
     with pytest.raises(UserError, match="not in the store"):
         runner.run_many([spec], store=Store(store / "results"), store_only=True)
 
 
-TINY_PLAN = {"variants": "base,force", "strategies": ["random", "aggressor", "balanced"],
-             "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200, "seed": 11,
-             "cards_strategy": "balanced", "cards_opponent": "balanced", "cards_games": 100}
-TINY_PLANS = {"tosk": TINY_PLAN,
-              "clash": {"variants": "base", "strategies": ["random", "counter", "aggressive"],
-                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11, "loadout_strategy": "counter", "loadout_games": 20},
-              "trisk": {"variants": "base", "strategies": ["random", "rush", "tempo"],
-                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11, "power_scale": 0.01},
-              "suits": {"variants": "base", "strategies": ["random", "high-defend-hand",
-                                                           "low-absorb-deck"],
-                        "precision": 0.2, "pilot_games": 100, "max_games_per_pair": 200,
-                        "seed": 11, "tasks_hands": 1000, "tasks_characters": 200,
-                        "struggle_games": 200}}
+TINY_PLAN = {
+    "variants": "base,force",
+    "strategies": ["random", "aggressor", "balanced"],
+    "precision": 0.2,
+    "pilot_games": 100,
+    "max_games_per_pair": 200,
+    "seed": 11,
+    "cards_strategy": "balanced",
+    "cards_opponent": "balanced",
+    "cards_games": 100,
+}
+TINY_PLANS = {
+    "tosk": TINY_PLAN,
+    "clash": {
+        "variants": "base",
+        "strategies": ["random", "counter", "aggressive"],
+        "precision": 0.2,
+        "pilot_games": 100,
+        "max_games_per_pair": 200,
+        "seed": 11,
+        "loadout_strategy": "counter",
+        "loadout_games": 20,
+    },
+    "trisk": {
+        "variants": "base",
+        "strategies": ["random", "rush", "tempo"],
+        "precision": 0.2,
+        "pilot_games": 100,
+        "max_games_per_pair": 200,
+        "seed": 11,
+        "power_scale": 0.01,
+    },
+    "suits": {
+        "variants": "base",
+        "strategies": ["random", "high-defend-hand", "low-absorb-deck"],
+        "precision": 0.2,
+        "pilot_games": 100,
+        "max_games_per_pair": 200,
+        "seed": 11,
+        "tasks_hands": 1000,
+        "tasks_characters": 200,
+        "struggle_games": 200,
+    },
+}
 
 
 def _strip_dates(html: str) -> str:
@@ -159,8 +230,14 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     index = study.run_study(tmp_path / "study", results=res)
     assert index.name == "index.html"
     assert sorted(p.name for p in index.parent.glob("*.html")) == [
-        "clash.html", "index.html", "suits-analysis.html", "suits.html", "tosk.html",
-        "trisk-power.html", "trisk.html"]
+        "clash.html",
+        "index.html",
+        "suits-analysis.html",
+        "suits.html",
+        "tosk.html",
+        "trisk-power.html",
+        "trisk.html",
+    ]
     front = index.read_text(encoding="utf-8")
     assert 'href="tosk.html"' in front and 'href="clash.html"' in front
     assert 'href="trisk.html"' in front and 'href="trisk-power.html"' in front
@@ -187,9 +264,12 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     for anchor in ("-loadouts", "-ranges", "-initiative"):
         assert re.search(f'<h3 id="game-0-[A-Za-z-]+{anchor}"', c), anchor
     heads = {m.group(1): m.start() for m in re.finditer(r'<h3 id="game-0-[A-Za-z-]+?(-[a-z]+)"', c)}
-    for section, end in (("-loadouts", "-ranges"), ("-ranges", "-initiative"),
-                         ("-initiative", "-diffs")):
-        body = c[heads[section]:heads[end]]
+    for section, end in (
+        ("-loadouts", "-ranges"),
+        ("-ranges", "-initiative"),
+        ("-initiative", "-diffs"),
+    ):
+        body = c[heads[section] : heads[end]]
         assert "<svg" in body, section  # each section draws its chart
     assert "Item pairs" in c and "Best range" in c and "Bid winner wins" in c
     # Trisk: its page links the equal-power test, rebuilt from the store too
@@ -209,15 +289,50 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
 
 
 def test_simulate_precision_reaches_its_target(tmp_path):
-    out = json.loads(ok("tosk", "simulate", "--a", "aggressor", "--b", "turtle", "-n", 100,
-                        "--precision", 0.04, "--seed", 5, "--results", tmp_path, "--json"))
+    out = json.loads(
+        ok(
+            "tosk",
+            "simulate",
+            "--a",
+            "aggressor",
+            "--b",
+            "turtle",
+            "-n",
+            100,
+            "--precision",
+            0.04,
+            "--seed",
+            5,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert out["games"] > 100
     for side in ("", "b_"):
         half = (out[f"{side}winrate_hi"] - out[f"{side}winrate_lo"]) / 2
         assert half <= 0.04
-    capped = json.loads(ok("tosk", "simulate", "--a", "aggressor", "--b", "turtle", "-n", 100,
-                           "--precision", 0.001, "--max-games", 300, "--seed", 5,
-                           "--results", tmp_path, "--json"))
+    capped = json.loads(
+        ok(
+            "tosk",
+            "simulate",
+            "--a",
+            "aggressor",
+            "--b",
+            "turtle",
+            "-n",
+            100,
+            "--precision",
+            0.001,
+            "--max-games",
+            300,
+            "--seed",
+            5,
+            "--results",
+            tmp_path,
+            "--json",
+        )
+    )
     assert capped["games"] == 300
     msg = one_line_error(run("tosk", "simulate", "--precision", 0.7, "--results", tmp_path))
     assert "--precision" in msg
@@ -225,21 +340,59 @@ def test_simulate_precision_reaches_its_target(tmp_path):
 
 def test_sprt_stops_when_the_answer_is_known(tmp_path):
     # potent healing against base for the healer: a large change, found fast
-    text = ok("tosk", "sprt", "--vs", "potent-healing", "--strategy", "healer",
-              "--opponents", "aggressor", "--delta", 3, "--batch", 200, "--seed", 2,
-              "--results", tmp_path, "--max-games", 20000)
+    text = ok(
+        "tosk",
+        "sprt",
+        "--vs",
+        "potent-healing",
+        "--strategy",
+        "healer",
+        "--opponents",
+        "aggressor",
+        "--delta",
+        3,
+        "--batch",
+        200,
+        "--seed",
+        2,
+        "--results",
+        tmp_path,
+        "--max-games",
+        20000,
+    )
     lines = text.strip().splitlines()
     assert lines[-1].startswith("verdict: ")
     assert "LLR" in lines[0]
-    out = json.loads(ok("tosk", "sprt", "--vs", "potent-healing", "--strategy", "healer",
-                        "--opponents", "aggressor", "--delta", 3, "--batch", 200, "--seed", 2,
-                        "--results", tmp_path, "--max-games", 20000, "--json"))
+    out = json.loads(
+        ok(
+            "tosk",
+            "sprt",
+            "--vs",
+            "potent-healing",
+            "--strategy",
+            "healer",
+            "--opponents",
+            "aggressor",
+            "--delta",
+            3,
+            "--batch",
+            200,
+            "--seed",
+            2,
+            "--results",
+            tmp_path,
+            "--max-games",
+            20000,
+            "--json",
+        )
+    )
     last = out["steps"][-1]
     assert last["decision"] in ("raises", "lowers", "no change")
     assert last["games"] < 20000  # it stopped early
     hit = max(last["llr_up"], last["llr_down"])
-    assert hit >= last["upper"] or (last["llr_up"] <= last["lower"]
-                                    and last["llr_down"] <= last["lower"])
+    assert hit >= last["upper"] or (
+        last["llr_up"] <= last["lower"] and last["llr_down"] <= last["lower"]
+    )
     # the LLR printed is the one the library computes from the stored runs' pairs
     runs, _ = pages.load_runs([tmp_path / "tosk"])
     base = np.concatenate([r.pair_points for r in runs if r.spec.ruleset.name == "base"])
@@ -250,14 +403,28 @@ def test_sprt_stops_when_the_answer_is_known(tmp_path):
 
 
 def test_sprt_bad_input(tmp_path):
-    msg = one_line_error(run("tosk", "sprt", "--vs", "force", "--strategy", "aggressor",
-                             "--delta", 0, "--results", tmp_path))
+    msg = one_line_error(
+        run(
+            "tosk",
+            "sprt",
+            "--vs",
+            "force",
+            "--strategy",
+            "aggressor",
+            "--delta",
+            0,
+            "--results",
+            tmp_path,
+        )
+    )
     assert "--delta" in msg
-    msg = one_line_error(run("tosk", "sprt", "--vs", "base", "--strategy", "aggressor",
-                             "--results", tmp_path))
+    msg = one_line_error(
+        run("tosk", "sprt", "--vs", "base", "--strategy", "aggressor", "--results", tmp_path)
+    )
     assert "same rules" in msg
-    msg = one_line_error(run("tosk", "sprt", "--vs", "nope", "--strategy", "aggressor",
-                             "--results", tmp_path))
+    msg = one_line_error(
+        run("tosk", "sprt", "--vs", "nope", "--strategy", "aggressor", "--results", tmp_path)
+    )
     assert "nope" in msg
     assert not any(tmp_path.iterdir())
 

@@ -72,8 +72,13 @@ def _fresh(seed: int, index: int, purpose: int) -> np.ndarray:
     return st
 
 
-STREAMS = [(0, 0, 0), (1, 0, rng.PURPOSE_DEAL), (1, 7, rng.PURPOSE_RESHUFFLE),
-           (20261130, 12345, rng.PURPOSE_SEAT0 + 1), (2**40 + 3, 2**31, rng.PURPOSE_GAME)]
+STREAMS = [
+    (0, 0, 0),
+    (1, 0, rng.PURPOSE_DEAL),
+    (1, 7, rng.PURPOSE_RESHUFFLE),
+    (20261130, 12345, rng.PURPOSE_SEAT0 + 1),
+    (2**40 + 3, 2**31, rng.PURPOSE_GAME),
+]
 
 
 # ---------------------------------------------------------------- streams
@@ -106,8 +111,14 @@ def test_every_component_of_the_name_changes_the_stream():
     keys = {}
     for seed in range(4):
         for index in range(8):
-            for purpose in (rng.PURPOSE_DEAL, rng.PURPOSE_RESHUFFLE, rng.PURPOSE_SEAT0,
-                            rng.PURPOSE_SEAT0 + 1, rng.PURPOSE_COIN, rng.PURPOSE_GAME):
+            for purpose in (
+                rng.PURPOSE_DEAL,
+                rng.PURPOSE_RESHUFFLE,
+                rng.PURPOSE_SEAT0,
+                rng.PURPOSE_SEAT0 + 1,
+                rng.PURPOSE_COIN,
+                rng.PURPOSE_GAME,
+            ):
                 keys[(seed, index, purpose)] = int(rng.stream_key(seed, index, purpose))
     assert len(set(keys.values())) == len(keys)
     # and the first outputs of different purposes of one game differ too
@@ -219,8 +230,14 @@ print(json.dumps(out))
 
 def _probe_pure_python() -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1"}
-    proc = subprocess.run([sys.executable, "-c", _PROBE % (STREAMS,)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE % (STREAMS,)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

@@ -47,8 +47,9 @@ def _play(rng, reps, deals, p_win, p_draw, r_match, r_deal=0.0):
 def _run(codes, draws, seed=7):
     """A stand-in for RunResult with what the deal-level code reads."""
     codes = np.asarray(codes, dtype=np.int64)
-    return SimpleNamespace(spec=SimpleNamespace(seed=seed), pair_points=codes,
-                           draws=int(draws), games=2 * codes.size)
+    return SimpleNamespace(
+        spec=SimpleNamespace(seed=seed), pair_points=codes, draws=int(draws), games=2 * codes.size
+    )
 
 
 def _within_deal_corr(g):
@@ -126,7 +127,8 @@ def test_pool_by_deal_adds_runs_on_one_seed_by_deal_index():
 def _ols_cluster_se(values, groups):
     X = np.ones((len(values), 1))
     fit = sm.OLS(np.asarray(values, dtype=float), X).fit(
-        cov_type="cluster", cov_kwds={"groups": np.asarray(groups)})
+        cov_type="cluster", cov_kwds={"groups": np.asarray(groups)}
+    )
     return float(fit.params[0]), float(fit.bse[0])
 
 
@@ -183,9 +185,9 @@ def test_cluster_mean_diff_matches_statsmodels_on_shared_clusters():
     d = stats.cluster_mean_diff(y1, np.ones(G), y2, np.ones(G))
     vals = np.concatenate([y1, y2])
     X = sm.add_constant(np.concatenate([np.ones(G), np.zeros(G)]))
-    fit = sm.OLS(vals, X).fit(cov_type="cluster",
-                              cov_kwds={"groups": np.tile(np.arange(G), 2),
-                                        "use_correction": False})
+    fit = sm.OLS(vals, X).fit(
+        cov_type="cluster", cov_kwds={"groups": np.tile(np.arange(G), 2), "use_correction": False}
+    )
     assert d["diff"] == pytest.approx(fit.params[1])
     # statsmodels without its small-sample factor, times CR1's G/(G-1)
     assert d["se"] == pytest.approx(fit.bse[1] * np.sqrt(G / (G - 1)), rel=1e-10)
@@ -204,8 +206,9 @@ def test_bradley_terry_deal_sandwich_matches_statsmodels_glm_cluster():
     ja = np.array([j for _, j in pairs])
     games = np.full(3, 2.0 * deals)
     s = pts.sum(axis=1)
-    bt = stats.bradley_terry(n_players, ia, ja, games, s,
-                             deal_points=[(seed, pts[r]) for r in range(3)])
+    bt = stats.bradley_terry(
+        n_players, ia, ja, games, s, deal_points=[(seed, pts[r]) for r in range(3)]
+    )
     assert bt.attrs["robust"]
     # statsmodels: one row per game, clustered on the deal (shared by the 3 matches)
     rows, y, grp = [], [], []
@@ -218,7 +221,8 @@ def test_bradley_terry_deal_sandwich_matches_statsmodels_glm_cluster():
                 y.append(g[r, d, k] / 2.0)
                 grp.append(d)
     fit = sm.GLM(np.array(y), np.array(rows), family=sm.families.Binomial()).fit(
-        cov_type="cluster", cov_kwds={"groups": np.array(grp), "use_correction": False})
+        cov_type="cluster", cov_kwds={"groups": np.array(grp), "use_correction": False}
+    )
     cov = np.array(bt.attrs["cov"])
     elo = 400.0 / np.log(10.0)
     for i in (1, 2):  # r_i − r_0 is elo · beta_i whatever the centring
@@ -311,8 +315,13 @@ def test_strategy_table_uses_the_deal_level_pool():
         r.a_wins, r.b_wins = (s_wins, s_losses) if a == "s" else (s_losses, s_wins)
         results[("base", a, b)] = r
     t = tables.strategy_table(results, ["base"], ["s"]).iloc[0]
-    p = tables.pooled_side([(results[("base", "s", "x")], "a"), (results[("base", "y", "s")], "b"),
-                            (results[("base", "s", "z")], "a")])
+    p = tables.pooled_side(
+        [
+            (results[("base", "s", "x")], "a"),
+            (results[("base", "y", "s")], "b"),
+            (results[("base", "s", "z")], "a"),
+        ]
+    )
     assert t["games"] == 900 and t["deals"] == 150  # 3 matches on one seed: 150 deals
     assert t["wins"] == int((g == 2).sum())
     assert (t["winrate_lo"], t["winrate_hi"]) == (p["winrate_lo"], p["winrate_hi"])
@@ -353,8 +362,10 @@ def _synthetic_run(stream):
 
 def _half_widths(r):
     deals = stats.deal_outcomes(stats.pentanomial_counts(r.pair_points), r.draws)
-    return [(w["hi"] - w["lo"]) / 2
-            for w in (stats.deal_wilson(deals["a_wins"]), stats.deal_wilson(deals["b_wins"]))]
+    return [
+        (w["hi"] - w["lo"]) / 2
+        for w in (stats.deal_wilson(deals["a_wins"]), stats.deal_wilson(deals["b_wins"]))
+    ]
 
 
 @pytest.mark.parametrize("p_win", [0.5, 0.3])
@@ -368,8 +379,13 @@ def test_refine_to_precision_reaches_the_deal_level_half_width(p_win):
     assert max(_half_widths(res)) <= precision, _half_widths(res)
     # the old target (independent games, deff = 1) stops short: its deal-level
     # half-width is about sqrt(1.65) times too wide
-    n_old = int(needed_games(np.array([pilot.a_wins, pilot.b_wins]), pilot.games,
-                             precision).max() * 1.02) + 2  # as refine_to_precision did
+    n_old = (
+        int(
+            needed_games(np.array([pilot.a_wins, pilot.b_wins]), pilot.games, precision).max()
+            * 1.02
+        )
+        + 2
+    )  # as refine_to_precision did
     old = result(_Spec(n_old + n_old % 2))
     assert max(_half_widths(old)) > 1.1 * precision, _half_widths(old)
 

@@ -50,7 +50,11 @@ def _kl_slsqp(counts, values, mu):
     best = None
     for x0 in (np.full(v.size, 1.0 / v.size), (ph + 0.01) / (ph + 0.01).sum()):
         r = optimize.minimize(
-            negll, x0, method="SLSQP", bounds=bounds, constraints=cons,
+            negll,
+            x0,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=cons,
             options={"ftol": 1e-15, "maxiter": 2000},
         )
         if best is None or r.fun < best.fun:
@@ -485,9 +489,12 @@ def test_nash_maxent_matches_lp_for_generic_games():
         a = (x - x.T) / 2
         lp = optimize.linprog(
             np.r_[np.zeros(n), -1.0],
-            A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
-            A_eq=np.r_[np.ones(n), 0.0][None], b_eq=[1.0],
-            bounds=[(0, None)] * n + [(None, None)], method="highs",
+            A_ub=np.c_[-a.T, np.ones(n)],
+            b_ub=np.zeros(n),
+            A_eq=np.r_[np.ones(n), 0.0][None],
+            b_eq=[1.0],
+            bounds=[(0, None)] * n + [(None, None)],
+            method="highs",
         )
         assert lp.x[-1] == pytest.approx(0.0, abs=1e-9)  # value of the game
         p = st.nash_maxent(a)
@@ -530,8 +537,12 @@ def test_nash_average_transitive_hand_computed():
 
 def test_nash_average_clone_invariance():
     base = np.array(
-        [[0.0, 0.1, -0.2, 0.1], [-0.1, 0.0, 0.3, 0.2], [0.2, -0.3, 0.0, -0.05],
-         [-0.1, -0.2, 0.05, 0.0]]
+        [
+            [0.0, 0.1, -0.2, 0.1],
+            [-0.1, 0.0, 0.3, 0.2],
+            [0.2, -0.3, 0.0, -0.05],
+            [-0.1, -0.2, 0.05, 0.0],
+        ]
     )
     r0 = st.nash_average(_score_from_payoff(base))
     assert r0["p"][3] == pytest.approx(0.0, abs=1e-9)  # 4th is beaten by the mixture
@@ -547,8 +558,12 @@ def test_nash_average_clone_invariance():
 
 def test_nash_average_bootstrap():
     base = np.array(
-        [[0.0, 0.1, -0.2, 0.1], [-0.1, 0.0, 0.3, 0.2], [0.2, -0.3, 0.0, -0.05],
-         [-0.1, -0.2, 0.05, 0.0]]
+        [
+            [0.0, 0.1, -0.2, 0.1],
+            [-0.1, 0.0, 0.3, 0.2],
+            [0.2, -0.3, 0.0, -0.05],
+            [-0.1, -0.2, 0.05, 0.0],
+        ]
     )
     score = _score_from_payoff(base)
     se = np.full((4, 4), 0.01)
@@ -631,8 +646,7 @@ def test_nash_maxent_many_matches_exact_solver(n, n_draws, monkeypatch):
 
 @pytest.mark.parametrize(
     "case",
-    ["realistic", "tie", "dominant", "clone", "clone_se0_pair", "inequality", "zeros", "n1",
-     "n2"],
+    ["realistic", "tie", "dominant", "clone", "clone_se0_pair", "inequality", "zeros", "n1", "n2"],
 )
 @pytest.mark.parametrize("se_kind", ["noise", "zero", "nan"])
 def test_nash_average_matches_per_draw_reference(case, se_kind):

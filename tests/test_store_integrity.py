@@ -34,10 +34,12 @@ TIMING = ("elapsed_s", "games_per_s", "cached", "store")
 
 
 def run(*args):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")}
-    return subprocess.run([str(BALANCE), *map(str, args)], capture_output=True, text=True,
-                          env=env, check=False)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("BALANCE_RESULTS", "BALANCE_CHART_CACHE")
+    }
+    return subprocess.run(
+        [str(BALANCE), *map(str, args)], capture_output=True, text=True, env=env, check=False
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -74,11 +76,13 @@ def template(tmp_path_factory):
     other, other_json, _ = simulate(root, sim=OTHER)
     per_game, pg_json, _ = simulate(root, "--per-game")
     runs = {}
-    for name, nums, out in (("plain", plain, plain_json), ("other", other, other_json),
-                            ("per_game", per_game, pg_json)):
+    for name, nums, out in (
+        ("plain", plain, plain_json),
+        ("other", other, other_json),
+        ("per_game", per_game, pg_json),
+    ):
         folder = Path(out["store"])
-        runs[name] = {"numbers": nums, "key": out["config_hash"],
-                      "data": data(folder)}
+        runs[name] = {"numbers": nums, "key": out["config_hash"], "data": data(folder)}
     assert set(runs["per_game"]["data"]) == {"checksums", "run.parquet", "games.parquet"}
     return root, runs
 
@@ -123,44 +127,64 @@ def _truncate(path: Path):
 
 DAMAGE = {
     # what is done to the run folder -> words the one-line report must hold
-    "truncated run.parquet": (lambda f: _truncate(f / "run.parquet"),
-                              "run.parquet fails its checksum"),
-    "garbage run.parquet": (lambda f: (f / "run.parquet").write_bytes(b"\x07garbage" * 64),
-                            "run.parquet fails its checksum"),
-    "empty run.parquet": (lambda f: (f / "run.parquet").write_bytes(b""),
-                          "run.parquet fails its checksum"),
+    "truncated run.parquet": (
+        lambda f: _truncate(f / "run.parquet"),
+        "run.parquet fails its checksum",
+    ),
+    "garbage run.parquet": (
+        lambda f: (f / "run.parquet").write_bytes(b"\x07garbage" * 64),
+        "run.parquet fails its checksum",
+    ),
+    "empty run.parquet": (
+        lambda f: (f / "run.parquet").write_bytes(b""),
+        "run.parquet fails its checksum",
+    ),
     "deleted run.parquet": (lambda f: (f / "run.parquet").unlink(), "run.parquet is missing"),
     # the issue's case: a_wins 998 -> 1999 read back and reported
-    "edited a_wins": (lambda f: _edit_run(f, a_wins=lambda a: a + 1001),
-                      "run.parquet fails its checksum"),
+    "edited a_wins": (
+        lambda f: _edit_run(f, a_wins=lambda a: a + 1001),
+        "run.parquet fails its checksum",
+    ),
     "edited wins that still add up": (
         lambda f: _edit_run(f, a_wins=lambda a: a + 10, b_wins=lambda b: b - 10),
-        "run.parquet fails its checksum"),
-    "garbage manifest": (lambda f: (f / "manifest.json").write_bytes(b"{\x00not json"),
-                         "manifest.json is not valid JSON"),
-    "truncated manifest": (lambda f: _truncate(f / "manifest.json"),
-                           "manifest.json is not valid JSON"),
+        "run.parquet fails its checksum",
+    ),
+    "garbage manifest": (
+        lambda f: (f / "manifest.json").write_bytes(b"{\x00not json"),
+        "manifest.json is not valid JSON",
+    ),
+    "truncated manifest": (
+        lambda f: _truncate(f / "manifest.json"),
+        "manifest.json is not valid JSON",
+    ),
     "deleted manifest": (lambda f: (f / "manifest.json").unlink(), "manifest.json is missing"),
     "edited manifest": (_manifest_edit, "manifest.json fails its checksum"),
     "edited checksum": (_checksum_edit, "manifest.json fails its checksum"),
     # runs written before the checksums: their counts must add up
     "old run, edited a_wins": (
         lambda f: (_legacy(f), _edit_run(f, a_wins=lambda a: a + 1001)),
-        "counts do not add up"),
+        "counts do not add up",
+    ),
     "old run, edited wins that still add up": (
         lambda f: (_legacy(f), _edit_run(f, a_wins=lambda a: a + 10, b_wins=lambda b: b - 10)),
-        "counts do not add up (the deal points"),
+        "counts do not add up (the deal points",
+    ),
     "old run, edited game count": (
         lambda f: (_legacy(f), _edit_run(f, games=lambda g: g + 2, a_wins=lambda a: a + 2)),
-        "counts do not add up"),
+        "counts do not add up",
+    ),
     "old run, edited end reasons": (
         lambda f: (_legacy(f), _edit_run(f, reasons=lambda r: [r[0] + 1, *r[1:]])),
-        "counts do not add up (the end reasons"),
+        "counts do not add up (the end reasons",
+    ),
     "old run, truncated run.parquet": (
-        lambda f: (_legacy(f), _truncate(f / "run.parquet")), "run.parquet is unreadable"),
+        lambda f: (_legacy(f), _truncate(f / "run.parquet")),
+        "run.parquet is unreadable",
+    ),
     "old run, garbage run.parquet": (
         lambda f: (_legacy(f), (f / "run.parquet").write_bytes(b"PAR1" + b"\xff" * 300)),
-        "run.parquet is unreadable"),
+        "run.parquet is unreadable",
+    ),
 }
 
 
@@ -247,7 +271,8 @@ def test_per_game_rows_that_disagree_with_the_counts_are_damage(store):
     pts = df["a_points"].to_numpy().copy()
     pts[0] = 2 - pts[0] if pts[0] != 1 else 0  # one game's result flipped
     df.with_columns(a_points=pl.Series(pts, dtype=df["a_points"].dtype)).write_parquet(
-        folder / "games.parquet")
+        folder / "games.parquet"
+    )
     nums, _, err = simulate(root, "--per-game")
     (line,) = lines(err)
     assert "games.parquet does not match the run" in line
@@ -298,8 +323,12 @@ def test_a_damaged_study_record_is_one_line(store, tmp_path):
     rec = root / "_studies" / "tosk.json"
     rec.parent.mkdir()
     out = tmp_path / "pages"
-    for text in (b"\x00\xffgarbage", b'{"runs": ["ab', b'{"runs": ["../../x"]}',
-                 b'{"runs": [], "power_scale": "lots"}'):
+    for text in (
+        b"\x00\xffgarbage",
+        b'{"runs": ["ab',
+        b'{"runs": ["../../x"]}',
+        b'{"runs": [], "power_scale": "lots"}',
+    ):
         rec.write_bytes(text)
         p = run("report", "-o", out, "--results", root)
         assert p.returncode == 2 and "Traceback" not in p.stderr, (text, p.stderr)
@@ -322,8 +351,14 @@ def test_a_study_record_naming_a_damaged_run_is_one_line(store, tmp_path):
 
 def test_a_damaged_chart_cache_entry_is_drawn_again(store, tmp_path):
     root, runs = store
-    args = ("report", root / "tosk" / runs["plain"]["key"], "-o", tmp_path / "page.html",
-            "--results", root)
+    args = (
+        "report",
+        root / "tosk" / runs["plain"]["key"],
+        "-o",
+        tmp_path / "page.html",
+        "--results",
+        root,
+    )
     p = run(*args)
     assert p.returncode == 0, p.stderr
     cache = {f.name: f.read_bytes() for f in (root / "_charts").glob("*.svg")}
@@ -334,16 +369,23 @@ def test_a_damaged_chart_cache_entry_is_drawn_again(store, tmp_path):
     p = run(*args)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     warned = lines(p.stderr)
-    assert len(warned) == 2 and all("chart cache entry is damaged; drawn again" in x
-                                    for x in warned)
+    assert len(warned) == 2 and all(
+        "chart cache entry is damaged; drawn again" in x for x in warned
+    )
     # drawn again: the cache holds what it held, bit for bit
     assert {f.name: f.read_bytes() for f in (root / "_charts").glob("*.svg")} == cache
 
 
 # ------------------------------------------------------------------ in process
 def _spec(n=200, per_game=False):
-    return runner.RunSpec(resolve_variant("tosk", "base"), load_strategy("tosk", "aggressor"),
-                          load_strategy("tosk", "turtle"), n, 5, per_game)
+    return runner.RunSpec(
+        resolve_variant("tosk", "base"),
+        load_strategy("tosk", "aggressor"),
+        load_strategy("tosk", "turtle"),
+        n,
+        5,
+        per_game,
+    )
 
 
 MUTATIONS = {
@@ -353,15 +395,21 @@ MUTATIONS = {
     "draws": lambda r: replace(r, draws=-1, a_wins=r.a_wins + 1),
     "seat wins": lambda r: replace(r, seat_wins=r.seat_wins + [1, -2]),
     "pair points length": lambda r: replace(r, pair_points=r.pair_points[:-1]),
-    "pair points value": lambda r: replace(r, pair_points=np.where(
-        np.arange(len(r.pair_points)) == 0, 9, r.pair_points).astype(np.uint8)),
-    "rounds": lambda r: replace(r, rounds_hist=r.rounds_hist + (np.arange(len(r.rounds_hist)) == 3)),
+    "pair points value": lambda r: replace(
+        r,
+        pair_points=np.where(np.arange(len(r.pair_points)) == 0, 9, r.pair_points).astype(np.uint8),
+    ),
+    "rounds": lambda r: replace(
+        r, rounds_hist=r.rounds_hist + (np.arange(len(r.rounds_hist)) == 3)
+    ),
     "reasons": lambda r: replace(r, reasons=r.reasons[:-1]),
-    "card counters": lambda r: replace(r, cards=r.cards + (np.arange(r.cards.size) == 7)
-                                       .reshape(r.cards.shape)),
+    "card counters": lambda r: replace(
+        r, cards=r.cards + (np.arange(r.cards.size) == 7).reshape(r.cards.shape)
+    ),
     "no card counters": lambda r: replace(r, cards=None),
-    "metric": lambda r: replace(r, metrics={**r.metrics, "lead_changes":
-                                            r.metrics["lead_changes"] * 2}),
+    "metric": lambda r: replace(
+        r, metrics={**r.metrics, "lead_changes": r.metrics["lead_changes"] * 2}
+    ),
     "metric names": lambda r: replace(r, metrics={"lead_changes": r.metrics["lead_changes"]}),
 }
 
@@ -384,8 +432,14 @@ def test_check_run_compares_per_game_rows_with_the_counts():
     rounds = res.per_game["rounds"].to_numpy().copy()
     rounds[3] += 1
     with pytest.raises(Damaged, match="rounds histogram"):
-        runner.check_run(replace(res, per_game=res.per_game.with_columns(
-            rounds=pl.Series(rounds, dtype=res.per_game["rounds"].dtype))))
+        runner.check_run(
+            replace(
+                res,
+                per_game=res.per_game.with_columns(
+                    rounds=pl.Series(rounds, dtype=res.per_game["rounds"].dtype)
+                ),
+            )
+        )
 
 
 def test_long_games_are_counted_in_the_length_histogram():
@@ -466,8 +520,13 @@ def test_a_run_in_the_store_only_mode_is_not_recomputed(store):
 
     root, runs = store
     (root / "tosk" / runs["plain"]["key"] / "run.parquet").write_bytes(b"garbage")
-    spec = runner.RunSpec(resolve_variant("tosk", "base"), load_strategy("tosk", "aggressor"),
-                          load_strategy("tosk", "turtle"), 200, 5)
+    spec = runner.RunSpec(
+        resolve_variant("tosk", "base"),
+        load_strategy("tosk", "aggressor"),
+        load_strategy("tosk", "turtle"),
+        200,
+        5,
+    )
     assert spec.key == runs["plain"]["key"]
     with pytest.raises(UserError, match="run.parquet fails its checksum"):
         runner.run_many([spec], store=Store(root), store_only=True, progress=False)

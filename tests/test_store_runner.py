@@ -30,8 +30,7 @@ def _spec(variant="base", a="aggressor", b="turtle", n=N, seed=SEED, per_game=Fa
 
 def _assert_same(r1, r2):
     assert r1.key == r2.key
-    assert (r1.games, r1.a_wins, r1.b_wins, r1.draws) == (r2.games, r2.a_wins, r2.b_wins,
-                                                          r2.draws)
+    assert (r1.games, r1.a_wins, r1.b_wins, r1.draws) == (r2.games, r2.a_wins, r2.b_wins, r2.draws)
     for f in ("seat_wins", "pair_points", "rounds_hist", "reasons", "cards"):
         x, y = getattr(r1, f), getattr(r2, f)
         assert x.shape == y.shape and np.array_equal(x, y), f
@@ -58,8 +57,7 @@ def test_run_is_stored_once_and_read_back(tmp_path):
     assert store.has("tosk", spec.key)
     folder = store.path("tosk", spec.key)
     assert folder == tmp_path / "tosk" / spec.key
-    assert {p.name for p in folder.iterdir()} == {
-        "manifest.json", "run.parquet"}
+    assert {p.name for p in folder.iterdir()} == {"manifest.json", "run.parquet"}
     stamp = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     (second,) = run_many([spec], store=store, progress=False)
     assert second.cached
@@ -106,10 +104,18 @@ def test_key_is_a_stable_hash_of_the_resolved_config():
     assert config_hash(_spec().resolved()) == k
 
 
-@pytest.mark.parametrize("change", [
-    dict(seed=SEED + 1), dict(n=N + 2), dict(variant="force"), dict(variant="battle-weary"),
-    dict(a="balanced"), dict(b="random"), dict(per_game=True),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(seed=SEED + 1),
+        dict(n=N + 2),
+        dict(variant="force"),
+        dict(variant="battle-weary"),
+        dict(a="balanced"),
+        dict(b="random"),
+        dict(per_game=True),
+    ],
+)
 def test_anything_that_changes_the_numbers_changes_the_key(change):
     assert _spec(**change).key != _spec().key
 
@@ -330,8 +336,17 @@ def test_precision_targeted_round_robin(tmp_path):
     from balance.analysis import compare_command
 
     t, vnames, snames, runs = compare_command(
-        "tosk", "base,force", "random,aggressor,turtle", 200, SEED, None, 1 << 15, tmp_path,
-        precision=0.03, max_games=20000)
+        "tosk",
+        "base,force",
+        "random,aggressor,turtle",
+        200,
+        SEED,
+        None,
+        1 << 15,
+        tmp_path,
+        precision=0.03,
+        max_games=20000,
+    )
     m = t["matrix"]
     half = (m["winrate_hi"] - m["winrate_lo"]) / 2
     assert (half <= 0.03).all()
@@ -356,7 +371,8 @@ def test_card_counter_kernel_matches_a_numpy_reference():
     bits = np.arange(tosk.N_CARDS)
     ref = np.zeros_like(acc.cards)
     for side, (seen, played, win_pts) in enumerate(
-            ((out["seen_a"], out["played_a"], 2), (out["seen_b"], out["played_b"], 0))):
+        ((out["seen_a"], out["played_a"], 2), (out["seen_b"], out["played_b"], 0))
+    ):
         win, draw = (pts == win_pts)[:, None], (pts == 1)[:, None]
         s = ((seen[:, None] >> bits) & 1).astype(bool)
         p = ((played[:, None] >> bits) & 1).astype(bool)

@@ -49,8 +49,12 @@ def test_examples_are_the_rulebooks_lists():
 
 
 def test_a_malformed_example_file_is_one_line(tmp_path):
-    good = (suits.examples.__globals__["Path"](__file__).parent.parent / "configs" / "suits"
-            / "tasks.toml").read_text()
+    good = (
+        suits.examples.__globals__["Path"](__file__).parent.parent
+        / "configs"
+        / "suits"
+        / "tasks.toml"
+    ).read_text()
     bad = tmp_path / "tasks.toml"
     bad.write_text(good.replace('"Ace" = "Topple a stone tower."', ""))
     with pytest.raises(UserError, match=r"\[clubs\] lacks the targets A$"):
@@ -129,15 +133,18 @@ def test_tasks_are_stored_and_read_back(tasks, store):
     for a, b in zip(tasks.tables().values(), again.tables().values()):
         pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
     with pytest.raises(UserError, match="not in the store"):
-        suits.run_tasks(suits.TasksPlan(hands=1000, characters=10, seed=99), results=store,
-                        store_only=True)
+        suits.run_tasks(
+            suits.TasksPlan(hands=1000, characters=10, seed=99), results=store, store_only=True
+        )
 
 
 def test_tasks_plan_checks():
-    for plan, msg in ((suits.TasksPlan(hands=0), "-n must be a positive"),
-                      (suits.TasksPlan(characters=0), "--characters must be positive"),
-                      (suits.TasksPlan(suit="stars"), "unknown suit"),
-                      (suits.TasksPlan(seed=-1), "--seed")):
+    for plan, msg in (
+        (suits.TasksPlan(hands=0), "-n must be a positive"),
+        (suits.TasksPlan(characters=0), "--characters must be positive"),
+        (suits.TasksPlan(suit="stars"), "unknown suit"),
+        (suits.TasksPlan(seed=-1), "--seed"),
+    ):
         with pytest.raises(UserError, match=msg):
             plan.check()
 
@@ -181,7 +188,7 @@ def test_factor_effect_equals_the_hand_computed_paired_difference(struggle):
     for p in suits.POLICIES:
         if not p.startswith("high-"):
             continue
-        q = "low-" + p[len("high-"):]
+        q = "low-" + p[len("high-") :]
         for x in suits.POLICIES:
             diffs.append(suits._points(by, "base", q, x) - suits._points(by, "base", p, x))
     want = float(np.mean(np.mean(diffs, axis=0) / 4.0))
@@ -224,29 +231,57 @@ def test_page_with_one_half_only(tasks, tmp_path):
 
 # ---- the commands ----------------------------------------------------------------------------
 def test_cli_tasks_and_struggle(tmp_path):
-    res = run_cli(["suits", "tasks", "-n", "2000", "--characters", "50", "--seed", "3",
-                   "--page", str(tmp_path / "t.html"), "--json"], tmp_path)
+    res = run_cli(
+        [
+            "suits",
+            "tasks",
+            "-n",
+            "2000",
+            "--characters",
+            "50",
+            "--seed",
+            "3",
+            "--page",
+            str(tmp_path / "t.html"),
+            "--json",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert len(data["tasks_fresh"]) == 13 and data["tasks_fresh"][0]["target_name"] == "2"
     assert data["manifest"]["rulings"][0].startswith("S1 ")
     assert (tmp_path / "t.html").is_file()
-    res = run_cli(["suits", "struggle", "-n", "100", "--variants", "base",
-                   "--policies", "high-defend-hand,low-absorb-deck,random"], tmp_path)
+    res = run_cli(
+        [
+            "suits",
+            "struggle",
+            "-n",
+            "100",
+            "--variants",
+            "base",
+            "--policies",
+            "high-defend-hand,low-absorb-deck,random",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     assert "Each policy against the field" in res.stdout and "low-absorb-deck" in res.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["tasks", "--suit", "stars"], "unknown suit 'stars'"),
-    (["tasks", "-n", "0"], "-n must be a positive number of hands"),
-    (["tasks", "--page", "out.txt"], "--page must name an .html file"),
-    (["tasks", "--variant", "nope"], "unknown suits variant 'nope'"),
-    (["struggle", "--policies", "high-defend-hand,nope"], "nope"),
-    (["struggle", "--variants", "base,nope"], "unknown suits variant 'nope'"),
-    (["struggle", "-n", "0"], "-n must be a positive"),
-    (["struggle", "--policies", "random"], "at least two policies"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["tasks", "--suit", "stars"], "unknown suit 'stars'"),
+        (["tasks", "-n", "0"], "-n must be a positive number of hands"),
+        (["tasks", "--page", "out.txt"], "--page must name an .html file"),
+        (["tasks", "--variant", "nope"], "unknown suits variant 'nope'"),
+        (["struggle", "--policies", "high-defend-hand,nope"], "nope"),
+        (["struggle", "--variants", "base,nope"], "unknown suits variant 'nope'"),
+        (["struggle", "-n", "0"], "-n must be a positive"),
+        (["struggle", "--policies", "random"], "at least two policies"),
+    ],
+)
 def test_cli_user_errors_are_one_line_and_write_nothing(tmp_path, args, message):
     res = run_cli(["suits", *args], tmp_path)
     assert res.returncode == 2, (res.stdout, res.stderr)

@@ -32,8 +32,9 @@ from sims.suits_oracle import task_odds
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = all_variant_combinations("suits")
-SCRIPTED = [f"{a}-{d}-{g}" for a in ("high", "low") for d in ("defend", "absorb")
-            for g in ("hand", "deck")]
+SCRIPTED = [
+    f"{a}-{d}-{g}" for a in ("high", "low") for d in ("defend", "absorb") for g in ("hand", "deck")
+]
 NAMES = SCRIPTED + ["random"]
 PAIRS = [(n, "high-defend-hand") for n in SCRIPTED] + [("random", "random")]
 SEED = 20240611
@@ -80,8 +81,9 @@ def _check_invariants(o: dict, rv: np.ndarray, n: int) -> dict:
     assert np.array_equal(o["a_seat"], np.arange(n) % 2)
     assert np.array_equal(o["a_points"], np.where(w < 0, 1, np.where(w == o["a_seat"], 2, 0)))
     assert np.isin(o["first_seat"], [0, 1]).all()
-    assert np.array_equal(o["first_result"],
-                          np.where(w < 0, 1, np.where(w == o["first_seat"], 2, 0)))
+    assert np.array_equal(
+        o["first_result"], np.where(w < 0, 1, np.where(w == o["first_seat"], 2, 0))
+    )
     ic = np.stack([o["initiative_card_seat0"], o["initiative_card_seat1"]])
     assert np.all((ic >= 0) & (ic < DECK))
     # counts of the exchanges
@@ -214,8 +216,10 @@ def test_batches_and_threads_do_not_change_results(rules, strat):
         for t in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
             numba.set_num_threads(t)
             whole = S.simulate(rv, strat["random"], strat["high-absorb-deck"], SEED, 0, 4000)
-            parts = [S.simulate(rv, strat["random"], strat["high-absorb-deck"], SEED, f, 2000)
-                     for f in (0, 2000)]
+            parts = [
+                S.simulate(rv, strat["random"], strat["high-absorb-deck"], SEED, f, 2000)
+                for f in (0, 2000)
+            ]
             _same(whole, {k: np.concatenate([p[k] for p in parts]) for k in whole})
             # an odd batch start (a_seat counts from the batch) is refused
             with pytest.raises(ValueError):
@@ -223,12 +227,15 @@ def test_batches_and_threads_do_not_change_results(rules, strat):
             fresh = S.task_fresh(rules["base"], 2, 9, SEED, 0, 30000)
             # split at a chunk boundary (see test_task_fresh_split_anywhere for others)
             cut = 2 * S.TASK_CHUNK
-            fresh_parts = (S.task_fresh(rules["base"], 2, 9, SEED, 0, cut)
-                           + S.task_fresh(rules["base"], 2, 9, SEED, cut, 30000 - cut))
+            fresh_parts = S.task_fresh(rules["base"], 2, 9, SEED, 0, cut) + S.task_fresh(
+                rules["base"], 2, 9, SEED, cut, 30000 - cut
+            )
             assert np.array_equal(fresh, fresh_parts)
             down = S.task_rundown(rules["base"], 1, 8, MODE_EITHER, SEED, 0, 3000)
-            down_parts = [S.task_rundown(rules["base"], 1, 8, MODE_EITHER, SEED, f, m)
-                          for f, m in ((0, 1000), (1000, 2000))]
+            down_parts = [
+                S.task_rundown(rules["base"], 1, 8, MODE_EITHER, SEED, f, m)
+                for f, m in ((0, 1000), (1000, 2000))
+            ]
             for k in down:
                 assert np.array_equal(down[k], down_parts[0][k] + down_parts[1][k]), k
             outs.append((whole, fresh, down))
@@ -243,16 +250,19 @@ def test_batches_and_threads_do_not_change_results(rules, strat):
 @pytest.mark.parametrize("cut", [1, 10001])
 def test_task_fresh_split_anywhere(rules, cut):
     whole = S.task_fresh(rules["base"], 2, 9, SEED, 0, 30000)
-    parts = (S.task_fresh(rules["base"], 2, 9, SEED, 0, cut)
-             + S.task_fresh(rules["base"], 2, 9, SEED, cut, 30000 - cut))
+    parts = S.task_fresh(rules["base"], 2, 9, SEED, 0, cut) + S.task_fresh(
+        rules["base"], 2, 9, SEED, cut, 30000 - cut
+    )
     assert np.array_equal(whole, parts)
 
 
 def test_task_rundown_split_anywhere(rules):
     """Each character deals its own deck from its stream: any split agrees."""
     whole = S.task_rundown(rules["base"], 3, 11, MODE_EITHER, SEED, 0, 700)
-    parts = [S.task_rundown(rules["base"], 3, 11, MODE_EITHER, SEED, f, m)
-             for f, m in ((0, 1), (1, 300), (301, 399))]
+    parts = [
+        S.task_rundown(rules["base"], 3, 11, MODE_EITHER, SEED, f, m)
+        for f, m in ((0, 1), (1, 300), (301, 399))
+    ]
     for k in whole:
         assert np.array_equal(whole[k], sum(p[k] for p in parts)), k
 
@@ -276,8 +286,15 @@ print(json.dumps({"nojit": bool(numba.config.DISABLE_JIT), "sim": {k: v.tolist()
 
 def test_engine_same_without_jit(rules, strat):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1"}
-    proc = subprocess.run([sys.executable, "-c", _NOJIT % ((SEED,) * 4)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NOJIT % ((SEED,) * 4)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     pure = json.loads(proc.stdout.strip().splitlines()[-1])
     assert pure["nojit"] is True
@@ -319,8 +336,7 @@ def test_the_deal_is_shared_by_the_two_games_of_a_pair(rules, strat):
     """Game 2d and 2d+1 deal the same deck to each seat (the strategies swap
     seats): the scripted initiative card (the lowest of the first hand, SD7)
     is the same in both games and is the lowest card of the dealt hand."""
-    o = S.simulate(rules["base"], strat["low-absorb-deck"], strat["high-defend-hand"], SEED, 0,
-                   200)
+    o = S.simulate(rules["base"], strat["low-absorb-deck"], strat["high-defend-hand"], SEED, 0, 200)
     for s in range(2):
         ic = o[f"initiative_card_seat{s}"]
         assert np.array_equal(ic[0::2], ic[1::2])
@@ -332,10 +348,13 @@ def test_the_deal_is_shared_by_the_two_games_of_a_pair(rules, strat):
 
 
 def test_first_mover_has_the_better_initiative_card_and_ties_are_a_fair_coin(rules, strat):
-    o = S.simulate(rules["base"], strat["high-defend-hand"], strat["low-absorb-hand"], SEED, 0,
-                   6000)
+    o = S.simulate(
+        rules["base"], strat["high-defend-hand"], strat["low-absorb-hand"], SEED, 0, 6000
+    )
+
     def key(c):  # SD7: suit order (Spades first), then value; a Joker is a Spade of 14
         return 3 * 16 + 14 if c >= 52 else (3 - c // 13) * 16 + c % 13 + 2
+
     k0 = np.array([key(int(c)) for c in o["initiative_card_seat0"]])
     k1 = np.array([key(int(c)) for c in o["initiative_card_seat1"]])
     diff = k0 != k1
@@ -357,8 +376,13 @@ def fresh(rules) -> dict[int, np.ndarray]:
 def _fresh_rates(out) -> dict[str, int]:
     """Counts of ``task_fresh``: difficult_only from the cards (1 in suit, 2
     Difficult, 1 on a failure)."""
-    return {"in_suit": out[0], "difficult": out[1], "either": out[2],
-            "difficult_only": out[3] - out[5], "joker": out[4]}
+    return {
+        "in_suit": out[0],
+        "difficult": out[1],
+        "either": out[2],
+        "difficult_only": out[3] - out[5],
+        "joker": out[4],
+    }
 
 
 @pytest.mark.parametrize("target", range(2, 15))
@@ -371,8 +395,7 @@ def test_fresh_hands_match_the_exact_oracle(fresh, target):
     exact = task_odds(target)
     assert exact["cards"] == 1 + exact["difficult_only"]
     for key, count in _fresh_rates(out).items():
-        assert within(count, N_FRESH, exact[key]), (target, key, count / N_FRESH,
-                                                    float(exact[key]))
+        assert within(count, N_FRESH, exact[key]), (target, key, count / N_FRESH, float(exact[key]))
     if target == 2:
         assert out[2] == N_FRESH  # exactly 1
     if target == 14:
@@ -407,8 +430,10 @@ LAST_DRAW = DECK - HAND  # 49 cards are drawn after the first hand
 
 @pytest.fixture(scope="module")
 def rundown(rules) -> dict[int, dict]:
-    return {m: S.task_rundown(rules["base"], S.CLUBS, 9, m, SEED, 0, N_DOWN)
-            for m in (MODE_IN_SUIT, MODE_DIFFICULT, MODE_EITHER)}
+    return {
+        m: S.task_rundown(rules["base"], S.CLUBS, 9, m, SEED, 0, N_DOWN)
+        for m in (MODE_IN_SUIT, MODE_DIFFICULT, MODE_EITHER)
+    }
 
 
 @pytest.mark.parametrize("mode", [MODE_IN_SUIT, MODE_DIFFICULT, MODE_EITHER])
@@ -424,12 +449,12 @@ def test_rundown_counts(rundown, mode):
     # every character makes a first attempt, with 49 cards in the deck, and only one
     assert ba[S.RD_ATTEMPTS, 0] == N_DOWN and bd[S.RD_ATTEMPTS, LAST_DRAW] == N_DOWN
     assert np.array_equal(bd[:, LAST_DRAW], ba[:, 0])
-    assert not bd[:, LAST_DRAW + 1:].any() and not bd[:, 0].any()
+    assert not bd[:, LAST_DRAW + 1 :].any() and not bd[:, 0].any()
     assert np.all(np.diff(ba[S.RD_ATTEMPTS]) <= 0)  # attempt k+1 only after attempt k
     # 1 or 2 cards an attempt: at least ceil(49 / 2) = 25 attempts, at most 49
     lo = math.ceil(LAST_DRAW / 2)
-    assert not att[:lo].any() and not att[LAST_DRAW + 1:].any()
-    assert not succ[LAST_DRAW + 1:].any()
+    assert not att[:lo].any() and not att[LAST_DRAW + 1 :].any()
+    assert not succ[LAST_DRAW + 1 :].any()
     # cards: 1 in suit or on a failure, 2 for a Difficult pair
     assert np.array_equal(ba[S.RD_CARDS], ba[S.RD_ATTEMPTS] + ba[S.RD_DIFFICULT])
     assert np.all(ba[S.RD_DIFFICULT] <= ba[S.RD_SUCCESS])
@@ -449,8 +474,11 @@ def test_rundown_counts(rundown, mode):
 
 def test_rundown_first_attempt_is_a_fresh_hand(rundown):
     exact = task_odds(9)
-    for mode, key in ((MODE_IN_SUIT, "in_suit"), (MODE_DIFFICULT, "difficult"),
-                      (MODE_EITHER, "either")):
+    for mode, key in (
+        (MODE_IN_SUIT, "in_suit"),
+        (MODE_DIFFICULT, "difficult"),
+        (MODE_EITHER, "either"),
+    ):
         ba = rundown[mode]["by_attempt"]
         assert within(ba[S.RD_SUCCESS, 0], N_DOWN, exact[key]), key
     ba = rundown[MODE_EITHER]["by_attempt"]
@@ -461,8 +489,9 @@ def test_rundown_first_attempt_is_a_fresh_hand(rundown):
 
 
 # ---------------------------------------------------------------------------- traces
-@pytest.mark.parametrize("variant", ["base", "suited-struggles+to-the-death",
-                                     "refill-after-damage+ties-to-attacker"])
+@pytest.mark.parametrize(
+    "variant", ["base", "suited-struggles+to-the-death", "refill-after-damage+ties-to-attacker"]
+)
 def test_trace_replays_the_simulated_games(rules, strat, variant):
     rv = rules[variant]
     a, b = strat["low-defend-hand"], strat["random"]

@@ -42,8 +42,9 @@ from sims.suits_oracle import task_odds
 ROOT = Path(__file__).resolve().parent.parent
 C = S.card_id
 JK, JK2 = 52, 53  # the two Jokers
-NAMES = [f"{a}-{d}-{g}" for a in ("high", "low") for d in ("defend", "absorb")
-         for g in ("hand", "deck")] + ["random"]
+NAMES = [
+    f"{a}-{d}-{g}" for a in ("high", "low") for d in ("defend", "absorb") for g in ("hand", "deck")
+] + ["random"]
 
 
 def rules_of(spec: str = "base", **over) -> np.ndarray:
@@ -58,8 +59,9 @@ STRAT = {n: load_strategy("suits", n).vector() for n in NAMES}
 
 
 def ids(cards) -> np.ndarray:
-    return np.array([c if isinstance(c, (int, np.integer)) else C(c) for c in cards],
-                    dtype=np.int64)
+    return np.array(
+        [c if isinstance(c, (int, np.integer)) else C(c) for c in cards], dtype=np.int64
+    )
 
 
 def task(cards, suit, target, mode=MODE_EITHER, jv=14):
@@ -82,12 +84,22 @@ class Table:
     """Two characters with chosen hands and decks (deck[0] is the top card)."""
 
     def __init__(self, hand0, deck0, hand1, deck1, seed=11):
-        (self.rngs, self.decks, self.hands, self.ints, self.seen, self.feats, self.ci, self.cj,
-         self.sc, self.odds) = S._work()
+        (
+            self.rngs,
+            self.decks,
+            self.hands,
+            self.ints,
+            self.seen,
+            self.feats,
+            self.ci,
+            self.cj,
+            self.sc,
+            self.odds,
+        ) = S._work()
         for s, (h, d) in enumerate(((hand0, deck0), (hand1, deck1))):
             d, h = ids(d), ids(h)
-            self.decks[s, :len(d)] = d
-            self.hands[s, :len(h)] = h
+            self.decks[s, : len(d)] = d
+            self.hands[s, : len(h)] = h
             self.ints[s, S.I_DTOT] = len(d)
             self.ints[s, S.I_DPOS] = 0
             self.ints[s, S.I_HN] = len(h)
@@ -97,16 +109,33 @@ class Table:
         """Seat ``a`` attacks; returns (acted, log row, result row)."""
         log = np.full(S.LOG_WIDTH, -99, dtype=np.int64)
         res = np.zeros(S.N_RESULT, dtype=np.int64)
-        acted = S._turn(rules, a, STRAT[strat_a], STRAT[strat_d], self.rngs[2 + a],
-                        self.rngs[3 - a], self.decks, self.hands, self.ints, self.seen, self.feats,
-                        self.ci, self.cj, self.odds, log, res)
+        acted = S._turn(
+            rules,
+            a,
+            STRAT[strat_a],
+            STRAT[strat_d],
+            self.rngs[2 + a],
+            self.rngs[3 - a],
+            self.decks,
+            self.hands,
+            self.ints,
+            self.seen,
+            self.feats,
+            self.ci,
+            self.cj,
+            self.odds,
+            log,
+            res,
+        )
         return int(acted), log, res
 
     def hand(self, s) -> list[str]:
-        return [S.card_name(c) for c in self.hands[s, :self.ints[s, S.I_HN]]]
+        return [S.card_name(c) for c in self.hands[s, : self.ints[s, S.I_HN]]]
 
     def deck(self, s) -> list[str]:
-        return [S.card_name(c) for c in self.decks[s, self.ints[s, S.I_DPOS]:self.ints[s, S.I_DTOT]]]
+        return [
+            S.card_name(c) for c in self.decks[s, self.ints[s, S.I_DPOS] : self.ints[s, S.I_DTOT]]
+        ]
 
     def left(self, s) -> int:
         return int(self.ints[s, S.I_DTOT] - self.ints[s, S.I_DPOS] + self.ints[s, S.I_HN])
@@ -116,8 +145,28 @@ def names(*cards) -> list[str]:
     return [S.card_name(C(c)) if isinstance(c, str) else S.card_name(c) for c in cards]
 
 
-FILLER = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "2D", "3D", "4D", "5D", "6D",
-          "7D", "8D", "9D", "10D", "2C", "3C"]
+FILLER = [
+    "2S",
+    "3S",
+    "4S",
+    "5S",
+    "6S",
+    "7S",
+    "8S",
+    "9S",
+    "10S",
+    "2D",
+    "3D",
+    "4D",
+    "5D",
+    "6D",
+    "7D",
+    "8D",
+    "9D",
+    "10D",
+    "2C",
+    "3C",
+]
 
 
 # ------------------------------------------------------------------------------ S1
@@ -130,8 +179,12 @@ def test_s1_deck_of_54():
     assert all(c["value"] == 14 and c["label"] == "Joker" for c in jokers)
     for suit in S.SUITS:
         assert sorted(c["value"] for c in naturals if c["suit"] == suit) == list(range(2, 15))
-    assert [c["purpose"] for c in cat[::13][:4]] == ["finesse", "intellect", "brute force",
-                                                     "fortitude"]
+    assert [c["purpose"] for c in cat[::13][:4]] == [
+        "finesse",
+        "intellect",
+        "brute force",
+        "fortitude",
+    ]
 
 
 def test_s1_card_ids_values_and_suits():
@@ -163,9 +216,12 @@ def test_s1_empty_card_name_is_refused_cleanly(bad):
 def test_rules_vectors_of_base_and_variants():
     assert list(BASE) == list(S.encode_rules(S.DEFAULT_RULES))
     assert list(BASE) == [5, 2, 14, 1, 0, 2, 3, 0, 0, 0, 0, 200, 1, 0]
-    diff = {"ties-to-attacker": {S.R_TIES_ATTACKER: 1, S.R_MIN_DAMAGE: 1},
-            "to-the-death": {S.R_END: 1}, "refill-after-damage": {S.R_REFILL_DAMAGE: 1},
-            "suited-struggles": {S.R_SUITS: 1}}
+    diff = {
+        "ties-to-attacker": {S.R_TIES_ATTACKER: 1, S.R_MIN_DAMAGE: 1},
+        "to-the-death": {S.R_END: 1},
+        "refill-after-damage": {S.R_REFILL_DAMAGE: 1},
+        "suited-struggles": {S.R_SUITS: 1},
+    }
     for v, fields in diff.items():
         vec = rules_of(v)
         changed = {i: int(vec[i]) for i in range(len(vec)) if vec[i] != BASE[i]}
@@ -196,8 +252,7 @@ def test_sd9_joker_in_suit_only_when_no_natural_meets():
     # a Joker of value 10 cannot meet 12: neither in suit nor in a pair
     assert task(hand, CLUBS, 12, jv=10)[0] == TASK_FAIL
     assert task(["JOKER", "QS", "2C", "3D", "4H"], CLUBS, 12, jv=10)[0] == TASK_FAIL
-    assert task(["JOKER", "QS", "2C", "3D", "4H"], CLUBS, 12, jv=12) == (
-        TASK_IN_SUIT, ["Joker"])
+    assert task(["JOKER", "QS", "2C", "3D", "4H"], CLUBS, 12, jv=12) == (TASK_IN_SUIT, ["Joker"])
 
 
 def test_s2_difficult_pair_of_one_other_suit():
@@ -217,12 +272,16 @@ def test_s2_difficult_pair_of_one_other_suit():
 def test_s2_joker_pairs_and_two_jokers():
     # a Joker pairs with any card of another suit
     assert task(["JOKER", "10H", "2C", "3S", "4D"], CLUBS, 10, MODE_DIFFICULT) == (
-        TASK_DIFFICULT, ["10♥", "Joker"])
+        TASK_DIFFICULT,
+        ["10♥", "Joker"],
+    )
     # ... but not with a card of the task's suit (that pair would be in suit)
     assert task(["JOKER", "10C", "2S", "3D", "4H"], CLUBS, 10, MODE_DIFFICULT)[0] == TASK_FAIL
     # two Jokers form a pair
     assert task([JK, JK2, "2S", "3D", "4H"], CLUBS, 14, MODE_DIFFICULT) == (
-        TASK_DIFFICULT, ["Joker", "Joker"])
+        TASK_DIFFICULT,
+        ["Joker", "Joker"],
+    )
     # fewest Jokers: a natural with one Joker beats two Jokers
     kind, played = task([JK, JK2, "AS", "2D", "3H"], CLUBS, 14, MODE_DIFFICULT)
     assert kind == TASK_DIFFICULT and played == ["A♠", "Joker"]
@@ -235,7 +294,9 @@ def test_sd9_cheapest_pair():
     assert task(["10S", "QS", "9D", "JD", "KH"], CLUBS, 9) == (TASK_DIFFICULT, ["9♦", "J♦"])
     # no Joker when a natural pair will do, even a higher one
     assert task(["JOKER", "9S", "AD", "KD", "2C"], CLUBS, 9, MODE_DIFFICULT) == (
-        TASK_DIFFICULT, ["A♦", "K♦"])
+        TASK_DIFFICULT,
+        ["A♦", "K♦"],
+    )
 
 
 def test_modes_in_suit_and_difficult_only():
@@ -245,8 +306,7 @@ def test_modes_in_suit_and_difficult_only():
     assert task(hand, CLUBS, 9, MODE_EITHER) == (TASK_IN_SUIT, ["K♣"])  # one card before two
     assert task(["KC", "2S", "3D", "4H", "5S"], CLUBS, 9, MODE_DIFFICULT)[0] == TASK_FAIL
     assert task(["JOKER", "2S"], CLUBS, 9, MODE_DIFFICULT)[0] == TASK_FAIL  # a lone Joker
-    assert task(["JOKER", "9S"], CLUBS, 9, MODE_DIFFICULT) == (TASK_DIFFICULT,
-                                                               ["9♠", "Joker"])
+    assert task(["JOKER", "9S"], CLUBS, 9, MODE_DIFFICULT) == (TASK_DIFFICULT, ["9♠", "Joker"])
     assert task(["9S", "JS"], CLUBS, 9, MODE_IN_SUIT)[0] == TASK_FAIL
 
 
@@ -354,8 +414,7 @@ def test_rulebook_example_tasks_get_harder_with_the_target():
 # ---------------------------------------------- the exact oracle by brute force (S2)
 def _enumerate(hand_size, target, jokers=2, jv=14, failed=1, suit=CLUBS):
     out = np.zeros(2, dtype=np.int64)
-    cnt = {"in_suit": 0, "difficult": 0, "either": 0, "difficult_only": 0, "cards": 0,
-           "joker": 0}
+    cnt = {"in_suit": 0, "difficult": 0, "either": 0, "difficult_only": 0, "cards": 0, "joker": 0}
     n = 0
     for combo in itertools.combinations(range(52 + jokers), hand_size):
         h = np.array(combo, dtype=np.int64)
@@ -381,12 +440,20 @@ def test_oracle_equals_enumeration_of_every_2_and_3_card_hand(target):
     assert _enumerate(3, target, suit=target % 4) == task_odds(target, hand_size=3)
 
 
-@pytest.mark.parametrize("jokers,jv,failed,target", [
-    (0, 14, 1, 9), (1, 14, 2, 12), (3, 14, 1, 14), (4, 14, 2, 7), (2, 10, 1, 11),
-    (2, 10, 2, 10), (2, 6, 1, 4)])
+@pytest.mark.parametrize(
+    "jokers,jv,failed,target",
+    [
+        (0, 14, 1, 9),
+        (1, 14, 2, 12),
+        (3, 14, 1, 14),
+        (4, 14, 2, 7),
+        (2, 10, 1, 11),
+        (2, 10, 2, 10),
+        (2, 6, 1, 4),
+    ],
+)
 def test_oracle_equals_enumeration_with_other_decks(jokers, jv, failed, target):
-    expect = task_odds(target, hand_size=2, jokers=jokers, joker_value=jv,
-                       failed_task_cards=failed)
+    expect = task_odds(target, hand_size=2, jokers=jokers, joker_value=jv, failed_task_cards=failed)
     assert _enumerate(2, target, jokers, jv, failed, suit=HEARTS) == expect
 
 
@@ -410,14 +477,14 @@ def _damage(hand, deck, d, strat="high-defend-hand"):
     st = np.zeros(S.N_INTS, dtype=np.int64)
     dk = np.zeros(S.MAX_DECK, dtype=np.int64)
     hd = np.zeros(S.MAX_HAND, dtype=np.int64)
-    dk[:len(deck)] = ids(deck)
-    hd[:len(hand)] = ids(hand)
+    dk[: len(deck)] = ids(deck)
+    hd[: len(hand)] = ids(hand)
     st[S.I_DTOT], st[S.I_HN] = len(deck), len(hand)
     seen = np.zeros(16, dtype=np.int64)
     noise = np.zeros(4, dtype=np.uint64)
     rng.seed_state(noise, np.uint64(3), 0, rng.PURPOSE_SEAT0)
     fh, fd, dead = S._take_damage(BASE, STRAT[strat], noise, dk, hd, st, seen, d)
-    left_hand = [S.card_name(c) for c in hd[:st[S.I_HN]]]
+    left_hand = [S.card_name(c) for c in hd[: st[S.I_HN]]]
     return (int(fh), int(fd), int(dead)), left_hand, int(st[S.I_DPOS]), seen
 
 
@@ -431,8 +498,9 @@ def test_s3_damage_from_hand_discards_the_lowest_ace_before_joker():
 
 
 def test_s3_deck_policy_takes_the_top_of_the_deck():
-    (fh, fd, dead), hand, dpos, seen = _damage(["2S", "3S"], ["KH", "QH", "JH"], 2,
-                                               "high-defend-deck")
+    (fh, fd, dead), hand, dpos, seen = _damage(
+        ["2S", "3S"], ["KH", "QH", "JH"], 2, "high-defend-deck"
+    )
     assert (fh, fd, dead) == (0, 2, 0) and hand == ["2♠", "3♠"] and dpos == 2
     assert seen[13] == 1 and seen[12] == 1
 
@@ -492,14 +560,12 @@ def test_s3_exact_damage_kills_in_a_struggle_and_ends_it_as_a_death():
 
 
 def test_s3_sd8_deck_emptied_by_damage_disables_at_the_next_draw():
-    t = Table(["AS", "2D", "3D", "4D", "5D"], FILLER, ["6H", "7H", "8H", "9H", "10H"],
-              ["2H", "3H"])
+    t = Table(["AS", "2D", "3D", "4D", "5D"], FILLER, ["6H", "7H", "8H", "9H", "10H"], ["2H", "3H"])
     acted, log, _ = t.turn(BASE, 0, "high-absorb-hand", "high-absorb-deck")
     assert acted and log[S.L_CVA] == 14 and log[S.L_CVD] == 0 and log[S.L_DAMAGE] == 14
     # two from the deck, then 5 from the hand, then nothing left: dead
     assert (log[S.L_FROM_DECK], log[S.L_FROM_HAND], log[S.L_DEAD_D]) == (2, 5, 1)
-    t = Table(["4C", "2D", "3D", "4D", "5D"], FILLER, ["6H", "7H", "8H", "9H", "10H"],
-              ["2H", "3H"])
+    t = Table(["4C", "2D", "3D", "4D", "5D"], FILLER, ["6H", "7H", "8H", "9H", "10H"], ["2H", "3H"])
     acted, log, _ = t.turn(BASE, 0, "high-absorb-hand", "high-absorb-deck")
     assert log[S.L_DAMAGE] == 5 and (log[S.L_FROM_DECK], log[S.L_FROM_HAND]) == (2, 3)
     assert log[S.L_DIS_D] == 0 and log[S.L_DEAD_D] == 0 and t.ints[1, S.I_DIS] == 0
@@ -512,8 +578,9 @@ def test_s3_sd8_deck_emptied_by_damage_disables_at_the_next_draw():
 
 # ------------------------------------------------------------------------------ S4
 def test_s4_high_attacks_with_its_highest_card():
-    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S", "6S"],
-              ["2C", "3C", "4C", "5C", "6C"], FILLER)
+    t = Table(
+        ["3S", "KD", "7C", "2H", "9S"], ["4S", "5S", "6S"], ["2C", "3C", "4C", "5C", "6C"], FILLER
+    )
     acted, log, res = t.turn(BASE, 0, "high-defend-hand", "high-absorb-deck")
     assert acted == 1 and log[S.L_A1] == C("KD") and log[S.L_A2] == -1
     assert log[S.L_CVA] == 13
@@ -537,8 +604,12 @@ def test_s4_tie_goes_to_the_defender_and_defend_plays_the_lowest_that_meets():
 
 def test_s4_higher_card_wins_and_deals_the_difference():
     # the defender cannot meet the Ace: its highest card cuts the damage
-    t = Table(["AS", "2D", "3D", "4D", "5D"], FILLER, ["2S", "5D", "9C", "JH", "QS"],
-              ["KH", "KD", "KC", "2C"])
+    t = Table(
+        ["AS", "2D", "3D", "4D", "5D"],
+        FILLER,
+        ["2S", "5D", "9C", "JH", "QS"],
+        ["KH", "KD", "KC", "2C"],
+    )
     _, log, _ = t.turn(BASE, 0, "high-absorb-hand", "high-defend-deck")
     assert log[S.L_D1] == C("QS") and log[S.L_CVA] == 14 and log[S.L_CVD] == 12
     assert log[S.L_DAMAGE] == 2 and (log[S.L_FROM_HAND], log[S.L_FROM_DECK]) == (0, 2)
@@ -568,12 +639,13 @@ def test_s4_ties_to_attacker_variant_costs_a_card():
 
 def _plays(rules, cards, suit_req, with_none):
     h = np.zeros(S.MAX_HAND, dtype=np.int64)
-    h[:len(cards)] = ids(cards)
+    h[: len(cards)] = ids(cards)
     ci = np.zeros(S.MAXC, dtype=np.int64)
     cj = np.zeros(S.MAXC, dtype=np.int64)
     n = S._plays(rules, h, len(cards), suit_req, with_none, ci, cj)
-    return sorted(tuple(sorted(S.card_name(h[i]) for i in (ci[k], cj[k]) if i >= 0))
-                  for k in range(n))
+    return sorted(
+        tuple(sorted(S.card_name(h[i]) for i in (ci[k], cj[k]) if i >= 0)) for k in range(n)
+    )
 
 
 def test_s4_suits_do_not_matter_by_default():
@@ -586,13 +658,17 @@ def test_sd2_suited_struggles_legal_plays():
     suited = rules_of("suited-struggles")
     hand = ["2S", "3D", "4C", "5H", "JOKER"]
     assert _plays(suited, hand, CLUBS, False) == sorted(
-        [("4♣",), ("Joker",), ("2♠", "Joker"), ("3♦", "Joker"), ("5♥", "Joker")])
+        [("4♣",), ("Joker",), ("2♠", "Joker"), ("3♦", "Joker"), ("5♥", "Joker")]
+    )
     assert _plays(suited, hand, HEARTS, True) == sorted(
-        [(), ("5♥",), ("Joker",), ("2♠", "Joker"), ("3♦", "Joker"), ("4♣", "Joker")])
+        [(), ("5♥",), ("Joker",), ("2♠", "Joker"), ("3♦", "Joker"), ("4♣", "Joker")]
+    )
     assert _plays(suited, ["KS", "9S", "3H", "4D", "5H"], CLUBS, False) == sorted(
-        [("9♠", "K♠"), ("3♥", "5♥")])
+        [("9♠", "K♠"), ("3♥", "5♥")]
+    )
     assert _plays(suited, [JK, JK2], CLUBS, False) == sorted(
-        [("Joker",), ("Joker",), ("Joker", "Joker")])
+        [("Joker",), ("Joker",), ("Joker", "Joker")]
+    )
     assert _plays(suited, ["2S", "3D", "4H"], CLUBS, False) == []  # nothing legal
 
 
@@ -629,35 +705,39 @@ def test_sd2_pair_value_is_its_highest_card_and_both_must_meet():
     assert log[S.L_DAMAGE] == 0 and res[S.X_ANSWERS] == 1 and res[S.X_TIES] == 0
 
 
-@pytest.mark.parametrize("pair_value, tta, a, d, d_pair, answered, expected", [
-    # single cards: the higher value wins, a tie to the defender, damage the difference
-    (0, 0, (9, 9), (7, 7), False, True, (True, 2, True, False)),
-    (0, 0, (9, 9), (9, 9), False, True, (False, 0, True, True)),
-    (0, 1, (9, 9), (9, 9), False, True, (True, 1, True, True)),  # min_damage 1 with tta
-    (0, 0, (9, 9), (0, 0), False, False, (True, 9, False, False)),
-    # pair_value 0: an attack pair is worth its highest card; its lower card must beat too
-    (0, 0, (5, 13), (4, 4), False, True, (True, 9, True, False)),
-    (0, 0, (5, 13), (5, 5), False, True, (False, 0, True, True)),
-    (0, 0, (5, 13), (8, 8), False, True, (False, 0, True, False)),
-    (0, 1, (5, 13), (5, 5), False, True, (True, 8, True, True)),
-    # ... an answer pair holds when both cards meet the attack; else it counts for nothing
-    (0, 0, (10, 10), (10, 12), True, True, (False, 0, True, True)),
-    (0, 0, (10, 10), (9, 14), True, True, (True, 10, False, False)),
-    (0, 0, (10, 10), (3, 7), True, True, (True, 10, False, False)),
-    (0, 1, (10, 10), (10, 12), True, True, (True, 10, False, True)),
-    (0, 0, (5, 13), (11, 12), True, True, (True, 13, False, False)),
-    (0, 0, (5, 13), (13, 14), True, True, (False, 0, True, True)),
-    # pair_value 1 (the lower card) and 2 (the highest alone)
-    (1, 0, (5, 13), (4, 4), False, True, (True, 1, True, False)),
-    (1, 0, (10, 10), (9, 14), True, True, (True, 1, True, False)),
-    (2, 0, (5, 13), (8, 8), False, True, (True, 5, True, False)),
-    (2, 0, (10, 10), (9, 14), True, True, (False, 0, True, False)),
-])
+@pytest.mark.parametrize(
+    "pair_value, tta, a, d, d_pair, answered, expected",
+    [
+        # single cards: the higher value wins, a tie to the defender, damage the difference
+        (0, 0, (9, 9), (7, 7), False, True, (True, 2, True, False)),
+        (0, 0, (9, 9), (9, 9), False, True, (False, 0, True, True)),
+        (0, 1, (9, 9), (9, 9), False, True, (True, 1, True, True)),  # min_damage 1 with tta
+        (0, 0, (9, 9), (0, 0), False, False, (True, 9, False, False)),
+        # pair_value 0: an attack pair is worth its highest card; its lower card must beat too
+        (0, 0, (5, 13), (4, 4), False, True, (True, 9, True, False)),
+        (0, 0, (5, 13), (5, 5), False, True, (False, 0, True, True)),
+        (0, 0, (5, 13), (8, 8), False, True, (False, 0, True, False)),
+        (0, 1, (5, 13), (5, 5), False, True, (True, 8, True, True)),
+        # ... an answer pair holds when both cards meet the attack; else it counts for nothing
+        (0, 0, (10, 10), (10, 12), True, True, (False, 0, True, True)),
+        (0, 0, (10, 10), (9, 14), True, True, (True, 10, False, False)),
+        (0, 0, (10, 10), (3, 7), True, True, (True, 10, False, False)),
+        (0, 1, (10, 10), (10, 12), True, True, (True, 10, False, True)),
+        (0, 0, (5, 13), (11, 12), True, True, (True, 13, False, False)),
+        (0, 0, (5, 13), (13, 14), True, True, (False, 0, True, True)),
+        # pair_value 1 (the lower card) and 2 (the highest alone)
+        (1, 0, (5, 13), (4, 4), False, True, (True, 1, True, False)),
+        (1, 0, (10, 10), (9, 14), True, True, (True, 1, True, False)),
+        (2, 0, (5, 13), (8, 8), False, True, (True, 5, True, False)),
+        (2, 0, (10, 10), (9, 14), True, True, (False, 0, True, False)),
+    ],
+)
 def test_sd2_resolution_table(pair_value, tta, a, d, d_pair, answered, expected):
     """``_resolve`` against outcomes worked out by hand (hit, damage, whether
     the answer counted, whether equal values met)."""
-    rv = rules_of("suited-struggles", pair_value=pair_value, ties_to_attacker=bool(tta),
-                  min_damage=tta)
+    rv = rules_of(
+        "suited-struggles", pair_value=pair_value, ties_to_attacker=bool(tta), min_damage=tta
+    )
     got = S._resolve(rv, a[0], a[1], d[0], d[1], d_pair, answered)
     assert tuple(bool(x) if i != 1 else int(x) for i, x in enumerate(got)) == expected
 
@@ -714,9 +794,14 @@ def _decliner(weight=2.0):
     """A strategy that attacks like high-defend-hand but scores declining at ``weight``."""
     from strategies.suits import encode_strategy
 
-    return encode_strategy({"attack": {"value": 1.0, "decline": weight},
-                            "defend": {"wins": 10.0, "value": -1.0, "damage": -2.0},
-                            "damage": {"hand": 10.0}, "initiative": {"value": -1.0}})
+    return encode_strategy(
+        {
+            "attack": {"value": 1.0, "decline": weight},
+            "defend": {"wins": 10.0, "value": -1.0, "damage": -2.0},
+            "damage": {"hand": 10.0},
+            "initiative": {"value": -1.0},
+        }
+    )
 
 
 def test_sd11_a_character_may_decline_to_attack():
@@ -724,21 +809,51 @@ def test_sd11_a_character_may_decline_to_attack():
     requires playing a card (an attack for instance or a Task)": may, so a
     character can hold back. Declining plays no card and draws none; the
     other character is untouched."""
-    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"],
-              FILLER)
+    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"], FILLER)
     log = np.full(S.LOG_WIDTH, -99, dtype=np.int64)
     res = np.zeros(S.N_RESULT, dtype=np.int64)
-    acted = S._turn(BASE, 0, _decliner(), STRAT["high-defend-hand"], t.rngs[2], t.rngs[3],
-                    t.decks, t.hands, t.ints, t.seen, t.feats, t.ci, t.cj, t.odds, log, res)
+    acted = S._turn(
+        BASE,
+        0,
+        _decliner(),
+        STRAT["high-defend-hand"],
+        t.rngs[2],
+        t.rngs[3],
+        t.decks,
+        t.hands,
+        t.ints,
+        t.seen,
+        t.feats,
+        t.ci,
+        t.cj,
+        t.odds,
+        log,
+        res,
+    )
     assert acted == S.TURN_DECLINE and log[S.L_DECLINED] == 1 and log[S.L_A1] == -1
     assert t.hand(0) == names("3S", "KD", "7C", "2H", "9S") and t.deck(0) == ["4♠", "5♠"]
     assert t.hand(1) == names("2C", "3C", "4C", "5C", "6C") and t.left(1) == 25
     assert res[S.X_DECLINES] == 1 and res[S.X_ANSWERS] == 0 and t.seen.sum() == 0
     # a decline weight below the best attack's score: it attacks (with its K)
-    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"],
-              FILLER)
-    acted = S._turn(BASE, 0, _decliner(0.5), STRAT["high-defend-hand"], t.rngs[2], t.rngs[3],
-                    t.decks, t.hands, t.ints, t.seen, t.feats, t.ci, t.cj, t.odds, log, res)
+    t = Table(["3S", "KD", "7C", "2H", "9S"], ["4S", "5S"], ["2C", "3C", "4C", "5C", "6C"], FILLER)
+    acted = S._turn(
+        BASE,
+        0,
+        _decliner(0.5),
+        STRAT["high-defend-hand"],
+        t.rngs[2],
+        t.rngs[3],
+        t.decks,
+        t.hands,
+        t.ints,
+        t.seen,
+        t.feats,
+        t.ci,
+        t.cj,
+        t.odds,
+        log,
+        res,
+    )
     assert acted == S.TURN_ATTACK and log[S.L_A1] == C("KD") and log[S.L_DECLINED] == 0
 
 
@@ -774,7 +889,8 @@ def test_sd11_decline_is_a_strategy_feature_and_the_cli_lists_it(tmp_path):
     assert res.returncode == 0, res.stderr
     rows = json.loads(res.stdout)
     assert {"section": "attack", "key": "decline"}.items() <= next(
-        r for r in rows if r["key"] == "decline").items()
+        r for r in rows if r["key"] == "decline"
+    ).items()
 
 
 # ---------------------------------------------------------------- the scripted policies
@@ -782,9 +898,11 @@ def test_low_attacks_with_the_lowest_card_likely_to_win():
     """The defender has shown all Aces, Jokers and Kings: an attack of 13 or
     more cannot be met, one of 12 wins with probability C(40,5)/C(44,5) =
     0.606 >= 0.5, one of 11 with C(36,5)/C(44,5) = 0.347."""
+
     def table():
-        t = Table(["4S", "QD", "JC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"],
-                  list(range(39)))
+        t = Table(
+            ["4S", "QD", "JC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"], list(range(39))
+        )
         t.ints[1, S.I_DTOT] = 54
         t.ints[1, S.I_DPOS] = 15  # 10 cards discarded, 5 in hand, 39 in the deck
         t.decks[1, 15:54] = np.arange(39)
@@ -792,24 +910,28 @@ def test_low_attacks_with_the_lowest_card_likely_to_win():
         t.seen[1, 13] = 4
         t.ints[1, S.I_DISC] = 10
         return t
+
     _, log, _ = table().turn(BASE, 0, "low-absorb-hand", "high-absorb-hand")
     assert log[S.L_A1] == C("QD") and log[S.L_CVA] == 12
     _, log, _ = table().turn(BASE, 0, "high-absorb-hand", "high-absorb-hand")
     assert log[S.L_A1] == C("KS")
     # against a fresh opponent only an Ace (or Joker) is likely to win (a King: C(44,5) /
     # C(54,5) = 0.343); without one, the lowest card
-    t = Table(["9S", "QD", "JC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"],
-              list(range(49)))
+    t = Table(
+        ["9S", "QD", "JC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"], list(range(49))
+    )
     _, log, _ = t.turn(BASE, 0, "low-absorb-hand", "high-absorb-hand")
     assert log[S.L_A1] == C("8H")
-    t = Table(["9S", "QD", "AC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"],
-              list(range(49)))
+    t = Table(
+        ["9S", "QD", "AC", "8H", "KS"], FILLER, ["2C", "3C", "4C", "5C", "6C"], list(range(49))
+    )
     _, log, _ = t.turn(BASE, 0, "low-absorb-hand", "high-absorb-hand")
     assert log[S.L_A1] == C("AC")  # C(48,5)/C(54,5) = 0.541 >= 0.5
 
 
-@pytest.mark.parametrize("policy", ["high-absorb-hand", "high-absorb-deck", "low-absorb-hand",
-                                    "low-absorb-deck"])
+@pytest.mark.parametrize(
+    "policy", ["high-absorb-hand", "high-absorb-deck", "low-absorb-hand", "low-absorb-deck"]
+)
 def test_absorb_never_answers(policy):
     t = Table(["9S", "2D", "3D", "4D", "5D"], FILLER, ["AS", "KH", "10C", "JOKER", "QD"], FILLER)
     _, log, res = t.turn(BASE, 0, "high-absorb-hand", policy)
@@ -821,8 +943,9 @@ def test_absorb_never_answers(policy):
     assert (log[S.L_FROM_HAND], log[S.L_FROM_DECK]) == (fh, fd)
 
 
-@pytest.mark.parametrize("policy", ["high-defend-hand", "high-defend-deck", "low-defend-hand",
-                                    "low-defend-deck"])
+@pytest.mark.parametrize(
+    "policy", ["high-defend-hand", "high-defend-deck", "low-defend-hand", "low-defend-deck"]
+)
 def test_defend_answers_lowest_meeting_else_highest(policy):
     t = Table(["JS", "2D", "3D", "4D", "5D"], FILLER, ["AS", "KH", "10C", "JOKER", "QD"], FILLER)
     _, log, _ = t.turn(BASE, 0, "high-absorb-hand", policy)
@@ -835,8 +958,9 @@ def test_defend_answers_lowest_meeting_else_highest(policy):
 # ------------------------------------------------------------------------------ SD4
 @pytest.mark.parametrize("variant,hand_after", [("base", 2), ("refill-after-damage", 5)])
 def test_sd4_damage_discards_refill_at_the_next_play(variant, hand_after):
-    t = Table(["3S", "2D", "2C", "2H", "2S"], FILLER, ["6C", "7C", "8C", "9C", "10C"],
-              ["AH", "KH", "QH"])
+    t = Table(
+        ["3S", "2D", "2C", "2H", "2S"], FILLER, ["6C", "7C", "8C", "9C", "10C"], ["AH", "KH", "QH"]
+    )
     _, log, _ = t.turn(rules_of(variant), 0, "high-absorb-hand", "high-absorb-hand")
     assert log[S.L_DAMAGE] == 3 and log[S.L_FROM_HAND] == 3
     assert len(t.hand(1)) == hand_after
@@ -859,8 +983,13 @@ def test_sd5_over():
 
     def over(rules, dis0, dis1, dead0=0, dead1=0):
         ints[0, S.I_DIS], ints[1, S.I_DIS], ints[0, S.I_DEAD], ints[1, S.I_DEAD] = (
-            dis0, dis1, dead0, dead1)
+            dis0,
+            dis1,
+            dead0,
+            dead1,
+        )
         return S._over(rules, ints)
+
     assert over(BASE, 0, 0) == -2
     assert over(BASE, 1, 0) == 1 and over(BASE, 0, 1) == 0 and over(BASE, 1, 1) == -1
     assert over(BASE, 0, 0, 1, 0) == 1
@@ -919,8 +1048,12 @@ def test_sd5_base_ends_at_the_first_disabled_and_to_the_death_at_a_death():
 
 # ------------------------------------------------------------------------------ SD6
 def test_sd6_empty_hand_draws_before_acting_and_answering():
-    t = Table([], ["2S", "9D", "4C", "5H", "6S", "7S", "8S"], [], ["3C", "10H", "JD", "2H", "4S",
-                                                                   "5S", "6S"])
+    t = Table(
+        [],
+        ["2S", "9D", "4C", "5H", "6S", "7S", "8S"],
+        [],
+        ["3C", "10H", "JD", "2H", "4S", "5S", "6S"],
+    )
     acted, log, _ = t.turn(BASE, 0, "high-defend-hand", "high-defend-hand")
     assert acted and log[S.L_A1] == C("9D")  # the highest of the first five
     assert log[S.L_D1] == C("10H") and log[S.L_DAMAGE] == 0  # drew five, then answered
@@ -964,8 +1097,7 @@ def test_sd7_initiative_key_order():
             earlier = sa < sb or (sa == sb and va > vb)
             assert (key[a] > key[b]) == earlier, (S.card_name(a), S.card_name(b))
     assert key[JK] == key[JK2] == key[C("AS")]
-    assert key[C("2S")] > key[C("AD")] > key[C("2D")] > key[C("AC")] > key[C("2C")] > key[
-        C("AH")]
+    assert key[C("2S")] > key[C("AD")] > key[C("2D")] > key[C("AC")] > key[C("2C")] > key[C("AH")]
     assert S._initiative_key(JK, 9) == S._initiative_key(C("9S"), 9)
 
 
@@ -1032,8 +1164,13 @@ def test_random_policy_plays_uniformly():
     attacks, answers, sources = {}, {}, [0, 0]
     n = 2400
     for trial in range(n):
-        t = Table(["2S", "5D", "9C", "JH", "KS"], FILLER, ["3S", "6D", "10C", "QH", "AS"],
-                  FILLER, seed=1000 + trial)
+        t = Table(
+            ["2S", "5D", "9C", "JH", "KS"],
+            FILLER,
+            ["3S", "6D", "10C", "QH", "AS"],
+            FILLER,
+            seed=1000 + trial,
+        )
         _, log, _ = t.turn(BASE, 0, "random", "random")
         attacks[int(log[S.L_A1])] = attacks.get(int(log[S.L_A1]), 0) + 1
         assert (log[S.L_A1] < 0) == (log[S.L_DECLINED] == 1)
@@ -1045,6 +1182,7 @@ def test_random_policy_plays_uniformly():
     def fair(count, p, n):  # Wilson interval at z = 4.5
         lo, hi = proportion_confint(count, n, alpha=2 * norm.sf(4.5), method="wilson")
         return lo <= p <= hi
+
     assert sorted(attacks) == sorted([-1, *ids(["2S", "5D", "9C", "JH", "KS"])])
     assert all(fair(c, 1 / 6, n) for c in attacks.values()), attacks
     m = n - attacks[-1]

@@ -32,9 +32,15 @@ RANK_OF = {name: i for i, name in enumerate(tosk.RANK_NAMES)}
 
 # scripted strategies written here, to reach situations on purpose
 PASSIVE = encode_strategy({"play": {"empty": 100.0}})  # never plays a card
-TEMPERED = encode_strategy({"play": {"atk": 1.0, "def": 0.7, "draw": 0.2}, "temperature": 0.7,
-                            "heal": {"gain": 1.0, "hand_loss": -0.5}, "heal_temperature": 0.4,
-                            "keep": {"atk": 1.0, "def": 1.0}})
+TEMPERED = encode_strategy(
+    {
+        "play": {"atk": 1.0, "def": 0.7, "draw": 0.2},
+        "temperature": 0.7,
+        "heal": {"gain": 1.0, "hand_loss": -0.5},
+        "heal_temperature": 0.4,
+        "keep": {"atk": 1.0, "def": 1.0},
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +74,9 @@ def _bits(mask: int, n: int) -> list[int]:
 
 def _replay(rules, log, res) -> dict:
     """Check one traced game against the rules; returns what it saw."""
-    cap, max_hand, start = (int(rules[k]) for k in (tosk.R_CAPACITY, tosk.R_MAX_HAND,
-                                                      tosk.R_START_HP))
+    cap, max_hand, start = (
+        int(rules[k]) for k in (tosk.R_CAPACITY, tosk.R_MAX_HAND, tosk.R_START_HP)
+    )
     heal_cards, per = int(rules[tosk.R_HEAL_CARDS]), int(rules[tosk.R_HEAL_PER_CARD])
     max_rounds = int(rules[tosk.R_MAX_ROUNDS])
     rule_dict = {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules)}
@@ -88,7 +95,7 @@ def _replay(rules, log, res) -> dict:
         hands = []
         for s in range(2):
             row = rows[s]
-            hand = [int(c) for c in row[tosk.L_HAND:tosk.L_HAND + tosk.MAX_HAND]]
+            hand = [int(c) for c in row[tosk.L_HAND : tosk.L_HAND + tosk.MAX_HAND]]
             n = sum(c >= 0 for c in hand)
             assert all(c >= 0 for c in hand[:n]) and all(c == -1 for c in hand[n:])
             assert all(0 <= c < tosk.N_CARDS for c in hand[:n])
@@ -112,8 +119,10 @@ def _replay(rules, log, res) -> dict:
             seen["plays"].append(played)
         all_cards = hands[0] + hands[1]
         assert len(set(all_cards)) == len(all_cards)  # no card in two places
-        dmg = [max(0, int(rows[1, tosk.L_ATK] - rows[0, tosk.L_DEF])),
-               max(0, int(rows[0, tosk.L_ATK] - rows[1, tosk.L_DEF]))]
+        dmg = [
+            max(0, int(rows[1, tosk.L_ATK] - rows[0, tosk.L_DEF])),
+            max(0, int(rows[0, tosk.L_ATK] - rows[1, tosk.L_DEF])),
+        ]
         hp = []
         for s in range(2):
             assert rows[s, tosk.L_DMG_TAKEN] == dmg[s]
@@ -159,17 +168,22 @@ def _replay(rules, log, res) -> dict:
             assert h <= heal_cards
             if h:
                 assert lost > 0 and h <= -(-lost // per)  # TD2: every heal card restores HP
-                seen["heals"].append((h, int(row[tosk.L_HP_END]) - hp[s],
-                                      int(row[tosk.L_HP_END])))
+                seen["heals"].append((h, int(row[tosk.L_HP_END]) - hp[s], int(row[tosk.L_HP_END])))
             assert row[tosk.L_HP_END] == min(start, hp[s] + h * per) <= start
-            kept = [hands[s][i] for i in range(n)
-                    if not (row[tosk.L_PLAYED] >> i) & 1 and not (row[tosk.L_HEALED] >> i) & 1]
+            kept = [
+                hands[s][i]
+                for i in range(n)
+                if not (row[tosk.L_PLAYED] >> i) & 1 and not (row[tosk.L_HEALED] >> i) & 1
+            ]
             assert len(kept) == n - n_played - h
             # hands hold at most 12 cards, so deck + discard always has enough to draw
             assert row[tosk.L_DRAWN] == min(cap - int(row[tosk.L_COST]), max_hand - len(kept))
             if r + 1 < rounds:
-                nxt = [int(c) for c in log[r + 1, s, tosk.L_HAND:tosk.L_HAND + tosk.MAX_HAND]
-                       if c >= 0]
+                nxt = [
+                    int(c)
+                    for c in log[r + 1, s, tosk.L_HAND : tosk.L_HAND + tosk.MAX_HAND]
+                    if c >= 0
+                ]
                 assert nxt[: len(kept)] == kept  # unplayed cards stay, drawn cards follow
                 assert len(nxt) == len(kept) + row[tosk.L_DRAWN]
             hp_prev[s] = int(row[tosk.L_HP_END])
@@ -194,8 +208,12 @@ def _trace_games(rules, a, b, games, seed=SEED):
 
 # ---------------------------------------------------------------- invariants, every variant
 
-SCRIPTED_PAIRS = [("aggressor", "turtle"), ("balanced", "random"), ("healer", "economist"),
-                  ("adaptive", "aggressor")]
+SCRIPTED_PAIRS = [
+    ("aggressor", "turtle"),
+    ("balanced", "random"),
+    ("healer", "economist"),
+    ("adaptive", "aggressor"),
+]
 
 
 def _check_outcomes(rules, out, n):
@@ -250,8 +268,10 @@ def test_replayed_games_follow_the_rules(variant, rules, strat):
     assert all(1 <= h <= most for h, _, _ in heals)
     # each card restores `per` HP, short only when it tops up to full (TD2: no card
     # is discarded that restores nothing)
-    assert all(gain == per * h or (end == start and per * (h - 1) < gain < per * h)
-               for h, gain, end in heals)
+    assert all(
+        gain == per * h or (end == start and per * (h - 1) < gain < per * h)
+        for h, gain, end in heals
+    )
     if "potent-healing" in variant:
         assert (per, most) == (2, 2) and max(h for h, _, _ in heals) == 2
         assert any(gain == 4 for _, gain, _ in heals)
@@ -261,8 +281,11 @@ def test_replayed_games_follow_the_rules(variant, rules, strat):
         assert max_hand == 5 and int(rv[tosk.R_CAPACITY]) == 11
     # each variant's effect shows in some traced play (the replay already checked
     # every play's value under the variant's own rules)
-    for key, flag in (("force", tosk.R_FORCE), ("momentum", tosk.R_MOMENTUM),
-                      ("advanced-techniques", tosk.R_BY_COLOUR)):
+    for key, flag in (
+        ("force", tosk.R_FORCE),
+        ("momentum", tosk.R_MOMENTUM),
+        ("advanced-techniques", tosk.R_BY_COLOUR),
+    ):
         off = rv.copy()
         off[flag] = 0
         changed = sum(any(_eval(rv, p, m) != _eval(off, p, m) for m in (0, 1)) for p in plays)
@@ -317,7 +340,7 @@ def test_trace_events(rules, strat):
         assert all(e["player"] != seat1 for e in rounds if e["seat"] == 2)
         for e in rounds:
             row = log[e["round"] - 1, e["seat"] - 1]
-            logged = tuple(int(x) for x in row[tosk.L_COST:tosk.L_DEF + 1])
+            logged = tuple(int(x) for x in row[tosk.L_COST : tosk.L_DEF + 1])
             assert (e["cost"], e["atk"], e["def"]) == logged
             assert len(e["played"]) == bin(int(row[tosk.L_PLAYED])).count("1")
             assert set(e["played"]) <= set(e["hand"]) and e["hp_end"] <= 20
@@ -369,9 +392,9 @@ def test_sudden_death(brawl, strat):
         assert dmg[fell, 0] == dmg[fell, 1]  # equal damage: no winner yet
         assert fell < log.shape[0] - 1  # rounds go on
         assert not log[: fell + 1, :, tosk.L_SUDDEN].any()
-        assert log[fell + 1:, :, tosk.L_SUDDEN].all()
+        assert log[fell + 1 :, :, tosk.L_SUDDEN].all()
         # rounds in between are tied; the deciding one is not
-        assert (dmg[fell + 1:-1, 0] == dmg[fell + 1:-1, 1]).all()
+        assert (dmg[fell + 1 : -1, 0] == dmg[fell + 1 : -1, 1]).all()
         w = int(res[0])
         assert dmg[-1, 1 - w] > dmg[-1, w]
         # players at <= 0 HP still heal and draw as normal (the replay checked how much)
@@ -399,7 +422,7 @@ def test_round_cap_makes_draws(max_rounds, strat):
     assert run.draws == int(draw.sum()) == run.reasons[tosk.END_CAP]
     assert run.a_wins + run.b_wins + run.draws == 400
     assert run.seat_wins.sum() == 400 - run.draws
-    assert run.rounds_hist[max_rounds + 1:].sum() == 0
+    assert run.rounds_hist[max_rounds + 1 :].sum() == 0
 
 
 # ---------------------------------------------------------------- symmetry, reproducibility
@@ -418,8 +441,13 @@ def test_mirror_match_scores_exactly_half(who, variant, rules, strat):
 
 
 def _run(strat_a="balanced", strat_b="random", variant="force+momentum", n=400, seed=SEED):
-    return RunSpec(resolve_variant("tosk", variant), load_strategy("tosk", strat_a),
-                   load_strategy("tosk", strat_b), n, seed)
+    return RunSpec(
+        resolve_variant("tosk", variant),
+        load_strategy("tosk", strat_a),
+        load_strategy("tosk", strat_b),
+        n,
+        seed,
+    )
 
 
 def _same_run(r1, r2):
@@ -433,8 +461,9 @@ def test_thread_count_does_not_change_results(rules, strat):
     before = numba.get_num_threads()
     try:
         outs = []
-        for t in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS),
-                         numba.config.NUMBA_NUM_THREADS}):
+        for t in sorted(
+            {1, min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS}
+        ):
             numba.set_num_threads(t)
             outs.append(tosk.simulate(rv, strat["adaptive"], strat["random"], SEED, 0, 600))
             outs.append(simulate_run(_run(), batch_size=64))
@@ -471,7 +500,7 @@ def test_game_depends_only_on_seed_and_index(rules, strat):
 
 def _opening(rv, a, b, game, seed=SEED):
     log, _ = tosk.trace_log(rv, a, b, seed, game)
-    return log[0, :, tosk.L_HAND:tosk.L_HAND + tosk.MAX_HAND].tolist()
+    return log[0, :, tosk.L_HAND : tosk.L_HAND + tosk.MAX_HAND].tolist()
 
 
 def test_opening_deal_comes_from_the_deal_stream(rules, strat):
@@ -485,7 +514,7 @@ def test_opening_deal_comes_from_the_deal_stream(rules, strat):
         top = deck[::-1].tolist()
         for variant, mh in (("base", 6), ("battle-weary", 5)):
             hands = _opening(rules[variant], strat["random"], strat["turtle"], game)
-            assert hands[0][:mh] == top[0:2 * mh:2] and hands[1][:mh] == top[1:2 * mh:2]
+            assert hands[0][:mh] == top[0 : 2 * mh : 2] and hands[1][:mh] == top[1 : 2 * mh : 2]
 
 
 def test_common_random_numbers_opening_hands(rules, strat):
@@ -504,8 +533,9 @@ def test_common_random_numbers_opening_hands(rules, strat):
         # battle-weary deals the same shuffled deck, one card fewer each
         for s in range(2):
             assert ref[5][s][:5] == ref[6][s][:5] and ref[5][s][5] == -1 != ref[6][s][5]
-    assert _opening(rules["base"], strat["balanced"], strat["random"], 0) != \
-        _opening(rules["base"], strat["balanced"], strat["random"], 2)
+    assert _opening(rules["base"], strat["balanced"], strat["random"], 0) != _opening(
+        rules["base"], strat["balanced"], strat["random"], 2
+    )
 
 
 @pytest.mark.parametrize("rank", ["9", "J", "A"])
@@ -526,7 +556,7 @@ def test_restricted_play_never_plays_the_rank(rank, rules):
         _replay(rv, log, res)
         a = g % 2
         for row in log[:, a]:
-            n = int((row[:tosk.MAX_HAND] >= 0).sum())
+            n = int((row[: tosk.MAX_HAND] >= 0).sum())
             assert all(row[i] // 4 != idx for i in _bits(row[tosk.L_PLAYED], n))
 
 
@@ -547,8 +577,14 @@ print(json.dumps({"sim": {k: v.tolist() for k, v in out.items()}, "log": log.tol
 
 def test_engine_same_without_jit(rules, strat):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1"}
-    proc = subprocess.run([sys.executable, "-c", _NOJIT % (SEED, SEED)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NOJIT % (SEED, SEED)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     pure = json.loads(proc.stdout.strip().splitlines()[-1])
     rv = rules["advanced-techniques+force+momentum"]

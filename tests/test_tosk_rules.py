@@ -69,15 +69,25 @@ def test_deck_is_48_cards_without_10s_and_jokers():
     cat = tosk.catalogue()
     assert len(cat) == 48 == tosk.N_CARDS
     ranks = [c["rank"] for c in cat]
-    assert sorted(set(ranks)) == sorted(["A", "2", "3", "4", "5", "6", "7", "8", "9", "J", "Q",
-                                         "K"])
+    assert sorted(set(ranks)) == sorted(
+        ["A", "2", "3", "4", "5", "6", "7", "8", "9", "J", "Q", "K"]
+    )
     assert all(ranks.count(r) == 4 for r in set(ranks))
     assert sum(c["technique"] for c in cat) == 12
 
 
 # T2: A 0/1, 2 0/2, 3 0/3, 4 2/0, 5 2/1, 6 3/0, 7 3/1, 8 3/2, 9 4/1 (ATK/DEF)
-PIPS = {"A": (1, 0, 1), "2": (2, 0, 2), "3": (3, 0, 3), "4": (4, 2, 0), "5": (5, 2, 1),
-        "6": (6, 3, 0), "7": (7, 3, 1), "8": (8, 3, 2), "9": (9, 4, 1)}
+PIPS = {
+    "A": (1, 0, 1),
+    "2": (2, 0, 2),
+    "3": (3, 0, 3),
+    "4": (4, 2, 0),
+    "5": (5, 2, 1),
+    "6": (6, 3, 0),
+    "7": (7, 3, 1),
+    "8": (8, 3, 2),
+    "9": (9, 4, 1),
+}
 
 
 @pytest.mark.parametrize("rank", list(PIPS))
@@ -142,10 +152,18 @@ def test_technique_of_another_suit_is_wasted_but_paid():
     assert stats(res) == (8, 2, 1) and res["wasted_techniques"] == 1
 
 
-@pytest.mark.parametrize("action,tech,boosted", [
-    ("5C", "JS", True), ("5S", "QC", True), ("5D", "KH", True), ("5H", "JD", True),
-    ("5C", "JH", False), ("5D", "QS", False), ("5C", "JC", True),
-])
+@pytest.mark.parametrize(
+    "action,tech,boosted",
+    [
+        ("5C", "JS", True),
+        ("5S", "QC", True),
+        ("5D", "KH", True),
+        ("5H", "JD", True),
+        ("5C", "JH", False),
+        ("5D", "QS", False),
+        ("5C", "JC", True),
+    ],
+)
 def test_advanced_techniques_boost_by_colour(action, tech, boosted):
     res = play("advanced-techniques", action, tech)
     assert stats(res) == ((8, 4, 2) if boosted else (8, 2, 1))
@@ -198,15 +216,18 @@ def test_force_after_doubling_two_techniques():
     assert stats(play("force", "5C", "5D", "JC", "JD")) == (16, 9, 5)
 
 
-@pytest.mark.parametrize("codes,expected", [
-    (("2C", "2D", "2H"), (6, 0, 8)),  # 3 × 0/2 = 0/6, +2 DEF only (a 2 gives no ATK)
-    (("4C", "4D", "4H"), (12, 8, 0)),  # 3 × 2/0 = 6/0, +2 ATK only
-    (("AC", "AD", "AH", "AS"), (4, 0, 7)),  # 4 × 0/1, +3
-    (("5C", "5D", "5H"), (15, 8, 5)),  # 6/3, +2 each
-    (("5C", "5D", "6C", "6D"), (22, 12, 3)),  # two pairs: 10/2 +1/+1 (5s) +1/0 (6s)
-    (("5C", "6D", "7H"), (18, 8, 2)),  # no repeat, no bonus
-    (("JC", "JD", "AC"), (7, 0, 2)),  # techniques give no stats: no Force on them
-])
+@pytest.mark.parametrize(
+    "codes,expected",
+    [
+        (("2C", "2D", "2H"), (6, 0, 8)),  # 3 × 0/2 = 0/6, +2 DEF only (a 2 gives no ATK)
+        (("4C", "4D", "4H"), (12, 8, 0)),  # 3 × 2/0 = 6/0, +2 ATK only
+        (("AC", "AD", "AH", "AS"), (4, 0, 7)),  # 4 × 0/1, +3
+        (("5C", "5D", "5H"), (15, 8, 5)),  # 6/3, +2 each
+        (("5C", "5D", "6C", "6D"), (22, 12, 3)),  # two pairs: 10/2 +1/+1 (5s) +1/0 (6s)
+        (("5C", "6D", "7H"), (18, 8, 2)),  # no repeat, no bonus
+        (("JC", "JD", "AC"), (7, 0, 2)),  # techniques give no stats: no Force on them
+    ],
+)
 def test_force(codes, expected):
     assert stats(play("force", *codes)) == expected
 
@@ -214,20 +235,23 @@ def test_force(codes, expected):
 # ---------------------------------------------------------------- Momentum (T6)
 
 
-@pytest.mark.parametrize("codes,cost", [
-    (("AC", "2D", "3H"), 4),  # 6 - 2
-    (("JC", "QD", "KH"), 7),  # 9 - 2: techniques count by default
-    (("JC", "QD"), 5),
-    (("9C", "JD"), 12),  # no 10s: 9 and J are not consecutive
-    (("8C", "9D", "JH"), 19),  # 20 - 1: the run 8-9 stops at 9
-    (("KC", "AD"), 4),  # no wrap-around
-    (("2C", "2D", "3H"), 6),  # a duplicate neither breaks nor extends: 7 - 1
-    (("2C", "3D", "3H", "4S"), 10),  # 12 - 2
-    (("AC", "2D", "5H", "6S"), 12),  # two runs add up: 14 - 1 - 1
-    (("AC", "2D", "3H", "4S"), 7),  # 10 - 3
-    (("AC", "3D", "5H"), 9),  # no consecutive ranks
-    (("5C",), 5),
-])
+@pytest.mark.parametrize(
+    "codes,cost",
+    [
+        (("AC", "2D", "3H"), 4),  # 6 - 2
+        (("JC", "QD", "KH"), 7),  # 9 - 2: techniques count by default
+        (("JC", "QD"), 5),
+        (("9C", "JD"), 12),  # no 10s: 9 and J are not consecutive
+        (("8C", "9D", "JH"), 19),  # 20 - 1: the run 8-9 stops at 9
+        (("KC", "AD"), 4),  # no wrap-around
+        (("2C", "2D", "3H"), 6),  # a duplicate neither breaks nor extends: 7 - 1
+        (("2C", "3D", "3H", "4S"), 10),  # 12 - 2
+        (("AC", "2D", "5H", "6S"), 12),  # two runs add up: 14 - 1 - 1
+        (("AC", "2D", "3H", "4S"), 7),  # 10 - 3
+        (("AC", "3D", "5H"), 9),  # no consecutive ranks
+        (("5C",), 5),
+    ],
+)
 def test_momentum_cost(codes, cost):
     res = play("momentum", *codes)
     base = play("base", *codes)
@@ -307,7 +331,7 @@ def _offered(rules, cards, n, forbidden=0) -> dict[int, list[tuple]]:
 
 
 def test_rulebook_hand_6c_5c_2c_jc_offers_every_choice():
-    """"Techniques (J, Q, K): ... A technique doubles the values of a played
+    """ "Techniques (J, Q, K): ... A technique doubles the values of a played
     action of the same suit." (rules/tosk.txt) and T4: "Which action a
     technique boosts is the player's choice."
 
@@ -337,8 +361,9 @@ def test_calculator_lists_the_technique_choices():
 
     res = CliRunner().invoke(app, ["tosk", "play", "6C", "5C", "2C", "JC"])
     assert res.exit_code == 0, res.output
-    assert ("technique choices (none better in both): 8 ATK / 3 DEF, 7 ATK / 4 DEF, "
-            "5 ATK / 5 DEF") in res.output
+    assert (
+        "technique choices (none better in both): 8 ATK / 3 DEF, 7 ATK / 4 DEF, 5 ATK / 5 DEF"
+    ) in res.output
     res = CliRunner().invoke(app, ["tosk", "play", "5C", "JC"])  # one choice: no such line
     assert res.exit_code == 0 and "choices" not in res.output
 
@@ -352,8 +377,12 @@ def test_every_undominated_assignment_with_two_techniques():
     # two suits, one technique each: J♣ on 9♣ (+4/1) or 3♣ (+0/3), Q♦ on 6♦
     # (+3/0) or A♦ (+0/1), added to 7/5: four choices, none beaten in both
     cards = np.array([P(c) for c in ("9C", "3C", "JC", "6D", "AD", "QD")], dtype=np.int64)
-    assert [c[:2] for c in _offered(rules, cards, 6)[0b111111]] == [(14, 6), (11, 7), (10, 8),
-                                                                     (7, 9)]
+    assert [c[:2] for c in _offered(rules, cards, 6)[0b111111]] == [
+        (14, 6),
+        (11, 7),
+        (10, 8),
+        (7, 9),
+    ]
 
 
 def _check_offered(rules, cards, n, forbidden=0) -> int:
@@ -403,8 +432,9 @@ def _random_hands(count: int, seed: int) -> list[tuple[np.ndarray, int]]:
 
 EXTRA_RULES = {
     "momentum-no-tech": dict(momentum=True, momentum_counts_techniques=False),
-    "cheap-tech-all": dict(momentum=True, force=True, technique_by_colour=True, technique_cost=0,
-                           capacity=30),
+    "cheap-tech-all": dict(
+        momentum=True, force=True, technique_by_colour=True, technique_cost=0, capacity=30
+    ),
     "tight": dict(force=True, momentum=True, capacity=5, technique_cost=4),
     "capacity-16": dict(capacity=16),
 }
@@ -457,8 +487,11 @@ def test_offered_plays_are_the_pareto_front_under_random_rules():
     for _ in range(250):
         rules = _random_rules(g)
         n = int(g.integers(0, rules[tosk.R_MAX_HAND] + 1))
-        pool = np.arange(48) if g.random() < 0.5 else np.array(
-            [4 * r + s for r in g.choice(12, 3, replace=False) for s in range(4)])
+        pool = (
+            np.arange(48)
+            if g.random() < 0.5
+            else np.array([4 * r + s for r in g.choice(12, 3, replace=False) for s in range(4)])
+        )
         cards = np.full(tosk.MAX_HAND, -1, dtype=np.int64)
         cards[:n] = g.choice(pool, size=n, replace=False)
         forbidden = int(g.integers(0, 1 << 12)) if g.random() < 0.2 else 0

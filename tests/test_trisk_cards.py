@@ -9,7 +9,13 @@ import pytest
 
 from balance.errors import UserError
 from balance.trisk_cards import (
-    REFERENCE_SET, card_rows, check_deck, load_card_set, load_decks, make_deck, random_deck,
+    REFERENCE_SET,
+    card_rows,
+    check_deck,
+    load_card_set,
+    load_decks,
+    make_deck,
+    random_deck,
     skill_rows,
 )
 from sims.trisk import cards as C
@@ -30,7 +36,7 @@ def row_of(cs, name):
 
 
 def block(cs, name, i):
-    return row_of(cs, name)[C.C_ABIL + i * C.A_W: C.C_ABIL + (i + 1) * C.A_W]
+    return row_of(cs, name)[C.C_ABIL + i * C.A_W : C.C_ABIL + (i + 1) * C.A_W]
 
 
 # ---- the reference set: rulebook facts ----------------------------------------------
@@ -66,8 +72,7 @@ def test_bear(cs):
     hib = block(cs, "Bear", 0)
     assert cs.cards[cs.row("Bear")]["abilities"][0]["skill"] == "Hibernate"
     assert hib[C.A_SHAPE] == C.SHAPE_ACTIVE and hib[C.A_LEVEL] == 3
-    assert (hib[C.A_EFFECT], hib[C.A_TARGET], hib[C.A_PARAM]) == (C.E_STATUS, C.T_SELF,
-                                                                 C.ASLEEP)
+    assert (hib[C.A_EFFECT], hib[C.A_TARGET], hib[C.A_PARAM]) == (C.E_STATUS, C.T_SELF, C.ASLEEP)
 
 
 def test_raven(cs):
@@ -76,7 +81,10 @@ def test_raven(cs):
     blind = block(cs, "Raven", 0)
     assert blind[C.A_SHAPE] == C.SHAPE_ACTIVE
     assert (blind[C.A_EFFECT], blind[C.A_PARAM], blind[C.A_TARGET]) == (
-        C.E_STATUS, C.BLINDED, C.T_ENEMY_CREATION)
+        C.E_STATUS,
+        C.BLINDED,
+        C.T_ENEMY_CREATION,
+    )
 
 
 def test_wolf_howl(cs):
@@ -103,8 +111,17 @@ def test_upgrade_chains(cs):
 
 
 def test_named_cards_and_sets(cs):
-    jager = ["Stag", "Druid", "Nymph", "Bear Spirit", "Wolf Spirit", "Snake Spirit",
-             "Raven Spirit", "Owl Spirit", "Cern the Grey"]
+    jager = [
+        "Stag",
+        "Druid",
+        "Nymph",
+        "Bear Spirit",
+        "Wolf Spirit",
+        "Snake Spirit",
+        "Raven Spirit",
+        "Owl Spirit",
+        "Cern the Grey",
+    ]
     for name in jager:
         assert cs.cards[cs.row(name)]["set"] == "Jager"
     for c in cs.cards:
@@ -119,13 +136,16 @@ def test_sorceries(cs):
     cleansing = cs.skills[cs.cards[cs.row("Blessing of Cleansing")]["spell"]]
     assert (cleansing["effect"], cleansing["n"]) == ("cleanse", "X")
     for kind in ("Curse", "Ritual"):
-        applied = {cs.skills[c["spell"]]["status"] for c in cs.cards
-                   if c["type"] == "Sorcery" and c["kind"] == kind}
+        applied = {
+            cs.skills[c["spell"]]["status"]
+            for c in cs.cards
+            if c["type"] == "Sorcery" and c["kind"] == kind
+        }
         assert applied >= {"Feared", "Blinded", "Asleep", "Poisoned", "Silenced"}
     for c in cs.cards:
         if c["type"] == "Sorcery":
             r = cs.row(c["name"])
-            assert cs.table[r, C.C_MIG: C.C_WIS + 1].tolist() == [0, 0, 0]
+            assert cs.table[r, C.C_MIG : C.C_WIS + 1].tolist() == [0, 0, 0]
             assert cs.table[r, C.C_N_ABIL] == 1
             assert cs.table[r, C.C_ABIL + C.A_SHAPE] == C.SHAPE_SPELL
             if c["kind"] == "Ritual":  # X = the sacrificed creation's MP
@@ -162,8 +182,9 @@ def test_every_skill_book_effect_used(cs):
     assert {s["status"] for s in used if s["effect"] == "status"} == set(C.STATUSES)
     assert {s["coins"] for s in used} == {"none", "one", "per_group"}
     assert any(s["effect"] == "damage" and s["damage"] != "physical" for s in used)
-    assert any(s["effect"] == "status" and s["status"] == "Asleep" and s["target"] == "self"
-               for s in used)
+    assert any(
+        s["effect"] == "status" and s["status"] == "Asleep" and s["target"] == "self" for s in used
+    )
     assert set(cs.skills) == {s["name"] for s in used}  # no unused Skill Book entry
 
 
@@ -177,8 +198,11 @@ def test_no_reference_card_draws_r3(cs):
         assert all(cs.skills[k]["effect"] != "draw" for k in skills), c["name"]
     assert not [k for k, v in cs.skills.items() if v["effect"] == "draw"]
     assert draw_rows(cs.table) == []  # nor in the engine's table
-    assert C.E_DRAW not in {int(cs.table[r, C.C_ABIL + i * C.A_W + C.A_EFFECT])
-                            for r in range(cs.n_cards) for i in range(cs.table[r, C.C_N_ABIL])}
+    assert C.E_DRAW not in {
+        int(cs.table[r, C.C_ABIL + i * C.A_W + C.A_EFFECT])
+        for r in range(cs.n_cards)
+        for i in range(cs.table[r, C.C_N_ABIL])
+    }
 
 
 def test_foresight_replaced_by_mentor_on_budget(cs):
@@ -194,8 +218,9 @@ def test_foresight_replaced_by_mentor_on_budget(cs):
         assert cs.points(cs.row(name)) == cs.budget_target(cs.row(name)) == 24.0
 
 
-FORESIGHT = ('[skills.Foresight]\neffect = "draw"\ntarget = "player"\nn = 1\n'
-             'text = "Draw a card."\n\n')
+FORESIGHT = (
+    '[skills.Foresight]\neffect = "draw"\ntarget = "player"\nn = 1\ntext = "Draw a card."\n\n'
+)
 HUMAN_ABILITY = 'abilities = [{ skill = "Mentor", shape = "active", level = 1 }]'
 
 
@@ -220,15 +245,21 @@ def test_a_card_that_draws_is_refused_unless_the_rules_allow_it(ref_text, tmp_pa
 
     from balance import config
 
-    for ritual, where in ((False, "card 'Human': ability 'Foresight'"),
-                          (True, "card 'Ritual of Plague': spell 'Foresight'")):
+    for ritual, where in (
+        (False, "card 'Human': ability 'Foresight'"),
+        (True, "card 'Ritual of Plague': spell 'Foresight'"),
+    ):
         path = _drawing_set(ref_text, tmp_path, ritual)
         with pytest.raises(UserError) as exc:
             load_card_set(path)
         msg = str(exc.value)
         assert "\n" not in msg and msg.startswith(str(path)), msg
-        for frag in (where, "effect 'draw'", "Muster is the only way to draw",
-                     "allow_draw_effects = true"):
+        for frag in (
+            where,
+            "effect 'draw'",
+            "Muster is the only way to draw",
+            "allow_draw_effects = true",
+        ):
             assert frag in msg, (frag, msg)
         with pytest.raises(UserError, match=where):
             load_card_set(path, {"allow_draw_effects": False})
@@ -289,8 +320,9 @@ def test_row_lookup(cs):
 
 # ---- finishes are cosmetic ----------------------------------------------------------
 def test_finishes_not_in_table_or_digest(cs, ref_text, tmp_path):
-    swapped = (ref_text.replace('["Common", "Radiant", "Signed"]', '["Signed"]')
-               .replace('["Common", "Radiant"]', '["Radiant", "Common"]'))
+    swapped = ref_text.replace('["Common", "Radiant", "Signed"]', '["Signed"]').replace(
+        '["Common", "Radiant"]', '["Radiant", "Common"]'
+    )
     assert swapped != ref_text
     path = tmp_path / "cards.toml"
     path.write_text(swapped)
@@ -345,14 +377,10 @@ def test_make_deck_order(cs):
 def test_bad_decks_file(cs, tmp_path):
     path = tmp_path / "decks.toml"
     cases = {
-        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Warrior" = 1 }\n':
-            "cannot play 'Warrior' (MIG 5 > 0)",
-        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Cern the Grey" = 1 }\n':
-            "exactly one Primal",
-        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Beer" = 1 }\n':
-            "unknown Trisk card 'Beer'",
-        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 3, "Oracle" = 1 }\n':
-            "at least 4 neutral",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Warrior" = 1 }\n': "cannot play 'Warrior' (MIG 5 > 0)",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Cern the Grey" = 1 }\n': "exactly one Primal",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 4, "Beer" = 1 }\n': "unknown Trisk card 'Beer'",
+        '[deck."Meru the Still Water"]\ncards = { "Clay Golem" = 3, "Oracle" = 1 }\n': "at least 4 neutral",
         '[deck."Bear"]\ncards = { "Clay Golem" = 4 }\n': "is not a Primal",
     }
     for text, expected in cases.items():
@@ -379,54 +407,100 @@ OWL_LAST = '  { skill = "Warded", shape = "passive", level = 4 },\n]'
 BAD_SETS = [
     # (replace old, by new, expected fragments of the message)
     ('name = "Bear"\n', 'name = "Bear"\ncolour = "red"\n', ["card 'Bear'", "'colour'"]),
-    ('[skills.Hibernate]\neffect = "status"', '[skills.Hibernate]\neffect = "nap"',
-     ["skill 'Hibernate'", "'effect'", "'nap'"]),
-    ('skill = "Hibernate", shape = "active", level = 3', 'skill = "Hibernat", shape = '
-     '"active", level = 3', ["card 'Bear'", "'abilities'", "Hibernat", "'Hibernate'"]),
-    ('status = "Asleep"\ntarget = "self"', 'status = "Sleepy"\ntarget = "self"',
-     ["skill 'Hibernate'", "'status'", "'Sleepy'"]),
-    ('[skills.Ember]\neffect = "damage"\ndamage = "fire"',
-     '[skills.Ember]\neffect = "damage"\ndamage = "plasma"', ["skill 'Ember'", "'damage'"]),
-    ('status = "Blinded"\ntarget = "enemy_creation"\nn = 2\ntext = "An enemy',
-     'status = "Blinded"\ntarget = "everyone"\nn = 2\ntext = "An enemy',
-     ["skill 'Blind'", "'target'", "'everyone'"]),
-    ('[skills.Mend]\neffect = "heal"\ntarget = "own_creation"',
-     '[skills.Mend]\neffect = "heal"\ntarget = "enemy_creation"',
-     ["skill 'Mend'", "'target'", "not allowed for effect 'heal'"]),
+    (
+        '[skills.Hibernate]\neffect = "status"',
+        '[skills.Hibernate]\neffect = "nap"',
+        ["skill 'Hibernate'", "'effect'", "'nap'"],
+    ),
+    (
+        'skill = "Hibernate", shape = "active", level = 3',
+        'skill = "Hibernat", shape = "active", level = 3',
+        ["card 'Bear'", "'abilities'", "Hibernat", "'Hibernate'"],
+    ),
+    (
+        'status = "Asleep"\ntarget = "self"',
+        'status = "Sleepy"\ntarget = "self"',
+        ["skill 'Hibernate'", "'status'", "'Sleepy'"],
+    ),
+    (
+        '[skills.Ember]\neffect = "damage"\ndamage = "fire"',
+        '[skills.Ember]\neffect = "damage"\ndamage = "plasma"',
+        ["skill 'Ember'", "'damage'"],
+    ),
+    (
+        'status = "Blinded"\ntarget = "enemy_creation"\nn = 2\ntext = "An enemy',
+        'status = "Blinded"\ntarget = "everyone"\nn = 2\ntext = "An enemy',
+        ["skill 'Blind'", "'target'", "'everyone'"],
+    ),
+    (
+        '[skills.Mend]\neffect = "heal"\ntarget = "own_creation"',
+        '[skills.Mend]\neffect = "heal"\ntarget = "enemy_creation"',
+        ["skill 'Mend'", "'target'", "not allowed for effect 'heal'"],
+    ),
     ('onto = "Dragonling"', 'onto = "Wyrm"', ["card 'Dragon'", "'onto'", "'Wyrm'"]),
-    ('hp = 7\n', 'hp = 0\n', ["card 'Bear'", "'hp'", "out of range", "1..20"]),
-    ('mig = 3\nhp = 7', 'mig = 10\nhp = 7',
-     ["card 'Bear'", "'mig'", "0..9"]),
-    ('id = 19\n', 'id = 18\n', ["card 'Bear'", "'id'", "card 'Boar'"]),
+    ("hp = 7\n", "hp = 0\n", ["card 'Bear'", "'hp'", "out of range", "1..20"]),
+    ("mig = 3\nhp = 7", "mig = 10\nhp = 7", ["card 'Bear'", "'mig'", "0..9"]),
+    ("id = 19\n", "id = 18\n", ["card 'Bear'", "'id'", "card 'Boar'"]),
     ('name = "Boar"\n', 'name = "bear"\n', ["card 'Bear'", "'name'", "'bear'"]),
-    ('spell = "Flight"\n', 'spell = "Flight"\nmig = 1\n', ["card 'Blessing of Flight'",
-                                                          "'mig'", "Sorcery"]),
-    ('spell = "Flight"\n', 'spell = "Flite"\n', ["card 'Blessing of Flight'", "'spell'",
-                                                "'Flight'"]),
-    ('spell = "Slumber"\n', 'spell = "Mend"\n', ["card 'Curse of Slumber'", "'spell'",
-                                                "enemy_creation"]),
-    ('{ skill = "Warded", shape = "passive", level = 3 }]',
-     '{ skill = "Warded", shape = "active", level = 3 }]',
-     ["card 'Stag'", "'abilities'", "passive effect 'ward'"]),
-    ('{ skill = "Roar", shape = "active", level = 1 }]\n\n[[card]]\nid = 19',
-     '{ skill = "Roar", shape = "passive", level = 1 }]\n\n[[card]]\nid = 19',
-     ["card 'Boar'", "'abilities'", "active effect 'status'"]),
-    (OWL_LAST, OWL_LAST[:-1] + '  { skill = "Mend", shape = "active", level = 1 },\n]',
-     ["card 'Owl Spirit'", "'abilities'", "at most 3"]),
-    ('neutral = "Clay Golem"', 'neutral = "Clay Gollem"',
-     ["top level", "'neutral'", "'Clay Golem'"]),
-    ('kind = "Construct"\nhp = 15', 'kind = "Construct"\nmig = 1\nhp = 15',
-     ["card 'Clay Golem'", "'mig'", "000"]),
-    ('kind = "Construct"\nhp = 15', 'kind = "Construct"\nhp = 15\nabilities = [{ skill = '
-     '"Mend", shape = "active", level = 0 }]', ["card 'Clay Golem'", "vanilla"]),
-    ('kind = "Construct"\nhp = 15', 'kind = "Construct"\nhp = 16',
-     ["card 'Clay Golem'", "budget"]),
-    ('group = "Wolf"\ncun = 2\nhp = 11', 'group = "Wolves"\ncun = 2\nhp = 11',
-     ["card 'Wolf'", "'group'", "'Wolves'"]),
-    ('resist = ["fire"]\nweak = ["frost"]\nattack = 1',
-     'resist = ["fire"]\nweak = ["ice"]\nattack = 1', ["card 'Dragonling'", "'weak'", "'ice'"]),
+    (
+        'spell = "Flight"\n',
+        'spell = "Flight"\nmig = 1\n',
+        ["card 'Blessing of Flight'", "'mig'", "Sorcery"],
+    ),
+    (
+        'spell = "Flight"\n',
+        'spell = "Flite"\n',
+        ["card 'Blessing of Flight'", "'spell'", "'Flight'"],
+    ),
+    (
+        'spell = "Slumber"\n',
+        'spell = "Mend"\n',
+        ["card 'Curse of Slumber'", "'spell'", "enemy_creation"],
+    ),
+    (
+        '{ skill = "Warded", shape = "passive", level = 3 }]',
+        '{ skill = "Warded", shape = "active", level = 3 }]',
+        ["card 'Stag'", "'abilities'", "passive effect 'ward'"],
+    ),
+    (
+        '{ skill = "Roar", shape = "active", level = 1 }]\n\n[[card]]\nid = 19',
+        '{ skill = "Roar", shape = "passive", level = 1 }]\n\n[[card]]\nid = 19',
+        ["card 'Boar'", "'abilities'", "active effect 'status'"],
+    ),
+    (
+        OWL_LAST,
+        OWL_LAST[:-1] + '  { skill = "Mend", shape = "active", level = 1 },\n]',
+        ["card 'Owl Spirit'", "'abilities'", "at most 3"],
+    ),
+    (
+        'neutral = "Clay Golem"',
+        'neutral = "Clay Gollem"',
+        ["top level", "'neutral'", "'Clay Golem'"],
+    ),
+    (
+        'kind = "Construct"\nhp = 15',
+        'kind = "Construct"\nmig = 1\nhp = 15',
+        ["card 'Clay Golem'", "'mig'", "000"],
+    ),
+    (
+        'kind = "Construct"\nhp = 15',
+        'kind = "Construct"\nhp = 15\nabilities = [{ skill = '
+        '"Mend", shape = "active", level = 0 }]',
+        ["card 'Clay Golem'", "vanilla"],
+    ),
+    ('kind = "Construct"\nhp = 15', 'kind = "Construct"\nhp = 16', ["card 'Clay Golem'", "budget"]),
+    (
+        'group = "Wolf"\ncun = 2\nhp = 11',
+        'group = "Wolves"\ncun = 2\nhp = 11',
+        ["card 'Wolf'", "'group'", "'Wolves'"],
+    ),
+    (
+        'resist = ["fire"]\nweak = ["frost"]\nattack = 1',
+        'resist = ["fire"]\nweak = ["ice"]\nattack = 1',
+        ["card 'Dragonling'", "'weak'", "'ice'"],
+    ),
     ('coins = "per_group"', 'coins = "two"', ["skill 'Howl'", "'coins'", "per_group"]),
-    ('ritual_sacrifice = 2.0', 'ritual_sacrifce = 2.0', ["[budget]", "'ritual_sacrifce'"]),
+    ("ritual_sacrifice = 2.0", "ritual_sacrifce = 2.0", ["[budget]", "'ritual_sacrifce'"]),
 ]
 
 
@@ -453,8 +527,9 @@ def test_malformed_sets_refused_in_one_line(ref_text, tmp_path):
 
 
 def test_upgrade_onto_kind_no_card_has(ref_text, tmp_path):
-    text = (ref_text.replace('kinds = ["Construct",', 'kinds = ["Wyrm", "Construct",', 1)
-            .replace('onto = "Dragonling"', 'onto = "Wyrm"', 1))
+    text = ref_text.replace('kinds = ["Construct",', 'kinds = ["Wyrm", "Construct",', 1).replace(
+        'onto = "Dragonling"', 'onto = "Wyrm"', 1
+    )
     path = tmp_path / "bad.toml"
     path.write_text(text)
     with pytest.raises(UserError, match=r"card 'Dragon': field 'onto' = 'Wyrm': no Creation"):
@@ -463,7 +538,7 @@ def test_upgrade_onto_kind_no_card_has(ref_text, tmp_path):
 
 def test_no_primal_refused(ref_text, tmp_path):
     head = ref_text.split("# ---- the Primals")[0]
-    golem = ref_text[ref_text.index("[[card]]\nid = 11"):ref_text.index("[[card]]\nid = 12")]
+    golem = ref_text[ref_text.index("[[card]]\nid = 11") : ref_text.index("[[card]]\nid = 12")]
     path = tmp_path / "noprimal.toml"
     path.write_text(head + golem)
     with pytest.raises(UserError, match="no Primal; at least 1"):
@@ -480,8 +555,10 @@ def test_syntax_error_and_missing_file(tmp_path):
 
 
 def test_upgrade_loop_refused(ref_text, tmp_path):
-    loop = ('\n[[card]]\nid = 99\nname = "Ouroboros"\nset = "Basic"\nfinishes = ["Common"]\n'
-            'type = "Upgrade"\nkind = "Wyrm"\nonto = "Wyrm"\nhp = 10\n')
+    loop = (
+        '\n[[card]]\nid = 99\nname = "Ouroboros"\nset = "Basic"\nfinishes = ["Common"]\n'
+        'type = "Upgrade"\nkind = "Wyrm"\nonto = "Wyrm"\nhp = 10\n'
+    )
     text = ref_text.replace('kinds = ["Construct",', 'kinds = ["Wyrm", "Construct",', 1)
     path = tmp_path / "loop.toml"
     path.write_text(text + loop)
@@ -490,7 +567,7 @@ def test_upgrade_loop_refused(ref_text, tmp_path):
 
 
 # ---- `balance trisk cards`: budget points against the target, off-budget flagged --------
-BEAR_STATS = 'mig = 3\nhp = 7\nap = 4\n'
+BEAR_STATS = "mig = 3\nhp = 7\nap = 4\n"
 HUMAN_STATS = 'kind = "Human"\nhp = 12\nap = 2\n'
 
 
@@ -498,7 +575,7 @@ def _tester_set(ref_text, tmp_path):
     """The issue's two tester cards: Bear with its attack doubled (AP 4 -> 8) and
     Human with 20 HP and 6 AP (12 and 2 before)."""
     assert ref_text.count(BEAR_STATS) == 1 and ref_text.count(HUMAN_STATS) == 1
-    text = ref_text.replace(BEAR_STATS, 'mig = 3\nhp = 7\nap = 8\n')
+    text = ref_text.replace(BEAR_STATS, "mig = 3\nhp = 7\nap = 8\n")
     text = text.replace(HUMAN_STATS, 'kind = "Human"\nhp = 20\nap = 6\n')
     path = tmp_path / "testers.toml"
     path.write_text(text)
@@ -547,8 +624,10 @@ def test_cards_command_flags_off_budget_cards(ref_text, tmp_path, monkeypatch, c
     path = _tester_set(ref_text, tmp_path)
     out = _cards_cli(["--card-set", str(path)], monkeypatch, capsys)
     assert "OFF +8" in out and "OFF +16" in out
-    assert ("Budget: 2 of 45 non-Primal cards are OFF their target: Human +16 (40 vs 24); "
-            "Bear +8 (32 vs 24).") in out
+    assert (
+        "Budget: 2 of 45 non-Primal cards are OFF their target: Human +16 (40 vs 24); "
+        "Bear +8 (32 vs 24)."
+    ) in out
     rows = json.loads(_cards_cli(["--card-set", str(path), "--json"], monkeypatch, capsys))
     bear = next(r for r in rows if r["name"] == "Bear")
     assert bear["off_budget"] is True and bear["off_by"] == 8 and bear["target"] == 24

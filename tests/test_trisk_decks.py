@@ -66,7 +66,8 @@ def added_first(path: Path) -> Path:
     every row of the set moves down by one."""
     stag = BLOCKS[NAMES.index("Stag")]
     new = stag.replace('name = "Stag"', 'name = "Marsh Newt"').replace(
-        re.search(r"(?m)^id = \d+$", stag).group(0), "id = 900")
+        re.search(r"(?m)^id = \d+$", stag).group(0), "id = 900"
+    )
     return _write(path, [new, *BLOCKS])
 
 
@@ -113,14 +114,17 @@ def reference():
 
 
 # --------------------------------------------------------------------------- by name
-@pytest.mark.parametrize("make", [
-    pytest.param(lambda p: exchanged(p, "Bear", "Fox"), id="Bear-Fox-exchanged"),
-    pytest.param(lambda p: exchanged(p, "Clay Golem", "Raven"), id="neutral-exchanged"),
-    pytest.param(lambda p: exchanged(p, VASK, "Cern the Grey"), id="Primals-exchanged"),
-    pytest.param(lambda p: moved_last(p, VASK), id="Primal-moved-last"),
-    pytest.param(lambda p: removed(p, "Stag"), id="unused-card-removed"),
-    pytest.param(added_first, id="card-added-first"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda p: exchanged(p, "Bear", "Fox"), id="Bear-Fox-exchanged"),
+        pytest.param(lambda p: exchanged(p, "Clay Golem", "Raven"), id="neutral-exchanged"),
+        pytest.param(lambda p: exchanged(p, VASK, "Cern the Grey"), id="Primals-exchanged"),
+        pytest.param(lambda p: moved_last(p, VASK), id="Primal-moved-last"),
+        pytest.param(lambda p: removed(p, "Stag"), id="unused-card-removed"),
+        pytest.param(added_first, id="card-added-first"),
+    ],
+)
 def test_a_reordered_set_plays_the_same_named_cards(make, tmp_path, reference):
     """The same cards under other rows: every game is the same game, card for card
     (before: the engine read the reference rows in the designer's set, so Vask
@@ -129,8 +133,11 @@ def test_a_reordered_set_plays_the_same_named_cards(make, tmp_path, reference):
     cs = load_card_set(path)
     assert cs.names != load_card_set("reference").names
     res = _run(path)
-    assert (res.a_wins, res.b_wins, res.draws) == (reference.a_wins, reference.b_wins,
-                                                  reference.draws)
+    assert (res.a_wins, res.b_wins, res.draws) == (
+        reference.a_wins,
+        reference.b_wins,
+        reference.draws,
+    )
     assert (res.pair_points == reference.pair_points).all()
     assert _trace_texts(path, 0) == _trace_texts(None, 0)
     # the run's sides hold the rows of the designer's set for the same names
@@ -146,8 +153,10 @@ def test_the_cards_a_side_plays_are_its_decks(tmp_path):
     path = exchanged(tmp_path / "designer.toml", "Bear", "Fox")
     deck = set(_deck_names(A))
     seen: set[str] = set()
-    pat = re.compile(rf"\({re.escape(A)}\) (?:musters a card \(\d+ in hand\): |creates |casts )"
-                     r"(.+?)(?: \(level \d+\)| on .*)?$")
+    pat = re.compile(
+        rf"\({re.escape(A)}\) (?:musters a card \(\d+ in hand\): |creates |casts )"
+        r"(.+?)(?: \(level \d+\)| on .*)?$"
+    )
     for game in range(6):
         for text in _trace_texts(path, game):
             m = pat.search(text)
@@ -158,17 +167,24 @@ def test_the_cards_a_side_plays_are_its_decks(tmp_path):
 
 
 # --------------------------------------------------------------------------- refused
-@pytest.mark.parametrize("make,frags", [
-    (lambda p: removed(p, "Bear"), ["card 'Bear' is not in the set"]),
-    (lambda p: removed(p, VASK), [f"its Primal '{VASK}' is not in the set"]),
-    (lambda p: changed(p, "Bear", "mig = 3\n", "mig = 3\ncun = 1\n"),
-     [f"Primal '{VASK}' cannot play 'Bear' (CUN 1 > 0)"]),
-])
+@pytest.mark.parametrize(
+    "make,frags",
+    [
+        (lambda p: removed(p, "Bear"), ["card 'Bear' is not in the set"]),
+        (lambda p: removed(p, VASK), [f"its Primal '{VASK}' is not in the set"]),
+        (
+            lambda p: changed(p, "Bear", "mig = 3\n", "mig = 3\ncun = 1\n"),
+            [f"Primal '{VASK}' cannot play 'Bear' (CUN 1 > 0)"],
+        ),
+    ],
+)
 def test_an_illegal_deck_is_refused_in_one_line(make, frags, tmp_path):
     path = make(tmp_path / "designer.toml")
     a, b = _sides()
-    for attempt in (lambda: runner.RunSpec(_rules(path), a, b, N, 1),
-                    lambda: _trace_texts(path, 0)):
+    for attempt in (
+        lambda: runner.RunSpec(_rules(path), a, b, N, 1),
+        lambda: _trace_texts(path, 0),
+    ):
         with pytest.raises(UserError) as exc:
             attempt()
         msg = str(exc.value)
@@ -177,13 +193,16 @@ def test_an_illegal_deck_is_refused_in_one_line(make, frags, tmp_path):
             assert frag in msg, (frag, msg)
 
 
-@pytest.mark.parametrize("primal,names,frag", [
-    (VASK, ("Clay Golem", "Cern the Grey"), "exactly one Primal"),
-    ("Bear", ("Clay Golem",), "its leader 'Bear' is a Creation in the set, not a Primal"),
-    ("Vask", ("Clay Golem",), "its Primal 'Vask' is not in the set"),
-    (VASK, ("Clay Golem", "Bearr"), "card 'Bearr' is not in the set; did you mean 'Bear'"),
-    (VASK, ("Clay Golem", "Raven"), f"Primal '{VASK}' cannot play 'Raven' (CUN 1 > 0)"),
-])
+@pytest.mark.parametrize(
+    "primal,names,frag",
+    [
+        (VASK, ("Clay Golem", "Cern the Grey"), "exactly one Primal"),
+        ("Bear", ("Clay Golem",), "its leader 'Bear' is a Creation in the set, not a Primal"),
+        ("Vask", ("Clay Golem",), "its Primal 'Vask' is not in the set"),
+        (VASK, ("Clay Golem", "Bearr"), "card 'Bearr' is not in the set; did you mean 'Bear'"),
+        (VASK, ("Clay Golem", "Raven"), f"Primal '{VASK}' cannot play 'Raven' (CUN 1 > 0)"),
+    ],
+)
 def test_bind_deck_checks_the_deck_in_the_set(primal, names, frag):
     """The rulebook's deck rules, checked in the set in force: one Primal, every
     card in the set and playable by the Primal; one line naming deck and card."""
@@ -224,8 +243,9 @@ def test_a_stored_run_records_its_deck_by_name_and_rebuilds_it(tmp_path):
     cs = load_card_set(path)
     assert [cs.names[r] for r in rec["cards"]] == rec["names"]
     # and a restricted-play run (its mask is card rows of the run's set), as the power test stores
-    restricted = runner.RunSpec(_rules(path), a.restricted_card(load_card_set("reference")
-                                                               .row("Bear"), "Bear"), b, N, 1)
+    restricted = runner.RunSpec(
+        _rules(path), a.restricted_card(load_card_set("reference").row("Bear"), "Bear"), b, N, 1
+    )
     assert restricted.a.forbidden_ranks == 1 << cs.row("Bear")
     runner.run_many([spec, restricted], store=Store(tmp_path / "results"), progress=False)
     runs, skipped = pages.load_runs([tmp_path / "results"])
@@ -252,8 +272,11 @@ def designer_variant():
         folder.mkdir(exist_ok=True)
         name = f"zz-test-designer-{os.getpid()}-{len(files)}"
         f = folder / f"{name}.toml"
-        f.write_text(f'description = "a designer\'s set (test)"\n[rules]\n'
-                     f"card_set = {json.dumps(str(card_set))}\n", encoding="utf-8")
+        f.write_text(
+            f'description = "a designer\'s set (test)"\n[rules]\n'
+            f"card_set = {json.dumps(str(card_set))}\n",
+            encoding="utf-8",
+        )
         files.append(f)
         return name
 
@@ -295,18 +318,34 @@ def test_cli_plays_the_named_cards_of_a_designers_set(tmp_path, designer_variant
     assert (y["a_wins"], y["b_wins"], y["draws"]) == (x["a_wins"], x["b_wins"], x["draws"])
 
 
-@pytest.mark.parametrize("make,frag", [
-    (lambda p: removed(p, "Bear"), "card 'Bear'"),
-    (lambda p: changed(p, "Bear", "mig = 3\n", "mig = 3\ncun = 1\n"), "cannot play 'Bear'"),
-])
+@pytest.mark.parametrize(
+    "make,frag",
+    [
+        (lambda p: removed(p, "Bear"), "card 'Bear'"),
+        (lambda p: changed(p, "Bear", "mig = 3\n", "mig = 3\ncun = 1\n"), "cannot play 'Bear'"),
+    ],
+)
 def test_cli_refuses_an_illegal_deck_and_writes_nothing(make, frag, tmp_path, designer_variant):
     variant = designer_variant(make(tmp_path / "designer.toml"))
     work = tmp_path / "work"
-    for cmd in (["simulate", "--variant", variant, "--a", A, "--b", B, "-n", N],
-                ["trace", "--variant", variant, "--a", A, "--b", B],
-                ["compare", "--variants", variant, "--strategies", "tempo,rush", "-n", N],
-                ["sprt", "--vs", variant, "--strategy", A, "--opponents", B, "--batch", 10,
-                 "--max-games", 40]):
+    for cmd in (
+        ["simulate", "--variant", variant, "--a", A, "--b", B, "-n", N],
+        ["trace", "--variant", variant, "--a", A, "--b", B],
+        ["compare", "--variants", variant, "--strategies", "tempo,rush", "-n", N],
+        [
+            "sprt",
+            "--vs",
+            variant,
+            "--strategy",
+            A,
+            "--opponents",
+            B,
+            "--batch",
+            10,
+            "--max-games",
+            40,
+        ],
+    ):
         _refused(_cli(["trisk", *cmd], work), work, frag, f"deck '{VASK}'")
 
 
@@ -316,16 +355,23 @@ def test_cli_refuses_an_empty_deck_name(tmp_path):
     work = tmp_path / "work"
     with pytest.raises(UserError, match="no deck named after '@'"):
         config.load_strategy("trisk", "tempo@")
-    for args in (["simulate", "--a", "tempo@", "-n", 20], ["trace", "--b", "rush@ "],
-                 ["compare", "--strategies", "tempo@,rush", "-n", 20]):
+    for args in (
+        ["simulate", "--a", "tempo@", "-n", 20],
+        ["trace", "--b", "rush@ "],
+        ["compare", "--strategies", "tempo@,rush", "-n", 20],
+    ):
         _refused(_cli(["trisk", *args], work), work, "no deck named after '@'")
 
 
 def test_cli_power_refuses_a_repeated_card_before_any_game(tmp_path):
     work = tmp_path / "work"
     for cards in ("Bear,Bear", "Bear,bear ", "Raven,Bear,Raven"):
-        _refused(_cli(["trisk", "power", "--cards", cards, "--out", "p.html"], work), work,
-                 "--cards names", "twice")
+        _refused(
+            _cli(["trisk", "power", "--cards", cards, "--out", "p.html"], work),
+            work,
+            "--cards names",
+            "twice",
+        )
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
@@ -338,8 +384,13 @@ def test_a_non_finite_budget_value_is_refused(value, tmp_path):
         head = re.sub(rf"(?m)^{field} = [0-9.]+", f"{field} = {value}", HEAD, count=1)
         assert f"\n{field} = {value} " in head
         _write(path, BLOCKS, head)
-        with pytest.raises(UserError, match=rf"\[budget\]: field '{field}' must be a finite number"):
+        with pytest.raises(
+            UserError, match=rf"\[budget\]: field '{field}' must be a finite number"
+        ):
             load_card_set(path)
-        _refused(_cli(["trisk", "power", "--card-set", path, "--out", "p.html"], work), work,
-                 f"field '{field}' must be a finite number")
+        _refused(
+            _cli(["trisk", "power", "--card-set", path, "--out", "p.html"], work),
+            work,
+            f"field '{field}' must be a finite number",
+        )
         _refused(_cli(["trisk", "cards", "--card-set", path], work), work, "finite")

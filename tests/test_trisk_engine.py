@@ -23,19 +23,65 @@ from tests.trisk_helpers import MUSTER_ONLY, TOY, TOY_NAMES, TOY_TABLE, rules_ve
 
 N = 64  # games per run (32 seat-swapped pairs)
 
-TOY_DECK = (["Golem"] * 3 + ["Bear", "Raven", "Wolf", "Wolf", "Wolf", "Dragonling", "Dragon",
-                             "Elder Dragon", "Human", "Shade", "Knight", "Salamander", "Stag",
-                             "Troll", "Mage", "Gambler", "Scout", "Blessing of Growth",
-                             "Curse of Fire", "Curse of Terror", "Curse of Bolts",
-                             "Ritual of Growth", "Ritual of Slumber", "Blessing of Cleansing"])
-GREEDY = {"primal": {"muster": 1.0, "hand_room": 1.0, "train": 1.0, "level_gain": 0.3,
-                     "unlock_attack": 2, "wasted": -5, "meditate": 0.5, "primal_low": 0.05},
-          "play": {"create": 2, "upgrade": 3, "ap_gain": 0.3, "curse": 0.5, "ritual": 0.2,
-                   "ability": 0.2, "wasted": -5, "dmg_creature": 1, "kills": 2,
-                   "dmg_primal": 1, "disable": 0.5, "poison": 0.5, "heal": 0.5,
-                   "sacrifice": -0.2, "lost_attack": -0.5, "self_sleep": -0.3, "lethal": 10},
-          "attack": {"bias": 1}, "block": {"prevented": 0.5, "dies": -1, "danger": 2,
-                                           "absorb": 0.1}}
+TOY_DECK = ["Golem"] * 3 + [
+    "Bear",
+    "Raven",
+    "Wolf",
+    "Wolf",
+    "Wolf",
+    "Dragonling",
+    "Dragon",
+    "Elder Dragon",
+    "Human",
+    "Shade",
+    "Knight",
+    "Salamander",
+    "Stag",
+    "Troll",
+    "Mage",
+    "Gambler",
+    "Scout",
+    "Blessing of Growth",
+    "Curse of Fire",
+    "Curse of Terror",
+    "Curse of Bolts",
+    "Ritual of Growth",
+    "Ritual of Slumber",
+    "Blessing of Cleansing",
+]
+GREEDY = {
+    "primal": {
+        "muster": 1.0,
+        "hand_room": 1.0,
+        "train": 1.0,
+        "level_gain": 0.3,
+        "unlock_attack": 2,
+        "wasted": -5,
+        "meditate": 0.5,
+        "primal_low": 0.05,
+    },
+    "play": {
+        "create": 2,
+        "upgrade": 3,
+        "ap_gain": 0.3,
+        "curse": 0.5,
+        "ritual": 0.2,
+        "ability": 0.2,
+        "wasted": -5,
+        "dmg_creature": 1,
+        "kills": 2,
+        "dmg_primal": 1,
+        "disable": 0.5,
+        "poison": 0.5,
+        "heal": 0.5,
+        "sacrifice": -0.2,
+        "lost_attack": -0.5,
+        "self_sleep": -0.3,
+        "lethal": 10,
+    },
+    "attack": {"bias": 1},
+    "block": {"prevented": 0.5, "dies": -1, "danger": 2, "absorb": 0.1},
+}
 
 
 def check_outcomes(out: dict, max_turns: int = 60, max_board: int = 40) -> None:
@@ -83,12 +129,14 @@ def rs():
     return config.resolve_variant("trisk", "base")
 
 
-REF_PAIRS = [("random@Vask the Ember King", "random@Meru the Still Water"),
-             ("rush@Ysolde of the Thorns", "control@Cern the Grey"),
-             ("ramp@Brannoc Boarhide", "tempo@Halvard Stormbrow"),
-             ("tempo@Tamsin the Fox Queen", "rush@Orla of the Lantern"),
-             ("control@Sefa of the Hollow Moon", "ramp@Quill the Dreamweaver"),
-             ("random@Cern the Grey", "random@Cern the Grey")]
+REF_PAIRS = [
+    ("random@Vask the Ember King", "random@Meru the Still Water"),
+    ("rush@Ysolde of the Thorns", "control@Cern the Grey"),
+    ("ramp@Brannoc Boarhide", "tempo@Halvard Stormbrow"),
+    ("tempo@Tamsin the Fox Queen", "rush@Orla of the Lantern"),
+    ("control@Sefa of the Hollow Moon", "ramp@Quill the Dreamweaver"),
+    ("random@Cern the Grey", "random@Cern the Grey"),
+]
 
 
 @pytest.mark.parametrize("a,b", REF_PAIRS)
@@ -141,16 +189,24 @@ def _reference_sample(rs, deals: int = 4, deck_seed: int = 17, first_seed: int =
     pairs = []
     for k, name in enumerate(config.strategy_names("trisk")):
         st = config.load_strategy("trisk", name)
-        pairs += [(st.with_deck(d, cs.n_cards), st.with_deck(decks[(i + k + 1) % 10], cs.n_cards))
-                  for i, d in enumerate(decks)]
+        pairs += [
+            (st.with_deck(d, cs.n_cards), st.with_deck(decks[(i + k + 1) % 10], cs.n_cards))
+            for i, d in enumerate(decks)
+        ]
     g = np.random.default_rng(deck_seed)
     tempo = config.load_strategy("trisk", "tempo")
     for k in range(20):
         ps = [int(g.choice(cs.primals)) for _ in "ab"]
-        pairs.append(tuple(tempo.with_deck(make_deck(cs, f"r{k}{i}", p, random_deck(cs, p, 20, g)),
-                                           cs.n_cards) for i, p in enumerate(ps)))
-    outs = [trisk.simulate(rv, sa.vector(), sb.vector(), first_seed + k, 0, 2 * deals)
-            for k, (sa, sb) in enumerate(pairs)]
+        pairs.append(
+            tuple(
+                tempo.with_deck(make_deck(cs, f"r{k}{i}", p, random_deck(cs, p, 20, g)), cs.n_cards)
+                for i, p in enumerate(ps)
+            )
+        )
+    outs = [
+        trisk.simulate(rv, sa.vector(), sb.vector(), first_seed + k, 0, 2 * deals)
+        for k, (sa, sb) in enumerate(pairs)
+    ]
     return {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
 
 
@@ -185,7 +241,9 @@ def test_a_refused_create_is_counted_under_a_small_board(rs):
     out = _reference_sample(small, deals=1)
     check_outcomes(out, max_board=3)
     refused = out["creates_refused"]
-    assert (refused > 0).mean() > 0.5 and (np.maximum(out["peak_seat0"], out["peak_seat1"]) <= 3).all()
+    assert (refused > 0).mean() > 0.5 and (
+        np.maximum(out["peak_seat0"], out["peak_seat1"]) <= 3
+    ).all()
     sa = config.load_strategy("trisk", "rush@Ysolde of the Thorns")
     sb = config.load_strategy("trisk", "control@Meru the Still Water")
     for ruleset, binds in ((small, True), (rs, False)):
@@ -223,9 +281,17 @@ def test_toy_games_keep_every_invariant(temp):
         assert (out["upgrades_seat0"] + out["upgrades_seat1"]).sum() > 0
 
 
-@pytest.mark.parametrize("over", [dict(hand_limit=2), dict(max_board=1), dict(actions=1),
-                                  dict(upgrade_cost=0), dict(resist_rule=1, weak_rule=1),
-                                  dict(second_level=10, primal_attack_level=0)])
+@pytest.mark.parametrize(
+    "over",
+    [
+        dict(hand_limit=2),
+        dict(max_board=1),
+        dict(actions=1),
+        dict(upgrade_cost=0),
+        dict(resist_rule=1, weak_rule=1),
+        dict(second_level=10, primal_attack_level=0),
+    ],
+)
 def test_toy_games_under_rule_variants(over):
     spec = dict(GREEDY, temperature=1.0)
     a = side(spec, "Cern", TOY_DECK)
@@ -359,10 +425,12 @@ def test_swap_in_of_the_neutral_itself_changes_nothing(rs):
     other = config.load_strategy("trisk", "tempo@Meru the Still Water")
     same = deck.swap_in(cs.neutral)
     assert same.cards == deck.cards
-    x = trisk.simulate(rs.vector(), st.with_deck(deck, cs.n_cards).vector(), other.vector(),
-                       15, 0, 16)
-    y = trisk.simulate(rs.vector(), st.with_deck(same, cs.n_cards).vector(), other.vector(),
-                       15, 0, 16)
+    x = trisk.simulate(
+        rs.vector(), st.with_deck(deck, cs.n_cards).vector(), other.vector(), 15, 0, 16
+    )
+    y = trisk.simulate(
+        rs.vector(), st.with_deck(same, cs.n_cards).vector(), other.vector(), 15, 0, 16
+    )
     _same(x, y)
 
 
@@ -417,8 +485,7 @@ def test_decks_file_with_an_illegal_deck_is_refused(rs, tmp_path):
     from balance.trisk_cards import load_decks
 
     p = tmp_path / "decks.toml"
-    p.write_text('[deck."Vask the Ember King"]\n'
-                 'cards = { "Clay Golem" = 4, "Fox" = 2 }\n')
+    p.write_text('[deck."Vask the Ember King"]\ncards = { "Clay Golem" = 4, "Fox" = 2 }\n')
     with pytest.raises(UserError) as e:
         load_decks(rs.card_set(), p)
     msg = _one_line(e)
@@ -479,9 +546,21 @@ def test_cli_trace_prints_a_readable_log():
 
     from balance.cli import app
 
-    res = CliRunner().invoke(app, ["trisk", "trace", "--seed", "2", "--game", "1",
-                                   "--a", "rush@Vask the Ember King",
-                                   "--b", "control@Meru the Still Water"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "trisk",
+            "trace",
+            "--seed",
+            "2",
+            "--game",
+            "1",
+            "--a",
+            "rush@Vask the Ember King",
+            "--b",
+            "control@Meru the Still Water",
+        ],
+    )
     assert res.exit_code == 0, res.output
     out = res.output
     assert "toss" in out and "creates" in out
@@ -502,8 +581,20 @@ def _draws(rv, a, b, seed, game, seat):
 
 def test_each_sides_deck_is_shuffled_alike_in_both_seats_and_swap_in_is_paired():
     rv = rules_vector(max_turns=4)
-    names = ["Golem", "Bear", "Raven", "Wolf", "Dragonling", "Human", "Knight", "Salamander",
-             "Stag", "Troll", "Mage", "Gambler"]
+    names = [
+        "Golem",
+        "Bear",
+        "Raven",
+        "Wolf",
+        "Dragonling",
+        "Human",
+        "Knight",
+        "Salamander",
+        "Stag",
+        "Troll",
+        "Mage",
+        "Gambler",
+    ]
     a = side(MUSTER_ONLY, "Cern", names)
     b = side(MUSTER_ONLY, "Cern", names)
     a2 = side(MUSTER_ONLY, "Cern", ["Scout"] + names[1:])  # the Golem swapped for a Scout

@@ -32,8 +32,16 @@ def _table(strata_by_card: dict[str, list[np.ndarray]]) -> pd.DataFrame:
     rows = []
     for name, strata in strata_by_card.items():
         st = tp.pool_strata(strata)
-        rows.append({"card": name, "effect": st["mean"], "se": st["se"], "sd": st["sd"],
-                     "games": st["n_games"], "strata": st["strata"]})
+        rows.append(
+            {
+                "card": name,
+                "effect": st["mean"],
+                "se": st["se"],
+                "sd": st["sd"],
+                "games": st["n_games"],
+                "strata": st["strata"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -49,7 +57,7 @@ def test_pool_strata_is_the_stratified_mean_with_a_cluster_robust_se():
     u = np.zeros(6)
     u[:4] += (a - a.mean()) / (2 * 4)
     u += (b - b.mean()) / (2 * 6)
-    assert st["se"] == pytest.approx(math.sqrt(6 / 5 * (u ** 2).sum()))
+    assert st["se"] == pytest.approx(math.sqrt(6 / 5 * (u**2).sum()))
     assert st["n_deals"] == 10 and st["n_games"] == 20 and st["strata"] == 2 and st["clusters"] == 6
     empty = tp.pool_strata([])
     assert math.isnan(empty["mean"]) and empty["n_games"] == 0
@@ -64,12 +72,16 @@ def test_pool_strata_equal_strata_give_the_se_of_the_per_deal_average():
     assert st["sd"] == pytest.approx(c.std(ddof=1))
 
 
-def _correlated_strata(rng, k: int, n: int, effect: float, sd: float, rho: float) -> list[np.ndarray]:
+def _correlated_strata(
+    rng, k: int, n: int, effect: float, sd: float, rho: float
+) -> list[np.ndarray]:
     """k strata of n deals whose deal i shares a common part (correlation rho),
     as the strata of one card did when they replayed the same deals."""
     common = rng.normal(0, 1, n)
-    return [effect + sd * (math.sqrt(rho) * common + math.sqrt(1 - rho) * rng.normal(0, 1, n))
-            for _ in range(k)]
+    return [
+        effect + sd * (math.sqrt(rho) * common + math.sqrt(1 - rho) * rng.normal(0, 1, n))
+        for _ in range(k)
+    ]
 
 
 def test_pool_strata_covers_when_the_strata_share_their_deals():
@@ -111,8 +123,9 @@ def test_zero_effect_with_enough_games_is_equal():
 @pytest.mark.parametrize("effect,direction", [(0.12, "stronger"), (-0.12, "weaker")])
 def test_large_effect_is_not_equal_with_its_sign(effect, direction):
     rng = np.random.default_rng(3)
-    t = tp.decide(_table({"Wolf": [_deals(rng, 3000, effect)],
-                          "Bear": [_deals(rng, 3000, 0.0)]}), DELTA)
+    t = tp.decide(
+        _table({"Wolf": [_deals(rng, 3000, effect)], "Bear": [_deals(rng, 3000, 0.0)]}), DELTA
+    )
     r = t.set_index("card").loc["Wolf"]
     assert r.verdict == "not equal" and r.direction == direction
     assert r.significant and r.p_holm < 0.05
@@ -132,7 +145,9 @@ def test_small_sample_is_inconclusive_and_the_games_needed_decide():
     decided = 0
     for k in range(20):
         g = np.random.default_rng(100 + k)
-        t2 = tp.decide(_table({"Raven": [_deals(g, deals, 0.0, sd), _deals(g, deals, 0.0, sd)]}), DELTA)
+        t2 = tp.decide(
+            _table({"Raven": [_deals(g, deals, 0.0, sd), _deals(g, deals, 0.0, sd)]}), DELTA
+        )
         decided += t2.iloc[0].verdict == "equal"
     assert decided >= 15  # planned at 90% power; the true effect 0 is at least that easy
 
@@ -178,8 +193,14 @@ def test_holm_is_applied_over_all_cards():
     assert np.allclose(t["p_holm"], adj) and (t["significant"] == reject).all()
     assert (t["p_holm"] >= t["p"] - 1e-15).all()
     # one raw p below alpha that Holm does not confirm stays inconclusive
-    df = pd.DataFrame({"effect": [0.1, 0.04, 0.04, 0.0], "se": [0.0303, 0.0172, 0.0185, 0.05],
-                       "sd": 0.35, "games": 1000})
+    df = pd.DataFrame(
+        {
+            "effect": [0.1, 0.04, 0.04, 0.0],
+            "se": [0.0303, 0.0172, 0.0185, 0.05],
+            "sd": 0.35,
+            "games": 1000,
+        }
+    )
     out = tp.decide(df, DELTA)
     assert out["p"][1] < 0.05 < out["p_holm"][1]
     assert out["verdict"].tolist()[0] == "not equal"
@@ -188,11 +209,22 @@ def test_holm_is_applied_over_all_cards():
 
 def test_verdict_labels_say_what_was_shown():
     # a tiny, precisely measured effect: within the margin and detectably there
-    df = pd.DataFrame({"effect": [0.004, -0.004, 0.03, 0.0, 0.004],
-                       "se": [0.0005, 0.0005, 0.002, 0.0005, 0.01], "sd": 0.3, "games": 10_000})
+    df = pd.DataFrame(
+        {
+            "effect": [0.004, -0.004, 0.03, 0.0, 0.004],
+            "se": [0.0005, 0.0005, 0.002, 0.0005, 0.01],
+            "sd": 0.3,
+            "games": 10_000,
+        }
+    )
     out = tp.decide(df, DELTA)
-    assert out["verdict"].tolist() == ["equal within margin", "equal within margin", "not equal",
-                                       "equal", "inconclusive"]
+    assert out["verdict"].tolist() == [
+        "equal within margin",
+        "equal within margin",
+        "not equal",
+        "equal",
+        "inconclusive",
+    ]
     assert out["direction"].tolist() == ["stronger", "weaker", "stronger", "", ""]
     assert out["label"][0] == "equal within ±2 pt but detectably stronger"
     assert out["label"][2] == "not equal (stronger)"
@@ -252,9 +284,11 @@ def test_next_games_doubles_toward_the_need_within_the_cap():
 
 # --------------------------------------------------------------------------- finishes
 def test_permute_finishes_changes_every_list_and_nothing_else():
-    text = ('[[card]]\nname = "A"\nfinishes = ["Common"]\nhp = 3\n'
-            '[[card]]\nname = "B"\nfinishes = ["Common", "Radiant", "Signed"]\n'
-            '[[card]]\nname = "C"\n  finishes = []\n')
+    text = (
+        '[[card]]\nname = "A"\nfinishes = ["Common"]\nhp = 3\n'
+        '[[card]]\nname = "B"\nfinishes = ["Common", "Radiant", "Signed"]\n'
+        '[[card]]\nname = "C"\n  finishes = []\n'
+    )
     new, n = tp.permute_finishes(text)
     assert n == 3
     old_lists = [l for l in text.splitlines() if "finishes" in l]
@@ -275,11 +309,17 @@ def test_plan_loads_and_scales(tmp_path):
     assert over.delta == pytest.approx(0.03) and over.cards == ("Bear",)
 
 
-@pytest.mark.parametrize("kw,msg", [
-    ({"delta": 0.0}, "--delta"), ({"delta": 80.0}, "--delta"), ({"alpha": 0.7}, "--alpha"),
-    ({"games": 3}, "even"), ({"games": 400, "max_games": 200}, "--max-games"),
-    ({"seed": -1}, "--seed"),
-])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        ({"delta": 0.0}, "--delta"),
+        ({"delta": 80.0}, "--delta"),
+        ({"alpha": 0.7}, "--alpha"),
+        ({"games": 3}, "even"),
+        ({"games": 400, "max_games": 200}, "--max-games"),
+        ({"seed": -1}, "--seed"),
+    ],
+)
 def test_bad_plan_values_are_user_errors(kw, msg):
     with pytest.raises(UserError, match=msg):
         tp.load_plan(**kw)
@@ -301,9 +341,16 @@ def test_bad_plan_file_is_a_user_error(tmp_path):
 def test_chart_draws_the_band_and_every_card():
     from balance import charts
 
-    df = pd.DataFrame({"name": ["A", "B<x>", "C"], "effect": [0.03, 0.0, -0.01],
-                       "lo": [0.025, -0.01, -0.05], "hi": [0.035, 0.01, 0.03],
-                       "games": [1000, 2000, 300], "verdict": ["not equal", "equal", "inconclusive"]})
+    df = pd.DataFrame(
+        {
+            "name": ["A", "B<x>", "C"],
+            "effect": [0.03, 0.0, -0.01],
+            "lo": [0.025, -0.01, -0.05],
+            "hi": [0.035, 0.01, 0.03],
+            "games": [1000, 2000, 300],
+            "verdict": ["not equal", "equal", "inconclusive"],
+        }
+    )
     svg = charts.save(charts.trisk_power_chart(df, 0.02, "t", "x"), Path("t"), write=False)
     assert svg.startswith("<svg") and "B&lt;x&gt;" in svg
 
@@ -324,15 +371,21 @@ def _engine_ready() -> bool:
         return False
 
 
-needs_engine = pytest.mark.skipif(not _engine_ready(), reason="Trisk engine or reference set not ready")
+needs_engine = pytest.mark.skipif(
+    not _engine_ready(), reason="Trisk engine or reference set not ready"
+)
 
 
 def _tiny_plan(cards: tuple[str, ...]) -> tp.PowerPlan:
     from dataclasses import replace
 
-    return replace(tp.load_plan(cards=cards, games=20, max_games=40, seed=11),
-                   restricted_games=20, regression_pairs=30, regression_games=4,
-                   finishes_games=20)
+    return replace(
+        tp.load_plan(cards=cards, games=20, max_games=40, seed=11),
+        restricted_games=20,
+        regression_pairs=30,
+        regression_games=4,
+        finishes_games=20,
+    )
 
 
 def _two_cards() -> tuple[str, ...]:
@@ -356,8 +409,15 @@ def test_power_run_resumes_from_the_store(tmp_path):
     # interrupted after the first card: the rerun reads it and plays the rest
     store = tmp_path / "resume"
     with pytest.raises(KeyboardInterrupt):
-        tp.run_power(plan, results=store, progress=False, threads=1, stop_after=1,
-                     regression=False, finishes=False)
+        tp.run_power(
+            plan,
+            results=store,
+            progress=False,
+            threads=1,
+            stop_after=1,
+            regression=False,
+            finishes=False,
+        )
     again = tp.run_power(plan, results=store, progress=False, threads=1)
     assert again.runs_read > 0
     assert again.runs_simulated < clean.runs_simulated
@@ -367,7 +427,9 @@ def test_power_run_resumes_from_the_store(tmp_path):
     third = tp.run_power(plan, results=store, progress=False, threads=1)
     assert third.runs_simulated == 0
     # deleting some stored runs: only those are played again, same numbers
-    runs = sorted(p for p in (store / "trisk").iterdir() if p.is_dir() and not p.name.startswith("."))
+    runs = sorted(
+        p for p in (store / "trisk").iterdir() if p.is_dir() and not p.name.startswith(".")
+    )
     for p in runs[: len(runs) // 3]:
         shutil.rmtree(p)
     fourth = tp.run_power(plan, results=store, progress=False, threads=1)
@@ -378,7 +440,9 @@ def test_power_run_resumes_from_the_store(tmp_path):
     html = page.read_text()
     assert "are all cards equal in power" in html and html.count("<svg") == 3  # + calibration
     assert "What a budget point is worth" in html and "budget points" in html
-    assert not re.search(r"""(src|href)=["']?(https?:)?//|<link|<script src""", html)  # self-contained
+    assert not re.search(
+        r"""(src|href)=["']?(https?:)?//|<link|<script src""", html
+    )  # self-contained
     assert all(name in html for name in cards)
 
 
@@ -387,8 +451,24 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     from tests.test_cli import run_cli
 
     a, _ = _two_cards()
-    res = run_cli(["trisk", "power", "--cards", a, "--games", "20", "--max-games", "40",
-                   "--scale", "0.05", "--out", str(tmp_path / "p.html"), "--json"], tmp_path)
+    res = run_cli(
+        [
+            "trisk",
+            "power",
+            "--cards",
+            a,
+            "--games",
+            "20",
+            "--max-games",
+            "40",
+            "--scale",
+            "0.05",
+            "--out",
+            str(tmp_path / "p.html"),
+            "--json",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["claim"]["status"] in ("holds", "does not hold", "undecided")
@@ -398,8 +478,23 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     assert "card set 'reference'" in data["header"] and data["copies"] == 4
     assert data["looks"] >= 1 and data["calibration"]["rate"]["cards"] >= 2
     assert {"effect2", "depends_on_strategy", "label"} <= set(data["cards"][0])
-    plain = run_cli(["trisk", "power", "--cards", a, "--games", "20", "--max-games", "40",
-                     "--scale", "0.05", "--out", str(tmp_path / "p.html")], tmp_path)
+    plain = run_cli(
+        [
+            "trisk",
+            "power",
+            "--cards",
+            a,
+            "--games",
+            "20",
+            "--max-games",
+            "40",
+            "--scale",
+            "0.05",
+            "--out",
+            str(tmp_path / "p.html"),
+        ],
+        tmp_path,
+    )
     assert plain.returncode == 0, plain.stderr
     assert "Equal-power test of card set 'reference'" in plain.stdout + plain.stderr
     assert "Budget points: one is worth" in plain.stdout
@@ -414,10 +509,17 @@ def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
 
     plan = replace(_tiny_plan(("Bear", "Wolf")), check_strategy=None, calibration_games=0)
     plan = replace(plan, max_games=plan.games)  # one look: every cell on the same deals
-    both = tp.run_power(plan, results=tmp_path / "s", progress=False, threads=1,
-                        regression=False, finishes=False)
-    vs = tp.run_power(replace(plan, cards=("Bear",), vs_card="Wolf"), results=tmp_path / "s",
-                      progress=False, threads=1, regression=False, finishes=False)
+    both = tp.run_power(
+        plan, results=tmp_path / "s", progress=False, threads=1, regression=False, finishes=False
+    )
+    vs = tp.run_power(
+        replace(plan, cards=("Bear",), vs_card="Wolf"),
+        results=tmp_path / "s",
+        progress=False,
+        threads=1,
+        regression=False,
+        finishes=False,
+    )
     assert vs.vs_card == "Wolf" and list(vs.cards["card"]) == ["Bear"]
     assert "each against Wolf" in vs.header
     cells = both.cells.pivot(index="primal", columns="card", values="effect")
@@ -426,25 +528,29 @@ def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
     got = vs.cells.set_index("primal")["effect"]
     assert sorted(got.index) == sorted(shared.index)  # only Primals that play both
     for primal in shared.index:
-        assert got[primal] == pytest.approx(shared.loc[primal, "Bear"] - shared.loc[primal, "Wolf"],
-                                            abs=1e-12)
+        assert got[primal] == pytest.approx(
+            shared.loc[primal, "Bear"] - shared.loc[primal, "Wolf"], abs=1e-12
+        )
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["--delta", "0"], "--delta"),
-    (["--games", "7"], "even"),
-    (["--cards", "NoSuchCard"], "NoSuchCard"),
-    (["--cards", ","], "--cards"),
-    (["--out", "page.txt"], ".html"),
-    (["--scale", "-1"], "--scale"),
-    (["--threads", "999"], "--threads"),
-    (["--card-set", "nope.toml"], "nope.toml"),
-    (["--copies", "5"], "--copies 5"),
-    (["--copies", "0"], "--copies"),
-    (["--vs-card", "NoSuchCard"], "--vs-card"),
-    (["--vs-card", "Clay Golem"], "neutral"),
-    (["--check-strategy", "nosuch"], "nosuch"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["--delta", "0"], "--delta"),
+        (["--games", "7"], "even"),
+        (["--cards", "NoSuchCard"], "NoSuchCard"),
+        (["--cards", ","], "--cards"),
+        (["--out", "page.txt"], ".html"),
+        (["--scale", "-1"], "--scale"),
+        (["--threads", "999"], "--threads"),
+        (["--card-set", "nope.toml"], "nope.toml"),
+        (["--copies", "5"], "--copies 5"),
+        (["--copies", "0"], "--copies"),
+        (["--vs-card", "NoSuchCard"], "--vs-card"),
+        (["--vs-card", "Clay Golem"], "neutral"),
+        (["--check-strategy", "nosuch"], "nosuch"),
+    ],
+)
 def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
     from tests.test_cli import run_cli
 
@@ -491,13 +597,35 @@ def test_cli_power_tests_a_designers_set(tmp_path):
 
     text = REFERENCE_SET.read_text(encoding="utf-8")
     mine = tmp_path / "my-set.toml"
-    mine.write_text(text.replace('name = "Bear"\nset = "Basic"', 'name = "Bear"\nset = "Basic"', 1)
-                    .replace("hp = 7\n", "hp = 9\n", 1), encoding="utf-8")
+    mine.write_text(
+        text.replace('name = "Bear"\nset = "Basic"', 'name = "Bear"\nset = "Basic"', 1).replace(
+            "hp = 7\n", "hp = 9\n", 1
+        ),
+        encoding="utf-8",
+    )
     digest = load_card_set(mine).digest
     assert digest != load_card_set("reference").digest
-    res = run_cli(["trisk", "power", "--card-set", str(mine), "--cards", "Bear", "--games", "20",
-                   "--max-games", "40", "--scale", "0.05", "--no-regression",
-                   "--out", str(tmp_path / "p.html"), "--json"], tmp_path)
+    res = run_cli(
+        [
+            "trisk",
+            "power",
+            "--card-set",
+            str(mine),
+            "--cards",
+            "Bear",
+            "--games",
+            "20",
+            "--max-games",
+            "40",
+            "--scale",
+            "0.05",
+            "--no-regression",
+            "--out",
+            str(tmp_path / "p.html"),
+            "--json",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert [c["card"] for c in data["cards"]] == ["Bear"]
@@ -511,8 +639,11 @@ def _fake_regression(rng, pairs: int, beta: float, tau: float, games: int = 20):
     (overdispersion, as 20 games of one deck pair on the engine)."""
     from types import SimpleNamespace
 
-    ctx = SimpleNamespace(cardset=SimpleNamespace(names=["N", "P1", "P2", "A", "B", "C"], neutral=0),
-                          decks={1: None, 2: None}, cards=[3, 4, 5])
+    ctx = SimpleNamespace(
+        cardset=SimpleNamespace(names=["N", "P1", "P2", "A", "B", "C"], neutral=0),
+        decks={1: None, 2: None},
+        cards=[3, 4, 5],
+    )
     rows = []
     for k in range(pairs):
         da = rng.choice([0, 3, 4, 5], 8).tolist()
@@ -520,8 +651,19 @@ def _fake_regression(rng, pairs: int, beta: float, tau: float, games: int = 20):
         pa, pb = int(rng.integers(1, 3)), int(rng.integers(1, 3))
         eta = beta * (da.count(3) - db.count(3)) + tau * rng.normal()
         w = int(rng.binomial(games, 1 / (1 + math.exp(-eta))))
-        rows.append({"pair": k, "primal_a": pa, "primal_b": pb, "deck_a": da, "deck_b": db,
-                     "a_wins": w, "b_wins": games - w, "draws": 0, "games": games})
+        rows.append(
+            {
+                "pair": k,
+                "primal_a": pa,
+                "primal_b": pb,
+                "deck_a": da,
+                "deck_b": db,
+                "a_wins": w,
+                "b_wins": games - w,
+                "draws": 0,
+                "games": games,
+            }
+        )
     return ctx, pd.DataFrame(rows)
 
 

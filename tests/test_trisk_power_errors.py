@@ -59,15 +59,25 @@ def _measure(data: np.ndarray, naive: bool = False):
     """The ``measure`` callback of :func:`tp.sequential` on pre-drawn data: a
     card's first n/2 deals of every stratum (``naive``: the old SE that adds
     the strata variances as if independent)."""
+
     def measure(n_of: dict, active: set, look: int) -> pd.DataFrame:
         rows = []
         for c in range(data.shape[0]):
-            st = tp.pool_strata(list(data[c, :, :n_of[c] // 2]))
+            st = tp.pool_strata(list(data[c, :, : n_of[c] // 2]))
             se = st["se_independent"] if naive else st["se"]
             sd = se * np.sqrt(n_of[c] // 2)
-            rows.append({"row": c, "effect": st["mean"], "se": se, "sd": sd,
-                         "games": st["n_games"], "strata": st["strata"]})
+            rows.append(
+                {
+                    "row": c,
+                    "effect": st["mean"],
+                    "se": se,
+                    "sd": sd,
+                    "games": st["n_games"],
+                    "strata": st["strata"],
+                }
+            )
         return pd.DataFrame(rows)
+
     return measure
 
 
@@ -78,8 +88,9 @@ def _run(effects, seed: int, naive: bool = False, reps: int = REPS):
     out = []
     for _ in range(reps):
         data = _draw(rng, effects, PLAN.max_games // 2)
-        table, _, _ = tp.sequential(PLAN, list(range(len(effects))), _measure(data, naive),
-                                    n_looks=1 if naive else None)
+        table, _, _ = tp.sequential(
+            PLAN, list(range(len(effects))), _measure(data, naive), n_looks=1 if naive else None
+        )
         out.append(table)
     return out
 
@@ -88,21 +99,31 @@ def test_the_plan_has_five_looks_and_spends_alpha_over_them():
     assert tp.looks(PLAN) == 5  # 200, 400, 800, 1600, 3200 games a run
     assert tp.looks(replace(PLAN, max_games=200)) == 1
     assert tp.looks(replace(PLAN, max_games=1000)) == 4  # 200, 400, 800, 1000
-    t = tp.decide(pd.DataFrame({"effect": [0.0], "se": [0.001], "sd": [0.1], "games": [1000]}),
-                  DELTA, ALPHA, n_looks=5)
+    t = tp.decide(
+        pd.DataFrame({"effect": [0.0], "se": [0.001], "sd": [0.1], "games": [1000]}),
+        DELTA,
+        ALPHA,
+        n_looks=5,
+    )
     assert t["alpha_look"].iloc[0] == pytest.approx(0.01)
 
 
 def test_a_card_exactly_at_the_margin_is_wrongly_called_equal_at_most_alpha():
     # two cards at +δ and −δ (the TOST's hardest case), three at 0 beside them
     tables = _run([DELTA, -DELTA, 0.0, 0.0, 0.0], seed=1)
-    wrong = np.mean([t["verdict"].iloc[i] in ("equal", "equal within margin")
-                     for t in tables for i in (0, 1)])
+    wrong = np.mean(
+        [t["verdict"].iloc[i] in ("equal", "equal within margin") for t in tables for i in (0, 1)]
+    )
     print(f"P(wrongly equal | effect = ±δ) = {wrong:.3f} over {2 * REPS} cards")
     assert wrong <= ALPHA + SLACK, wrong
     # and the procedure still decides the cards at 0: equality is shown for most
-    shown = np.mean([t["verdict"].iloc[i] in ("equal", "equal within margin")
-                     for t in tables for i in (2, 3, 4)])
+    shown = np.mean(
+        [
+            t["verdict"].iloc[i] in ("equal", "equal within margin")
+            for t in tables
+            for i in (2, 3, 4)
+        ]
+    )
     assert shown > 0.5, shown
 
 
@@ -116,8 +137,12 @@ def test_when_every_card_is_equal_none_is_called_different_at_most_alpha():
 def test_the_procedure_detects_a_card_two_margins_off():
     # power, so the two tests above cannot pass by deciding nothing
     tables = _run([2 * DELTA, -2 * DELTA, 0.0], seed=3, reps=50)
-    found = np.mean([t["direction"].iloc[0] == "stronger" and t["direction"].iloc[1] == "weaker"
-                     for t in tables])
+    found = np.mean(
+        [
+            t["direction"].iloc[0] == "stronger" and t["direction"].iloc[1] == "weaker"
+            for t in tables
+        ]
+    )
     print(f"P(both cards 2δ off detected) = {found:.3f}")
     assert found > 0.9, found
 
@@ -126,8 +151,9 @@ def test_the_old_procedure_fails_the_bound_on_the_same_data():
     # no α spent over the looks and the strata added as if independent: the
     # procedure issue 15 measured. Same draws as the test at the margin.
     tables = _run([DELTA, -DELTA, 0.0, 0.0, 0.0], seed=1, naive=True, reps=100)
-    wrong = np.mean([t["verdict"].iloc[i] in ("equal", "equal within margin")
-                     for t in tables for i in (0, 1)])
+    wrong = np.mean(
+        [t["verdict"].iloc[i] in ("equal", "equal within margin") for t in tables for i in (0, 1)]
+    )
     print(f"old procedure: P(wrongly equal | effect = ±δ) = {wrong:.3f}")
     assert wrong > ALPHA + SLACK, wrong
 
@@ -149,11 +175,25 @@ def test_clones_of_the_neutral_card_are_never_called_different(tmp_path):
         text += "\n[[card]]\n" + "".join(f"{k} = {tp._toml_value(v)}\n" for k, v in card.items())
     path = tmp_path / "clones.toml"
     path.write_text(text, encoding="utf-8")
-    plan = replace(tp.load_plan(), card_set=str(path), cards=tuple(clones), games=100,
-                   max_games=200, restricted_games=100, check_strategy=None,
-                   calibration_games=0, finishes_games=0)
-    res = tp.run_power(plan, results=tmp_path / "store", progress=False, threads=1,
-                       regression=False, finishes=False)
+    plan = replace(
+        tp.load_plan(),
+        card_set=str(path),
+        cards=tuple(clones),
+        games=100,
+        max_games=200,
+        restricted_games=100,
+        check_strategy=None,
+        calibration_games=0,
+        finishes_games=0,
+    )
+    res = tp.run_power(
+        plan,
+        results=tmp_path / "store",
+        progress=False,
+        threads=1,
+        regression=False,
+        finishes=False,
+    )
     assert list(res.cards["card"]) != [] and set(res.cards["card"]) == set(clones)
     assert not (res.cards["verdict"] == "not equal").any(), res.cards[["card", "label"]]
     assert (res.cards["direction"] == "").all(), res.cards[["card", "label"]]

@@ -17,7 +17,14 @@ import pytest
 from sims.trisk import cards as K
 from sims.trisk import engine as E
 from tests.trisk_helpers import (
-    MUSTER_ONLY, TOY, TOY_TABLE, Game, binomial_ok, int_rules, rules_vector, side,
+    MUSTER_ONLY,
+    TOY,
+    TOY_TABLE,
+    Game,
+    binomial_ok,
+    int_rules,
+    rules_vector,
+    side,
 )
 
 N_FLIPS = 2000  # coin frequency checks: 5 standard deviations is about +-5.6 %
@@ -246,8 +253,7 @@ def test_a_status_on_an_enemy_lasts_through_its_next_turn():
 
 def test_end_of_turn_removes_one_token_of_each_status_of_own_cards():
     g = Game()
-    s = g.add(0, "Golem", dmg=1, feared=2, blinded=1, asleep=3, poisoned=2, silenced=1,
-              flying=2)
+    s = g.add(0, "Golem", dmg=1, feared=2, blinded=1, asleep=3, poisoned=2, silenced=1, flying=2)
     g.bd[0, 0, E.F_TOK + K.SILENCED] = 2
     e = g.add(1, "Golem", feared=2)
     g.end_turn(0)
@@ -284,7 +290,7 @@ def test_poison_reaching_hp_destroys_at_once_regenerate_cannot_save_r4():
     g.end_turn(0)
     assert g.board(0) == []
     assert g.pl[0, E.K_DISC] == 1  # RD8: to the discard pile
-    codes = [int(e[2]) for e in g.log[:g.ints[0]]]
+    codes = [int(e[2]) for e in g.log[: g.ints[0]]]
     assert codes == [E.EV_POISON, E.EV_DESTROY]  # no Regenerate, no Grow after it
 
 
@@ -563,8 +569,10 @@ def test_sorceries_never_target_a_primal():
     assert [c for c in g.candidates(0) if c[0] == E.PK_CAST] == []  # no enemy creation
     e = g.add(1, "Golem")
     casts = [c for c in g.candidates(0) if c[0] == E.PK_CAST]
-    assert sorted((c[1], c[4], c[5]) for c in casts) == [("Curse of Bolts", 1, e),
-                                                         ("Curse of Fire", 1, e)]
+    assert sorted((c[1], c[4], c[5]) for c in casts) == [
+        ("Curse of Bolts", 1, e),
+        ("Curse of Fire", 1, e),
+    ]
 
 
 def test_ability_on_enemy_any_may_pick_the_enemy_primal():
@@ -661,8 +669,9 @@ def test_heal_never_below_zero_damage():
     assert g.dmg(0, 0) == 2
 
 
-@pytest.mark.parametrize("dtype,expected", [(K.PHYSICAL, 1), (K.FIRE, 2), (K.FROST, 10),
-                                            (K.LIGHTNING, 5), (K.ARCANE, 5)])
+@pytest.mark.parametrize(
+    "dtype,expected", [(K.PHYSICAL, 1), (K.FIRE, 2), (K.FROST, 10), (K.LIGHTNING, 5), (K.ARCANE, 5)]
+)
 def test_damage_of_a_type(dtype, expected):
     g = Game()
     s = g.add(1, "Salamander")  # 10 HP; resists fire and physical, 1 shield, weak to frost
@@ -675,8 +684,7 @@ def test_damage_of_a_type(dtype, expected):
 
 def test_cleanse_poison_does_not_hurt_sleep_still_heals():
     g = Game()
-    s = g.add(0, "Golem", dmg=3, poisoned=2, asleep=2, feared=1, blinded=1, silenced=3,
-              flying=2)
+    s = g.add(0, "Golem", dmg=3, poisoned=2, asleep=2, feared=1, blinded=1, silenced=3, flying=2)
     g.effect(0, K.E_CLEANSE, 1, -1, 0, s)
     assert [g.tok(0, s, st) for st in K.STATUSES] == [0, 0, 1, 1, 2, 2]
     assert g.dmg(0, s) == 2  # poison removed: no damage; sleep removed: heals 1
@@ -841,7 +849,7 @@ def test_coin_per_group_one_heads_is_enough(wolves):
     if wolves == 0:
         assert wins == 0
     else:
-        assert binomial_ok(wins, N_FLIPS, 1 - 0.5 ** wolves)
+        assert binomial_ok(wins, N_FLIPS, 1 - 0.5**wolves)
 
 
 def test_howl_by_do_play_feared_on_heads():
@@ -943,8 +951,12 @@ def test_attacking_does_not_tap():
 def test_train_adds_the_primals_level_up_to_10():
     """Over whole games (no combat, Golems only): every Train raises its creation
     by the Primal's level at the time, to at most 10; Meditate by 1."""
-    spec = {"primal": {"muster": 1.0, "train": 1.2, "meditate": 0.9, "level_gain": 0.1},
-            "play": {"create": 2.0}, "attack": {"bias": -50.0}, "temperature": 0.7}
+    spec = {
+        "primal": {"muster": 1.0, "train": 1.2, "meditate": 0.9, "level_gain": 0.1},
+        "play": {"create": 2.0},
+        "attack": {"bias": -50.0},
+        "temperature": 0.7,
+    }
     a = side(spec, "Cern", ["Golem"] * 8)
     rv = rules_vector(max_turns=12)
     trains = big = 0

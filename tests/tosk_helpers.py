@@ -21,8 +21,7 @@ def pareto(points) -> set[tuple[int, int]]:
     """The points of ``points`` that no other point matches or beats in both
     coordinates while beating it in one."""
     pts = set(points)
-    return {p for p in pts
-            if not any(q[0] >= p[0] and q[1] >= p[1] and q != p for q in pts)}
+    return {p for p in pts if not any(q[0] >= p[0] and q[1] >= p[1] and q != p for q in pts)}
 
 
 def _assignments(techs, actions, used=0):
@@ -78,8 +77,7 @@ def play(rules: dict, cards) -> dict:
         d = dfn + sum(PIPS[acts[j] // 4][1] for j in chosen if j is not None) + bonus_d
         wasted = sum(1 for j in chosen if j is None)
         outcomes[(a, d)] = min(wasted, outcomes.get((a, d), wasted))
-    return {"cost": cost, "cards": len(cards), "outcomes": outcomes,
-            "front": pareto(outcomes)}
+    return {"cost": cost, "cards": len(cards), "outcomes": outcomes, "front": pareto(outcomes)}
 
 
 def legal_plays(rules: dict, hand, forbidden: int = 0) -> dict[int, dict]:

@@ -33,8 +33,24 @@ def spell(effect, target, n, param=-1, coins=K.COIN_NONE, group=-1):
     return ability(K.SHAPE_SPELL, 0, effect, target, n, param, coins, group)
 
 
-def card(type, kind=-1, onto=-1, mig=0, cun=0, wis=0, hp=1, ap=0, mp=0, armor=0, flying=0,
-         resist=(), weak=(), attack=-1, group=-1, abilities=()) -> np.ndarray:
+def card(
+    type,
+    kind=-1,
+    onto=-1,
+    mig=0,
+    cun=0,
+    wis=0,
+    hp=1,
+    ap=0,
+    mp=0,
+    armor=0,
+    flying=0,
+    resist=(),
+    weak=(),
+    attack=-1,
+    group=-1,
+    abilities=(),
+) -> np.ndarray:
     """One row of the card table (layout ``sims.trisk.cards``)."""
     r = np.zeros(K.CARD_W, np.int64)
     r[K.C_TYPE], r[K.C_KIND], r[K.C_ONTO] = type, kind, onto
@@ -47,7 +63,7 @@ def card(type, kind=-1, onto=-1, mig=0, cun=0, wis=0, hp=1, ap=0, mp=0, armor=0,
     r[K.C_GROUP] = group
     r[K.C_N_ABIL] = len(abilities)
     for i, a in enumerate(abilities):
-        r[K.C_ABIL + i * K.A_W:K.C_ABIL + (i + 1) * K.A_W] = a
+        r[K.C_ABIL + i * K.A_W : K.C_ABIL + (i + 1) * K.A_W] = a
     return r
 
 
@@ -64,58 +80,133 @@ def _toy() -> np.ndarray:
         "Cern": card(K.PRIMAL, mig=3, cun=3, wis=3, hp=10, ap=1, mp=3, attack=10),
         "Vask": card(K.PRIMAL, mig=9, hp=10, ap=1, mp=2, attack=10),
         # Bear: 7 HP, Attack at 1, Hibernate (Asleep on itself, 3 tokens) at 3
-        "Bear": card(K.CREATION, ANIMAL, mig=3, hp=7, ap=4, mp=2, attack=1, group=BEAR_G,
-                     abilities=[active(3, K.E_STATUS, K.T_SELF, 3, K.ASLEEP)]),
+        "Bear": card(
+            K.CREATION,
+            ANIMAL,
+            mig=3,
+            hp=7,
+            ap=4,
+            mp=2,
+            attack=1,
+            group=BEAR_G,
+            abilities=[active(3, K.E_STATUS, K.T_SELF, 3, K.ASLEEP)],
+        ),
         # Raven: flies, Attack at 3, Blind (1 token) on an enemy creation at 2
-        "Raven": card(K.CREATION, ANIMAL, wis=2, hp=4, ap=2, mp=1, attack=3, flying=1,
-                      abilities=[active(2, K.E_STATUS, K.T_ENEMY_CREATION, 1, K.BLINDED)]),
+        "Raven": card(
+            K.CREATION,
+            ANIMAL,
+            wis=2,
+            hp=4,
+            ap=2,
+            mp=1,
+            attack=3,
+            flying=1,
+            abilities=[active(2, K.E_STATUS, K.T_ENEMY_CREATION, 1, K.BLINDED)],
+        ),
         "Dragonling": card(K.CREATION, DRAGONLING, mig=1, hp=8, ap=3, mp=1, attack=1),
-        "Dragon": card(K.UPGRADE, DRAGON, DRAGONLING, mig=3, hp=12, ap=4, mp=1, flying=1,
-                       attack=0),
-        "Elder Dragon": card(K.UPGRADE, ELDER, DRAGON, mig=5, hp=16, ap=5, mp=1, flying=1,
-                             armor=1, attack=0),
+        "Dragon": card(K.UPGRADE, DRAGON, DRAGONLING, mig=3, hp=12, ap=4, mp=1, flying=1, attack=0),
+        "Elder Dragon": card(
+            K.UPGRADE, ELDER, DRAGON, mig=5, hp=16, ap=5, mp=1, flying=1, armor=1, attack=0
+        ),
         "Human": card(K.CREATION, HUMAN, hp=6, ap=2, attack=1),
         # an Upgrade with less HP than the creation it goes onto (R4 on upgrading)
         "Shade": card(K.UPGRADE, SHADE, HUMAN, hp=3, ap=6, attack=0),
         # Wolf: Howl (Feared on every enemy creation, a coin per Wolf) and Pack (+1 AP)
-        "Wolf": card(K.CREATION, ANIMAL, cun=2, hp=6, ap=3, mp=1, attack=1, group=WOLF_G,
-                     abilities=[active(1, K.E_STATUS, K.T_ALL_ENEMY_CREATIONS, 1, K.FEARED,
-                                       K.COIN_PER_GROUP, WOLF_G),
-                                passive(0, K.E_PACK, 1, WOLF_G)]),
+        "Wolf": card(
+            K.CREATION,
+            ANIMAL,
+            cun=2,
+            hp=6,
+            ap=3,
+            mp=1,
+            attack=1,
+            group=WOLF_G,
+            abilities=[
+                active(
+                    1, K.E_STATUS, K.T_ALL_ENEMY_CREATIONS, 1, K.FEARED, K.COIN_PER_GROUP, WOLF_G
+                ),
+                passive(0, K.E_PACK, 1, WOLF_G),
+            ],
+        ),
         "Golem": card(K.CREATION, ANIMAL, hp=15, ap=3, attack=0),
         "Knight": card(K.CREATION, ANIMAL, hp=10, ap=2, armor=2, attack=0),
-        "Salamander": card(K.CREATION, ANIMAL, hp=10, ap=2, resist=(K.FIRE, K.PHYSICAL),
-                           weak=(K.FROST,), attack=0, armor=1),
+        "Salamander": card(
+            K.CREATION,
+            ANIMAL,
+            hp=10,
+            ap=2,
+            resist=(K.FIRE, K.PHYSICAL),
+            weak=(K.FROST,),
+            attack=0,
+            armor=1,
+        ),
         # Stag: Ward from level 3, encoded as the card set loader does (amount 0)
-        "Stag": card(K.CREATION, ANIMAL, hp=10, ap=2, attack=1,
-                     abilities=[passive(3, K.E_WARD, 0)]),
-        "Troll": card(K.CREATION, ANIMAL, hp=12, ap=2, mp=2, attack=1,
-                      abilities=[passive(2, K.E_REGEN, 2), passive(0, K.E_GROW, 3)]),
+        "Stag": card(
+            K.CREATION, ANIMAL, hp=10, ap=2, attack=1, abilities=[passive(3, K.E_WARD, 0)]
+        ),
+        "Troll": card(
+            K.CREATION,
+            ANIMAL,
+            hp=12,
+            ap=2,
+            mp=2,
+            attack=1,
+            abilities=[passive(2, K.E_REGEN, 2), passive(0, K.E_GROW, 3)],
+        ),
         # abilities whose amount is X (the creation's own MP: 4)
-        "Mage": card(K.CREATION, ANIMAL, wis=3, hp=6, ap=1, mp=4, attack=1,
-                     abilities=[active(0, K.E_DAMAGE, K.T_ENEMY_ANY, K.X_AMOUNT, K.ARCANE)]),
-        "Gambler": card(K.CREATION, ANIMAL, hp=6, ap=1, mp=1, attack=1,
-                        abilities=[active(0, K.E_DAMAGE, K.T_ENEMY_CREATION, 4, K.PHYSICAL,
-                                          K.COIN_ONE)]),
-        "Scout": card(K.CREATION, ANIMAL, hp=6, ap=1, mp=1, attack=1,
-                      abilities=[active(0, K.E_DRAW, K.T_PLAYER, 3)]),
-        "Blessing of Growth": card(K.SORCERY, K.BLESSING,
-                                   abilities=[spell(K.E_LEVEL, K.T_OWN_CREATION, K.X_AMOUNT)]),
-        "Curse of Fire": card(K.SORCERY, K.CURSE,
-                              abilities=[spell(K.E_DAMAGE, K.T_ENEMY_CREATION, K.X_AMOUNT,
-                                               K.FIRE)]),
-        "Curse of Terror": card(K.SORCERY, K.CURSE,
-                                abilities=[spell(K.E_STATUS, K.T_ALL_ENEMY_CREATIONS, 1,
-                                                 K.FEARED)]),
-        "Curse of Bolts": card(K.SORCERY, K.CURSE,
-                               abilities=[spell(K.E_DAMAGE, K.T_ENEMY_ANY, 2, K.LIGHTNING)]),
-        "Ritual of Growth": card(K.SORCERY, K.RITUAL,
-                                 abilities=[spell(K.E_LEVEL, K.T_OWN_CREATION, K.X_AMOUNT)]),
-        "Ritual of Slumber": card(K.SORCERY, K.RITUAL,
-                                  abilities=[spell(K.E_STATUS, K.T_ENEMY_CREATION, K.X_AMOUNT,
-                                                   K.ASLEEP)]),
-        "Blessing of Cleansing": card(K.SORCERY, K.BLESSING,
-                                      abilities=[spell(K.E_CLEANSE, K.T_OWN_CREATION, 1)]),
+        "Mage": card(
+            K.CREATION,
+            ANIMAL,
+            wis=3,
+            hp=6,
+            ap=1,
+            mp=4,
+            attack=1,
+            abilities=[active(0, K.E_DAMAGE, K.T_ENEMY_ANY, K.X_AMOUNT, K.ARCANE)],
+        ),
+        "Gambler": card(
+            K.CREATION,
+            ANIMAL,
+            hp=6,
+            ap=1,
+            mp=1,
+            attack=1,
+            abilities=[active(0, K.E_DAMAGE, K.T_ENEMY_CREATION, 4, K.PHYSICAL, K.COIN_ONE)],
+        ),
+        "Scout": card(
+            K.CREATION,
+            ANIMAL,
+            hp=6,
+            ap=1,
+            mp=1,
+            attack=1,
+            abilities=[active(0, K.E_DRAW, K.T_PLAYER, 3)],
+        ),
+        "Blessing of Growth": card(
+            K.SORCERY, K.BLESSING, abilities=[spell(K.E_LEVEL, K.T_OWN_CREATION, K.X_AMOUNT)]
+        ),
+        "Curse of Fire": card(
+            K.SORCERY,
+            K.CURSE,
+            abilities=[spell(K.E_DAMAGE, K.T_ENEMY_CREATION, K.X_AMOUNT, K.FIRE)],
+        ),
+        "Curse of Terror": card(
+            K.SORCERY, K.CURSE, abilities=[spell(K.E_STATUS, K.T_ALL_ENEMY_CREATIONS, 1, K.FEARED)]
+        ),
+        "Curse of Bolts": card(
+            K.SORCERY, K.CURSE, abilities=[spell(K.E_DAMAGE, K.T_ENEMY_ANY, 2, K.LIGHTNING)]
+        ),
+        "Ritual of Growth": card(
+            K.SORCERY, K.RITUAL, abilities=[spell(K.E_LEVEL, K.T_OWN_CREATION, K.X_AMOUNT)]
+        ),
+        "Ritual of Slumber": card(
+            K.SORCERY,
+            K.RITUAL,
+            abilities=[spell(K.E_STATUS, K.T_ENEMY_CREATION, K.X_AMOUNT, K.ASLEEP)],
+        ),
+        "Blessing of Cleansing": card(
+            K.SORCERY, K.BLESSING, abilities=[spell(K.E_CLEANSE, K.T_OWN_CREATION, 1)]
+        ),
     }
     TOY.clear()
     TOY.update({name: i for i, name in enumerate(rows)})
@@ -140,7 +231,7 @@ def int_rules(**over) -> np.ndarray:
 def weights(spec: dict) -> np.ndarray:
     """A strategy's weight vector (``P_*`` indices) from a TOML-like dict."""
     v = encode_strategy(spec)
-    return v[int(v[3]):int(v[3]) + N_PARAMS].copy()
+    return v[int(v[3]) : int(v[3]) + N_PARAMS].copy()
 
 
 class Deck:
@@ -238,15 +329,27 @@ class Game:
         return int(E.hp(self.table, self.bd, p, s)) - self.dmg(p, s)
 
     def hand(self, p):
-        return [self.names[int(c)] if self.names else int(c)
-                for c in self.hd[p, :self.pl[p, E.K_HANDN]]]
+        return [
+            self.names[int(c)] if self.names else int(c)
+            for c in self.hd[p, : self.pl[p, E.K_HANDN]]
+        ]
 
     # ---- the engine's own functions ------------------------------------------------------------
     def candidates(self, p):
         """The Creation phase's legal steps as tuples (kind, hand card, slot, ability,
         target seat, target slot); candidate 0 is stop."""
-        n = E.play_candidates(self.rules, self.table, self.bd, self.pl, self.hd, self.forb, p,
-                              self.cand, self.feats, self.tg)
+        n = E.play_candidates(
+            self.rules,
+            self.table,
+            self.bd,
+            self.pl,
+            self.hd,
+            self.forb,
+            p,
+            self.cand,
+            self.feats,
+            self.tg,
+        )
         out = []
         for k in range(n):
             c = [int(x) for x in self.cand[k]]
@@ -261,16 +364,49 @@ class Game:
         if hand_card is not None:
             h = self.hand(p).index(hand_card)
         self.cand[1, :] = (kind, h, s, a, tp, ts)
-        return int(E.do_play(self.rules, self.table, self.bd, self.pl, self.dk, self.hd, p,
-                             self.cand, 1, self.rngs, self.log, self.ints, True, turn))
+        return int(
+            E.do_play(
+                self.rules,
+                self.table,
+                self.bd,
+                self.pl,
+                self.dk,
+                self.hd,
+                p,
+                self.cand,
+                1,
+                self.rngs,
+                self.log,
+                self.ints,
+                True,
+                turn,
+            )
+        )
 
     def effect(self, p, effect, n, param, tp, ts, turn=1):
-        return int(E.apply_effect(self.rules, self.table, self.bd, self.pl, self.dk, self.hd, p,
-                                  effect, n, param, tp, ts, self.log, self.ints, True, turn))
+        return int(
+            E.apply_effect(
+                self.rules,
+                self.table,
+                self.bd,
+                self.pl,
+                self.dk,
+                self.hd,
+                p,
+                effect,
+                n,
+                param,
+                tp,
+                ts,
+                self.log,
+                self.ints,
+                True,
+                turn,
+            )
+        )
 
     def end_turn(self, p, turn=1):
-        return int(E.end_of_turn(self.table, self.bd, self.pl, p, self.log, self.ints, True,
-                                 turn))
+        return int(E.end_of_turn(self.table, self.bd, self.pl, p, self.log, self.ints, True, turn))
 
     def sweep(self, p, turn=1):
         E.sweep(self.table, self.bd, self.pl, p, self.log, self.ints, True, turn)
@@ -289,8 +425,23 @@ class Game:
         for i, (s, b) in enumerate(attacks):
             atk[i] = s
             blk[i] = -2 if b is None else b
-        return int(E.damage_step(self.rules, self.table, self.bd, self.pl, p, atk, blk,
-                                 len(attacks), self.rngs, self.log, self.ints, True, 1))
+        return int(
+            E.damage_step(
+                self.rules,
+                self.table,
+                self.bd,
+                self.pl,
+                p,
+                atk,
+                blk,
+                len(attacks),
+                self.rngs,
+                self.log,
+                self.ints,
+                True,
+                1,
+            )
+        )
 
     def fear_flips(self, q):
         ok = np.zeros(E.MAX_SLOTS, np.int64)
@@ -307,17 +458,48 @@ class Game:
         scores = np.zeros(E.MAXC, np.float64)
         slots = np.zeros(E.MAX_SLOTS + 1, np.int64)
         used = np.zeros(E.MAX_SLOTS, np.int64)
-        E.blocks(self.rules, self.table, self.bd, self.pl, weights(spec), p, atk, blk,
-                 len(attackers), fear_ok, self.feats, scores, slots, self.rngs[5], used,
-                 self.log, self.ints, True, 1)
-        return [int(b) for b in blk[:len(attackers)]]
+        E.blocks(
+            self.rules,
+            self.table,
+            self.bd,
+            self.pl,
+            weights(spec),
+            p,
+            atk,
+            blk,
+            len(attackers),
+            fear_ok,
+            self.feats,
+            scores,
+            slots,
+            self.rngs[5],
+            used,
+            self.log,
+            self.ints,
+            True,
+            1,
+        )
+        return [int(b) for b in blk[: len(attackers)]]
 
     def gate(self, p, name, i=0):
-        return bool(E.gate_flip(self.table, self.bd, self.pl, p, self.row(name), i, self.rngs,
-                                self.log, self.ints, False, 1))
+        return bool(
+            E.gate_flip(
+                self.table,
+                self.bd,
+                self.pl,
+                p,
+                self.row(name),
+                i,
+                self.rngs,
+                self.log,
+                self.ints,
+                False,
+                1,
+            )
+        )
 
     def events(self, code=None):
-        ev = self.log[:self.ints[0]]
+        ev = self.log[: self.ints[0]]
         return ev if code is None else ev[ev[:, 2] == code]
 
 
@@ -329,4 +511,3 @@ def binomial_ok(k: int, n: int, p: float, z: float = 5.0) -> bool:
     """``k`` successes in ``n`` trials is within ``z`` standard deviations of ``p``."""
     sd = (n * p * (1 - p)) ** 0.5
     return abs(k - n * p) <= z * max(sd, 0.5)
-

@@ -5,8 +5,20 @@ plays it. See ``engine`` for the rules vector and the outputs.
 """
 
 from sims.trisk.engine import (  # noqa: F401
-    DEFAULT_RULES, DRAW, END_NAMES, EVENT_COUNTS, GAME, METRICS, RULE_FIELDS, RULE_LIMITS,
+    DEFAULT_RULES,
+    DRAW,
+    END_NAMES,
+    EVENT_COUNTS,
+    GAME,
+    METRICS,
+    RULE_FIELDS,
+    RULE_LIMITS,
     VERSION,
-    encode_rules, outcome_arrays, play_game, prepare, simulate, split_rules,
+    encode_rules,
+    outcome_arrays,
+    play_game,
+    prepare,
+    simulate,
+    split_rules,
 )
 from sims.trisk.trace import catalogue, trace  # noqa: F401

@@ -45,8 +45,18 @@ E_GROW = 7  # passive: gains N levels at the end of its owner's turn
 E_WARD = 8  # passive: enemy curses and abilities cannot target it
 E_PACK = 9  # passive: +N AP for every other creation of its group its owner controls
 N_EFFECTS = 10
-EFFECT_NAMES = ("status", "heal", "damage", "cleanse", "level", "draw", "regen", "grow",
-                "ward", "pack")
+EFFECT_NAMES = (
+    "status",
+    "heal",
+    "damage",
+    "cleanse",
+    "level",
+    "draw",
+    "regen",
+    "grow",
+    "ward",
+    "pack",
+)
 PASSIVE_EFFECTS = (E_REGEN, E_GROW, E_WARD, E_PACK)
 
 # ---- targets of an effect --------------------------------------------------------
@@ -58,8 +68,16 @@ T_OWN_PRIMAL = 4
 T_ALL_ENEMY_CREATIONS = 5
 T_ENEMY_ANY = 6  # one enemy creation or the enemy Primal
 T_PLAYER = 7  # the player (draw)
-TARGETS = ("self", "own_creation", "enemy_creation", "enemy_primal", "own_primal",
-           "all_enemy_creations", "enemy_any", "player")
+TARGETS = (
+    "self",
+    "own_creation",
+    "enemy_creation",
+    "enemy_primal",
+    "own_primal",
+    "all_enemy_creations",
+    "enemy_any",
+    "player",
+)
 
 # ---- coin gates -------------------------------------------------------------------
 COIN_NONE, COIN_ONE, COIN_PER_GROUP = 0, 1, 2  # PER_GROUP: one coin per creation of
@@ -70,7 +88,9 @@ X_AMOUNT = -1  # A_N = -1: the amount is X (Blessing/Curse: own Primal's MP; Rit
 
 # ---- columns of the card table ----------------------------------------------------
 C_TYPE = 0  # PRIMAL / CREATION / UPGRADE / SORCERY
-C_KIND = 1  # creation kind id (what an Upgrade goes onto); a Sorcery: BLESSING/CURSE/RITUAL; Primal: -1
+C_KIND = (
+    1  # creation kind id (what an Upgrade goes onto); a Sorcery: BLESSING/CURSE/RITUAL; Primal: -1
+)
 C_ONTO = 2  # Upgrade: the kind id it goes onto; else -1
 C_MIG = 3
 C_CUN = 4

@@ -67,37 +67,144 @@ from sims.aggregate import pair_outcomes
 from sims.jit import leaf, njit, pnjit, prange
 from sims.tosk import _track_score
 from sims.trisk.cards import (
-    A_COINS, A_EFFECT, A_GROUP, A_LEVEL, A_N, A_PARAM, A_SHAPE, A_TARGET, A_W, ASLEEP,
-    BLINDED, C_ABIL, C_AP, C_ARMOR, C_ATTACK_LEVEL, C_FLYING, C_GROUP, C_HP, C_KIND, C_MP,
-    C_N_ABIL, C_ONTO, C_RESIST, C_TYPE, C_WEAK, CARD_W, COIN_ONE, COIN_PER_GROUP, CREATION,
-    CURSE, E_CLEANSE, E_DAMAGE, E_DRAW, E_GROW, E_HEAL, E_LEVEL, E_PACK, E_REGEN, E_STATUS,
-    E_WARD, FEARED, FLYING, MAX_LEVEL, N_STATUS, PHYSICAL, POISONED, RITUAL, SHAPE_ACTIVE,
-    SHAPE_PASSIVE, SILENCED, SORCERY, T_ALL_ENEMY_CREATIONS, T_ENEMY_ANY, T_ENEMY_CREATION,
-    T_ENEMY_PRIMAL, T_OWN_CREATION, T_OWN_PRIMAL, T_PLAYER, T_SELF, UPGRADE,
-    X_AMOUNT, BLESSING,
+    A_COINS,
+    A_EFFECT,
+    A_GROUP,
+    A_LEVEL,
+    A_N,
+    A_PARAM,
+    A_SHAPE,
+    A_TARGET,
+    A_W,
+    ASLEEP,
+    BLINDED,
+    C_ABIL,
+    C_AP,
+    C_ARMOR,
+    C_ATTACK_LEVEL,
+    C_FLYING,
+    C_GROUP,
+    C_HP,
+    C_KIND,
+    C_MP,
+    C_N_ABIL,
+    C_ONTO,
+    C_RESIST,
+    C_TYPE,
+    C_WEAK,
+    CARD_W,
+    COIN_ONE,
+    COIN_PER_GROUP,
+    CREATION,
+    CURSE,
+    E_CLEANSE,
+    E_DAMAGE,
+    E_DRAW,
+    E_GROW,
+    E_HEAL,
+    E_LEVEL,
+    E_PACK,
+    E_REGEN,
+    E_STATUS,
+    E_WARD,
+    FEARED,
+    FLYING,
+    MAX_LEVEL,
+    N_STATUS,
+    PHYSICAL,
+    POISONED,
+    RITUAL,
+    SHAPE_ACTIVE,
+    SHAPE_PASSIVE,
+    SILENCED,
+    SORCERY,
+    T_ALL_ENEMY_CREATIONS,
+    T_ENEMY_ANY,
+    T_ENEMY_CREATION,
+    T_ENEMY_PRIMAL,
+    T_OWN_CREATION,
+    T_OWN_PRIMAL,
+    T_PLAYER,
+    T_SELF,
+    UPGRADE,
+    X_AMOUNT,
+    BLESSING,
 )
 from strategies.trisk import (
-    N_PARAMS, NAT, NBL, NPL, NPR, P_ATTACK, P_BLOCK, P_GO_FIRST, P_PLAY, P_PRIMAL, P_TEMP,
-    S_CARDS, S_DECK_N, S_NC, S_PRIMAL, S_W0, pick, score, yes,
+    N_PARAMS,
+    NAT,
+    NBL,
+    NPL,
+    NPR,
+    P_ATTACK,
+    P_BLOCK,
+    P_GO_FIRST,
+    P_PLAY,
+    P_PRIMAL,
+    P_TEMP,
+    S_CARDS,
+    S_DECK_N,
+    S_NC,
+    S_PRIMAL,
+    S_W0,
+    pick,
+    score,
+    yes,
 )
 
 GAME = "trisk"
 VERSION = "1.2.0"  # bump whenever simulated behaviour changes
 
-RULE_FIELDS = ("max_turns", "hand_limit", "actions", "upgrade_cost", "second_level",
-               "primal_attack_level", "resist_rule", "weak_rule", "max_board",
-               "allow_draw_effects", "card_set")
-DEFAULT_RULES = {"max_turns": 60, "hand_limit": 9, "actions": 3, "upgrade_cost": 3,
-                 "second_level": 1, "primal_attack_level": 10, "resist_rule": 0,
-                 "weak_rule": 0, "max_board": 40, "allow_draw_effects": False,
-                 "card_set": "reference"}
-RULE_LIMITS = {"max_turns": (1, 1000), "hand_limit": (1, 16), "actions": (1, 9),
-               "upgrade_cost": (0, 10), "second_level": (0, 10),
-               "primal_attack_level": (0, 11), "resist_rule": (0, 2), "weak_rule": (0, 2),
-               "max_board": (1, 40)}
+RULE_FIELDS = (
+    "max_turns",
+    "hand_limit",
+    "actions",
+    "upgrade_cost",
+    "second_level",
+    "primal_attack_level",
+    "resist_rule",
+    "weak_rule",
+    "max_board",
+    "allow_draw_effects",
+    "card_set",
+)
+DEFAULT_RULES = {
+    "max_turns": 60,
+    "hand_limit": 9,
+    "actions": 3,
+    "upgrade_cost": 3,
+    "second_level": 1,
+    "primal_attack_level": 10,
+    "resist_rule": 0,
+    "weak_rule": 0,
+    "max_board": 40,
+    "allow_draw_effects": False,
+    "card_set": "reference",
+}
+RULE_LIMITS = {
+    "max_turns": (1, 1000),
+    "hand_limit": (1, 16),
+    "actions": (1, 9),
+    "upgrade_cost": (0, 10),
+    "second_level": (0, 10),
+    "primal_attack_level": (0, 11),
+    "resist_rule": (0, 2),
+    "weak_rule": (0, 2),
+    "max_board": (1, 40),
+}
 INT_FIELDS = RULE_FIELDS[:-1]  # allow_draw_effects travels as 0/1
-(R_MAX_TURNS, R_HAND_LIMIT, R_ACTIONS, R_UPGRADE_COST, R_SECOND_LEVEL, R_PRIMAL_ATTACK,
- R_RESIST, R_WEAK, R_MAX_BOARD, R_ALLOW_DRAW) = range(len(INT_FIELDS))
+(
+    R_MAX_TURNS,
+    R_HAND_LIMIT,
+    R_ACTIONS,
+    R_UPGRADE_COST,
+    R_SECOND_LEVEL,
+    R_PRIMAL_ATTACK,
+    R_RESIST,
+    R_WEAK,
+    R_MAX_BOARD,
+    R_ALLOW_DRAW,
+) = range(len(INT_FIELDS))
 R_NC = len(INT_FIELDS)  # then the card table, NC rows of CARD_W
 MAX_HAND = 16
 MAX_SLOTS = 41  # the Primal and up to 40 creations (RULE_LIMITS max_board)
@@ -110,9 +217,13 @@ PURPOSE_NOISE = rng.PURPOSE_SEAT0  # + side
 def draw_rows(table: np.ndarray) -> list[int]:
     """Rows of the card table with an ability or spell whose effect draws."""
     table = np.asarray(table, np.int64)
-    return [r for r in range(table.shape[0])
-            if any(table[r, C_ABIL + i * A_W + A_EFFECT] == E_DRAW
-                   for i in range(int(table[r, C_N_ABIL])))]
+    return [
+        r
+        for r in range(table.shape[0])
+        if any(
+            table[r, C_ABIL + i * A_W + A_EFFECT] == E_DRAW for i in range(int(table[r, C_N_ABIL]))
+        )
+    ]
 
 
 def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
@@ -125,8 +236,10 @@ def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
     if table.ndim != 2 or table.shape[1] != CARD_W:
         raise ValueError(f"the card table must have {CARD_W} columns")
     if not cfg["allow_draw_effects"] and draw_rows(table):
-        raise ValueError(f"card rows {draw_rows(table)} draw, and allow_draw_effects is false "
-                         "(R3: Muster is the only way to draw)")
+        raise ValueError(
+            f"card rows {draw_rows(table)} draw, and allow_draw_effects is false "
+            "(R3: Muster is the only way to draw)"
+        )
     head = [int(cfg[name]) for name in INT_FIELDS]
     return np.concatenate([np.array(head + [table.shape[0]], np.int64), table.ravel()])
 
@@ -135,7 +248,9 @@ def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(int fields, card table) of a rules vector."""
     rules = np.asarray(rules, np.int64)
     nc = int(rules[R_NC])
-    return rules[:R_NC + 1].copy(), rules[R_NC + 1:R_NC + 1 + nc * CARD_W].reshape(nc, CARD_W).copy()
+    return rules[: R_NC + 1].copy(), rules[R_NC + 1 : R_NC + 1 + nc * CARD_W].reshape(
+        nc, CARD_W
+    ).copy()
 
 
 # ---- outcomes ---------------------------------------------------------------------------
@@ -147,18 +262,64 @@ METRICS = {"lead_changes": 64, "max_deficit": 11, "decided_pct": 101, "creates_r
 # name -> (label, unit); each is also a METRICS histogram, so every stored run keeps it
 EVENT_COUNTS = {"creates_refused": ("Create refused by the board limit (RD1)", "turns")}
 
-(X_WINNER, X_TURNS, X_REASON, X_FIRST, X_DMG0, X_DMG1, X_LVL0, X_LVL1, X_CREATED0, X_CREATED1,
- X_SPELLS0, X_SPELLS1, X_ABIL0, X_ABIL1, X_UPG0, X_UPG1, X_BOARD0, X_BOARD1, X_CONSERVED,
- X_INVARIANT, X_LEAD, X_MAXDEF0, X_MAXDEF1, X_NOTAHEAD0, X_NOTAHEAD1, X_TOSS, X_EVENTS,
- X_REFUSED0, X_REFUSED1, X_PEAK0, X_PEAK1, X_DRAWN0, X_DRAWN1, X_MUSTERED0, X_MUSTERED1,
- N_RESULT) = range(36)
+(
+    X_WINNER,
+    X_TURNS,
+    X_REASON,
+    X_FIRST,
+    X_DMG0,
+    X_DMG1,
+    X_LVL0,
+    X_LVL1,
+    X_CREATED0,
+    X_CREATED1,
+    X_SPELLS0,
+    X_SPELLS1,
+    X_ABIL0,
+    X_ABIL1,
+    X_UPG0,
+    X_UPG1,
+    X_BOARD0,
+    X_BOARD1,
+    X_CONSERVED,
+    X_INVARIANT,
+    X_LEAD,
+    X_MAXDEF0,
+    X_MAXDEF1,
+    X_NOTAHEAD0,
+    X_NOTAHEAD1,
+    X_TOSS,
+    X_EVENTS,
+    X_REFUSED0,
+    X_REFUSED1,
+    X_PEAK0,
+    X_PEAK1,
+    X_DRAWN0,
+    X_DRAWN1,
+    X_MUSTERED0,
+    X_MUSTERED1,
+    N_RESULT,
+) = range(36)
 
 # board slot fields
 F_CARD, F_LEVEL, F_DMG, F_USED, F_STACK, F_TOK = 0, 1, 2, 3, 4, 5
 BF = F_TOK + N_STATUS
 # per-seat counters
-(K_POS, K_DECKN, K_HANDN, K_DISC, K_NB, K_CREATED, K_SPELLS, K_ABIL, K_UPG, K_BAD, K_REFUSED,
- K_PEAK, K_MUSTERED) = range(13)
+(
+    K_POS,
+    K_DECKN,
+    K_HANDN,
+    K_DISC,
+    K_NB,
+    K_CREATED,
+    K_SPELLS,
+    K_ABIL,
+    K_UPG,
+    K_BAD,
+    K_REFUSED,
+    K_PEAK,
+    K_MUSTERED,
+) = range(13)
 KW = 13  # K_REFUSED: turns a Create was refused by max_board; K_PEAK: most creations in
 #          play at once; K_MUSTERED: cards drawn by Muster (K_POS: cards drawn in all)
 
@@ -169,9 +330,31 @@ CW = 6
 MAXC = 512
 
 # trace events: [turn, seat, code, a, b, c, d, e]
-(EV_TOSS, EV_MEDITATE, EV_TRAIN, EV_MUSTER, EV_CREATE, EV_UPGRADE, EV_CAST, EV_ABILITY,
- EV_COINS, EV_ATTACK, EV_BLOCK, EV_DAMAGE, EV_DESTROY, EV_TOKENS_OFF, EV_POISON, EV_SLEEP_HEAL,
- EV_REGEN, EV_GROW, EV_FEAR, EV_BLIND, EV_EFFECT, EV_END, EV_SACRIFICE) = range(23)
+(
+    EV_TOSS,
+    EV_MEDITATE,
+    EV_TRAIN,
+    EV_MUSTER,
+    EV_CREATE,
+    EV_UPGRADE,
+    EV_CAST,
+    EV_ABILITY,
+    EV_COINS,
+    EV_ATTACK,
+    EV_BLOCK,
+    EV_DAMAGE,
+    EV_DESTROY,
+    EV_TOKENS_OFF,
+    EV_POISON,
+    EV_SLEEP_HEAL,
+    EV_REGEN,
+    EV_GROW,
+    EV_FEAR,
+    EV_BLIND,
+    EV_EFFECT,
+    EV_END,
+    EV_SACRIFICE,
+) = range(23)
 LOG_W = 8
 MAX_LOG = 6000
 
@@ -204,8 +387,11 @@ def passive_amount(table, card, level, effect):
     """Sum of the amounts of ``card``'s unlocked passive abilities of ``effect``."""
     tot = 0
     for i in range(table[card, C_N_ABIL]):
-        if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE and _ab(table, card, i, A_EFFECT) == effect
-                and level >= _ab(table, card, i, A_LEVEL)):
+        if (
+            _ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE
+            and _ab(table, card, i, A_EFFECT) == effect
+            and level >= _ab(table, card, i, A_LEVEL)
+        ):
             n = _ab(table, card, i, A_N)
             tot += table[card, C_MP] if n == X_AMOUNT else n
     return tot
@@ -236,8 +422,11 @@ def warded(table, bd, p, s):
         return False
     card = bd[p, s, F_CARD]
     for i in range(table[card, C_N_ABIL]):
-        if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE and _ab(table, card, i, A_EFFECT) == E_WARD
-                and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)):
+        if (
+            _ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE
+            and _ab(table, card, i, A_EFFECT) == E_WARD
+            and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)
+        ):
             return True
     return False
 
@@ -261,9 +450,11 @@ def attack_power(table, bd, pl, p, s):
     ap = table[card, C_AP]
     if s > 0:  # Pack: +N per other creation of the ability's group
         for i in range(table[card, C_N_ABIL]):
-            if (_ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE
-                    and _ab(table, card, i, A_EFFECT) == E_PACK
-                    and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)):
+            if (
+                _ab(table, card, i, A_SHAPE) == SHAPE_PASSIVE
+                and _ab(table, card, i, A_EFFECT) == E_PACK
+                and bd[p, s, F_LEVEL] >= _ab(table, card, i, A_LEVEL)
+            ):
                 n = _ab(table, card, i, A_N)
                 if n == X_AMOUNT:
                     n = table[card, C_MP]
@@ -364,7 +555,7 @@ def gate_prob(table, bd, pl, p, card, i):
         return 0.5
     if c == COIN_PER_GROUP:
         k = group_count(table, bd, pl, p, _ab(table, card, i, A_GROUP), -1)
-        return 1.0 - 0.5 ** k
+        return 1.0 - 0.5**k
     return 1.0
 
 
@@ -441,18 +632,21 @@ def apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, in
 
 
 @leaf
-def apply_effect(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints, do_log,
-                 turn):
+def apply_effect(
+    rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints, do_log, turn
+):
     """Apply an effect to its target(s); ``ts`` -1 with an enemy ``tp`` means
     every enemy creation (mass effects). Returns 1 if a Primal fell."""
     fell = 0
     if ts == -1 and effect != E_DRAW:
         for s in range(1, pl[tp, K_NB]):
-            apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, s, log, ints,
-                      do_log, turn)
+            apply_one(
+                rules, table, bd, pl, dk, hd, p, effect, n, param, tp, s, log, ints, do_log, turn
+            )
     else:
-        fell = apply_one(rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints,
-                         do_log, turn)
+        fell = apply_one(
+            rules, table, bd, pl, dk, hd, p, effect, n, param, tp, ts, log, ints, do_log, turn
+        )
     sweep(table, bd, pl, tp, log, ints, do_log, turn)
     return fell
 
@@ -510,10 +704,35 @@ def targets(table, bd, pl, p, code, self_slot, exclude, spell, tg):
 
 # ---- features ----------------------------------------------------------------------------
 # indices into PLAY_FEATURES (strategies.trisk)
-(PF_STOP, PF_CREATE, PF_UPGRADE, PF_BLESSING, PF_CURSE, PF_RITUAL, PF_ABILITY, PF_AP_GAIN,
- PF_HP_GAIN, PF_BOARD_GAP, PF_DMG_CREATURE, PF_KILLS, PF_DMG_PRIMAL, PF_DISABLE, PF_POISON,
- PF_SILENCE, PF_HEAL, PF_LEVELS, PF_DRAW, PF_CLEANSE, PF_FLYING, PF_SELF_SLEEP, PF_SACRIFICE,
- PF_LOST_ATTACK, PF_TARGET_AP, PF_WASTED, PF_LETHAL) = range(27)
+(
+    PF_STOP,
+    PF_CREATE,
+    PF_UPGRADE,
+    PF_BLESSING,
+    PF_CURSE,
+    PF_RITUAL,
+    PF_ABILITY,
+    PF_AP_GAIN,
+    PF_HP_GAIN,
+    PF_BOARD_GAP,
+    PF_DMG_CREATURE,
+    PF_KILLS,
+    PF_DMG_PRIMAL,
+    PF_DISABLE,
+    PF_POISON,
+    PF_SILENCE,
+    PF_HEAL,
+    PF_LEVELS,
+    PF_DRAW,
+    PF_CLEANSE,
+    PF_FLYING,
+    PF_SELF_SLEEP,
+    PF_SACRIFICE,
+    PF_LOST_ATTACK,
+    PF_TARGET_AP,
+    PF_WASTED,
+    PF_LETHAL,
+) = range(27)
 
 
 @leaf
@@ -547,8 +766,11 @@ def effect_features(rules, table, bd, pl, p, effect, n, param, tp, ts, q, feats,
                 feats[k, PF_SELF_SLEEP] += q * n
                 feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
             elif param == FLYING:
-                if ts > 0 and not flying(table, bd, tp, ts) and \
-                        can_attack(rules, table, bd, tp, ts):
+                if (
+                    ts > 0
+                    and not flying(table, bd, tp, ts)
+                    and can_attack(rules, table, bd, tp, ts)
+                ):
                     feats[k, PF_FLYING] += q * n
     elif effect == E_HEAL:
         if not enemy:
@@ -572,14 +794,22 @@ def effect_features(rules, table, bd, pl, p, effect, n, param, tp, ts, q, feats,
                     feats[k, PF_CLEANSE] += q * min(n, bd[tp, ts, F_TOK + st])
     elif effect == E_LEVEL:
         if not enemy:
-            feats[k, PF_LEVELS] += q * (min(MAX_LEVEL, bd[tp, ts, F_LEVEL] + n) - bd[tp, ts, F_LEVEL])
+            feats[k, PF_LEVELS] += q * (
+                min(MAX_LEVEL, bd[tp, ts, F_LEVEL] + n) - bd[tp, ts, F_LEVEL]
+            )
 
 
 @leaf
 def _any_effect(feats, k):
     for f in range(PF_AP_GAIN, PF_LETHAL + 1):
-        if f != PF_TARGET_AP and f != PF_LOST_ATTACK and f != PF_SACRIFICE and \
-                f != PF_SELF_SLEEP and f != PF_BOARD_GAP and feats[k, f] != 0.0:
+        if (
+            f != PF_TARGET_AP
+            and f != PF_LOST_ATTACK
+            and f != PF_SACRIFICE
+            and f != PF_SELF_SLEEP
+            and f != PF_BOARD_GAP
+            and feats[k, f] != 0.0
+        ):
             return True
     return False
 
@@ -601,8 +831,10 @@ def playable_now(rules, table, bd, pl, hd, forb, p, h):
         return pl[p, K_NB] - 1 < rules[R_MAX_BOARD]
     if t == UPGRADE:
         for s in range(1, pl[p, K_NB]):
-            if table[bd[p, s, F_CARD], C_KIND] == table[c, C_ONTO] and \
-                    bd[p, s, F_LEVEL] >= rules[R_UPGRADE_COST]:
+            if (
+                table[bd[p, s, F_CARD], C_KIND] == table[c, C_ONTO]
+                and bd[p, s, F_LEVEL] >= rules[R_UPGRADE_COST]
+            ):
                 return True
         return False
     if t == SORCERY:
@@ -678,8 +910,11 @@ def primal_candidates(rules, table, bd, pl, hd, forb, p, feats):
         if lvl < cost <= new:
             for h in range(pl[p, K_HANDN]):
                 c = hd[p, h]
-                if not forb[c] and table[c, C_TYPE] == UPGRADE and \
-                        table[c, C_ONTO] == table[card, C_KIND]:
+                if (
+                    not forb[c]
+                    and table[c, C_TYPE] == UPGRADE
+                    and table[c, C_ONTO] == table[card, C_KIND]
+                ):
                     feats[k, 6] = 1.0
                     break
         feats[k, 12] = attack_power(table, bd, pl, p, s)
@@ -698,8 +933,28 @@ def _add(cand, n, kind, h, s, a, tp, ts):
 
 
 @leaf
-def _effect_candidate(rules, table, bd, pl, p, cand, feats, n, kind, h, s, a, tp, ts, eff, nn,
-                      param, gate, flag, sacrifice):
+def _effect_candidate(
+    rules,
+    table,
+    bd,
+    pl,
+    p,
+    cand,
+    feats,
+    n,
+    kind,
+    h,
+    s,
+    a,
+    tp,
+    ts,
+    eff,
+    nn,
+    param,
+    gate,
+    flag,
+    sacrifice,
+):
     """Add one cast or ability candidate (its kind flag, a Ritual's sacrifice
     value and the effect's expected features) as number ``n``; returns the
     new count (unchanged when the candidate list is full)."""
@@ -744,8 +999,11 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
         elif t == UPGRADE:
             for s in range(1, pl[p, K_NB]):
                 old = bd[p, s, F_CARD]
-                if table[old, C_KIND] == table[c, C_ONTO] and bd[p, s, F_LEVEL] >= cost \
-                        and n < MAXC:
+                if (
+                    table[old, C_KIND] == table[c, C_ONTO]
+                    and bd[p, s, F_LEVEL] >= cost
+                    and n < MAXC
+                ):
                     _clear(feats, n, NPL)
                     _add(cand, n, PK_UPGRADE, h, s, -1, -1, -1)
                     feats[n, PF_UPGRADE] = 1.0
@@ -773,9 +1031,28 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
                     else:
                         m = targets(table, bd, pl, p, code, -1, -1, True, tg)
                     for j in range(m):
-                        n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_CAST,
-                                              h, s, 0, tg[j, 0], tg[j, 1], eff, nn, param, gate,
-                                              PF_CURSE, 0.0)
+                        n = _effect_candidate(
+                            rules,
+                            table,
+                            bd,
+                            pl,
+                            p,
+                            cand,
+                            feats,
+                            n,
+                            PK_CAST,
+                            h,
+                            s,
+                            0,
+                            tg[j, 0],
+                            tg[j, 1],
+                            eff,
+                            nn,
+                            param,
+                            gate,
+                            PF_CURSE,
+                            0.0,
+                        )
             else:
                 for s in range(1, pl[p, K_NB]):
                     if kind == RITUAL:
@@ -788,17 +1065,47 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
                         tg[0, 0] = p
                         tg[0, 1] = s
                     else:
-                        m = targets(table, bd, pl, p, code, s if kind == BLESSING else -1,
-                                    s if kind == RITUAL else -1, True, tg)
+                        m = targets(
+                            table,
+                            bd,
+                            pl,
+                            p,
+                            code,
+                            s if kind == BLESSING else -1,
+                            s if kind == RITUAL else -1,
+                            True,
+                            tg,
+                        )
                     sacrifice = 0.0
                     if kind == RITUAL:
-                        sacrifice = attack_power(table, bd, pl, p, s) + \
-                            table[bd[p, s, F_CARD], C_HP] - bd[p, s, F_DMG]
+                        sacrifice = (
+                            attack_power(table, bd, pl, p, s)
+                            + table[bd[p, s, F_CARD], C_HP]
+                            - bd[p, s, F_DMG]
+                        )
                     for j in range(m):
-                        n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_CAST,
-                                              h, s, 0, tg[j, 0], tg[j, 1], eff, nn, param, gate,
-                                              PF_RITUAL if kind == RITUAL else PF_BLESSING,
-                                              sacrifice)
+                        n = _effect_candidate(
+                            rules,
+                            table,
+                            bd,
+                            pl,
+                            p,
+                            cand,
+                            feats,
+                            n,
+                            PK_CAST,
+                            h,
+                            s,
+                            0,
+                            tg[j, 0],
+                            tg[j, 1],
+                            eff,
+                            nn,
+                            param,
+                            gate,
+                            PF_RITUAL if kind == RITUAL else PF_BLESSING,
+                            sacrifice,
+                        )
     # active abilities: one per creation per turn
     for s in range(1, pl[p, K_NB]):
         if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
@@ -819,9 +1126,28 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
             lost = attack_power(table, bd, pl, p, s) if could_attack else 0.0
             for j in range(m):
                 k = n
-                n = _effect_candidate(rules, table, bd, pl, p, cand, feats, n, PK_ABILITY, -1, s,
-                                      i, tg[j, 0], tg[j, 1], eff, nn, param, gate, PF_ABILITY,
-                                      0.0)
+                n = _effect_candidate(
+                    rules,
+                    table,
+                    bd,
+                    pl,
+                    p,
+                    cand,
+                    feats,
+                    n,
+                    PK_ABILITY,
+                    -1,
+                    s,
+                    i,
+                    tg[j, 0],
+                    tg[j, 1],
+                    eff,
+                    nn,
+                    param,
+                    gate,
+                    PF_ABILITY,
+                    0.0,
+                )
                 if n > k:
                     feats[k, PF_LOST_ATTACK] = lost
     return n
@@ -878,15 +1204,42 @@ def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, t
             _log(log, ints, do_log, turn, p, EV_CAST, c, on, bd[on, s, F_CARD], x, tp)
         if not gate_flip(table, bd, pl, p, c, 0, rngs, log, ints, do_log, turn):
             return 0
-        return apply_effect(rules, table, bd, pl, dk, hd, p, _ab(table, c, 0, A_EFFECT),
-                            amount(table, bd, p, c, 0, x), _ab(table, c, 0, A_PARAM), tp, ts,
-                            log, ints, do_log, turn)
+        return apply_effect(
+            rules,
+            table,
+            bd,
+            pl,
+            dk,
+            hd,
+            p,
+            _ab(table, c, 0, A_EFFECT),
+            amount(table, bd, p, c, 0, x),
+            _ab(table, c, 0, A_PARAM),
+            tp,
+            ts,
+            log,
+            ints,
+            do_log,
+            turn,
+        )
     # an active ability
     card = bd[p, s, F_CARD]
     i = cand[k, CA]
     bd[p, s, F_USED] = 1
     pl[p, K_ABIL] += 1
-    _log(log, ints, do_log, turn, p, EV_ABILITY, card, i, tp, bd[tp, ts, F_CARD] if ts >= 0 else -1, s)
+    _log(
+        log,
+        ints,
+        do_log,
+        turn,
+        p,
+        EV_ABILITY,
+        card,
+        i,
+        tp,
+        bd[tp, ts, F_CARD] if ts >= 0 else -1,
+        s,
+    )
     if not gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
         return 0
     if _ab(table, card, i, A_EFFECT) == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
@@ -895,9 +1248,24 @@ def do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, t
         _log(log, ints, do_log, turn, p, EV_BLIND, card, 1 if heads else 0, 0, 0, 0)
         if not heads:
             return 0
-    return apply_effect(rules, table, bd, pl, dk, hd, p, _ab(table, card, i, A_EFFECT),
-                        amount(table, bd, p, card, i, table[card, C_MP]),
-                        _ab(table, card, i, A_PARAM), tp, ts, log, ints, do_log, turn)
+    return apply_effect(
+        rules,
+        table,
+        bd,
+        pl,
+        dk,
+        hd,
+        p,
+        _ab(table, card, i, A_EFFECT),
+        amount(table, bd, p, card, i, table[card, C_MP]),
+        _ab(table, card, i, A_PARAM),
+        tp,
+        ts,
+        log,
+        ints,
+        do_log,
+        turn,
+    )
 
 
 # ---- combat ------------------------------------------------------------------------------------
@@ -917,8 +1285,9 @@ def attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_
     sure = 0  # damage no enemy creation can block
     for s in range(pl[p, K_NB]):
         if can_attack(rules, table, bd, p, s) and blockers_for(table, bd, pl, q, p, s) == 0:
-            sure += typed_damage(rules, table, bd[q, 0, F_CARD],
-                                 attack_power(table, bd, pl, p, s), PHYSICAL)
+            sure += typed_damage(
+                rules, table, bd[q, 0, F_CARD], attack_power(table, bd, pl, p, s), PHYSICAL
+            )
     na = 0
     for s in range(pl[p, K_NB]):
         if not can_attack(rules, table, bd, p, s):
@@ -964,8 +1333,27 @@ def fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn):
 
 
 @leaf
-def blocks(rules, table, bd, pl, wq, p, atk, blk, na, fear_ok, feats, scores, slots, noise_q,
-           used, log, ints, do_log, turn):
+def blocks(
+    rules,
+    table,
+    bd,
+    pl,
+    wq,
+    p,
+    atk,
+    blk,
+    na,
+    fear_ok,
+    feats,
+    scores,
+    slots,
+    noise_q,
+    used,
+    log,
+    ints,
+    do_log,
+    turn,
+):
     """The defender (seat ``1 - p``) assigns at most one blocker to each
     attacker, hardest-hitting attacker first; ``blk[i]`` becomes the blocking
     slot or -2 (unblocked)."""
@@ -975,8 +1363,9 @@ def blocks(rules, table, bd, pl, wq, p, atk, blk, na, fear_ok, feats, scores, sl
     pcard = bd[q, 0, F_CARD]
     incoming = 0
     for i in range(na):
-        incoming += typed_damage(rules, table, pcard, attack_power(table, bd, pl, p, atk[i]),
-                                 PHYSICAL)
+        incoming += typed_damage(
+            rules, table, pcard, attack_power(table, bd, pl, p, atk[i]), PHYSICAL
+        )
     hp_left = hp(table, bd, q, 0) - bd[q, 0, F_DMG]
     for _ in range(na):
         i = -1
@@ -1021,8 +1410,19 @@ def blocks(rules, table, bd, pl, wq, p, atk, blk, na, fear_ok, feats, scores, sl
         if k > 0:
             used[slots[k]] = 1
             incoming -= full
-            _log(log, ints, do_log, turn, q, EV_BLOCK, bd[p, s, F_CARD], bd[q, slots[k], F_CARD],
-                 slots[k], s, 0)
+            _log(
+                log,
+                ints,
+                do_log,
+                turn,
+                q,
+                EV_BLOCK,
+                bd[p, s, F_CARD],
+                bd[q, slots[k], F_CARD],
+                slots[k],
+                s,
+                0,
+            )
 
 
 @leaf
@@ -1041,8 +1441,19 @@ def damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log, 
         b = blk[i] if blk[i] >= 0 else 0
         d = typed_damage(rules, table, bd[q, b, F_CARD], ap, PHYSICAL)
         bd[q, b, F_DMG] += d
-        _log(log, ints, do_log, turn, p, EV_DAMAGE, bd[p, s, F_CARD], q, bd[q, b, F_CARD], d,
-             PHYSICAL)
+        _log(
+            log,
+            ints,
+            do_log,
+            turn,
+            p,
+            EV_DAMAGE,
+            bd[p, s, F_CARD],
+            q,
+            bd[q, b, F_CARD],
+            d,
+            PHYSICAL,
+        )
         if b == 0 and bd[q, 0, F_DMG] >= hp(table, bd, q, 0):
             sweep(table, bd, pl, q, log, ints, do_log, turn)  # R4 holds to the last turn
             return 1
@@ -1148,8 +1559,32 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
 
 
 @leaf
-def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg,
-         atk, blk, fear_ok, used, trk, log, ints, do_log, result):
+def play(
+    rules,
+    table,
+    ws,
+    forbs,
+    swap,
+    rngs,
+    bd,
+    pl,
+    dk,
+    hd,
+    cand,
+    feats,
+    scores,
+    slots,
+    tg,
+    atk,
+    blk,
+    fear_ok,
+    used,
+    trk,
+    log,
+    ints,
+    do_log,
+    result,
+):
     """Play one set-up game to its end; fills ``result``."""
     # the toss (RD5): seat 0 wins it, each side once per seat-swapped pair;
     # the winner chooses who starts
@@ -1201,8 +1636,19 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
                 s = k - 1
                 old = bd[p, s, F_LEVEL]
                 bd[p, s, F_LEVEL] = min(MAX_LEVEL, old + bd[p, 0, F_LEVEL])
-                _log(log, ints, do_log, turn, p, EV_TRAIN, bd[p, s, F_CARD], s,
-                     bd[p, s, F_LEVEL], 0, 0)
+                _log(
+                    log,
+                    ints,
+                    do_log,
+                    turn,
+                    p,
+                    EV_TRAIN,
+                    bd[p, s, F_CARD],
+                    s,
+                    bd[p, s, F_LEVEL],
+                    0,
+                    0,
+                )
         # ---- Creation phase
         refused = False
         for _ in range(64):
@@ -1213,8 +1659,7 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
             k = pick(scores, n, w[P_TEMP], noise)
             if k == 0:
                 break
-            fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log,
-                           turn)
+            fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn)
             if fell:
                 break
         if refused:
@@ -1224,14 +1669,31 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
             reason = END_PRIMAL
             break
         # ---- Combat phase
-        na = attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log,
-                       turn)
+        na = attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log, turn)
         if na > 0:
             fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn)
-            blocks(rules, table, bd, pl, ws[q ^ swap], p, atk, blk, na, fear_ok, feats, scores,
-                   slots, rngs[4 + (q ^ swap)], used, log, ints, do_log, turn)
-            if damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log,
-                           turn):
+            blocks(
+                rules,
+                table,
+                bd,
+                pl,
+                ws[q ^ swap],
+                p,
+                atk,
+                blk,
+                na,
+                fear_ok,
+                feats,
+                scores,
+                slots,
+                rngs[4 + (q ^ swap)],
+                used,
+                log,
+                ints,
+                do_log,
+                turn,
+            )
+            if damage_step(rules, table, bd, pl, p, atk, blk, na, rngs, log, ints, do_log, turn):
                 winner = p
                 reason = END_PRIMAL
                 break
@@ -1240,13 +1702,17 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
             winner = q
             reason = END_PRIMAL
             break
-        inv = inv & check_invariants(rules, table, bd, pl, 0) & \
-            check_invariants(rules, table, bd, pl, 1)
+        inv = (
+            inv
+            & check_invariants(rules, table, bd, pl, 0)
+            & check_invariants(rules, table, bd, pl, 1)
+        )
         score_v[0] = bd[1, 0, F_DMG]
         score_v[1] = bd[0, 0, F_DMG]
         _track_score(score_v, turn, lead, max_def, not_ahead)
-    inv = inv & check_invariants(rules, table, bd, pl, 0) & \
-        check_invariants(rules, table, bd, pl, 1)
+    inv = (
+        inv & check_invariants(rules, table, bd, pl, 0) & check_invariants(rules, table, bd, pl, 1)
+    )
     score_v[0] = bd[1, 0, F_DMG]
     score_v[1] = bd[0, 0, F_DMG]
     if reason == END_PRIMAL:
@@ -1273,8 +1739,9 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
         stacks = 0
         for s in range(1, pl[p, K_NB]):
             stacks += bd[p, s, F_STACK]
-        if (pl[p, K_DECKN] - pl[p, K_POS]) + pl[p, K_HANDN] + stacks + pl[p, K_DISC] \
-                != pl[p, K_DECKN]:
+        if (pl[p, K_DECKN] - pl[p, K_POS]) + pl[p, K_HANDN] + stacks + pl[p, K_DISC] != pl[
+            p, K_DECKN
+        ]:
             ok = 0
     result[X_CONSERVED] = ok
     result[X_INVARIANT] = inv
@@ -1288,26 +1755,79 @@ def play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, score
 
 @njit
 def _work(dmax, with_log):
-    return (np.zeros((6, 4), np.uint64), np.zeros((2, MAX_SLOTS, BF), np.int64),
-            np.zeros((2, KW), np.int64), np.zeros((2, max(dmax, 1)), np.int64),
-            np.zeros((2, MAX_HAND), np.int64), np.zeros((MAXC, CW), np.int64),
-            np.zeros((MAXC, NPL + 1), np.float64), np.zeros(MAXC, np.float64),
-            np.zeros(MAX_SLOTS + 1, np.int64), np.zeros((MAXC, 2), np.int64),
-            np.zeros(MAX_SLOTS, np.int64), np.zeros(MAX_SLOTS, np.int64),
-            np.zeros(MAX_SLOTS, np.int64), np.zeros(MAX_SLOTS, np.int64),
-            np.zeros(8, np.int64), np.zeros((MAX_LOG if with_log else 1, LOG_W), np.int64),
-            np.zeros(4, np.int64), np.zeros(N_RESULT, np.int64))
+    return (
+        np.zeros((6, 4), np.uint64),
+        np.zeros((2, MAX_SLOTS, BF), np.int64),
+        np.zeros((2, KW), np.int64),
+        np.zeros((2, max(dmax, 1)), np.int64),
+        np.zeros((2, MAX_HAND), np.int64),
+        np.zeros((MAXC, CW), np.int64),
+        np.zeros((MAXC, NPL + 1), np.float64),
+        np.zeros(MAXC, np.float64),
+        np.zeros(MAX_SLOTS + 1, np.int64),
+        np.zeros((MAXC, 2), np.int64),
+        np.zeros(MAX_SLOTS, np.int64),
+        np.zeros(MAX_SLOTS, np.int64),
+        np.zeros(MAX_SLOTS, np.int64),
+        np.zeros(MAX_SLOTS, np.int64),
+        np.zeros(8, np.int64),
+        np.zeros((MAX_LOG if with_log else 1, LOG_W), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(N_RESULT, np.int64),
+    )
 
 
 @njit
 def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap, do_log):
     """Game ``2·deal + swap`` with its event log: ``(result, log)``."""
-    (rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg, atk, blk, fear_ok, used, trk, log,
-     ints, res) = _work(sides.shape[1], do_log)
+    (
+        rngs,
+        bd,
+        pl,
+        dk,
+        hd,
+        cand,
+        feats,
+        scores,
+        slots,
+        tg,
+        atk,
+        blk,
+        fear_ok,
+        used,
+        trk,
+        log,
+        ints,
+        res,
+    ) = _work(sides.shape[1], do_log)
     start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
-    play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg,
-         atk, blk, fear_ok, used, trk, log, ints, do_log, res)
-    return res, log[:ints[0]].copy()
+    play(
+        rules,
+        table,
+        ws,
+        forbs,
+        swap,
+        rngs,
+        bd,
+        pl,
+        dk,
+        hd,
+        cand,
+        feats,
+        scores,
+        slots,
+        tg,
+        atk,
+        blk,
+        fear_ok,
+        used,
+        trk,
+        log,
+        ints,
+        do_log,
+        res,
+    )
+    return res, log[: ints[0]].copy()
 
 
 CHUNK = 32  # games per parallel task: each task allocates its work arrays once
@@ -1318,14 +1838,56 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
     """Kernel: deal d is played as game 2d (side A in seat 0) and 2d+1 (A in seat 1)."""
     n_games = 2 * n_deals
     for c in prange((n_games + CHUNK - 1) // CHUNK):
-        (rngs, bd, pl, dk, hd, cand, feats, scores, slots, tg, atk, blk, fear_ok, used, trk,
-         log, ints, res) = _work(sides.shape[1], False)
+        (
+            rngs,
+            bd,
+            pl,
+            dk,
+            hd,
+            cand,
+            feats,
+            scores,
+            slots,
+            tg,
+            atk,
+            blk,
+            fear_ok,
+            used,
+            trk,
+            log,
+            ints,
+            res,
+        ) = _work(sides.shape[1], False)
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
             swap = g % 2
             start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
-            play(rules, table, ws, forbs, swap, rngs, bd, pl, dk, hd, cand, feats, scores,
-                 slots, tg, atk, blk, fear_ok, used, trk, log, ints, False, res)
+            play(
+                rules,
+                table,
+                ws,
+                forbs,
+                swap,
+                rngs,
+                bd,
+                pl,
+                dk,
+                hd,
+                cand,
+                feats,
+                scores,
+                slots,
+                tg,
+                atk,
+                blk,
+                fear_ok,
+                used,
+                trk,
+                log,
+                ints,
+                False,
+                res,
+            )
             for k in range(N_RESULT):
                 out[g, k] = res[k]
 
@@ -1342,18 +1904,20 @@ def prepare(rules, side_a, side_b):
     primals = np.zeros(2, np.int64)
     for k, v in enumerate(sv):
         if int(v[S_NC]) != nc:
-            raise ValueError(f"side {'AB'[k]} was built for a card set of {int(v[S_NC])} cards, "
-                             f"the rules carry {nc}")
+            raise ValueError(
+                f"side {'AB'[k]} was built for a card set of {int(v[S_NC])} cards, "
+                f"the rules carry {nc}"
+            )
         primals[k] = int(v[S_PRIMAL])
         if not 0 <= primals[k] < nc or table[primals[k], C_TYPE] != 0:
             raise ValueError(f"side {'AB'[k]}: card row {primals[k]} is not a Primal")
-        rows = v[S_CARDS:S_CARDS + d[k]].astype(np.int64)
+        rows = v[S_CARDS : S_CARDS + d[k]].astype(np.int64)
         if len(rows) and (rows.min() < 0 or rows.max() >= nc):
             raise ValueError(f"side {'AB'[k]}: a deck card is not in the card set")
-        sides[k, :d[k]] = rows
-        forbs[k] = v[S_CARDS + d[k]:S_CARDS + d[k] + nc].astype(np.int64)
+        sides[k, : d[k]] = rows
+        forbs[k] = v[S_CARDS + d[k] : S_CARDS + d[k] + nc].astype(np.int64)
         w0 = int(v[S_W0])
-        ws[k] = v[w0:w0 + N_PARAMS]
+        ws[k] = v[w0 : w0 + N_PARAMS]
     return ints, table, sides, np.array(d, np.int64), primals, ws, forbs
 
 
@@ -1383,25 +1947,57 @@ def simulate(rules, side_a, side_b, seed, first_game, n_games):
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, side_a, side_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    _simulate(ints, table, sides, deck_n, primals, ws, forbs, np.uint64(seed), first_game // 2,
-              n_games // 2, out)
+    _simulate(
+        ints,
+        table,
+        sides,
+        deck_n,
+        primals,
+        ws,
+        forbs,
+        np.uint64(seed),
+        first_game // 2,
+        n_games // 2,
+        out,
+    )
     return outcome_arrays(out)
 
 
 def outcome_arrays(out: np.ndarray) -> dict:
     """Per-game dict of arrays from the raw kernel rows (see ``simulate``)."""
-    res = pair_outcomes(out[:, X_WINNER], out[:, X_TURNS], out[:, X_LEAD], out[:, X_MAXDEF0],
-                        out[:, X_MAXDEF1], out[:, X_NOTAHEAD0], out[:, X_NOTAHEAD1])
-    res.update({
-        "rounds": out[:, X_TURNS], "reason": out[:, X_REASON], "first_seat": out[:, X_FIRST],
-        "a_first": (out[:, X_FIRST] == res["a_seat"]).astype(np.int64),
-        "conserved": out[:, X_CONSERVED], "invariants": out[:, X_INVARIANT],
-        "creates_refused": out[:, X_REFUSED0] + out[:, X_REFUSED1],
-    })
+    res = pair_outcomes(
+        out[:, X_WINNER],
+        out[:, X_TURNS],
+        out[:, X_LEAD],
+        out[:, X_MAXDEF0],
+        out[:, X_MAXDEF1],
+        out[:, X_NOTAHEAD0],
+        out[:, X_NOTAHEAD1],
+    )
+    res.update(
+        {
+            "rounds": out[:, X_TURNS],
+            "reason": out[:, X_REASON],
+            "first_seat": out[:, X_FIRST],
+            "a_first": (out[:, X_FIRST] == res["a_seat"]).astype(np.int64),
+            "conserved": out[:, X_CONSERVED],
+            "invariants": out[:, X_INVARIANT],
+            "creates_refused": out[:, X_REFUSED0] + out[:, X_REFUSED1],
+        }
+    )
     for s in range(2):
-        for name, col in (("damage", X_DMG0), ("level", X_LVL0), ("created", X_CREATED0),
-                          ("spells", X_SPELLS0), ("abilities", X_ABIL0), ("upgrades", X_UPG0),
-                          ("board", X_BOARD0), ("refused", X_REFUSED0), ("peak", X_PEAK0),
-                          ("drawn", X_DRAWN0), ("mustered", X_MUSTERED0)):
+        for name, col in (
+            ("damage", X_DMG0),
+            ("level", X_LVL0),
+            ("created", X_CREATED0),
+            ("spells", X_SPELLS0),
+            ("abilities", X_ABIL0),
+            ("upgrades", X_UPG0),
+            ("board", X_BOARD0),
+            ("refused", X_REFUSED0),
+            ("peak", X_PEAK0),
+            ("drawn", X_DRAWN0),
+            ("mustered", X_MUSTERED0),
+        ):
             res[f"{name}_seat{s}"] = out[:, col + s]
     return res

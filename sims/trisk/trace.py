@@ -10,23 +10,28 @@ def trace_log(rules, side_a, side_b, seed, game):
     """Replay game ``game`` (``2d``: A in seat 0, ``2d + 1``: A in seat 1)
     with its event log: ``(result row, events int64[n, LOG_W])``."""
     ints, table, sides, deck_n, primals, ws, forbs = E.prepare(rules, side_a, side_b)
-    return E.play_game(ints, table, sides, deck_n, primals, ws, forbs, np.uint64(seed),
-                       game // 2, game % 2, True)
+    return E.play_game(
+        ints, table, sides, deck_n, primals, ws, forbs, np.uint64(seed), game // 2, game % 2, True
+    )
 
 
 def _event_text(ev, name, who, second_level=1) -> str:
     turn, seat, code, a, b, c, d, e = (int(x) for x in ev)
     me = f"seat {seat + 1} ({who[seat]})" if seat >= 0 else "nobody"
     if code == E.EV_TOSS:
-        return (f"{me} wins the toss; seat {a + 1} ({who[a]}) starts, "
-                f"seat {2 - a} starts with its Primal at level {second_level}")
+        return (
+            f"{me} wins the toss; seat {a + 1} ({who[a]}) starts, "
+            f"seat {2 - a} starts with its Primal at level {second_level}"
+        )
     if code == E.EV_MEDITATE:
         return f"{me} meditates: its Primal is level {a}"
     if code == E.EV_TRAIN:
         return f"{me} trains {name(a)} to level {c}"
     if code == E.EV_MUSTER:
-        return f"{me} musters {'a card' if a >= 0 else 'nothing (empty deck or full hand)'}" \
-               f" ({b} in hand)" + (f": {name(a)}" if a >= 0 else "")
+        return (
+            f"{me} musters {'a card' if a >= 0 else 'nothing (empty deck or full hand)'}"
+            f" ({b} in hand)" + (f": {name(a)}" if a >= 0 else "")
+        )
     if code == E.EV_CREATE:
         return f"{me} creates {name(a)} (level 0)"
     if code == E.EV_UPGRADE:
@@ -39,8 +44,9 @@ def _event_text(ev, name, who, second_level=1) -> str:
         tgt = name(d) if d >= 0 else "itself / its player"
         return f"{me}: {name(a)} uses ability {b + 1} on {tgt} of seat {c + 1}"
     if code == E.EV_COINS:
-        return f"{me} flips {b} coin(s) for {name(a)}: {c} heads, " + \
-               ("it works" if c > 0 else "it fails")
+        return f"{me} flips {b} coin(s) for {name(a)}: {c} heads, " + (
+            "it works" if c > 0 else "it fails"
+        )
     if code == E.EV_ATTACK:
         return f"{me} attacks with {name(a)}"
     if code == E.EV_BLOCK:
@@ -60,8 +66,9 @@ def _event_text(ev, name, who, second_level=1) -> str:
     if code == E.EV_GROW:
         return f"{me}: {name(a)} grows {c} level(s)"
     if code == E.EV_FEAR:
-        return f"{me}: feared {name(a)} flips " + ("heads and may block" if b else
-                                                   "tails and is too afraid to block")
+        return f"{me}: feared {name(a)} flips " + (
+            "heads and may block" if b else "tails and is too afraid to block"
+        )
     if code == E.EV_BLIND:
         return f"{me}: blinded {name(a)} flips " + ("heads and hits" if b else "tails and misses")
     if code == E.EV_EFFECT:
@@ -93,12 +100,25 @@ def trace(rules, side_a, side_b, seed, game, names=("A", "B"), card_names=None):
 
     events = []
     for ev in log:
-        events.append({"turn": int(ev[0]), "seat": int(ev[1]) + 1, "code": int(ev[2]),
-                       "args": [int(x) for x in ev[3:]], "text": f"turn {int(ev[0]):>3} | "
-                       + _event_text(ev, name, who, second)})
+        events.append(
+            {
+                "turn": int(ev[0]),
+                "seat": int(ev[1]) + 1,
+                "code": int(ev[2]),
+                "args": [int(x) for x in ev[3:]],
+                "text": f"turn {int(ev[0]):>3} | " + _event_text(ev, name, who, second),
+            }
+        )
     if res[E.X_EVENTS] >= E.MAX_LOG:
-        events.append({"turn": -1, "seat": 0, "code": -1, "args": [],
-                       "text": f"(log truncated at {E.MAX_LOG} events)"})
+        events.append(
+            {
+                "turn": -1,
+                "seat": 0,
+                "code": -1,
+                "args": [],
+                "text": f"(log truncated at {E.MAX_LOG} events)",
+            }
+        )
     return events
 
 

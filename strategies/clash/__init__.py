@@ -154,9 +154,17 @@ ARMOR_FEATURES = (  # score of using Armor on a new wound (keeping it scores 0)
 )
 
 P_LOADOUT = 0
-_sizes = (len(BID_FEATURES), len(RANGE_FEATURES), len(WAIT_FEATURES), len(STANCE_FEATURES),
-          len(ITEM_FEATURES), len(ACTION_FEATURES), len(TARGET_FEATURES),
-          len(STAMINA_FEATURES), len(ARMOR_FEATURES))
+_sizes = (
+    len(BID_FEATURES),
+    len(RANGE_FEATURES),
+    len(WAIT_FEATURES),
+    len(STANCE_FEATURES),
+    len(ITEM_FEATURES),
+    len(ACTION_FEATURES),
+    len(TARGET_FEATURES),
+    len(STAMINA_FEATURES),
+    len(ARMOR_FEATURES),
+)
 P_BID = 1
 P_RANGE = P_BID + _sizes[0]
 P_WAIT = P_RANGE + _sizes[1]
@@ -167,15 +175,28 @@ P_TARGET = P_ACTION + _sizes[5]
 P_STAMINA = P_TARGET + _sizes[6]
 P_ARMOR = P_STAMINA + _sizes[7]
 P_SCALAR = P_ARMOR + _sizes[8]
-(P_TEMP, P_BID_TEMP, P_WAIT_TEMP, P_BID_TARGET, P_PRIOR_WEIGHT, P_PRIOR_STAMINA,
- P_FEINT_MARGIN, P_SECOND_WIND_AT, P_WIN_SPREAD) = range(P_SCALAR, P_SCALAR + 9)
+(
+    P_TEMP,
+    P_BID_TEMP,
+    P_WAIT_TEMP,
+    P_BID_TARGET,
+    P_PRIOR_WEIGHT,
+    P_PRIOR_STAMINA,
+    P_FEINT_MARGIN,
+    P_SECOND_WIND_AT,
+    P_WIN_SPREAD,
+) = range(P_SCALAR, P_SCALAR + 9)
 N_PARAMS = P_SCALAR + 9
 
 SECTIONS = {
-    "bid": (P_BID, BID_FEATURES), "range": (P_RANGE, RANGE_FEATURES),
-    "wait": (P_WAIT, WAIT_FEATURES), "stance": (P_STANCE, STANCE_FEATURES),
-    "item": (P_ITEM, ITEM_FEATURES), "action": (P_ACTION, ACTION_FEATURES),
-    "target": (P_TARGET, TARGET_FEATURES), "stamina": (P_STAMINA, STAMINA_FEATURES),
+    "bid": (P_BID, BID_FEATURES),
+    "range": (P_RANGE, RANGE_FEATURES),
+    "wait": (P_WAIT, WAIT_FEATURES),
+    "stance": (P_STANCE, STANCE_FEATURES),
+    "item": (P_ITEM, ITEM_FEATURES),
+    "action": (P_ACTION, ACTION_FEATURES),
+    "target": (P_TARGET, TARGET_FEATURES),
+    "stamina": (P_STAMINA, STAMINA_FEATURES),
     "armor": (P_ARMOR, ARMOR_FEATURES),
 }
 SCALARS = {
@@ -183,21 +204,33 @@ SCALARS = {
     "bid_temperature": (P_BID_TEMP, "softmax temperature of the bid"),
     "wait_temperature": (P_WAIT_TEMP, "softmax temperature of Wait/Act"),
     "bid_target": (P_BID_TARGET, "the bid total the 'gap' feature measures from (default 6)"),
-    "prior_weight": (P_PRIOR_WEIGHT,
-                     "rounds' worth of weight on the uniform prior of the opponent model "
-                     "(default 3)"),
-    "prior_stamina": (P_PRIOR_STAMINA,
-                      "expected opponent stamina per play before any reveal (default 5)"),
-    "feint_margin": (P_FEINT_MARGIN,
-                     "Feint when swapping the Action or Target gains more than this score "
-                     "(default 1e9: never)"),
-    "second_wind_at": (P_SECOND_WIND_AT,
-                       "use Second Wind when left with at most this many stamina cards "
-                       "(0: only to escape defeat; -1: never; default 0)"),
+    "prior_weight": (
+        P_PRIOR_WEIGHT,
+        "rounds' worth of weight on the uniform prior of the opponent model (default 3)",
+    ),
+    "prior_stamina": (
+        P_PRIOR_STAMINA,
+        "expected opponent stamina per play before any reveal (default 5)",
+    ),
+    "feint_margin": (
+        P_FEINT_MARGIN,
+        "Feint when swapping the Action or Target gains more than this score (default 1e9: never)",
+    ),
+    "second_wind_at": (
+        P_SECOND_WIND_AT,
+        "use Second Wind when left with at most this many stamina cards "
+        "(0: only to escape defeat; -1: never; default 0)",
+    ),
     "win_spread": (P_WIN_SPREAD, "spread of the win estimate's logistic curve (default 1.5)"),
 }
-_DEFAULTS = {P_BID_TARGET: 6.0, P_PRIOR_WEIGHT: 3.0, P_PRIOR_STAMINA: 5.0,
-             P_FEINT_MARGIN: 1e9, P_SECOND_WIND_AT: 0.0, P_WIN_SPREAD: 1.5}
+_DEFAULTS = {
+    P_BID_TARGET: 6.0,
+    P_PRIOR_WEIGHT: 3.0,
+    P_PRIOR_STAMINA: 5.0,
+    P_FEINT_MARGIN: 1e9,
+    P_SECOND_WIND_AT: 0.0,
+    P_WIN_SPREAD: 1.5,
+}
 
 STANCE_MOD = np.array([-1, 0, 1], dtype=np.int64)
 # bid candidates: every multiset of 1..MAX_BID_CARDS stamina values (the
@@ -236,8 +269,14 @@ def _stamina_table(sets):
     t = np.zeros((sets.shape[0], 6), dtype=np.int64)
     for k, row in enumerate(sets):
         vals = [v for v in range(5) for _ in range(row[v])]
-        t[k] = (vals[0], vals[1] if len(vals) > 1 else -1, len(vals), sum(v + 1 for v in vals),
-                max(vals) + 1, min(vals) + 1)
+        t[k] = (
+            vals[0],
+            vals[1] if len(vals) > 1 else -1,
+            len(vals),
+            sum(v + 1 for v in vals),
+            max(vals) + 1,
+            min(vals) + 1,
+        )
     return t
 
 
@@ -396,8 +435,9 @@ def refresh_view(view, imod):
             best = -1e9
             for k in range(2):
                 if view[V_OPP_AVAIL + k] > 0:
-                    v = _avg_vs(view, imod, act, int(view[V_OPP_ITEM + k]), r, V_MY_ITEM,
-                                V_MY_AVAIL)
+                    v = _avg_vs(
+                        view, imod, act, int(view[V_OPP_ITEM + k]), r, V_MY_ITEM, V_MY_AVAIL
+                    )
                     if v > best:
                         best = v
             view[V_EDGE + 4 * r + 2 + act] = best if best > -1e9 else 0.0
@@ -413,8 +453,14 @@ def _edge(view, r):
 def _range_score(p, view, r):
     w = P_RANGE
     b = V_EDGE + 4 * r
-    return (p[w] * view[b] + p[w + 1] * view[b + 1] + p[w + 2] * view[b + 2]
-            + p[w + 3] * view[b + 3] + p[w + 4] * _edge(view, r) + p[w + 5 + r])
+    return (
+        p[w] * view[b]
+        + p[w + 1] * view[b + 1]
+        + p[w + 2] * view[b + 2]
+        + p[w + 3] * view[b + 3]
+        + p[w + 4] * _edge(view, r)
+        + p[w + 5 + r]
+    )
 
 
 @leaf
@@ -473,9 +519,14 @@ def choose_bid(p, view, noise, sc, out):
             ssum += c * (v + 1)
         if not ok or cards > max_cards:
             continue
-        s = (p[w] * ssum + p[w + 1] * cards + p[w + 2] * BID_SETS[k, 4]
-             + p[w + 3] * (BID_SETS[k, 0] + BID_SETS[k, 1])
-             + p[w + 4] * abs(ssum - p[P_BID_TARGET]) + p[w + 5] * ssum * ties)
+        s = (
+            p[w] * ssum
+            + p[w + 1] * cards
+            + p[w + 2] * BID_SETS[k, 4]
+            + p[w + 3] * (BID_SETS[k, 0] + BID_SETS[k, 1])
+            + p[w + 4] * abs(ssum - p[P_BID_TARGET])
+            + p[w + 5] * ssum * ties
+        )
         sc[SC_SCORE + m] = s
         sc[SC_ID + m] = k
         m += 1
@@ -630,9 +681,14 @@ def choose_card(p, view, imod, t, noise, sc):
         w = P_STANCE
         for st in range(3):
             m = float(STANCE_MOD[st])
-            sc[SC_SCORE + n] = (p[w] * (st == QUICK) + p[w + 1] * (st == STRONG) + p[w + 2] * m
-                                + p[w + 3] * m * (plan == ATTACK) + p[w + 4] * m * (plan == DEFEND)
-                                + p[w + 5] * init_chance(view, st))
+            sc[SC_SCORE + n] = (
+                p[w] * (st == QUICK)
+                + p[w + 1] * (st == STRONG)
+                + p[w + 2] * m
+                + p[w + 3] * m * (plan == ATTACK)
+                + p[w + 4] * m * (plan == DEFEND)
+                + p[w + 5] * init_chance(view, st)
+            )
             sc[SC_ID + n] = st
             n += 1
     elif t == T_ITEM:
@@ -683,8 +739,11 @@ def expected_margin(p, view, imod, sc):
             opp_action_probs(p, view, sc)
             mine += sc[ATTACK] * _opp_target_p(p, view, V_OPP_ATK_TGT, my_t)
     pw = p[P_PRIOR_WEIGHT]
-    opp = (p[P_PRIOR_STAMINA] * pw + view[V_OPP_STAM]) / (pw + view[V_OPP_ROUNDS]) \
-        if pw + view[V_OPP_ROUNDS] > 0 else p[P_PRIOR_STAMINA]
+    opp = (
+        (p[P_PRIOR_STAMINA] * pw + view[V_OPP_STAM]) / (pw + view[V_OPP_ROUNDS])
+        if pw + view[V_OPP_ROUNDS] > 0
+        else p[P_PRIOR_STAMINA]
+    )
     ost = view[V_OPP_CARD + T_STANCE]
     if ost >= 0:
         opp += STANCE_MOD[int(ost)]
@@ -750,8 +809,13 @@ def choose_stamina(p, view, imod, noise, sc, out):
             cost -= hi
         margin = base + ssum
         win = sc[wins + ssum] if p[w + 3] != 0.0 else 0.0
-        sc[SC_SCORE + m] = (p[w] * ssum + p[w + 1] * cost + p[w + 2] * cards + p[w + 3] * win
-                            + p[w + 4] * min(6.0, max(-6.0, margin)))
+        sc[SC_SCORE + m] = (
+            p[w] * ssum
+            + p[w + 1] * cost
+            + p[w + 2] * cards
+            + p[w + 3] * win
+            + p[w + 4] * min(6.0, max(-6.0, margin))
+        )
         sc[SC_ID + m] = k
         m += 1
     best = _pick(sc, m, p[P_TEMP], noise) if m > 0 else 0

@@ -42,9 +42,14 @@ from strategies.weights import weight_vector
 
 ATTACK_FEATURES = (
     ("value", "card value of the attack / 14 (a Difficult pair: its highest card)"),
-    ("p_win", ("chance that the defender's hand holds no card of at least this value "
-               "(a Difficult pair: its lower card, which must beat the answer too; from the "
-               "cards it has not discarded)")),
+    (
+        "p_win",
+        (
+            "chance that the defender's hand holds no card of at least this value "
+            "(a Difficult pair: its lower card, which must beat the answer too; from the "
+            "cards it has not discarded)"
+        ),
+    ),
     ("likely", "1 if p_win >= win_at"),
     ("joker", "1 if the play uses a Joker"),
     ("pair", "1 for a Difficult pair (struggle_suits only)"),
@@ -52,8 +57,13 @@ ATTACK_FEATURES = (
 )
 DEFEND_FEATURES = (
     ("answer", "1 for an answer with cards, 0 for no answer"),
-    ("wins", ("1 if the answer stops the attack (a tie goes to the defender; a Difficult pair "
-              "must meet it with both cards)")),
+    (
+        "wins",
+        (
+            "1 if the answer stops the attack (a tie goes to the defender; a Difficult pair "
+            "must meet it with both cards)"
+        ),
+    ),
     ("value", "card value of the answer / 14 (a Difficult pair: its highest card; 0 for none)"),
     ("damage", "damage the answer leaves / 14"),
     ("joker", "1 if the answer uses a Joker"),
@@ -70,8 +80,12 @@ INITIATIVE_FEATURES = (
     ("value", "card value / 14"),
     ("joker", "1 for a Joker"),
 )
-NA, ND, NG, NI = (len(ATTACK_FEATURES), len(DEFEND_FEATURES), len(DAMAGE_FEATURES),
-                  len(INITIATIVE_FEATURES))
+NA, ND, NG, NI = (
+    len(ATTACK_FEATURES),
+    len(DEFEND_FEATURES),
+    len(DAMAGE_FEATURES),
+    len(INITIATIVE_FEATURES),
+)
 NF = max(NA, ND, NG, NI)  # width of the engine's feature rows
 
 P_ATTACK = 0
@@ -86,9 +100,12 @@ SCALARS = {
     "temperature": (P_TEMP, "softmax temperature of every choice (0 = always the best score)"),
     "win_at": (P_WIN_AT, "the chance of winning an attack must reach to count as likely"),
 }
-SECTIONS = {"attack": (P_ATTACK, ATTACK_FEATURES), "defend": (P_DEFEND, DEFEND_FEATURES),
-            "damage": (P_DAMAGE, DAMAGE_FEATURES),
-            "initiative": (P_INITIATIVE, INITIATIVE_FEATURES)}
+SECTIONS = {
+    "attack": (P_ATTACK, ATTACK_FEATURES),
+    "defend": (P_DEFEND, DEFEND_FEATURES),
+    "damage": (P_DAMAGE, DAMAGE_FEATURES),
+    "initiative": (P_INITIATIVE, INITIATIVE_FEATURES),
+}
 
 
 def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
@@ -134,8 +151,12 @@ def uses_odds(params):
 def damage_from_hand(params, lowest, hand_n, hand_size, deck_n, noise):
     """True to discard the lowest card in hand for one point of damage, False
     to discard the top card of the deck (both sources must be non-empty)."""
-    s = (params[P_DAMAGE] + params[P_DAMAGE + 1] * lowest * (1.0 / 14.0)
-         + params[P_DAMAGE + 2] * hand_n / hand_size + params[P_DAMAGE + 3] * deck_n * (1.0 / 54.0))
+    s = (
+        params[P_DAMAGE]
+        + params[P_DAMAGE + 1] * lowest * (1.0 / 14.0)
+        + params[P_DAMAGE + 2] * hand_n / hand_size
+        + params[P_DAMAGE + 3] * deck_n * (1.0 / 54.0)
+    )
     temp = params[P_TEMP]
     if temp > 0.0:
         s += temp * (gumbel(noise) - gumbel(noise))

@@ -96,8 +96,11 @@ SCALARS = {
         "rounds' worth of weight on the prior; small = adapts to the opponent's reveals",
     ),
 }
-SECTIONS = {"play": (P_PLAY, PLAY_FEATURES), "heal": (P_HEAL, HEAL_FEATURES),
-            "keep": (P_KEEP, KEEP_FEATURES)}
+SECTIONS = {
+    "play": (P_PLAY, PLAY_FEATURES),
+    "heal": (P_HEAL, HEAL_FEATURES),
+    "keep": (P_KEEP, KEEP_FEATURES),
+}
 
 
 def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
@@ -108,8 +111,9 @@ def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
     loader's job to refuse. ``forbidden_ranks`` is a bit mask of rank indices
     (restricted play).
     """
-    p = weight_vector(spec, N_PARAMS, SECTIONS, SCALARS,
-                      {P_PRIOR_ATK: 3.0, P_PRIOR_DEF: 2.0, P_PRIOR_WEIGHT: 1e9})
+    p = weight_vector(
+        spec, N_PARAMS, SECTIONS, SCALARS, {P_PRIOR_ATK: 3.0, P_PRIOR_DEF: 2.0, P_PRIOR_WEIGHT: 1e9}
+    )
     p[P_FORBIDDEN] = float(forbidden_ranks)
     return p
 
@@ -117,8 +121,12 @@ def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
 @njit
 def keep_value(params, atk, dfn, is_tech, cost):
     """How much the strategy wants to keep a card in hand."""
-    return (params[P_KEEP] * atk + params[P_KEEP + 1] * dfn
-            + params[P_KEEP + 2] * is_tech + params[P_KEEP + 3] * cost)
+    return (
+        params[P_KEEP] * atk
+        + params[P_KEEP + 1] * dfn
+        + params[P_KEEP + 2] * is_tech
+        + params[P_KEEP + 3] * cost
+    )
 
 
 @njit
@@ -149,10 +157,20 @@ def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, n
         draw = min(unspent, room + c_cards[k])
         dmg = max(0.0, atk - opp_def)
         exposed = max(0.0, opp_atk - dfn)
-        s = (w[0] * atk + w[1] * dfn + w[2] * c_cost[k] + w[3] * unspent
-             + w[4] * c_cards[k] + w[5] * draw + w[6] * dmg + w[7] * min(dfn, opp_atk)
-             + w[9] * dfn * hurt + w[10] * atk * opp_hurt
-             + w[11] * c_wasted[k] + w[13] * exposed)
+        s = (
+            w[0] * atk
+            + w[1] * dfn
+            + w[2] * c_cost[k]
+            + w[3] * unspent
+            + w[4] * c_cards[k]
+            + w[5] * draw
+            + w[6] * dmg
+            + w[7] * min(dfn, opp_atk)
+            + w[9] * dfn * hurt
+            + w[10] * atk * opp_hurt
+            + w[11] * c_wasted[k]
+            + w[13] * exposed
+        )
         if dmg >= info[I_OPP_HP]:
             s += w[8]
         if c_cards[k] == 0:
@@ -188,8 +206,13 @@ def choose_heal(params, info, hand_after, unspent, keep_sorted, h_max, noise):
             keep_lost += keep_sorted[h - 1]
         gain = min(h * per, lost)
         kept = hand_after - h + min(unspent, room0 + h)
-        s = (w[P_HEAL] * gain + w[P_HEAL + 1] * h + w[P_HEAL + 2] * (kept0 - kept)
-             + w[P_HEAL + 3] * gain * lost_share + w[P_HEAL + 4] * keep_lost)
+        s = (
+            w[P_HEAL] * gain
+            + w[P_HEAL + 1] * h
+            + w[P_HEAL + 2] * (kept0 - kept)
+            + w[P_HEAL + 3] * gain * lost_share
+            + w[P_HEAL + 4] * keep_lost
+        )
         if temp > 0.0:
             s += temp * gumbel(noise)
         if s > best_score:

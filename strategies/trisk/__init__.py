@@ -89,8 +89,12 @@ BLOCK_FEATURES = (
     ("danger", "prevented x 1 if the unblocked attacks would bring my Primal down"),
     ("absorb", "damage the blocker takes and survives"),
 )
-NPR, NPL, NAT, NBL = (len(PRIMAL_FEATURES), len(PLAY_FEATURES), len(ATTACK_FEATURES),
-                      len(BLOCK_FEATURES))
+NPR, NPL, NAT, NBL = (
+    len(PRIMAL_FEATURES),
+    len(PLAY_FEATURES),
+    len(ATTACK_FEATURES),
+    len(BLOCK_FEATURES),
+)
 
 P_PRIMAL = 0
 P_PLAY = P_PRIMAL + NPR
@@ -101,8 +105,10 @@ P_TEMP, P_GO_FIRST = P_SCALAR, P_SCALAR + 1
 N_PARAMS = P_SCALAR + 2
 
 SECTIONS = {
-    "primal": (P_PRIMAL, PRIMAL_FEATURES), "play": (P_PLAY, PLAY_FEATURES),
-    "attack": (P_ATTACK, ATTACK_FEATURES), "block": (P_BLOCK, BLOCK_FEATURES),
+    "primal": (P_PRIMAL, PRIMAL_FEATURES),
+    "play": (P_PLAY, PLAY_FEATURES),
+    "attack": (P_ATTACK, ATTACK_FEATURES),
+    "block": (P_BLOCK, BLOCK_FEATURES),
 }
 SCALARS = {
     "temperature": (P_TEMP, "softmax temperature of every choice (0 = always the best)"),
