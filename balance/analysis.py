@@ -132,14 +132,14 @@ def refine_to_precision(specs: list, res: list, precision: float, max_games: int
         need = np.minimum(max_games, (need * 1.02).astype(np.int64) + 2)
         need += need % 2
         todo, prev = [], {}
-        for i, (spec, r) in enumerate(zip(specs, res)):
+        for i, (spec, r) in enumerate(zip(specs, res, strict=False)):
             if need[i] > r.games:
                 prev[len(todo)] = r
                 todo.append(i)
                 specs[i] = replace(spec, n_games=int(need[i]))
         if not todo:
             break
-        for i, r in zip(todo, run([specs[i] for i in todo], prev)):
+        for i, r in zip(todo, run([specs[i] for i in todo], prev), strict=False):
             res[i] = r
     return res
 
@@ -203,7 +203,7 @@ def compare_command(
         res = refine_to_precision(specs, res, precision, max_games, run)
     from balance import tables
 
-    runs = dict(zip(keys, res))
+    runs = dict(zip(keys, res, strict=False))
     vnames = [r.name for r in rulesets]
     snames = [s.name for s in strats]
     t = tables.compare_tables(runs, vnames, snames) if with_tables else {}
@@ -269,7 +269,7 @@ def cards_command(
         "by_suit": tables.card_table(res[0], "suit"),
     }
     if restricted:
-        out["restricted"] = tables.restricted_table(res[0], dict(zip(ranks, res[1:])))
+        out["restricted"] = tables.restricted_table(res[0], dict(zip(ranks, res[1:], strict=False)))
     return out
 
 
@@ -346,7 +346,7 @@ def sprt_command(
         done = out["decision"] != "continue" or n_opp >= cap
         if done:
             store = Store(results)
-            for (vname, oname), res in cur.items():
+            for res in cur.values():
                 res.manifest = runner._manifest(res.spec, 0.0, threads)
                 runner.save_run(store, res)
             out["final"] = True

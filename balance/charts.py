@@ -20,9 +20,10 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -97,7 +98,7 @@ def _style() -> Iterator[None]:
         yield
 
 
-def _figure(width: float, height: float) -> "Figure":
+def _figure(width: float, height: float) -> Figure:
     """A new Agg-backed figure, independent of pyplot's global state."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -125,9 +126,7 @@ def _wrap(text: str, width_in: float, fontsize: float) -> str:
     return "\n".join(textwrap.wrap(text, chars)) if len(text) > chars else text
 
 
-def _titles(
-    fig: "Figure", title: str, subtitle: str | None = None, ax: "Axes | None" = None
-) -> None:
+def _titles(fig: Figure, title: str, subtitle: str | None = None, ax: Axes | None = None) -> None:
     """Bold left-aligned title; the explanatory subtitle goes under it (as the
     axes title) for single-panel charts, or as a caption below multi-panel ones.
     Call last, once every other artist is in place: wrapping uses the laid-out
@@ -153,7 +152,7 @@ def _titles(
         )
 
 
-def _panel_title(ax: "Axes", text: str, fig_width: float) -> None:
+def _panel_title(ax: Axes, text: str, fig_width: float) -> None:
     ax.set_title(_wrap(_label(text), fig_width - 1.3, 9), loc="left", fontsize=9, color=_MUTED)
 
 
@@ -200,13 +199,13 @@ def _colors(n: int) -> list:
     return [cmap(i % cmap.N) for i in range(n)]
 
 
-def _empty(fig: "Figure", ax: "Axes", message: str) -> "Figure":
+def _empty(fig: Figure, ax: Axes, message: str) -> Figure:
     ax.set_axis_off()
     ax.text(0.5, 0.5, message, ha="center", va="center", color=_MUTED, transform=ax.transAxes)
     return fig
 
 
-def _placeholder(title: str, message: str, width: float = 6, height: float = 2) -> "Figure":
+def _placeholder(title: str, message: str, width: float = 6, height: float = 2) -> Figure:
     """A small titled figure that says why there is nothing to draw."""
     fig = _figure(width, height)
     ax = fig.add_subplot()
@@ -234,7 +233,7 @@ def _inline_svg(svg: str, prefix: str) -> str:
     return svg.strip() + "\n"
 
 
-def save(fig: "Figure", stem: Path, png: bool = True, write: bool = True) -> str:
+def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     """Write ``stem.svg`` (and ``stem.png`` with ``png``), close the figure,
     return inline SVG text; with ``write=False`` nothing is written and only
     the inline SVG is made (a report page needs no files).
@@ -270,7 +269,7 @@ def save(fig: "Figure", stem: Path, png: bool = True, write: bool = True) -> str
     return _inline_svg(svg, slug(stem.name))
 
 
-def _atomic_savefig(fig: "Figure", path: Path, **kwargs) -> None:
+def _atomic_savefig(fig: Figure, path: Path, **kwargs) -> None:
     import os
 
     tmp = path.with_name(f".{path.name}.tmp")
@@ -283,7 +282,7 @@ def _atomic_savefig(fig: "Figure", path: Path, **kwargs) -> None:
             tmp.unlink()
 
 
-def _close(fig: "Figure") -> None:
+def _close(fig: Figure) -> None:
     import sys
 
     plt = sys.modules.get("matplotlib.pyplot")
@@ -305,7 +304,7 @@ def _diverging(values: np.ndarray, floor: float):
     return norm, matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6"), spread
 
 
-def _pct_colorbar(fig: "Figure", im, ax: "Axes", label: str, shrink: float) -> None:
+def _pct_colorbar(fig: Figure, im, ax: Axes, label: str, shrink: float) -> None:
     """A colour bar in percent beside a heatmap whose spines are hidden."""
     import matplotlib
 
@@ -325,7 +324,7 @@ def matrix_heatmap(
     order: Sequence[str] | None = None,
     what: str = "win rate",
     subtitle: str | None = None,
-) -> "Figure":
+) -> Figure:
     """Head-to-head win-rate matrix of one variant.
 
     Cell (row a, column b) is a's win rate against b in percent, with the 95%
@@ -417,7 +416,7 @@ def matrix_heatmap(
 
 
 # --------------------------------------------------------------------------- variant diffs
-def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = None) -> "Figure":
+def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = None) -> Figure:
     """Forest plot: each variant's paired change in each strategy's score vs base.
 
     One row band per variant (largest mean shift on top), one coloured
@@ -442,7 +441,7 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         nv, ns = len(variants), len(strat_names)
         ypos = {v: i for i, v in enumerate(variants)}
         offsets = np.linspace(-0.32, 0.32, ns) if ns > 1 else np.zeros(1)
-        colors = dict(zip(strat_names, _colors(ns)))
+        colors = dict(zip(strat_names, _colors(ns), strict=False))
 
         wrapped = any("\n" in _variant_label(v) for v in variants)
         band = max(0.42 if wrapped else 0.3, 0.085 * ns + 0.1)
@@ -534,7 +533,7 @@ def _pick_round_variants(rounds_df: pd.DataFrame, limit: int = 5) -> list[str]:
     return picked
 
 
-def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None = None) -> "Figure":
+def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None = None) -> Figure:
     """Distribution of game length (rounds), a few variants overlaid as step lines.
 
     With ``variants=None``: all variants if there are at most five, else
@@ -551,7 +550,7 @@ def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None 
         lo_r, hi_r = int(rounds_df["rounds"].min()), int(rounds_df["rounds"].max())
         full = np.arange(lo_r, hi_r + 1)
         total_games = 0
-        for c, v in zip(colors, chosen):
+        for c, v in zip(colors, chosen, strict=False):
             sub = rounds_df[rounds_df["variant"] == v].groupby("rounds")["count"].sum()
             n = float(sub.sum())
             if n <= 0:
@@ -648,7 +647,7 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
     return out.set_index("rank").loc[order].reset_index()
 
 
-def _bars(ax: "Axes", x, value, lo, hi, base: float, strong=None) -> None:
+def _bars(ax: Axes, x, value, lo, hi, base: float, strong=None) -> None:
     """Bars from a reference line (``base``) with 95% CI whiskers; weak ones faded."""
     from matplotlib.colors import to_rgba
 
@@ -658,7 +657,7 @@ def _bars(ax: "Axes", x, value, lo, hi, base: float, strong=None) -> None:
         if strong is None
         else np.where(np.asarray(strong, dtype=bool), 1.0, 0.45)
     )
-    colors = [to_rgba(_POS if v >= base else _NEG, a) for v, a in zip(value, alpha)]
+    colors = [to_rgba(_POS if v >= base else _NEG, a) for v, a in zip(value, alpha, strict=False)]
     ax.bar(x, value - base, bottom=base, width=0.68, color=colors, zorder=2)
     yerr = np.vstack([value - np.asarray(lo, dtype=float), np.asarray(hi, dtype=float) - value])
     ax.errorbar(x, value, yerr=yerr, fmt="none", ecolor=_INK, elinewidth=1.0, capsize=2.5, zorder=3)
@@ -684,7 +683,7 @@ def card_value(
     variant: str = "base",
     strategy: str | None = None,
     opponent: str | None = None,
-) -> "Figure":
+) -> Figure:
     """Per-rank card value for one strategy in one variant.
 
     Panels (ranks A–9, J, Q, K in order, suits pooled): played win rate, IWD
@@ -791,7 +790,7 @@ def card_value(
 
 
 # --------------------------------------------------------------------------- overview
-def variant_overview(variants_df: pd.DataFrame) -> "Figure":
+def variant_overview(variants_df: pd.DataFrame) -> Figure:
     """All variants side by side: mean game length, draw rate, luck vs skill.
 
     One row per variant (base on top and highlighted, then by number of rule
@@ -841,7 +840,7 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
             )
 
         base_rows = np.flatnonzero(df["variant"].to_numpy() == "base")
-        for ax, (val, lo, hi, ref, xlabel, head) in zip(axes, specs):
+        for ax, (val, lo, hi, ref, xlabel, head) in zip(axes, specs, strict=False):
             for i in range(nv):
                 if i % 2 == 0:
                     ax.axhspan(i - 0.5, i + 0.5, color=_BAND, zorder=0, linewidth=0)
@@ -872,7 +871,7 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
         if has_luck and "games_needed" in df:
             ax = axes[2]
             hi = df["luck_skill_hi"].to_numpy(float) * 100
-            for i, (g, h) in enumerate(zip(df["games_needed"], hi)):
+            for i, (g, h) in enumerate(zip(df["games_needed"], hi, strict=False)):
                 if pd.notna(g) and np.isfinite(h):
                     ax.annotate(
                         f"{_fmt_n(g)} game{'' if g == 1 else 's'}",
@@ -898,7 +897,7 @@ def variant_overview(variants_df: pd.DataFrame) -> "Figure":
 
 
 # --------------------------------------------------------------------------- all at once
-def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
+def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> Figure:
     """Bradley–Terry Elo of each strategy with its 95% CI, and its weight in
     the max-entropy Nash mixture (with bootstrap CI) beside it."""
     df = ratings_df[ratings_df["variant"] == variant].sort_values("elo", ascending=True)
@@ -916,7 +915,9 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
         ax = axes[0]
         y = np.arange(n)
         elo, lo, hi = (df[c].to_numpy(dtype=float) for c in ("elo", "elo_lo", "elo_hi"))
-        colors = [_POS if a > 0 else (_NEG if b < 0 else _NEUTRAL) for a, b in zip(lo, hi)]
+        colors = [
+            _POS if a > 0 else (_NEG if b < 0 else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+        ]
         ax.axvline(0, color=_INK, linewidth=0.9)
         ax.errorbar(
             elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors, elinewidth=1.4
@@ -956,7 +957,7 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> "Figure":
 
 
 # --------------------------------------------------------------------------- loadouts
-def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
+def loadout_matrix_chart(matrix_df: pd.DataFrame) -> Figure:
     """The loadout matrix as a heatmap: the row loadout's score against the
     column loadout (win + ½ draw), loadouts ordered by their score against the
     field (strongest first); cells whose 95% CI excludes ½ are dotted."""
@@ -1004,12 +1005,14 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> "Figure":
     return fig
 
 
-def _forest(ax: "Axes", labels, value, lo, hi, ref: float, scale: float = 100.0) -> None:
+def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -> None:
     """Points with CI bars, one row each (top = first), blue above / red below ``ref``."""
     value, lo, hi = (np.asarray(x, dtype=float) * scale for x in (value, lo, hi))
     y = np.arange(len(value))[::-1]
     ref = ref * scale
-    colors = [_POS if a > ref else (_NEG if b < ref else _NEUTRAL) for a, b in zip(lo, hi)]
+    colors = [
+        _POS if a > ref else (_NEG if b < ref else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+    ]
     ax.axvline(ref, color=_INK, linewidth=0.9)
     ax.errorbar(
         value,
@@ -1027,7 +1030,7 @@ def _forest(ax: "Axes", labels, value, lo, hi, ref: float, scale: float = 100.0)
 
 def loadout_values_chart(
     pairs: pd.DataFrame, maneuvers: pd.DataFrame, items: pd.DataFrame
-) -> "Figure":
+) -> Figure:
     """Item pairs and maneuvers (pooled score against the field) and each
     item's marginal value, each with its 95% CI."""
     with _style():
@@ -1068,7 +1071,7 @@ def loadout_values_chart(
     return fig
 
 
-def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
+def ranges_chart(ranges_df: pd.DataFrame) -> Figure:
     """Share of the rounds fought at each range that each loadout wins."""
 
     with _style():
@@ -1117,7 +1120,7 @@ def ranges_chart(ranges_df: pd.DataFrame) -> "Figure":
     return fig
 
 
-def initiative_chart(init_df: pd.DataFrame) -> "Figure":
+def initiative_chart(init_df: pd.DataFrame) -> Figure:
     """The opening bid's winner's win rate by the size of its winning bid."""
     with _style():
         df = init_df[init_df["bid"] != "all"] if init_df is not None else None
@@ -1129,13 +1132,15 @@ def initiative_chart(init_df: pd.DataFrame) -> "Figure":
         w, lo, hi = (
             df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi")
         )
-        colors = [_POS if a > 50 else (_NEG if b < 50 else _NEUTRAL) for a, b in zip(lo, hi)]
+        colors = [
+            _POS if a > 50 else (_NEG if b < 50 else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+        ]
         ax.axhline(50, color=_INK, linewidth=0.9)
         ax.errorbar(
             x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4
         )
         ax.scatter(x, w, color=colors, s=26, zorder=3)
-        for xi, wi, g in zip(x, hi, df["games"]):
+        for xi, wi, g in zip(x, hi, df["games"], strict=False):
             ax.text(xi, wi + 1, _fmt_n(g), ha="center", va="bottom", fontsize=6.5, color=_MUTED)
         ax.set_xticks(x)
         ax.set_xlabel("sum of the winning opening bid")
@@ -1162,7 +1167,7 @@ def initiative_chart(init_df: pd.DataFrame) -> "Figure":
 def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
     """(strategy, opponent) pairs in table order; opponent None if not recorded."""
     if "opponent" in df.columns:
-        return list(dict.fromkeys(zip(df["strategy"], df["opponent"])))
+        return list(dict.fromkeys(zip(df["strategy"], df["opponent"], strict=False)))
     return [(s, None) for s in dict.fromkeys(df["strategy"])]
 
 
@@ -1335,13 +1340,13 @@ def all_charts(
             done = list(pool.map(_render, work, chunksize=1))
     else:
         done = [_render(job) for job in work]
-    for i, svg in zip(todo, done):
+    for i, svg in zip(todo, done, strict=False):
         svgs[i] = svg
         if cache_dir is not None:
             from balance.store import write_text_atomic
 
             write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", _sealed(svg))
-    return {name: svg for (name, _), svg in zip(jobs, svgs)}
+    return {name: svg for (name, _), svg in zip(jobs, svgs, strict=False)}
 
 
 _SEAL = "<!-- balance chart cache sha256 "
@@ -1380,7 +1385,7 @@ def _cached_chart(path: Path) -> str | None:
 
 
 # --------------------------------------------------------------------------- trisk power
-def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -> "Figure":
+def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -> Figure:
     """Effects ranked, each with its 95% CI, and the equivalence band ±δ.
 
     ``df`` has ``name``, ``effect``, ``lo``, ``hi`` (fractions), ``games`` and
@@ -1430,7 +1435,7 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
     return fig
 
 
-def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -> "Figure":
+def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -> Figure:
     """Off-budget copies of the neutral card: effect (95% CI) against budget
     points off, the fitted rate through the origin with its band, and the
     equivalence band ±δ."""
@@ -1466,7 +1471,7 @@ def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -
             elinewidth=1.2,
             zorder=3,
         )
-        for xi, vi, name in zip(x, v, points["name"]):
+        for xi, vi, name in zip(x, v, points["name"], strict=False):
             ax.annotate(
                 _label(str(name).split(" ", 2)[-1]),
                 (xi, vi),
@@ -1493,7 +1498,7 @@ def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -
 # --------------------------------------------------------------------------- four-suits RPG
 def suits_ladder_chart(
     fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]], suit: str
-) -> "Figure":
+) -> Figure:
     """The difficulty ladder: a fresh hand's chance of success at each target,
     exact (lines) and simulated (points with 95% Wilson intervals), in suit,
     Difficult and either way, with the rulebook's example Task of each target
@@ -1528,7 +1533,7 @@ def suits_ladder_chart(
         texts = list(examples.get(suit, []))
         labels = [
             f"{name}: {shorten(str(texts[t - 2]).rstrip('.'), 34) if texts else ''}"
-            for t, name in zip(x, fresh["target_name"])
+            for t, name in zip(x, fresh["target_name"], strict=False)
         ]
         ax.set_xticks(
             x,
@@ -1553,7 +1558,7 @@ def suits_ladder_chart(
     return fig
 
 
-def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)) -> "Figure":
+def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)) -> Figure:
     """As the deck runs down: the chance that a character who attempts the
     same Task again and again succeeds, by the cards left in its deck, for a
     few targets, in suit and either way (95% Wilson bands)."""
@@ -1564,10 +1569,10 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
         axes = fig.subplots(1, 2, sharey=True)
         colors = _colors(len(targets))
         for ax, mode, title in zip(
-            axes, ("in_suit", "either"), ("in suit only", "in suit, else Difficult")
+            axes, ("in_suit", "either"), ("in suit only", "in suit, else Difficult"), strict=False
         ):
             d = by_deck[by_deck["mode"] == mode]
-            for t, color in zip(targets, colors):
+            for t, color in zip(targets, colors, strict=False):
                 e = d[(d["target"] == t) & (d["n"] >= 50)].sort_values("deck_left")
                 if e.empty:
                     continue
@@ -1595,7 +1600,7 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
     return fig
 
 
-def suits_policy_chart(policies: pd.DataFrame) -> "Figure":
+def suits_policy_chart(policies: pd.DataFrame) -> Figure:
     """Each struggle policy's score against the field (95% CI), per variant."""
     with _style():
         variants = list(dict.fromkeys(policies["variant"]))
@@ -1611,7 +1616,9 @@ def suits_policy_chart(policies: pd.DataFrame) -> "Figure":
         value = np.array([r[1] for r in rows]) * 100
         lo = np.array([r[2] for r in rows]) * 100
         hi = np.array([r[3] for r in rows]) * 100
-        colors = [_POS if a > 50 else _NEG if b < 50 else _NEUTRAL for a, b in zip(lo, hi)]
+        colors = [
+            _POS if a > 50 else _NEG if b < 50 else _NEUTRAL for a, b in zip(lo, hi, strict=False)
+        ]
         ax.axvline(50, color=_INK, linewidth=0.9)
         ax.errorbar(
             value,

@@ -12,7 +12,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -51,7 +51,7 @@ STANDARD = "random,aggressor,turtle,balanced,economist,healer,adaptive"
 # ---- shared options ------------------------------------------------------------------
 BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]
 PrecisionOpt = Annotated[
-    Optional[float],
+    float | None,
     typer.Option(
         "--precision",
         help="Run until every win-rate 95% CI is within ±P (e.g. 0.01 = ±1 point); "
@@ -157,7 +157,7 @@ def _table(title: str, columns: list[str], rows: list[list[str]], left: int = 1)
     Console(width=max(120, len(columns) * 14)).print(t)
 
 
-def _store(results: Optional[Path]):
+def _store(results: Path | None):
     from balance.store import Store
 
     return Store(results)
@@ -234,7 +234,7 @@ def tosk_cards(
         bool, typer.Option(help="Also measure restricted play (forbid each rank).")
     ] = True,
     charts: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--charts",
             help="Also write the card-value chart (SVG and PNG) to this folder.",
@@ -446,7 +446,7 @@ def add_game_commands(
         batch_size: BatchOpt = 1 << 15,
         results: ResultsOpt = None,
         charts: Annotated[
-            Optional[Path],
+            Path | None,
             typer.Option(
                 "--charts",
                 help="Also write SVG and PNG charts to this folder.",
@@ -675,7 +675,7 @@ def add_game_commands(
             ),
         ] = 2.0,
         opponents: Annotated[
-            Optional[str],
+            str | None,
             typer.Option(
                 "--opponents",
                 help="Comma-separated opponents (default: the study's other strategies).",
@@ -791,11 +791,11 @@ PairingGamesOpt = Annotated[int, typer.Option("-n", help="Games per loadout pair
 def clash_loadouts(
     strategy: LoadoutStrategyOpt = "counter",
     vs: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--vs", help="The strategy playing the column loadouts (default: the same)."),
     ] = None,
     also: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--also",
             help="More pairings, comma-separated, each 'X' (X vs X) or 'X:Y' (X vs Y): "
@@ -994,20 +994,20 @@ def clash_initiative(
 @app.command("report")
 def report_cmd(
     runs: Annotated[
-        Optional[list[Path]],
+        list[Path] | None,
         typer.Argument(
             help="Stored run folders, or folders holding runs (e.g. results/tosk). Default: the latest `balance study`."
         ),
     ] = None,
     out: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--out",
             "-o",
             help="With RUNS: the .html file to write (default reports/report.html). Without: the report folder (default reports/).",
         ),
     ] = None,
-    title: Annotated[Optional[str], typer.Option("--title", help="Page title (with RUNS).")] = None,
+    title: Annotated[str | None, typer.Option("--title", help="Page title (with RUNS).")] = None,
     results: ResultsOpt = None,
 ):
     """Build a self-contained HTML report from stored runs (nothing is simulated)."""

@@ -3,7 +3,7 @@ types), defined once so that each command file declares them the same way."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,13 +12,13 @@ from balance.paths import dir_option
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same deals.")]
 ThreadsOpt = Annotated[
-    Optional[int],
+    int | None,
     typer.Option(
         "--threads", help="Numba threads (default: all cores). Results do not depend on it."
     ),
 ]
 ResultsOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--results",
         help="Results store (default: $BALANCE_RESULTS or ./results).",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -18,7 +18,7 @@ from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, Varian
 from balance.errors import UserError
 
 PageOpt = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option(
         "--page", help="Also write a self-contained HTML page of the results to this .html file."
     ),
@@ -31,7 +31,7 @@ def _cli():
     return cli
 
 
-def _check_page(page: Optional[Path]) -> None:
+def _check_page(page: Path | None) -> None:
     if page is None:
         return
     if page.suffix.lower() not in (".html", ".htm"):
@@ -41,7 +41,7 @@ def _check_page(page: Optional[Path]) -> None:
     writable_file(page, "--page")
 
 
-def _page_and_json(res, page: Optional[Path], as_json: bool, tasks=None, struggle=None) -> bool:
+def _page_and_json(res, page: Path | None, as_json: bool, tasks=None, struggle=None) -> bool:
     """Write the page (if asked) and, with ``--json``, print every table; True
     when the JSON was printed (nothing else to show)."""
     from balance import suits
@@ -170,7 +170,7 @@ def struggle(
         ),
     ] = "base,ties-to-attacker,to-the-death",
     policies: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--policies", help="Comma-separated strategies (default: the eight scripted policies)."
         ),

@@ -8,7 +8,7 @@ Heavy imports (numba, polars, matplotlib) happen inside command bodies.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -170,7 +170,7 @@ def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     _show(rows, "Trisk reference decks", ["deck", "primal", "size", "neutral", "cards"], False)
 
 
-def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
+def _parse_cards(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     items = [t.strip() for t in text.split(",") if t.strip()]
@@ -179,7 +179,7 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
             "--cards names no card; give card names separated by commas, e.g. Bear,Raven"
         )
     lower = [t.lower() for t in items]
-    twice = next((t for t, k in zip(items, lower) if lower.count(k) > 1), None)
+    twice = next((t for t, k in zip(items, lower, strict=False) if lower.count(k) > 1), None)
     if twice is not None:
         raise UserError(f"--cards names '{twice}' twice; name each card once")
     return tuple(items)
@@ -187,7 +187,7 @@ def _parse_cards(text: Optional[str]) -> tuple[str, ...] | None:
 
 def power(
     delta: Annotated[
-        Optional[float],
+        float | None,
         typer.Option(
             "--delta",
             help="Equivalence margin in points of score per game of the deck holding "
@@ -195,36 +195,36 @@ def power(
         ),
     ] = None,
     alpha: Annotated[
-        Optional[float], typer.Option("--alpha", help="Level of each test (default 0.05).")
+        float | None, typer.Option("--alpha", help="Level of each test (default 0.05).")
     ] = None,
     games: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--games", help="Games per run at the start (one card, Primal and field opponent)."
         ),
     ] = None,
     max_games: Annotated[
-        Optional[int],
+        int | None,
         typer.Option("--max-games", help="Most games per run an undecided card is extended to."),
     ] = None,
     seed: Annotated[
-        Optional[int], typer.Option("--seed", help="Seed: the same seed gives the same deals.")
+        int | None, typer.Option("--seed", help="Seed: the same seed gives the same deals.")
     ] = None,
     threads: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--threads", help="Numba threads (default: all cores). Results do not depend on it."
         ),
     ] = None,
     results: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--results", help="Results store (default: $BALANCE_RESULTS or ./results)."),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")] = Path(
         "reports/trisk-power.html"
     ),
     cards_: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--cards", help="Test only these cards (comma-separated names)."),
     ] = None,
     scale: Annotated[
@@ -232,21 +232,21 @@ def power(
         typer.Option("--scale", help="Multiply every game count (e.g. 0.1 for a quick look)."),
     ] = 1.0,
     plan_file: Annotated[
-        Optional[Path], typer.Option("--plan", help="The plan (default configs/trisk/power.toml).")
+        Path | None, typer.Option("--plan", help="The plan (default configs/trisk/power.toml).")
     ] = None,
     no_regression: Annotated[
         bool, typer.Option("--no-regression", help="Skip the regression on random decks.")
     ] = False,
     card_set: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--card-set", help="Test a designer's set (a path) instead of the variant's."),
     ] = None,
     decks_file: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--decks", help="Its reference decks (default configs/trisk/decks.toml)."),
     ] = None,
     copies: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--copies",
             help="Neutral copies of each reference deck replaced by the card (default 4: "
@@ -254,7 +254,7 @@ def power(
         ),
     ] = None,
     vs_card: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--vs-card",
             help="Compare every card with this card (swapped in the same way) instead "
@@ -262,7 +262,7 @@ def power(
         ),
     ] = None,
     check_strategy: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--check-strategy",
             help="Each card's effect again under this strategy (default from "

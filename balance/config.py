@@ -237,7 +237,7 @@ class Strategy:
             return mod.encode_strategy(self.spec, self.loadout)
         return mod.encode_strategy(self.spec, self.forbidden_ranks)
 
-    def with_loadout(self, index: int) -> "Strategy":
+    def with_loadout(self, index: int) -> Strategy:
         """The same strategy playing loadout ``index`` (named ``strategy@loadout``)."""
         eng = get_game(self.game).engine_module()
         base = self.name.split("@", 1)[0]
@@ -250,13 +250,13 @@ class Strategy:
             index,
         )
 
-    def with_deck(self, deck, n_cards: int) -> "Strategy":
+    def with_deck(self, deck, n_cards: int) -> Strategy:
         """The same strategy playing ``deck`` (named ``strategy@deck``); ``n_cards``
         is the number of rows of its card set."""
         base = self.name.split("@", 1)[0]
         return replace(self, name=f"{base}@{deck.name}", deck=deck, n_cards=int(n_cards))
 
-    def restricted_card(self, row: int, card_name: str) -> "Strategy":
+    def restricted_card(self, row: int, card_name: str) -> Strategy:
         """The same side forbidden to play card ``row``: drawn, never played."""
         return replace(
             self,
@@ -264,7 +264,7 @@ class Strategy:
             forbidden_ranks=self.forbidden_ranks | (1 << int(row)),
         )
 
-    def restricted(self, rank_index: int, rank_name: str) -> "Strategy":
+    def restricted(self, rank_index: int, rank_name: str) -> Strategy:
         """The same strategy forbidden to play one rank (restricted play)."""
         return Strategy(
             self.game,
@@ -299,7 +299,7 @@ def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
     )
 
 
-def check_loadout(ruleset: "Ruleset", st: "Strategy") -> None:
+def check_loadout(ruleset: Ruleset, st: Strategy) -> None:
     """Refuse a side whose loadout the ruleset does not allow (e.g. Shield+Spear
     in Clash of Steel without ``allow_shield_spear``): one line, before any run."""
     if st.loadout is None:
@@ -343,7 +343,7 @@ def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
         elif (deck.primal, tuple(deck.cards)) == (int(st.deck.primal), tuple(st.deck.cards)):
             old = None  # a stored deck whose rows hold: its mask holds too
         else:  # a stored deck on moved rows: the names of its own rows are known
-            old = dict(zip(st.deck.cards, getattr(st.deck, "names", None) or ()))
+            old = dict(zip(st.deck.cards, getattr(st.deck, "names", None) or (), strict=False))
         if old is not None:
             forbidden = 0
             for r in range(st.forbidden_ranks.bit_length()):

@@ -25,7 +25,6 @@ import pandas as pd
 from balance import stats
 from balance.registry import get_game
 
-
 EXPERIMENT = "loadout-matrix"  # the runs' tag: every loadout against every loadout
 
 

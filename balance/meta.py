@@ -63,7 +63,7 @@ def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[
         args = (n, iu[have], ju[have], games[iu, ju][have], (score[iu, ju] * games[iu, ju])[have])
         # errors cluster-robust over deals: a deal's two games share its shuffles,
         # and every match of the round robin replays the same deals
-        dp = [deals[(int(i), int(j))] for i, j in zip(iu[have], ju[have])]
+        dp = [deals[(int(i), int(j))] for i, j in zip(iu[have], ju[have], strict=False)]
         bt = stats.bradley_terry(*args, names=present, deal_points=dp)
         if not bt.attrs.get("mle_exists", True):
             # a strategy that never scores has no finite MLE (Ford 1957): one

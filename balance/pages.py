@@ -151,7 +151,7 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         loaded = list(pool.map(load, todo))
     runs = []
-    for (folder, _, _), res in zip(todo, loaded):
+    for (folder, _, _), res in zip(todo, loaded, strict=False):
         if isinstance(res, Damaged):
             damaged.append(f"{folder}: {res}; left out")
         else:
@@ -207,7 +207,7 @@ def organise(runs: list) -> dict[str, dict]:
         else:
             g["matches"][(variant, a, b)] = r
     for g in out.values():  # a card run against another strategy is a match too
-        for (variant, a, b, seed), rest in g["restricted"].items():
+        for variant, a, b, seed in g["restricted"]:
             if (variant, a, b, seed) not in g["card_base"] and (variant, a, b) in g["matches"]:
                 m = g["matches"][(variant, a, b)]
                 if m.spec.seed == seed:

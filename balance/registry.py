@@ -7,7 +7,7 @@ game. Modules are imported on first use, keeping ``balance --help`` instant.
 """
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import import_module
 
 from balance.errors import UserError
@@ -37,7 +37,7 @@ class Game:
         return getattr(_module(mod), fn)(name, rules)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module(path: str):
     return import_module(path)
 

@@ -51,8 +51,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -1081,7 +1082,7 @@ def _page_title(games: Sequence[Mapping[str, Any]]) -> str:
 
 def _date(games: Sequence[Mapping[str, Any]]) -> str:
     """The page's date, readable: 2026-11-30 16:28 UTC."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     dates = [
         str(g.get("manifest", {}).get("date")) for g in games if g.get("manifest", {}).get("date")
@@ -1089,7 +1090,7 @@ def _date(games: Sequence[Mapping[str, Any]]) -> str:
     if not dates:
         return ""
     try:
-        d = datetime.fromisoformat(dates[0].replace("Z", "+00:00")).astimezone(timezone.utc)
+        d = datetime.fromisoformat(dates[0].replace("Z", "+00:00")).astimezone(UTC)
         return d.strftime("%Y-%m-%d %H:%M UTC")
     except ValueError:
         return dates[0]

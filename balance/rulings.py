@@ -1,13 +1,13 @@
 """The rulings in force, read from the project's copy in ``docs/rulings.md``."""
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 RULINGS_FILE = Path(__file__).resolve().parent.parent / "docs" / "rulings.md"
 
 
-@lru_cache(maxsize=None)
+@cache
 def rulings(prefix: str) -> tuple[str, ...]:
     """Every ruling line whose id starts with ``prefix`` (e.g. ``T`` for Tosk),
     the toolkit's own decisions (``TD…``) included, as ``"T3 Force: …"``."""

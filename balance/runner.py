@@ -15,8 +15,8 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from functools import cached_property
-from datetime import datetime, timezone
 
 import numpy as np
 import polars as pl
@@ -210,7 +210,7 @@ class _Accumulator:
         if size > len(self.rounds):
             self.rounds = np.concatenate([self.rounds, np.zeros(size - len(self.rounds), np.int64)])
 
-    def merge(self, res: "RunResult") -> None:
+    def merge(self, res: RunResult) -> None:
         """Start from the counts of a finished run over games 0..res.games-1."""
         self.pair_points[: len(res.pair_points)] = res.pair_points
         self.wins += [res.a_wins, res.b_wins, res.draws]
@@ -268,7 +268,7 @@ def command_line() -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def provenance(game: str) -> dict:

@@ -1595,7 +1595,10 @@ def bradley_terry(
             cov_b = np.asarray(res.cov_params(), dtype=float)
             if deal_points is not None:
                 meat = _bt_meat(
-                    X[:n_real], beta, g[:n_real], [dp for dp, k_ in zip(deal_points, keep) if k_]
+                    X[:n_real],
+                    beta,
+                    g[:n_real],
+                    [dp for dp, k_ in zip(deal_points, keep, strict=False) if k_],
                 )
                 if meat is not None:
                     cov_b = cov_b @ meat @ cov_b
@@ -1705,7 +1708,7 @@ def three_cycles(lo: ArrayLike) -> list[tuple[int, int, int]]:
     # cyc[i, j, k] = gt[i, j] & gt[j, k] & gt[k, i]
     cyc = gt[:, :, None] & gt[None, :, :] & gt.T[:, None, :]
     out = []
-    for a, b, c in zip(*np.nonzero(cyc)):
+    for a, b, c in zip(*np.nonzero(cyc), strict=False):
         if a < b and a < c:
             out.append((int(a), int(b), int(c)))
     return sorted(out)
@@ -1954,11 +1957,11 @@ def _neighbour_supports(S: np.ndarray, n: int) -> list[np.ndarray]:
     swaps = [sorted(set(inside) - {i} | {j}) for i in inside for j in outside]
     add1 = [sorted(inside + [j]) for j in outside]
     drop1 = [[x for x in inside if x != i] for i in inside]
-    add2 = [sorted(inside + [j, l]) for a, j in enumerate(outside) for l in outside[a + 1 :]]
+    add2 = [sorted(inside + [j, m]) for a, j in enumerate(outside) for m in outside[a + 1 :]]
     drop2 = [
-        [x for x in inside if x not in (i, l)]
+        [x for x in inside if x not in (i, m)]
         for a, i in enumerate(inside)
-        for l in inside[a + 1 :]
+        for m in inside[a + 1 :]
     ]
     for g in (swaps, add1, drop1, add2, drop2):
         g = [x for x in g if x]

@@ -182,7 +182,7 @@ class TasksPlan:
     suit: str = "clubs"
     seed: int = 1
 
-    def check(self) -> "TasksPlan":
+    def check(self) -> TasksPlan:
         if self.hands < 1:
             raise UserError(f"-n must be a positive number of hands, got {self.hands}")
         if self.characters < 1:
@@ -193,7 +193,7 @@ class TasksPlan:
         check_seed(self.seed)
         return self
 
-    def scaled(self, scale: float) -> "TasksPlan":
+    def scaled(self, scale: float) -> TasksPlan:
         return TasksPlan(
             self.variant,
             max(1000, int(self.hands * scale)),
@@ -435,7 +435,7 @@ class StrugglePlan:
     games: int = 10_000
     seed: int = 1
 
-    def check(self) -> "StrugglePlan":
+    def check(self) -> StrugglePlan:
         from balance.runner import check_games, check_seed
 
         check_games(self.games)
@@ -448,7 +448,7 @@ class StrugglePlan:
             raise UserError("--variants must name at least one rule set, each once")
         return self
 
-    def scaled(self, scale: float) -> "StrugglePlan":
+    def scaled(self, scale: float) -> StrugglePlan:
         n = max(200, int(self.games * scale))
         return StrugglePlan(self.variants, self.policies, n + n % 2, self.seed)
 

@@ -67,7 +67,7 @@ def run_row(res: RunResult) -> dict:
         "seed": res.spec.seed,
         "config_hash": res.key,
     }
-    for name, count in zip(eng.END_NAMES, res.reasons):
+    for name, count in zip(eng.END_NAMES, res.reasons, strict=False):
         row[f"end_{name}"] = int(count)
     # per-game event counts an engine declares (Trisk: Creates refused by the
     # board limit), kept as METRICS histograms: games where it happened, total
@@ -135,7 +135,7 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     draws = np.array([r.draws for r in runs], dtype=np.int64)
     # deal-level intervals: the two games of a deal share its shuffles
     counts = [stats.pentanomial_counts(r.pair_points) for r in runs]
-    deals = [stats.deal_outcomes(c, r.draws) for c, r in zip(counts, runs)]
+    deals = [stats.deal_outcomes(c, r.draws) for c, r in zip(counts, runs, strict=False)]
     wa = stats.deal_wilson(np.array([d["a_wins"] for d in deals]).reshape(-1, 3))
     wb = stats.deal_wilson(np.array([d["b_wins"] for d in deals]).reshape(-1, 3))
     a_lo, a_hi, b_lo, b_hi = wa["lo"], wa["hi"], wb["lo"], wb["hi"]

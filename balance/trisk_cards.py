@@ -16,8 +16,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import math
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np

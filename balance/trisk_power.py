@@ -56,9 +56,10 @@ import math
 import re
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -106,7 +107,7 @@ class PowerPlan:
     calibration_games: int = 400  # games a run of the off-budget neutral copies (0: none)
     vs_card: str | None = None  # compare every card with this card instead of the deck as is
 
-    def scaled(self, scale: float) -> "PowerPlan":
+    def scaled(self, scale: float) -> PowerPlan:
         """Every game and deck-pair count multiplied by ``scale`` (even, ≥ 2)."""
         if not (scale > 0 and math.isfinite(scale)):
             raise UserError(f"--scale must be a positive number, got {scale}")
@@ -363,7 +364,7 @@ def pool_strata(diffs: Sequence[np.ndarray]) -> dict[str, float]:
         se = se_ind = nan
     else:
         u = np.zeros(g)  # each deal cluster's influence on the mean of strata means
-        for a, m in zip(arrs, means):
+        for a, m in zip(arrs, means, strict=False):
             u[: a.size] += (a - m) / (k * a.size)
         se = float(math.sqrt(g / (g - 1) * float(np.sum(u * u))))
         var = np.array([a.var(ddof=1) for a in arrs])
@@ -523,7 +524,7 @@ def decide(
     reject, p_adj = holm(p, a_look)
     out["p_holm"] = p_adj
     out["significant"] = reject
-    tosts = [tost(m, s, delta, alpha=a_look) for m, s in zip(eff, se)]
+    tosts = [tost(m, s, delta, alpha=a_look) for m, s in zip(eff, se, strict=False)]
     out["tost_p"] = [t["p"] for t in tosts]
     out["lo90"] = [t["lo90"] for t in tosts]
     out["hi90"] = [t["hi90"] for t in tosts]
@@ -545,11 +546,13 @@ def decide(
         max(games_to_decide(m, s, delta, a_look, power, family, int(k)), float(min_games))
         if v == "inconclusive"
         else float("nan")
-        for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata)
+        for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata, strict=False)
     ]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
-    out["label"] = [label(v, d, delta, g) for v, d, g in zip(verdict, out["direction"], needed)]
+    out["label"] = [
+        label(v, d, delta, g) for v, d, g in zip(verdict, out["direction"], needed, strict=False)
+    ]
     return out
 
 
@@ -1556,7 +1559,10 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
             d1 += _cell_strata(ctx, runs, c, p, n)[0][: len(ctx.field)]
         a = pool_strata(d2)
         diff = pool_strata(
-            [x[: min(len(x), len(y))] - y[: min(len(x), len(y))] for x, y in zip(d1, d2)]
+            [
+                x[: min(len(x), len(y))] - y[: min(len(x), len(y))]
+                for x, y in zip(d1, d2, strict=False)
+            ]
         )
         rows.append(
             {
@@ -1864,7 +1870,7 @@ def fit_regression(ctx: Context, data: pd.DataFrame) -> tuple[pd.DataFrame, dict
     nc = len(cs.names)
     ca = np.zeros((len(data), nc))
     cb = np.zeros((len(data), nc))
-    for i, (a, b) in enumerate(zip(data["deck_a"], data["deck_b"])):
+    for i, (a, b) in enumerate(zip(data["deck_a"], data["deck_b"], strict=False)):
         np.add.at(ca[i], np.asarray(a, int), 1)
         np.add.at(cb[i], np.asarray(b, int), 1)
     diff = ca - cb

@@ -1350,7 +1350,7 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
             face = int(x[S_FACEUP])
             item = ITEMS[int(x[S_ITEM])] if x[S_ITEM] >= 0 else "no item"
 
-            def f(name, t):
+            def f(name, t, face=face):
                 return name + ("" if (face >> t) & 1 else "*")
 
             stam = "+".join(str(int(v)) for v in (x[S_P1], x[S_P2]) if v > 0)

@@ -16,12 +16,12 @@ values, and the report prints them beside the simulated ones.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import product
 from math import comb
 
 
-@lru_cache(maxsize=None)
+@cache
 def task_odds(
     target: int,
     hand_size: int = 5,

@@ -120,7 +120,7 @@ def make_tables(variants=VARIANTS, strategies=STRATEGIES, games=1000, cards=True
             )
         )
         hist = rng.poisson(12 + vi, size=total)
-        for r, c in zip(*np.unique(hist, return_counts=True)):
+        for r, c in zip(*np.unique(hist, return_counts=True), strict=False):
             rrows.append(dict(variant=v, rounds=int(r), count=int(c)))
         for s in strategies:
             for rank in RANKS:

@@ -607,7 +607,7 @@ def tournament():
 
 def test_invariants_over_many_games(tournament):
     cap = int(RULES[clash.R_MAX_ROUNDS])
-    for (a, b), out in tournament.items():
+    for out in tournament.values():
         assert (out["conserved"] == 1).all()
         assert (out["cards_seat0"] == 15).all() and (out["cards_seat1"] == 15).all()
         assert ((out["rounds"] >= 0) & (out["rounds"] <= cap)).all()
@@ -625,7 +625,7 @@ def test_invariants_over_many_games(tournament):
         assert (wins == out["rounds"]).all() and (fought == out["rounds"]).all()
         assert set(np.unique(out["a_points"])) <= {0, 1, 2}
         assert (out["bid_winner"] >= -1).all() and (out["bids"] >= 1).all()
-        for k, size in clash.METRICS.items():
+        for k in clash.METRICS:
             assert k in out and (out[k] >= -1).all()
         assert (out["max_deficit"][dec] >= 0).all() and (out["max_deficit"][~dec] == -1).all()
         assert ((out["decided_pct"][dec] >= 0) & (out["decided_pct"][dec] <= 100)).all()

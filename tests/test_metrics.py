@@ -297,7 +297,7 @@ def test_metrics_table_on_a_round_robin(tmp_path):
             for b in names[i + 1 :]:
                 specs.append(_spec(variant=v, a=a, b=b, n=200))
                 keys.append((v, a, b))
-    for key, res in zip(keys, run_many(specs, store=Store(tmp_path), progress=False)):
+    for key, res in zip(keys, run_many(specs, store=Store(tmp_path), progress=False), strict=False):
         results[key] = res
     t = metrics_table(results, variants + ["missing"])
     assert list(t.columns) == list(TABLE_COLUMNS) and len(t) == 3

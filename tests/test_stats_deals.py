@@ -255,7 +255,9 @@ def test_deal_wilson_covers_at_the_engines_correlation_and_plain_wilson_does_not
     draws = (g == 1).sum(axis=(1, 2))
     a_wins = (g == 2).sum(axis=(1, 2))
     counts = _per_rep_counts(codes)
-    hist = np.array([stats.deal_outcomes(c, d)["a_wins"] for c, d in zip(counts, draws)])
+    hist = np.array(
+        [stats.deal_outcomes(c, d)["a_wins"] for c, d in zip(counts, draws, strict=False)]
+    )
     assert (hist @ [0, 1, 2] == a_wins).all()  # exact per deal, from codes and draws
     dw = stats.deal_wilson(hist)
     cover = np.mean((dw["lo"] <= p_win) & (p_win <= dw["hi"]))
@@ -264,7 +266,7 @@ def test_deal_wilson_covers_at_the_engines_correlation_and_plain_wilson_does_not
     assert cover >= 0.93, cover
     assert cover_plain < 0.91, cover_plain
     # and the draws' deal-level interval covers too
-    dh = np.array([stats.deal_outcomes(c, d)["draws"] for c, d in zip(counts, draws)])
+    dh = np.array([stats.deal_outcomes(c, d)["draws"] for c, d in zip(counts, draws, strict=False)])
     dd = stats.deal_wilson(dh)
     assert np.mean((dd["lo"] <= p_draw) & (p_draw <= dd["hi"])) >= 0.93
 
@@ -307,7 +309,7 @@ def test_strategy_table_uses_the_deal_level_pool():
     g = _play(rng, 1, 150, [0.4, 0.6, 0.65], 0.05, r_match=0.85, r_deal=0.5)[0]
     # strategy "s" against x (s is A), y (s is B), z (s is A), all on seed 7
     results = {}
-    for (a, b), gj in zip([("s", "x"), ("y", "s"), ("s", "z")], g):
+    for (a, b), gj in zip([("s", "x"), ("y", "s"), ("s", "z")], g, strict=False):
         s_codes = gj.sum(axis=1)
         a_codes = s_codes if a == "s" else 4 - s_codes
         r = _run(a_codes, (gj == 1).sum())

@@ -74,13 +74,15 @@ def _fishtest_llr(counts, s0, s1, eps=1e-3):
         lo, hi = -1 / max(a), -1 / min(a)
 
         def f(x):
-            return sum(p * ai / (1 + x * ai) for ai, (_, p) in zip(a, pdf))
+            return sum(p * ai / (1 + x * ai) for ai, (_, p) in zip(a, pdf, strict=False))
 
         x = optimize.brentq(f, lo + 1e-9, hi - 1e-9)
-        return [p / (1 + x * ai) for ai, (_, p) in zip(a, pdf)]
+        return [p / (1 + x * ai) for ai, (_, p) in zip(a, pdf, strict=False)]
 
     p0, p1 = mle(s0), mle(s1)
-    return n * sum(p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1))
+    return n * sum(
+        p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=False)
+    )
 
 
 PENTA = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
@@ -364,7 +366,7 @@ def test_bradley_terry_recovers_generating_ratings():
     true = np.array([-120.0, 20.0, 100.0])
     i, j = [0, 0, 1], [1, 2, 2]
     g = [200, 300, 250]
-    s = [gg * _expected(true[a], true[b]) for a, b, gg in zip(i, j, g)]
+    s = [gg * _expected(true[a], true[b]) for a, b, gg in zip(i, j, g, strict=False)]
     df = st.bradley_terry(3, i, j, g, s)
     assert df["rating"].to_numpy() == pytest.approx(true, abs=1e-6)
     assert df["player"].tolist() == [0, 1, 2]
@@ -388,7 +390,7 @@ def test_bradley_terry_covariance_is_pinv_of_information():
     assert df["rating"].to_numpy() == pytest.approx(ELO * th, abs=1e-4)
     pr = 1 / (1 + np.exp(-(th[i] - th[j])))
     info = np.zeros((4, 4))
-    for a, b, w in zip(i, j, g * pr * (1 - pr)):
+    for a, b, w in zip(i, j, g * pr * (1 - pr), strict=False):
         x = np.zeros(4)
         x[a], x[b] = 1, -1
         info += w * np.outer(x, x)

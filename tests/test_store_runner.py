@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import numpy as np
-from dataclasses import replace
 import polars as pl
 import pytest
 

@@ -130,7 +130,7 @@ def test_rundown_tables(tasks):
 def test_tasks_are_stored_and_read_back(tasks, store):
     again = suits.run_tasks(SMALL_TASKS, threads=2, results=store)
     assert again.cached and not tasks.cached
-    for a, b in zip(tasks.tables().values(), again.tables().values()):
+    for a, b in zip(tasks.tables().values(), again.tables().values(), strict=False):
         pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
     with pytest.raises(UserError, match="not in the store"):
         suits.run_tasks(

@@ -189,7 +189,9 @@ def test_s1_deck_of_54():
 
 def test_s1_card_ids_values_and_suits():
     for suit, letter in enumerate("SDCH"):
-        for v, rank in zip(range(2, 15), [*map(str, range(2, 11)), "J", "Q", "K", "A"]):
+        for v, rank in zip(
+            range(2, 15), [*map(str, range(2, 11)), "J", "Q", "K", "A"], strict=False
+        ):
             c = C(rank + letter)
             assert c == suit * 13 + v - 2
             assert S.card_value(c, 14) == v and S.card_suit(c) == suit

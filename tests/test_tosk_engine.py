@@ -79,7 +79,7 @@ def _replay(rules, log, res) -> dict:
     )
     heal_cards, per = int(rules[tosk.R_HEAL_CARDS]), int(rules[tosk.R_HEAL_PER_CARD])
     max_rounds = int(rules[tosk.R_MAX_ROUNDS])
-    rule_dict = {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules)}
+    rule_dict = {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules, strict=False)}
     rounds = log.shape[0]
     assert rounds == res[1] and 1 <= rounds <= max_rounds
     assert res[9] == tosk.N_CARDS  # cards conserved

@@ -314,7 +314,7 @@ def test_more_cards_than_the_hand_is_illegal():
 
 
 def _rule_dict(rules: np.ndarray) -> dict:
-    return {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules)}
+    return {k: int(v) for k, v in zip(tosk.RULE_FIELDS, rules, strict=False)}
 
 
 def _offered(rules, cards, n, forbidden=0) -> dict[int, list[tuple]]:

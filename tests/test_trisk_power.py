@@ -291,11 +291,11 @@ def test_permute_finishes_changes_every_list_and_nothing_else():
     )
     new, n = tp.permute_finishes(text)
     assert n == 3
-    old_lists = [l for l in text.splitlines() if "finishes" in l]
-    new_lists = [l for l in new.splitlines() if "finishes" in l]
-    assert all(a != b for a, b in zip(old_lists, new_lists))
-    strip = [l for l in new.splitlines() if "finishes" not in l]
-    assert strip == [l for l in text.splitlines() if "finishes" not in l]
+    old_lists = [ln for ln in text.splitlines() if "finishes" in ln]
+    new_lists = [ln for ln in new.splitlines() if "finishes" in ln]
+    assert all(a != b for a, b in zip(old_lists, new_lists, strict=False))
+    strip = [ln for ln in new.splitlines() if "finishes" not in ln]
+    assert strip == [ln for ln in text.splitlines() if "finishes" not in ln]
 
 
 # --------------------------------------------------------------------------- plan
@@ -591,9 +591,8 @@ def test_too_few_games_decide_nothing():
 def test_cli_power_tests_a_designers_set(tmp_path):
     """A designer's own set in the reference format replaces it, no code changes:
     its digest is the one tested and its changed card is what is swapped in."""
-    from tests.test_cli import run_cli
-
     from balance.trisk_cards import REFERENCE_SET, load_card_set
+    from tests.test_cli import run_cli
 
     text = REFERENCE_SET.read_text(encoding="utf-8")
     mine = tmp_path / "my-set.toml"

@@ -77,6 +77,7 @@ from sims.trisk.cards import (
     A_TARGET,
     A_W,
     ASLEEP,
+    BLESSING,
     BLINDED,
     C_ABIL,
     C_AP,
@@ -128,7 +129,6 @@ from sims.trisk.cards import (
     T_SELF,
     UPGRADE,
     X_AMOUNT,
-    BLESSING,
 )
 from strategies.trisk import (
     N_PARAMS,

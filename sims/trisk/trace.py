@@ -3,7 +3,7 @@
 import numpy as np
 
 from sims.trisk import engine as E
-from sims.trisk.cards import DAMAGE_TYPES, EFFECT_NAMES, STATUSES, TYPES, E_STATUS
+from sims.trisk.cards import DAMAGE_TYPES, E_STATUS, EFFECT_NAMES, STATUSES, TYPES
 
 
 def trace_log(rules, side_a, side_b, seed, game):
