@@ -1,0 +1,40 @@
+"""Shared test configuration: the markers that make a fast inner loop.
+
+- ``browser``: drives headless Chromium (tests/test_browser.py).
+- ``subprocess``: starts the installed ``balance`` command in a fresh process
+  (a cold start each: imports, the numba cache).
+- ``slow``: everything above, plus the tests that play many games, simulate
+  a procedure many times or build whole studies (marked where they are
+  written).
+
+``pytest -m "not slow"`` is the inner loop; ``.ci/run`` runs everything.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+_SUBPROCESS_CALLS = ("run_cli(", "subprocess.run(", "subprocess.Popen(", "_start(")
+
+
+def _starts_a_process(item: pytest.Item) -> bool:
+    fn = getattr(item, "function", None)
+    if fn is None:
+        return False
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    return any(call in src for call in _SUBPROCESS_CALLS)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__.endswith("test_browser"):
+            item.add_marker(pytest.mark.browser)
+        if _starts_a_process(item):
+            item.add_marker(pytest.mark.subprocess)
+        if item.get_closest_marker("browser") or item.get_closest_marker("subprocess"):
+            item.add_marker(pytest.mark.slow)
