@@ -240,7 +240,7 @@ class _Accumulator:
         self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))
         self.reasons += np.bincount(out["reason"], minlength=len(self.reasons))
         if self.cards is not None:
-            from sims.aggregate import card_counts
+            from kernels.aggregate import card_counts
 
             card_counts(
                 self.n_cards,

@@ -59,10 +59,10 @@ items: they are revealed only once the initiative is decided (C3).
 
 import numpy as np
 
-from sims import rng
-from sims.aggregate import pair_outcomes
-from sims.jit import leaf, njit, pnjit, prange
-from sims.tosk import _track_score
+from kernels import rng
+from kernels.aggregate import pair_outcomes
+from kernels.jit import leaf, njit, pnjit, prange
+from kernels.trace import track_score
 from strategies.clash import (  # noqa: F401  (card enums re-exported)
     ARM,
     ARMOR,
@@ -997,7 +997,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
             if left[0] == 0 or left[1] == 0:
                 winner = 1 if left[0] == 0 else 0
                 reason = END_DEFEAT
-                _track_score(score, rounds, lead, max_def, not_ahead)
+                track_score(score, rounds, lead, max_def, not_ahead)
                 break
             # ---- wounds and Armor (C10)
             if hit >= 0:
@@ -1087,7 +1087,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                 for v in range(5):
                     view[V_OPP_STAM] += played[o, v] * (v + 1)
                 view[V_OPP_ROUNDS] += 1.0
-            _track_score(score, rounds, lead, max_def, not_ahead)
+            track_score(score, rounds, lead, max_def, not_ahead)
     result[X_WINNER] = winner
     result[X_ROUNDS] = rounds
     result[X_REASON] = reason

@@ -82,10 +82,10 @@ decline reach the round cap, a draw. The scripted policies never decline.
 
 import numpy as np
 
-from sims import rng
-from sims.aggregate import pair_outcomes
-from sims.jit import leaf, njit, pnjit, prange
-from sims.tosk import _track_score
+from kernels import rng
+from kernels.aggregate import pair_outcomes
+from kernels.jit import leaf, njit, pnjit, prange
+from kernels.trace import track_score
 from strategies.suits import (
     NF,
     P_ATTACK,
@@ -1168,7 +1168,7 @@ def _play(
                 break
         hp[0] = _left(ints[0])
         hp[1] = _left(ints[1])
-        _track_score(hp, rounds, lead, max_def, not_ahead)
+        track_score(hp, rounds, lead, max_def, not_ahead)
     if winner == -2:
         result[X_WINNER] = DRAW
         result[X_REASON] = END_CAP

@@ -24,8 +24,9 @@ more than ``max_rounds`` rows.
 
 import numpy as np
 
-from sims import rng
-from sims.jit import njit, pnjit, prange
+from kernels import rng
+from kernels.jit import njit, pnjit, prange
+from kernels.trace import track_score
 from strategies.tosk import (
     I_CAPACITY,
     I_DECK,
@@ -625,34 +626,6 @@ def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuf
     return drawn, resh
 
 
-@njit(inline="always")
-def _track_score(hp, rnd1, lead, max_def, not_ahead):
-    """Score-trace bookkeeping at the end of round ``rnd1`` (1-based).
-
-    ``lead`` is [leader seat (-1 before anyone led), lead changes]; a tied
-    round keeps the leader. ``max_def[s]`` is seat s's largest deficit so far
-    (at least 0), ``not_ahead[s]`` the last round at whose end seat s was not
-    strictly ahead (0 while it has been ahead at every round end).
-    """
-    d = hp[0] - hp[1]
-    new = lead[0]
-    if d > 0:
-        new = 0
-    elif d < 0:
-        new = 1
-    if lead[0] >= 0 and new != lead[0]:
-        lead[1] += 1
-    lead[0] = new
-    if -d > max_def[0]:
-        max_def[0] = -d
-    if d > max_def[1]:
-        max_def[1] = d
-    if d <= 0:
-        not_ahead[0] = rnd1
-    if d >= 0:
-        not_ahead[1] = rnd1
-
-
 @njit
 def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     """Play one game of deal ``deal``; ``strat0`` sits in seat 0.
@@ -833,7 +806,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             if do_log:
                 for s in range(2):
                     log[rnd, s, L_HP_END] = hp[s]
-            _track_score(hp, rounds, lead, max_def, not_ahead)
+            track_score(hp, rounds, lead, max_def, not_ahead)
             break
 
         # ---- 3. recover: discard plays, heal, draw (T9)
@@ -917,7 +890,7 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             if do_log:
                 log[rnd, s, L_HEALED] = healed_log
                 log[rnd, s, L_HP_END] = hp[s]
-        _track_score(hp, rounds, lead, max_def, not_ahead)
+        track_score(hp, rounds, lead, max_def, not_ahead)
         for s in range(2):
             k = min(cap - p_cost[s], max_hand - hand_n[s])
             drawn, resh = _draw(

@@ -1,4 +1,4 @@
-"""Tests for sims.rng: the counter-based generator every game draws from.
+"""Tests for kernels.rng: the counter-based generator every game draws from.
 
 The oracle is an independent pure-Python splitmix64 + xoshiro256** written
 from the published algorithms with explicit 64-bit masking; the kernels must
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from sims import rng
+from kernels import rng
 
 ROOT = Path(__file__).resolve().parent.parent
 MASK = (1 << 64) - 1
@@ -212,7 +212,7 @@ def test_shuffle_positions_are_uniform():
 
 _PROBE = """
 import json, numpy as np
-from sims import rng
+from kernels import rng
 out = {"keys": [], "u64": [], "randint": [], "shuffle": [], "uniform": []}
 for seed, index, purpose in %r:
     out["keys"].append(str(int(rng.stream_key(seed, index, purpose))))

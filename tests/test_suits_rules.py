@@ -23,7 +23,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import load_strategy, resolve_variant
-from sims import rng
+from kernels import rng
 from sims import suits as S
 from sims.suits import (
     CLUBS,

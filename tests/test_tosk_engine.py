@@ -20,7 +20,8 @@ import pytest
 
 from balance.config import Ruleset, all_variant_combinations, load_strategy, resolve_variant
 from balance.runner import RunSpec, simulate_run
-from sims import rng, tosk
+from kernels import rng
+from sims import tosk
 from strategies.tosk import encode_strategy
 from tests import tosk_helpers
 
@@ -565,7 +566,8 @@ def test_restricted_play_never_plays_the_rank(rank, rules):
 _NOJIT = """
 import json
 from balance.config import load_strategy, resolve_variant
-from sims import rng, tosk
+from kernels import rng
+from sims import tosk
 rv = resolve_variant("tosk", "advanced-techniques+force+momentum").vector()
 a, b = load_strategy("tosk", "aggressor").vector(), load_strategy("tosk", "turtle").vector()
 out = tosk.simulate(rv, a, b, %d, 0, 4)

@@ -62,10 +62,10 @@ Sorceries go to the discard pile, an Upgrade's whole stack with it.
 
 import numpy as np
 
-from sims import rng
-from sims.aggregate import pair_outcomes
-from sims.jit import leaf, njit, pnjit, prange
-from sims.tosk import _track_score
+from kernels import rng
+from kernels.aggregate import pair_outcomes
+from kernels.jit import leaf, njit, pnjit, prange
+from kernels.trace import track_score
 from sims.trisk.cards import (
     A_COINS,
     A_EFFECT,
@@ -1709,14 +1709,14 @@ def play(
         )
         score_v[0] = bd[1, 0, F_DMG]
         score_v[1] = bd[0, 0, F_DMG]
-        _track_score(score_v, turn, lead, max_def, not_ahead)
+        track_score(score_v, turn, lead, max_def, not_ahead)
     inv = (
         inv & check_invariants(rules, table, bd, pl, 0) & check_invariants(rules, table, bd, pl, 1)
     )
     score_v[0] = bd[1, 0, F_DMG]
     score_v[1] = bd[0, 0, F_DMG]
     if reason == END_PRIMAL:
-        _track_score(score_v, turn, lead, max_def, not_ahead)
+        track_score(score_v, turn, lead, max_def, not_ahead)
     _log(log, ints, do_log, turn, winner, EV_END, reason, 0, 0, 0, 0)
     result[X_WINNER] = winner
     result[X_TURNS] = turn

@@ -24,8 +24,8 @@ Nothing here decides a rule: item modifiers come in the engine's table
 
 import numpy as np
 
-from sims.jit import leaf
-from sims.rng import gumbel, uniform
+from kernels.jit import leaf
+from kernels.rng import gumbel, uniform
 from strategies.weights import weight_vector
 
 # --- card and table enums (shared with the engine) ----------------------------

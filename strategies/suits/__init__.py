@@ -36,8 +36,8 @@ any one attack.
 
 import numpy as np
 
-from sims.jit import leaf
-from sims.rng import gumbel
+from kernels.jit import leaf
+from kernels.rng import gumbel
 from strategies.weights import weight_vector
 
 ATTACK_FEATURES = (

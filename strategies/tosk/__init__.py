@@ -12,8 +12,8 @@ the costs, attack and defence of each candidate come from the engine.
 
 import numpy as np
 
-from sims.jit import njit
-from sims.rng import gumbel
+from kernels.jit import njit
+from kernels.rng import gumbel
 from strategies.weights import weight_vector
 
 # --- observable state handed over by the engine (ruling T12) ----------------

@@ -22,8 +22,8 @@ with ``W0`` the offset of the weights (``P_*`` are relative to it).
 
 import numpy as np
 
-from sims.jit import leaf
-from sims.rng import uniform
+from kernels.jit import leaf
+from kernels.rng import uniform
 from strategies.weights import weight_vector
 
 PRIMAL_FEATURES = (

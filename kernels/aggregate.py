@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sims.jit import njit
+from kernels.jit import njit
 
 
 @njit

@@ -14,10 +14,11 @@ from numba import prange  # noqa: F401  (re-exported for the kernels)
 
 
 def _kernel_sources_key() -> str:
-    """A hash of every kernel source (``sims/`` and ``strategies/``) and numba's version."""
+    """A hash of every kernel source (``kernels/``, ``sims/`` and ``strategies/``)
+    and numba's version."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256(numba.__version__.encode())
-    for d in ("sims", "strategies"):
+    for d in ("kernels", "sims", "strategies"):
         for f in sorted((root / d).rglob("*.py")):
             h.update(f.relative_to(root).as_posix().encode())
             h.update(f.read_bytes())

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from sims.jit import leaf
+from kernels.jit import leaf
 
 # Under NUMBA_DISABLE_JIT the same code runs on numpy scalars, which warn on the
 # uint64 wrap-around that the generator relies on.
