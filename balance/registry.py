@@ -2,8 +2,8 @@
 
 Every engine exposes the same surface (``GAME``, ``VERSION``, ``RULE_FIELDS``,
 ``DEFAULT_RULES``, ``RULE_LIMITS``, ``encode_rules``, ``simulate``, ``trace``,
-``catalogue``), so the runner, statistics and reports never special-case a
-game. Modules are imported on first use, keeping ``balance --help`` instant.
+``catalogue``, ``max_length``; ``tests/test_engine_contract.py`` checks it),
+so the runner, statistics and reports never special-case a game. Modules are imported on first use, keeping ``balance --help`` instant.
 """
 
 from dataclasses import dataclass

@@ -188,7 +188,7 @@ class _Accumulator:
         self.spec = spec
         n_deals = spec.n_games // 2
         self.pair_points = np.zeros(n_deals, dtype=np.uint8)
-        self.rounds = np.zeros(int(spec.ruleset.rules.get("max_rounds", 1000)) + 2, np.int64)
+        self.rounds = np.zeros(int(eng.max_length(spec.ruleset.rules)) + 2, np.int64)
         self.reasons = np.zeros(len(eng.END_NAMES), dtype=np.int64)
         self.seat_wins = np.zeros(2, dtype=np.int64)
         self.wins = np.zeros(3, dtype=np.int64)  # A wins, B wins, draws
@@ -203,10 +203,9 @@ class _Accumulator:
         self.games = []
 
     def _grow_rounds(self, size: int) -> None:
-        """Make room for games of up to ``size - 1`` rounds (an engine whose
-        rounds are not capped by a ``max_rounds`` rule may run past the
-        default width): every game is counted, so the histogram sums to the
-        games played."""
+        """Make room for games of up to ``size - 1`` rounds (a run stored
+        with a wider histogram, extended): every game is counted, so the
+        histogram sums to the games played."""
         if size > len(self.rounds):
             self.rounds = np.concatenate([self.rounds, np.zeros(size - len(self.rounds), np.int64)])
 

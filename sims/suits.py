@@ -177,6 +177,13 @@ RULE_LIMITS = {
 PAIR_HIGHEST, PAIR_LOWEST, PAIR_HIGHEST_ALONE = 0, 1, 2
 
 
+def max_length(rules: dict) -> int:
+    """The most rounds a game can last under ``rules`` (rules keys; missing
+    ones take their defaults): the width of the runner's game-length
+    histogram."""
+    return int({**DEFAULT_RULES, **rules}["max_rounds"])
+
+
 def encode_rules(cfg: dict) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
     return np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)

@@ -186,6 +186,13 @@ R_MAX_DEFICIT = 11  # 11, 12
 R_NOT_AHEAD = 13  # 13, 14
 
 
+def max_length(rules: dict) -> int:
+    """The most rounds a game can last under ``rules`` (rules keys; missing
+    ones take their defaults): the width of the runner's game-length
+    histogram."""
+    return int({**DEFAULT_RULES, **rules}["max_rounds"])
+
+
 def encode_rules(cfg: dict) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
     return np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)

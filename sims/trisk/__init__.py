@@ -15,6 +15,7 @@ from sims.trisk.engine import (  # noqa: F401
     RULE_LIMITS,
     VERSION,
     encode_rules,
+    max_length,
     outcome_arrays,
     play_game,
     prepare,

@@ -226,6 +226,13 @@ def draw_rows(table: np.ndarray) -> list[int]:
     ]
 
 
+def max_length(rules: dict) -> int:
+    """The most turns (both players' together) a game can last under
+    ``rules`` (rules keys; missing ones take their defaults): ``max_turns``
+    each. The width of the runner's game-length histogram."""
+    return 2 * int({**DEFAULT_RULES, **rules}["max_turns"])
+
+
 def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
     """The int64 rules vector: the integer fields, NC, then the card table.
 
