@@ -235,6 +235,7 @@ def opened(browser, report_page):
     o.close()
 
 
+@pytest.mark.slow
 def test_page_loads_without_errors_or_network(opened):
     assert opened.page.title(), "the page has no title"
     assert opened.errors == [], f"console errors: {opened.errors}"
@@ -246,6 +247,7 @@ def test_page_loads_without_errors_or_network(opened):
 CHARTS = "figure svg:not(svg svg), img"
 
 
+@pytest.mark.slow
 def test_every_chart_is_visible_with_a_size(opened):
     charts = opened.page.locator(CHARTS)
     n = charts.count()
@@ -320,6 +322,7 @@ def test_clicking_a_header_sorts_the_column(opened):
     assert opened.errors == [], f"console errors while sorting: {opened.errors}"
 
 
+@pytest.mark.slow
 def test_full_page_screenshot(opened, tmp_path_factory):
     shot = tmp_path_factory.mktemp("screenshots") / "report.png"
     opened.page.screenshot(path=str(shot), full_page=True)
@@ -328,6 +331,7 @@ def test_full_page_screenshot(opened, tmp_path_factory):
 
 
 # ---- hostile names -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_hostile_names_are_text_not_markup(browser, hostile_page):
     html = hostile_page.read_text(encoding="utf-8")
     assert "<script>window.__pwned" not in html
@@ -404,6 +408,7 @@ def suits_page(browser, tmp_path_factory):
     return suits.write_page(tasks, struggle, folder / "suits-analysis.html")
 
 
+@pytest.mark.slow
 def test_suits_page_in_the_browser(browser, suits_page):
     o = Opened(browser, suits_page)
     try:

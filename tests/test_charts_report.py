@@ -215,6 +215,7 @@ CHART_FILES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CHART_FILES))
 def test_every_chart_renders(rendered, name):
     chart_dir, svgs = rendered
@@ -405,6 +406,7 @@ def test_untrusted_chart_svg_refused(tmp_path, tables):
     assert list(tmp_path.iterdir()) == []  # nothing written, not even the front page
 
 
+@pytest.mark.slow
 def test_opponent_and_seat_columns(tables, tmp_path):
     """Tables as balance.tables builds them: card rows per opponent, seat share."""
     t = dict(tables)

@@ -33,6 +33,7 @@ def ok(*args):
     return p.stdout
 
 
+@pytest.mark.slow
 def test_simulate_and_trace(tmp_path):
     out = json.loads(
         ok(
@@ -109,6 +110,7 @@ def test_every_strategy_plays_its_own_loadout():
     assert (feints > 0).sum() > 0  # the bluffer's Feint happens
 
 
+@pytest.mark.slow
 def test_a_side_names_its_loadout(tmp_path):
     """``strategy@Item+Item/Maneuver`` wherever a side is named; every table
     and trace shows each side's loadout."""
@@ -161,6 +163,7 @@ def test_a_side_names_its_loadout(tmp_path):
     assert sorted(tmp_path.glob("clash/*")) == stored  # a refused side writes nothing
 
 
+@pytest.mark.slow
 def test_shield_spear_loadouts_under_their_rule(tmp_path):
     """C1: Shield "Can't be used with a Spear" unless ``allow_shield_spear``:
     with the key on (variant shield-spear) there are 30 loadouts everywhere;
@@ -228,6 +231,7 @@ def test_shield_spear_loadouts_under_their_rule(tmp_path):
     assert len(ranges) == 30 * 4
 
 
+@pytest.mark.slow
 def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
     runs = loadouts.run_matrix("clash", "base", "counter", "counter", 20, 5, None, tmp_path)
     assert len(runs) == 27 * 28 // 2
@@ -282,6 +286,7 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
     assert p.returncode == 2 and p.stderr.startswith("error: a strategy pairing is listed twice")
 
 
+@pytest.mark.slow
 def test_initiative_table_counts_every_game(tmp_path):
     rows = json.loads(
         ok(
@@ -302,6 +307,7 @@ def test_initiative_table_counts_every_game(tmp_path):
     assert all(r["winrate_lo"] <= r["winrate"] <= r["winrate_hi"] for r in rows)
 
 
+@pytest.mark.slow
 def test_round_robin_and_loadout_matrix_runs_stay_apart(tmp_path):
     """Every Clash side is named strategy@loadout now, so the page tells the
     loadout matrix's runs from the round robin's by the runs' experiment tag,

@@ -284,6 +284,7 @@ def test_replay_random_games(a, b):
     assert total["rounds"] > 40
 
 
+@pytest.mark.slow
 def test_replay_covers_every_rule():
     """Random play with the knobs changed reaches every branch the oracle checks."""
     total: dict = {}

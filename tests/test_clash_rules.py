@@ -256,6 +256,7 @@ def test_item_table_matches_item_mod():
         assert t[a, i, r, o] == clash.item_mod(a, i if i < 5 else -1, r, o if o < 5 else -1, 0)
 
 
+@pytest.mark.slow
 def test_action_total_parts():
     # Strong Sword Attack at Step vs an Axe with 5+2, Torso wound: 7 + 1 + 2 - 1
     assert clash.action_total(ATTACK, 7, STRONG, SWORD, AXE, STEP, HIGH, DEFEND, HIGH, 0, 1, 0) == 9

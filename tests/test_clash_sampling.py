@@ -7,7 +7,7 @@ binomial tolerance of 5 standard errors (a wrong sampler is off by far more)."""
 import numpy as np
 import pytest
 
-from sims import rng
+from kernels import rng
 from strategies.clash import SC_ID, SC_SCORE, SCRATCH, _coin, _pick
 
 

@@ -75,12 +75,14 @@ def _runs(folder: Path) -> list[Path]:
 # ---------------------------------------------------------------- tosk play
 
 
+@pytest.mark.slow
 def test_play_json_rulebook_example(tmp_path):
     out = json.loads(_ok(run_cli(["tosk", "play", "3C", "9D", "--json"], tmp_path)))
     assert out == {"cost": 12, "atk": 4, "def": 4, "legal": True}
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_play_accepts_suit_symbols(tmp_path):
     out = json.loads(_ok(run_cli(["tosk", "play", "5♣", "J♣", "--json"], tmp_path)))
     assert out == {"cost": 8, "atk": 4, "def": 2, "legal": True}
@@ -90,6 +92,7 @@ def test_play_accepts_suit_symbols(tmp_path):
     assert out == {"cost": 12, "atk": 4, "def": 4, "legal": False}
 
 
+@pytest.mark.slow
 def test_play_text(tmp_path):
     out = _ok(run_cli(["tosk", "play", "3C", "9d", "J♥", "-v", "momentum+force"], tmp_path))
     assert "3♣ 9♦ J♥ under force+momentum: costs 15 STA for 4 ATK / 4 DEF" in out
@@ -100,6 +103,7 @@ def test_play_text(tmp_path):
 # ---------------------------------------------------------------- simulate, compare, cards
 
 
+@pytest.mark.slow
 def test_simulate_json_and_store(tmp_path):
     args = ["tosk", "simulate", "-n", "2000", "--json"]
     row = json.loads(_ok(run_cli(args, tmp_path)))
@@ -124,6 +128,7 @@ def test_simulate_json_and_store(tmp_path):
     assert _runs(tmp_path) == runs
 
 
+@pytest.mark.slow
 def test_compare_json(tmp_path):
     args = [
         "tosk",
@@ -154,6 +159,7 @@ def test_compare_json(tmp_path):
     assert len(_runs(tmp_path)) == 2  # one stored run per variant and pair
 
 
+@pytest.mark.slow
 def test_cards_json(tmp_path):
     t = json.loads(_ok(run_cli(["tosk", "cards", "-n", "400", "--json"], tmp_path)))
     assert len(t["by_card"]) == 48 and len(t["by_rank"]) == 12 and len(t["by_suit"]) == 4
@@ -168,6 +174,7 @@ def test_cards_json(tmp_path):
 # ---------------------------------------------------------------- trace
 
 
+@pytest.mark.slow
 def test_trace(tmp_path):
     out = _ok(run_cli(["tosk", "trace", "--seed", "3", "--game", "1"], tmp_path))
     lines = out.strip("\n").split("\n")
@@ -183,6 +190,7 @@ def test_trace(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_trace_json(tmp_path):
     events = json.loads(
         _ok(
@@ -199,6 +207,7 @@ def test_trace_json(tmp_path):
 # ---------------------------------------------------------------- a designer's strategy
 
 
+@pytest.mark.slow
 def test_own_strategy_file(tmp_path):
     (tmp_path / "mine.toml").write_text(MY_STRATEGY)
     row = json.loads(
@@ -284,6 +293,7 @@ def _check_mistake(mistakes, name, offending):
     assert sorted(p.name for p in folder.iterdir()) == ["broken.toml", "keys.toml"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,args,offending", MISTAKES, ids=[m[0] for m in MISTAKES])
 def test_user_mistake(name, args, offending, mistakes):
     _check_mistake(mistakes, name, offending)
@@ -299,6 +309,7 @@ def test_no_arguments_prints_help(tmp_path):
     assert res.returncode == 0 and "tosk" in res.stdout and "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_names_from_files_print_literally(tmp_path):
     """A strategy file named like terminal markup shows as written."""
     (tmp_path / "[bold]odd.toml").write_text(MY_STRATEGY)
@@ -306,6 +317,7 @@ def test_names_from_files_print_literally(tmp_path):
     assert "[bold]odd" in out
 
 
+@pytest.mark.slow
 def test_features_lists_every_strategy_key(tmp_path):
     from strategies import tosk as kernel
 

@@ -245,6 +245,7 @@ def script_outcomes(bad_files, tmp_path_factory) -> dict:
         return dict(ex.map(one, range(len(SCRIPT_CASES))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("i", range(len(SCRIPT_CASES)), ids=[c[0] for c in SCRIPT_CASES])
 def test_the_installed_script_agrees(i, script_outcomes):
     _check(*script_outcomes[i])
@@ -296,6 +297,7 @@ def test_a_read_only_store_is_refused_before_any_work(tmp_path, monkeypatch, cap
     assert not any(store.rglob("*"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_leaves_nothing_half_written(tmp_path):
     """An interrupted command exits 130 with one line (``balance study &&
     publish`` must stop), and the store holds no partial run."""
@@ -325,6 +327,7 @@ def test_ctrl_c_exits_130_and_leaves_nothing_half_written(tmp_path):
     assert not [x for x in left if x.name == "run.parquet"]  # the long run never finished
 
 
+@pytest.mark.slow
 def test_a_figure_that_cannot_be_computed_is_null_with_a_reason(tmp_path):
     """``--json`` used to crash on NaN after the run was stored: a figure that
     cannot be computed is null, and ``why_null`` says why."""

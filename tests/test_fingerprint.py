@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 DATA = Path(__file__).parent / "data" / "fingerprint.json"
 GAMES_N = 100
@@ -68,6 +69,7 @@ def fingerprint() -> dict[str, str]:
     return {k: _digest(r) for k, r in zip(keys, res, strict=False)}
 
 
+@pytest.mark.slow
 def test_every_game_plays_exactly_as_recorded():
     want = json.loads(DATA.read_text(encoding="utf-8"))
     got = fingerprint()

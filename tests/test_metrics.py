@@ -16,6 +16,7 @@ from balance.metrics import TABLE_COLUMNS, game_metrics, metrics_table
 from balance.runner import RunSpec, run_many, simulate_run
 from balance.stats import wilson
 from balance.store import Store
+from kernels.trace import track_score
 from sims import tosk
 
 SEED = 4242
@@ -77,13 +78,13 @@ def test_reference_on_hand_made_traces(diffs, winner, lc, md, pct):
 
 @pytest.mark.parametrize("diffs, winner, lc, md, pct", HAND_MADE)
 def test_engine_bookkeeping_on_hand_made_traces(diffs, winner, lc, md, pct):
-    """``_track_score`` (as play_game calls it) and ``outcome_arrays`` agree."""
+    """``track_score`` (as play_game calls it) and ``outcome_arrays`` agree."""
     pairs = np.zeros((3, 2), np.int64)
     lead, max_def, not_ahead = pairs[0], pairs[1], pairs[2]
     lead[0] = -1
     for r, d in enumerate(diffs, start=1):
         hp = np.array([20 + d, 20], np.int64) if d >= 0 else np.array([20, 20 - d], np.int64)
-        tosk._track_score.py_func(hp, r, lead, max_def, not_ahead)
+        track_score.py_func(hp, r, lead, max_def, not_ahead)
     row = np.zeros((2, tosk.N_RESULT), np.int64)  # the same game in both seat orders of A
     row[:, 0], row[:, 1] = winner, len(diffs)
     row[:, tosk.R_LEAD_CHANGES] = lead[1]
@@ -205,7 +206,9 @@ def test_extending_a_run_keeps_exact_histograms():
 
 
 def test_clipping_to_the_last_bin():
-    eng = SimpleNamespace(END_NAMES=tosk.END_NAMES, METRICS={"lead_changes": 4})
+    eng = SimpleNamespace(
+        END_NAMES=tosk.END_NAMES, METRICS={"lead_changes": 4}, max_length=tosk.max_length
+    )
     acc = runner._Accumulator(_spec(n=6), eng)
     acc.add(
         0,

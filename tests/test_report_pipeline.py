@@ -74,6 +74,7 @@ def page(store):
     return out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_report_from_runs_has_every_section(page):
     for heading in (
         "Summary",
@@ -144,6 +145,7 @@ def test_report_never_simulates(store, tmp_path, monkeypatch):
     assert path.is_file() and not skipped
 
 
+@pytest.mark.slow
 def test_report_bad_input_is_one_line_and_writes_nothing(store, tmp_path):
     out = tmp_path / "x.html"
     msg = one_line_error(run("report", tmp_path / "missing", "-o", out))
@@ -224,6 +226,7 @@ def _strip_dates(html: str) -> str:
     return re.sub(r"<dt>Command</dt><dd><code>[^<]*</code>", "", html)
 
 
+@pytest.mark.slow
 def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     monkeypatch.setattr(study, "load_study", lambda game: dict(TINY_PLANS[game]))
     res = tmp_path / "results"
@@ -288,6 +291,7 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     assert strip.sub("", s1) == strip.sub("", s2)
 
 
+@pytest.mark.slow
 def test_simulate_precision_reaches_its_target(tmp_path):
     out = json.loads(
         ok(
@@ -338,6 +342,7 @@ def test_simulate_precision_reaches_its_target(tmp_path):
     assert "--precision" in msg
 
 
+@pytest.mark.slow
 def test_sprt_stops_when_the_answer_is_known(tmp_path):
     # potent healing against base for the healer: a large change, found fast
     text = ok(
@@ -402,6 +407,7 @@ def test_sprt_stops_when_the_answer_is_known(tmp_path):
     assert again["decision"] == last["decision"]
 
 
+@pytest.mark.slow
 def test_sprt_bad_input(tmp_path):
     msg = one_line_error(
         run(

@@ -271,6 +271,7 @@ def test_deal_wilson_covers_at_the_engines_correlation_and_plain_wilson_does_not
     assert np.mean((dd["lo"] <= p_draw) & (p_draw <= dd["hi"])) >= 0.93
 
 
+@pytest.mark.slow
 def test_pooled_side_covers_when_matches_share_deals_and_the_naive_pool_does_not():
     # a strategy plays four opponents on one seed: deal d is the same shuffle in
     # every match (r_deal), its two games of one match closer still (r_match)

@@ -622,6 +622,7 @@ def _realistic_7():
     return S, np.full((7, 7), 0.005)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, n_draws", [(7, 8), (27, 3)])
 def test_nash_maxent_many_matches_exact_solver(n, n_draws, monkeypatch):
     # the batched, support-certifying solver used by the bootstrap against one

@@ -192,6 +192,7 @@ def _quarantined(root: Path, key: str) -> list[Path]:
     return sorted((root / QUARANTINE / "tosk").glob(f"{key}.*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(DAMAGE))
 def test_a_damaged_run_is_reported_set_aside_and_recomputed(store, kind, capfd):
     root, runs = store
@@ -220,6 +221,7 @@ def test_a_damaged_run_is_reported_set_aside_and_recomputed(store, kind, capfd):
     assert not capfd.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_edited_count_is_never_reported(store):
     """The issue's case: a_wins edited 998 -> 1999 in a run of 2000 games was
     read back and reported. Whatever is edited, the command reports the
@@ -237,6 +239,7 @@ def test_an_edited_count_is_never_reported(store):
     assert len(_quarantined(root, orig["key"])) == 2  # .1 and .2: nothing overwritten
 
 
+@pytest.mark.slow
 def test_an_old_run_that_adds_up_is_still_read(store):
     """Runs written before the checksums are accepted when their counts add
     up (their numbers are checked, not recomputed)."""
@@ -247,6 +250,7 @@ def test_an_old_run_that_adds_up_is_still_read(store):
     assert out["cached"] is True and nums == runs["plain"]["numbers"] and not lines(err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("legacy", [False, True], ids=["checksummed", "old run"])
 def test_a_per_game_rerun_rebuilds_a_deleted_games_file(store, legacy):
     root, runs = store
@@ -262,6 +266,7 @@ def test_a_per_game_rerun_rebuilds_a_deleted_games_file(store, legacy):
     assert data(folder) == orig["data"]  # games.parquet is back, bit for bit
 
 
+@pytest.mark.slow
 def test_per_game_rows_that_disagree_with_the_counts_are_damage(store):
     root, runs = store
     orig = runs["per_game"]
@@ -280,6 +285,7 @@ def test_per_game_rows_that_disagree_with_the_counts_are_damage(store):
 
 
 # ------------------------------------------------------------------ balance report
+@pytest.mark.slow
 def test_report_leaves_a_damaged_run_out_in_one_line(store, tmp_path):
     root, runs = store
     folder = root / "tosk" / runs["plain"]["key"]
@@ -297,6 +303,7 @@ def test_report_leaves_a_damaged_run_out_in_one_line(store, tmp_path):
     assert (folder / "run.parquet").is_file() and not (root / QUARANTINE).exists()
 
 
+@pytest.mark.slow
 def test_report_of_only_damaged_runs_is_one_line(store, tmp_path):
     root, runs = store
     for name in ("plain", "other", "per_game"):
@@ -309,6 +316,7 @@ def test_report_of_only_damaged_runs_is_one_line(store, tmp_path):
     assert not page.exists()
 
 
+@pytest.mark.slow
 def test_report_does_not_read_the_runs_set_aside(store, tmp_path):
     root, runs = store
     _truncate(root / "tosk" / runs["plain"]["key"] / "run.parquet")
@@ -318,6 +326,7 @@ def test_report_does_not_read_the_runs_set_aside(store, tmp_path):
     assert p.returncode == 0 and not [x for x in lines(p.stderr) if QUARANTINE in x], p.stderr
 
 
+@pytest.mark.slow
 def test_a_damaged_study_record_is_one_line(store, tmp_path):
     root, _ = store
     rec = root / "_studies" / "tosk.json"
@@ -337,6 +346,7 @@ def test_a_damaged_study_record_is_one_line(store, tmp_path):
         assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_study_record_naming_a_damaged_run_is_one_line(store, tmp_path):
     root, runs = store
     rec = root / "_studies" / "tosk.json"
@@ -349,6 +359,7 @@ def test_a_study_record_naming_a_damaged_run_is_one_line(store, tmp_path):
     assert "run.parquet fails its checksum" in line and "balance study` again" in line
 
 
+@pytest.mark.slow
 def test_a_damaged_chart_cache_entry_is_drawn_again(store, tmp_path):
     root, runs = store
     args = (

@@ -150,6 +150,7 @@ def test_tasks_plan_checks():
 
 
 # ---- struggles -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_struggle_tables(struggle):
     pols = list(suits.POLICIES)
     p = struggle.policies
@@ -206,6 +207,7 @@ def test_struggle_plan_checks():
 
 
 # ---- the page --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_page_is_self_contained_and_complete(tasks, struggle, tmp_path):
     path = suits.write_page(tasks, struggle, tmp_path / "suits.html")
     html = path.read_text(encoding="utf-8")
@@ -230,6 +232,7 @@ def test_page_with_one_half_only(tasks, tmp_path):
 
 
 # ---- the commands ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_tasks_and_struggle(tmp_path):
     res = run_cli(
         [
@@ -269,6 +272,7 @@ def test_cli_tasks_and_struggle(tmp_path):
     assert "Each policy against the field" in res.stdout and "low-absorb-deck" in res.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, message",
     [

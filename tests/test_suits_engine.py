@@ -25,7 +25,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from balance.config import all_variant_combinations, load_strategy, resolve_variant
-from sims import rng
+from kernels import rng
 from sims import suits as S
 from sims.suits import MODE_DIFFICULT, MODE_EITHER, MODE_IN_SUIT
 from sims.suits_oracle import task_odds
@@ -159,6 +159,7 @@ def test_invariants_every_strategy_every_variant(rules, strat, variant):
             assert seen["dead"] > n // 2
 
 
+@pytest.mark.slow
 def test_round_cap_is_a_stalemate(rules, strat):
     """Why SD10 exists: to the death with suits in struggles, a disabled
     character cannot act, and the other can be left with a hand that holds no

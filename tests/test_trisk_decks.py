@@ -114,6 +114,7 @@ def reference():
 
 
 # --------------------------------------------------------------------------- by name
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [
@@ -307,6 +308,7 @@ def _refused(res, folder: Path, *frags: str) -> str:
     return err
 
 
+@pytest.mark.slow
 def test_cli_plays_the_named_cards_of_a_designers_set(tmp_path, designer_variant):
     variant = designer_variant(exchanged(tmp_path / "designer.toml", "Bear", "Fox"))
     common = ["--a", A, "--b", B, "-n", N, "--seed", 1, "--json"]
@@ -318,6 +320,7 @@ def test_cli_plays_the_named_cards_of_a_designers_set(tmp_path, designer_variant
     assert (y["a_wins"], y["b_wins"], y["draws"]) == (x["a_wins"], x["b_wins"], x["draws"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make,frag",
     [
@@ -350,6 +353,7 @@ def test_cli_refuses_an_illegal_deck_and_writes_nothing(make, frag, tmp_path, de
 
 
 # --------------------------------------------------------------------------- bad input (item 7)
+@pytest.mark.slow
 def test_cli_refuses_an_empty_deck_name(tmp_path):
     """``tempo@`` named no deck and played the default one."""
     work = tmp_path / "work"
@@ -363,6 +367,7 @@ def test_cli_refuses_an_empty_deck_name(tmp_path):
         _refused(_cli(["trisk", *args], work), work, "no deck named after '@'")
 
 
+@pytest.mark.slow
 def test_cli_power_refuses_a_repeated_card_before_any_game(tmp_path):
     work = tmp_path / "work"
     for cards in ("Bear,Bear", "Bear,bear ", "Raven,Bear,Raven"):
@@ -374,6 +379,7 @@ def test_cli_power_refuses_a_repeated_card_before_any_game(tmp_path):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
 def test_a_non_finite_budget_value_is_refused(value, tmp_path):
     """``nan`` in ``[budget]`` passed every check (``inf`` was refused only by

@@ -84,6 +84,7 @@ def _correlated_strata(
     ]
 
 
+@pytest.mark.slow
 def test_pool_strata_covers_when_the_strata_share_their_deals():
     """Issue 15: strata replaying the same deals correlate (+0.01 to +0.21 on
     the engine); the old SE added their variances as if independent and its
@@ -132,6 +133,7 @@ def test_large_effect_is_not_equal_with_its_sign(effect, direction):
     assert np.sign(r.effect) == np.sign(effect) and r.lo <= effect <= r.hi
 
 
+@pytest.mark.slow
 def test_small_sample_is_inconclusive_and_the_games_needed_decide():
     rng = np.random.default_rng(4)
     sd = 0.35
@@ -398,6 +400,7 @@ def _two_cards() -> tuple[str, ...]:
     return (cs.names[few[0]], cs.names[few[1]])
 
 
+@pytest.mark.slow
 @needs_engine
 def test_power_run_resumes_from_the_store(tmp_path):
     cards = _two_cards()
@@ -446,6 +449,7 @@ def test_power_run_resumes_from_the_store(tmp_path):
     assert all(name in html for name in cards)
 
 
+@pytest.mark.slow
 @needs_engine
 def test_cli_power_writes_the_page_and_json(tmp_path):
     from tests.test_cli import run_cli
@@ -500,6 +504,7 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     assert "Budget points: one is worth" in plain.stdout
 
 
+@pytest.mark.slow
 @needs_engine
 def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
     """``--vs-card X``: the reference is the deck with X swapped in the same
@@ -533,6 +538,7 @@ def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args,msg",
     [
@@ -561,6 +567,7 @@ def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.slow
 @needs_engine
 @pytest.mark.parametrize("command,key", [("cards", "name"), ("skills", "skill"), ("decks", "deck")])
 def test_cli_card_set_tables(tmp_path, command, key):
@@ -587,6 +594,7 @@ def test_too_few_games_decide_nothing():
     assert out["verdict"].tolist() == ["equal", "not equal"]
 
 
+@pytest.mark.slow
 @needs_engine
 def test_cli_power_tests_a_designers_set(tmp_path):
     """A designer's own set in the reference format replaces it, no code changes:
@@ -666,6 +674,7 @@ def _fake_regression(rng, pairs: int, beta: float, tau: float, games: int = 20):
     return ctx, pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_regression_is_quasi_binomial_and_its_intervals_cover():
     """20 correlated games a deck pair: Pearson chi2/df about 2.2 on the engine;
     a binomial fit's intervals were 1.47x too narrow. 300 fits: coverage of the

@@ -108,6 +108,7 @@ def test_the_plan_has_five_looks_and_spends_alpha_over_them():
     assert t["alpha_look"].iloc[0] == pytest.approx(0.01)
 
 
+@pytest.mark.slow
 def test_a_card_exactly_at_the_margin_is_wrongly_called_equal_at_most_alpha():
     # two cards at +δ and −δ (the TOST's hardest case), three at 0 beside them
     tables = _run([DELTA, -DELTA, 0.0, 0.0, 0.0], seed=1)
@@ -127,6 +128,7 @@ def test_a_card_exactly_at_the_margin_is_wrongly_called_equal_at_most_alpha():
     assert shown > 0.5, shown
 
 
+@pytest.mark.slow
 def test_when_every_card_is_equal_none_is_called_different_at_most_alpha():
     tables = _run([0.0] * 8, seed=2)
     any_wrong = np.mean([(t["direction"] != "").any() for t in tables])  # familywise
@@ -134,6 +136,7 @@ def test_when_every_card_is_equal_none_is_called_different_at_most_alpha():
     assert any_wrong <= ALPHA + SLACK, any_wrong
 
 
+@pytest.mark.slow
 def test_the_procedure_detects_a_card_two_margins_off():
     # power, so the two tests above cannot pass by deciding nothing
     tables = _run([2 * DELTA, -2 * DELTA, 0.0], seed=3, reps=50)
@@ -147,6 +150,7 @@ def test_the_procedure_detects_a_card_two_margins_off():
     assert found > 0.9, found
 
 
+@pytest.mark.slow
 def test_the_old_procedure_fails_the_bound_on_the_same_data():
     # no α spent over the looks and the strata added as if independent: the
     # procedure issue 15 measured. Same draws as the test at the margin.
@@ -159,6 +163,7 @@ def test_the_old_procedure_fails_the_bound_on_the_same_data():
 
 
 # --------------------------------------------------------------------------- on the engine
+@pytest.mark.slow
 def test_clones_of_the_neutral_card_are_never_called_different(tmp_path):
     """Issue 15: "on the engine, a set of clones of the neutral card must come
     out with no 'not equal'". Three clones (new names and ids, the neutral's

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims import rng
+from kernels import rng
 from sims.trisk import cards as K
 from sims.trisk import engine as E
 from strategies.trisk import N_PARAMS, encode_strategy
