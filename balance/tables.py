@@ -98,6 +98,25 @@ def _side_points(res: RunResult, strategy: str) -> np.ndarray:
     return pts if res.spec.a.name == strategy else 4 - pts
 
 
+_MATRIX_COLS = [
+    "variant",
+    "a",
+    "b",
+    "games",
+    "a_wins",
+    "b_wins",
+    "draws",
+    "winrate",
+    "winrate_lo",
+    "winrate_hi",
+    "score",
+    "score_lo",
+    "score_hi",
+    "rounds_mean",
+    "rounds_sd",
+]
+
+
 def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     """Round-robin matrix: one row per ordered pair (a, b), a ≠ b, per variant.
 
@@ -109,25 +128,7 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     """
     keys = list(results)
     if not keys:
-        return pd.DataFrame(
-            columns=[
-                "variant",
-                "a",
-                "b",
-                "games",
-                "a_wins",
-                "b_wins",
-                "draws",
-                "winrate",
-                "winrate_lo",
-                "winrate_hi",
-                "score",
-                "score_lo",
-                "score_hi",
-                "rounds_mean",
-                "rounds_sd",
-            ]
-        )
+        return pd.DataFrame(columns=_MATRIX_COLS)
     runs = [results[k] for k in keys]
     games = np.array([r.games for r in runs], dtype=np.int64)
     aw = np.array([r.a_wins for r in runs], dtype=np.int64)
@@ -183,24 +184,7 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
                 "score_hi": 1 - p["lo"],
             }
         )
-    cols = [
-        "variant",
-        "a",
-        "b",
-        "games",
-        "a_wins",
-        "b_wins",
-        "draws",
-        "winrate",
-        "winrate_lo",
-        "winrate_hi",
-        "score",
-        "score_lo",
-        "score_hi",
-        "rounds_mean",
-        "rounds_sd",
-    ]
-    return pd.DataFrame(rows)[cols]
+    return pd.DataFrame(rows)[_MATRIX_COLS]
 
 
 def _deal_parts(res: RunResult, side: str) -> np.ndarray:

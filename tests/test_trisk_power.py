@@ -455,24 +455,9 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     from tests.test_cli import run_cli
 
     a, _ = _two_cards()
-    res = run_cli(
-        [
-            "trisk",
-            "power",
-            "--cards",
-            a,
-            "--games",
-            "20",
-            "--max-games",
-            "40",
-            "--scale",
-            "0.05",
-            "--out",
-            str(tmp_path / "p.html"),
-            "--json",
-        ],
-        tmp_path,
-    )
+    args = ["trisk", "power", "--cards", a, "--games", "20", "--max-games", "40"]
+    args += ["--scale", "0.05", "--out", str(tmp_path / "p.html")]
+    res = run_cli([*args, "--json"], tmp_path)
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["claim"]["status"] in ("holds", "does not hold", "undecided")
@@ -482,23 +467,7 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     assert "card set 'reference'" in data["header"] and data["copies"] == 4
     assert data["looks"] >= 1 and data["calibration"]["rate"]["cards"] >= 2
     assert {"effect2", "depends_on_strategy", "label"} <= set(data["cards"][0])
-    plain = run_cli(
-        [
-            "trisk",
-            "power",
-            "--cards",
-            a,
-            "--games",
-            "20",
-            "--max-games",
-            "40",
-            "--scale",
-            "0.05",
-            "--out",
-            str(tmp_path / "p.html"),
-        ],
-        tmp_path,
-    )
+    plain = run_cli(args, tmp_path)
     assert plain.returncode == 0, plain.stderr
     assert "Equal-power test of card set 'reference'" in plain.stdout + plain.stderr
     assert "Budget points: one is worth" in plain.stdout
