@@ -52,13 +52,13 @@ RANK_ORDER: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10"
 _Z = 1.959963984540054  # two-sided 95% normal quantile
 
 # Palette: blue = better than even / positive, red = worse / negative.
-_POS = "#2b6ca3"
-_NEG = "#c0392b"
-_NEUTRAL = "#7f7f7f"
-_INK = "#222222"
-_MUTED = "#555555"
-_GRID = "#e3e3e3"
-_BAND = "#f4f6f8"
+POS = "#2b6ca3"
+NEG = "#c0392b"
+NEUTRAL = "#7f7f7f"
+INK = "#222222"
+MUTED = "#555555"
+GRID = "#e3e3e3"
+BAND = "#f4f6f8"
 _HIGHLIGHT = "#fff4d6"
 
 _STYLE: dict = {
@@ -70,12 +70,12 @@ _STYLE: dict = {
     "axes.titlesize": 10,
     "axes.labelsize": 9.5,
     "axes.edgecolor": "#888888",
-    "axes.labelcolor": _INK,
+    "axes.labelcolor": INK,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.axisbelow": True,
-    "xtick.color": _INK,
-    "ytick.color": _INK,
+    "xtick.color": INK,
+    "ytick.color": INK,
     "xtick.labelsize": 8.5,
     "ytick.labelsize": 8.5,
     "legend.fontsize": 8.5,
@@ -91,14 +91,14 @@ PNG_DPI = 110
 
 # --------------------------------------------------------------------------- helpers
 @contextmanager
-def _style() -> Iterator[None]:
+def chart_style() -> Iterator[None]:
     import matplotlib
 
     with matplotlib.rc_context(_STYLE):
         yield
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     """A new Agg-backed figure, independent of pyplot's global state."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -108,7 +108,7 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
-def _label(text: object) -> str:
+def wrap_label(text: object) -> str:
     """A config-supplied name made safe for matplotlib text (no mathtext)."""
     return str(text).replace("$", r"\$")
 
@@ -126,39 +126,41 @@ def _wrap(text: str, width_in: float, fontsize: float) -> str:
     return "\n".join(textwrap.wrap(text, chars)) if len(text) > chars else text
 
 
-def _titles(fig: Figure, title: str, subtitle: str | None = None, ax: Axes | None = None) -> None:
+def set_titles(
+    fig: Figure, title: str, subtitle: str | None = None, ax: Axes | None = None
+) -> None:
     """Bold left-aligned title; the explanatory subtitle goes under it (as the
     axes title) for single-panel charts, or as a caption below multi-panel ones.
     Call last, once every other artist is in place: wrapping uses the laid-out
     axes width."""
     width = fig.get_figwidth()
     fig.suptitle(
-        _wrap(_label(title), width, 11.5),
+        _wrap(wrap_label(title), width, 11.5),
         x=0.01,
         ha="left",
         fontsize=11.5,
         fontweight="bold",
-        color=_INK,
+        color=INK,
     )
     if not subtitle:
         return
     if ax is not None:
         fig.draw_without_rendering()  # run the layout to learn the axes' real width
         ax_w = width * ax.get_position().width
-        ax.set_title(_wrap(_label(subtitle), ax_w, 8.5), loc="left", fontsize=8.5, color=_MUTED)
+        ax.set_title(_wrap(wrap_label(subtitle), ax_w, 8.5), loc="left", fontsize=8.5, color=MUTED)
     else:
         fig.supxlabel(
-            _wrap(_label(subtitle), width, 8.5), x=0.01, ha="left", fontsize=8.5, color=_MUTED
+            _wrap(wrap_label(subtitle), width, 8.5), x=0.01, ha="left", fontsize=8.5, color=MUTED
         )
 
 
-def _panel_title(ax: Axes, text: str, fig_width: float) -> None:
-    ax.set_title(_wrap(_label(text), fig_width - 1.3, 9), loc="left", fontsize=9, color=_MUTED)
+def panel_title(ax: Axes, text: str, fig_width: float) -> None:
+    ax.set_title(_wrap(wrap_label(text), fig_width - 1.3, 9), loc="left", fontsize=9, color=MUTED)
 
 
 def _variant_label(name: object, width: int = 36) -> str:
     """A variant name for an axis: '+'-joined rule options wrapped onto lines."""
-    text = _label(name)
+    text = wrap_label(name)
     if len(text) <= width or "+" not in text:
         return text
     lines, line = [], ""
@@ -177,7 +179,7 @@ def _fmt_n(n: float) -> str:
     return f"{int(round(n)):,}"
 
 
-def _n_range(values: Iterable[float]) -> str:
+def n_range(values: Iterable[float]) -> str:
     arr = np.asarray([v for v in values if pd.notna(v)], dtype=float)
     if arr.size == 0:
         return "?"
@@ -192,7 +194,7 @@ def _variant_sort_key(name: str) -> tuple[int, str]:
     return (1 + str(name).count("+"), str(name))
 
 
-def _colors(n: int) -> list:
+def palette(n: int) -> list:
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
@@ -201,15 +203,15 @@ def _colors(n: int) -> list:
 
 def _empty(fig: Figure, ax: Axes, message: str) -> Figure:
     ax.set_axis_off()
-    ax.text(0.5, 0.5, message, ha="center", va="center", color=_MUTED, transform=ax.transAxes)
+    ax.text(0.5, 0.5, message, ha="center", va="center", color=MUTED, transform=ax.transAxes)
     return fig
 
 
-def _placeholder(title: str, message: str, width: float = 6, height: float = 2) -> Figure:
+def placeholder(title: str, message: str, width: float = 6, height: float = 2) -> Figure:
     """A small titled figure that says why there is nothing to draw."""
-    fig = _figure(width, height)
+    fig = new_figure(width, height)
     ax = fig.add_subplot()
-    _titles(fig, title)
+    set_titles(fig, title)
     return _empty(fig, ax, message)
 
 
@@ -248,7 +250,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     svg_path = stem.with_name(stem.name + ".svg")
     png_path = stem.with_name(stem.name + ".png")
     try:
-        with _style():
+        with chart_style():
             if write:
                 stem.parent.mkdir(parents=True, exist_ok=True)
                 _atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
@@ -335,9 +337,9 @@ def matrix_heatmap(
     """
 
     df = matrix_df[matrix_df["variant"] == variant]
-    with _style():
+    with chart_style():
         if df.empty:
-            return _placeholder(
+            return placeholder(
                 f"Head-to-head {what} — {variant}", "no games for this variant", width=5
             )
 
@@ -361,7 +363,7 @@ def matrix_heatmap(
         norm, cmap, spread = _diverging(win, 0.1)
 
         side = max(3.2, 0.85 * k + 1.6)
-        fig = _figure(side + 1.4, side + 0.9)
+        fig = new_figure(side + 1.4, side + 0.9)
         ax = fig.add_subplot()
         edges = np.arange(k + 1) - 0.5
         im = ax.pcolormesh(edges, edges, np.ma.masked_invalid(win), cmap=cmap, norm=norm)
@@ -374,11 +376,11 @@ def matrix_heatmap(
         for i in range(k):
             for j in range(k):
                 if i == j:
-                    ax.text(j, i, "—", ha="center", va="center", color=_MUTED, fontsize=9)
+                    ax.text(j, i, "—", ha="center", va="center", color=MUTED, fontsize=9)
                     continue
                 w = win[i, j]
                 if not np.isfinite(w):
-                    ax.text(j, i, "n/a", ha="center", va="center", color=_MUTED, fontsize=7.5)
+                    ax.text(j, i, "n/a", ha="center", va="center", color=MUTED, fontsize=7.5)
                     continue
                 dark = abs(w - 0.5) > 0.6 * spread
                 ax.text(
@@ -389,10 +391,10 @@ def matrix_heatmap(
                     va="center",
                     fontsize=7 if small else 8.5,
                     linespacing=1.15,
-                    color="white" if dark else _INK,
+                    color="white" if dark else INK,
                 )
 
-        labels = [_label(s) for s in names]
+        labels = [wrap_label(s) for s in names]
         ax.set_xticks(range(k), labels, rotation=35, ha="right", rotation_mode="anchor")
         ax.set_yticks(range(k), labels)
         ax.set_xlabel("opponent (column)")
@@ -404,12 +406,12 @@ def matrix_heatmap(
         ax.tick_params(which="major", length=0)
         _pct_colorbar(fig, im, ax, f"row's {what} vs column (%)", 0.8)
 
-        _titles(
+        set_titles(
             fig,
             f"Head-to-head {what} — {variant}",
             subtitle
             or f"% of games the row strategy wins (draws not counted as wins); "
-            f"± = 95% Wilson half-width; n = {_n_range(df['games'])} games per pair",
+            f"± = 95% Wilson half-width; n = {n_range(df['games'])} games per pair",
             ax=ax,
         )
     return fig
@@ -428,9 +430,9 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
     df = diffs_df
     if strategies is not None:
         df = df[df["strategy"].isin(list(strategies))]
-    with _style():
+    with chart_style():
         if df.empty:
-            return _placeholder(
+            return placeholder(
                 "Change in strategy score vs base", "no variants other than base to compare"
             )
 
@@ -441,16 +443,16 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         nv, ns = len(variants), len(strat_names)
         ypos = {v: i for i, v in enumerate(variants)}
         offsets = np.linspace(-0.32, 0.32, ns) if ns > 1 else np.zeros(1)
-        colors = dict(zip(strat_names, _colors(ns), strict=False))
+        colors = dict(zip(strat_names, palette(ns), strict=False))
 
         wrapped = any("\n" in _variant_label(v) for v in variants)
         band = max(0.42 if wrapped else 0.3, 0.085 * ns + 0.1)
-        fig = _figure(9.0, max(2.8, band * nv + 1.6))
+        fig = new_figure(9.0, max(2.8, band * nv + 1.6))
         ax = fig.add_subplot()
         for i in range(nv):
             if i % 2 == 0:
-                ax.axhspan(i - 0.5, i + 0.5, color=_BAND, zorder=0, linewidth=0)
-        ax.axvline(0, color=_INK, linewidth=0.9, zorder=1)
+                ax.axhspan(i - 0.5, i + 0.5, color=BAND, zorder=0, linewidth=0)
+        ax.axvline(0, color=INK, linewidth=0.9, zorder=1)
 
         for j, s in enumerate(strat_names):
             sub = df[df["strategy"] == s]
@@ -482,19 +484,19 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         ax.set_ylim(nv - 0.5, -0.5)
         ax.tick_params(axis="y", length=0)
         ax.spines["left"].set_visible(False)
-        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.grid(axis="x", color=GRID, linewidth=0.8)
         ax.set_xlabel("change in score vs base (percentage points, 95% CI)")
 
         handles = [
-            Line2D([], [], color=colors[s], marker="o", linestyle="-", label=_label(s))
+            Line2D([], [], color=colors[s], marker="o", linestyle="-", label=wrap_label(s))
             for s in strat_names
         ]
         handles += [
-            Line2D([], [], color=_INK, marker="o", linestyle="", label="significant (Holm)"),
+            Line2D([], [], color=INK, marker="o", linestyle="", label="significant (Holm)"),
             Line2D(
                 [],
                 [],
-                color=_INK,
+                color=INK,
                 marker="o",
                 markerfacecolor="white",
                 linestyle="",
@@ -503,10 +505,10 @@ def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = Non
         ]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
-        _titles(
+        set_titles(
             fig,
             "How each variant changes each strategy's score vs base",
-            f"score = win + ½ draw; paired by seed, n = {_n_range(df['n_pairs'])} pairs per point; "
+            f"score = win + ½ draw; paired by seed, n = {n_range(df['n_pairs'])} pairs per point; "
             "filled = significant after Holm correction",
             ax=ax,
         )
@@ -539,14 +541,14 @@ def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None 
     With ``variants=None``: all variants if there are at most five, else
     base, the shortest and the longest game by mean rounds, and others up to five.
     """
-    with _style():
-        fig = _figure(9.0, 4.0)
+    with chart_style():
+        fig = new_figure(9.0, 4.0)
         ax = fig.add_subplot()
         if rounds_df.empty:
-            _titles(fig, "Game length")
+            set_titles(fig, "Game length")
             return _empty(fig, ax, "no games")
         chosen = list(variants) if variants is not None else _pick_round_variants(rounds_df)
-        colors = _colors(len(chosen))
+        colors = palette(len(chosen))
         lo_r, hi_r = int(rounds_df["rounds"].min()), int(rounds_df["rounds"].max())
         full = np.arange(lo_r, hi_r + 1)
         total_games = 0
@@ -573,9 +575,9 @@ def rounds_distribution(rounds_df: pd.DataFrame, variants: Sequence[str] | None 
         ax.set_ylim(bottom=0)
         ax.set_xlim(lo_r - 0.5, hi_r + 0.5)
         ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.grid(axis="y", color=_GRID, linewidth=0.8)
+        ax.grid(axis="y", color=GRID, linewidth=0.8)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, labelspacing=0.9)
-        _titles(
+        set_titles(
             fig,
             "Game length distribution",
             "share of games ending after each number of rounds; dotted lines = means",
@@ -657,12 +659,12 @@ def _bars(ax: Axes, x, value, lo, hi, base: float, strong=None) -> None:
         if strong is None
         else np.where(np.asarray(strong, dtype=bool), 1.0, 0.45)
     )
-    colors = [to_rgba(_POS if v >= base else _NEG, a) for v, a in zip(value, alpha, strict=False)]
+    colors = [to_rgba(POS if v >= base else NEG, a) for v, a in zip(value, alpha, strict=False)]
     ax.bar(x, value - base, bottom=base, width=0.68, color=colors, zorder=2)
     yerr = np.vstack([value - np.asarray(lo, dtype=float), np.asarray(hi, dtype=float) - value])
-    ax.errorbar(x, value, yerr=yerr, fmt="none", ecolor=_INK, elinewidth=1.0, capsize=2.5, zorder=3)
-    ax.axhline(base, color=_INK, linewidth=0.9, zorder=1)
-    ax.grid(axis="y", color=_GRID, linewidth=0.8)
+    ax.errorbar(x, value, yerr=yerr, fmt="none", ecolor=INK, elinewidth=1.0, capsize=2.5, zorder=3)
+    ax.axhline(base, color=INK, linewidth=0.9, zorder=1)
+    ax.grid(axis="y", color=GRID, linewidth=0.8)
 
 
 def card_chart_key(strategy: object, opponent: object = None) -> str:
@@ -705,15 +707,15 @@ def card_value(
         if restr.empty or restr["rank"].duplicated().any():
             restr = None
 
-    with _style():
+    with chart_style():
         pooled = _pool_ranks(cards) if not cards.empty else pd.DataFrame()
         panels = 2 + (restr is not None)
-        fig = _figure(7.6, 1.2 + 2.35 * panels)
+        fig = new_figure(7.6, 1.2 + 2.35 * panels)
         axes = fig.subplots(panels, 1, sharex=True)
         versus = f" vs {opponent}" if opponent is not None else ""
         title = f"Card value by rank — {strategy}{versus}, {variant}"
         if pooled.empty:
-            _titles(fig, title)
+            set_titles(fig, title)
             for ax in axes:
                 _empty(fig, ax, "no card data")
             return fig
@@ -734,19 +736,19 @@ def card_value(
             50.0,
         )
         ax.set_ylabel("win rate when\nplayed (%)")
-        _panel_title(
+        panel_title(
             ax,
-            f"Played win rate (observational), n = {_n_range(pooled['played_n'])} plays per rank",
+            f"Played win rate (observational), n = {n_range(pooled['played_n'])} plays per rank",
             fig.get_figwidth(),
         )
 
         ax = axes[1]
         _bars(ax, x, pooled["iwd"] * 100, pooled["iwd_lo"] * 100, pooled["iwd_hi"] * 100, 0.0)
         ax.set_ylabel("IWD\n(pp)")
-        _panel_title(
+        panel_title(
             ax,
             "Improvement when drawn, IWD = GIH WR − GNS WR (observational), "
-            f"n = {_n_range(pooled['gih_n'])} games in hand per rank",
+            f"n = {n_range(pooled['gih_n'])} games in hand per rank",
             fig.get_figwidth(),
         )
 
@@ -771,17 +773,17 @@ def card_value(
                 strong=sig,
             )
             ax.set_ylabel("Δ score when\nforbidden (pp)")
-            _panel_title(
+            panel_title(
                 ax,
                 "Restricted play (causal, paired): score change when this rank may not be "
-                f"played, n = {_n_range(restr['n_pairs'])} pairs; faded = not significant (Holm)",
+                f"played, n = {n_range(restr['n_pairs'])} pairs; faded = not significant (Holm)",
                 fig.get_figwidth(),
             )
 
-        axes[-1].set_xticks(range(len(ranks)), [_label(r) for r in ranks])
+        axes[-1].set_xticks(range(len(ranks)), [wrap_label(r) for r in ranks])
         axes[-1].set_xlabel("rank (suits pooled)")
         axes[-1].set_xlim(-0.6, len(ranks) - 0.4)
-        _titles(
+        set_titles(
             fig,
             title,
             "bars = estimate, whiskers = 95% CI; blue above / red below the reference line",
@@ -798,9 +800,9 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
     panel is the best strategy's win rate against random play, annotated with
     the games needed for it to be ahead with 95% probability.
     """
-    with _style():
+    with chart_style():
         if variants_df.empty:
-            return _placeholder("Variants at a glance", "no variants")
+            return placeholder("Variants at a glance", "no variants")
 
         df = variants_df.copy()
         df["_key"] = df["variant"].map(_variant_sort_key)
@@ -810,7 +812,7 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
         has_luck = "luck_skill_winrate" in df and df["luck_skill_winrate"].notna().any()
         panels = 3 if has_luck else 2
         wrapped = any("\n" in _variant_label(v) for v in df["variant"])
-        fig = _figure(3.0 * panels + 2.4, max(2.4, (0.36 if wrapped else 0.26) * nv + 1.5))
+        fig = new_figure(3.0 * panels + 2.4, max(2.4, (0.36 if wrapped else 0.26) * nv + 1.5))
         axes = fig.subplots(1, panels, sharey=True)
 
         games = df["games"].to_numpy(dtype=float)
@@ -843,7 +845,7 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
         for ax, (val, lo, hi, ref, xlabel, head) in zip(axes, specs, strict=False):
             for i in range(nv):
                 if i % 2 == 0:
-                    ax.axhspan(i - 0.5, i + 0.5, color=_BAND, zorder=0, linewidth=0)
+                    ax.axhspan(i - 0.5, i + 0.5, color=BAND, zorder=0, linewidth=0)
             for i in base_rows:
                 ax.axhspan(i - 0.5, i + 0.5, color=_HIGHLIGHT, zorder=0, linewidth=0)
             ok = np.isfinite(val)
@@ -852,18 +854,18 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
                 y[ok],
                 xerr=np.vstack([val[ok] - lo[ok], hi[ok] - val[ok]]),
                 fmt="o",
-                color=_POS,
-                ecolor=_POS,
+                color=POS,
+                ecolor=POS,
                 markersize=4,
                 elinewidth=1.3,
                 capsize=0,
                 zorder=3,
             )
             if ref is not None:
-                ax.axvline(ref, color=_INK, linewidth=0.9, linestyle="--", zorder=1)
+                ax.axvline(ref, color=INK, linewidth=0.9, linestyle="--", zorder=1)
             ax.set_xlabel(xlabel)
-            ax.set_title(head, loc="left", fontsize=9.5, fontweight="bold", color=_INK)
-            ax.grid(axis="x", color=_GRID, linewidth=0.8)
+            ax.set_title(head, loc="left", fontsize=9.5, fontweight="bold", color=INK)
+            ax.grid(axis="x", color=GRID, linewidth=0.8)
             ax.tick_params(axis="y", length=0)
             ax.spines["left"].set_visible(False)
         axes[1].set_xlim(left=0)
@@ -880,17 +882,17 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
                         textcoords="offset points",
                         va="center",
                         fontsize=7.5,
-                        color=_MUTED,
+                        color=MUTED,
                     )
             lo_x, hi_x = ax.get_xlim()
             ax.set_xlim(lo_x, hi_x + (hi_x - lo_x) * 0.22)
 
         axes[0].set_yticks(y, [_variant_label(v) for v in df["variant"]])
         axes[0].set_ylim(nv - 0.5, -0.5)
-        _titles(
+        set_titles(
             fig,
             "Variants at a glance",
-            f"95% CIs; n = {_n_range(df['games'])} games per variant; "
+            f"95% CIs; n = {n_range(df['games'])} games per variant; "
             "luck vs skill annotated with games needed for the better side to lead with 95% probability",
         )
     return fig
@@ -901,12 +903,14 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> Figure:
     """Bradley–Terry Elo of each strategy with its 95% CI, and its weight in
     the max-entropy Nash mixture (with bootstrap CI) beside it."""
     df = ratings_df[ratings_df["variant"] == variant].sort_values("elo", ascending=True)
-    with _style():
+    with chart_style():
         if df.empty:
-            return _placeholder(f"Strategy ratings ({_label(variant)})", "no round robin to rate")
+            return placeholder(
+                f"Strategy ratings ({wrap_label(variant)})", "no round robin to rate"
+            )
         has_nash = df["nash_p"].notna().any()
         n = len(df)
-        fig = _figure(9.0, max(2.4, 0.34 * n + 1.5))
+        fig = new_figure(9.0, max(2.4, 0.34 * n + 1.5))
         axes = (
             fig.subplots(1, 2, sharey=True, width_ratios=[3, 2])
             if has_nash
@@ -916,41 +920,41 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> Figure:
         y = np.arange(n)
         elo, lo, hi = (df[c].to_numpy(dtype=float) for c in ("elo", "elo_lo", "elo_hi"))
         colors = [
-            _POS if a > 0 else (_NEG if b < 0 else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+            POS if a > 0 else (NEG if b < 0 else NEUTRAL) for a, b in zip(lo, hi, strict=False)
         ]
-        ax.axvline(0, color=_INK, linewidth=0.9)
+        ax.axvline(0, color=INK, linewidth=0.9)
         ax.errorbar(
             elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors, elinewidth=1.4
         )
         ax.scatter(elo, y, color=colors, s=30, zorder=3)
-        ax.set_yticks(y, [_label(s) for s in df["strategy"]])
+        ax.set_yticks(y, [wrap_label(s) for s in df["strategy"]])
         ax.tick_params(axis="y", length=0)
-        ax.grid(axis="x", color=_GRID, linewidth=0.8)
+        ax.grid(axis="x", color=GRID, linewidth=0.8)
         ax.set_xlabel("Elo vs field average (Bradley–Terry, 95% CI)")
         if has_nash:
             ax2 = axes[1]
             p = df["nash_p"].to_numpy(dtype=float) * 100
             plo = df["nash_p_lo"].to_numpy(dtype=float) * 100
             phi = df["nash_p_hi"].to_numpy(dtype=float) * 100
-            ax2.barh(y, p, color=_POS, height=0.6)
+            ax2.barh(y, p, color=POS, height=0.6)
             ok = np.isfinite(plo) & np.isfinite(phi)
             ax2.errorbar(
                 p[ok],
                 y[ok],
                 xerr=np.vstack([np.clip(p - plo, 0, None)[ok], np.clip(phi - p, 0, None)[ok]]),
                 fmt="none",
-                ecolor=_INK,
+                ecolor=INK,
                 elinewidth=1,
             )
             ax2.set_xlim(0, 100)
-            ax2.grid(axis="x", color=_GRID, linewidth=0.8)
+            ax2.grid(axis="x", color=GRID, linewidth=0.8)
             ax2.set_xlabel("weight in the Nash mixture (%, bootstrap 95% CI)")
             ax2.tick_params(axis="y", length=0)
         games = df["games"].to_numpy(dtype=float) / 2
-        _titles(
+        set_titles(
             fig,
-            f"Strategy ratings and the Nash mixture ({_label(variant)})",
-            f"round robin of {n} strategies, n = {_n_range(games)} games per strategy; "
+            f"Strategy ratings and the Nash mixture ({wrap_label(variant)})",
+            f"round robin of {n} strategies, n = {n_range(games)} games per strategy; "
             "blue / red: reliably above / below the field average",
         )
     return fig
@@ -962,9 +966,9 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> Figure:
     column loadout (win + ½ draw), loadouts ordered by their score against the
     field (strongest first); cells whose 95% CI excludes ½ are dotted."""
 
-    with _style():
+    with chart_style():
         if matrix_df is None or matrix_df.empty:
-            return _placeholder("Loadout matrix", "no loadout runs")
+            return placeholder("Loadout matrix", "no loadout runs")
         field = matrix_df.groupby("row")["score"].mean()
         names = sorted(field.index, key=lambda s: (-field[s], s))
         idx = {s: i for i, s in enumerate(names)}
@@ -977,16 +981,16 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> Figure:
             sig[i, j] = r.score_lo > 0.5 or r.score_hi < 0.5
         norm, cmap, _ = _diverging(score, 0.05)
         side = 0.26 * k + 3.2
-        fig = _figure(side + 1.2, side + 0.6)
+        fig = new_figure(side + 1.2, side + 0.6)
         ax = fig.add_subplot()
         edges = np.arange(k + 1) - 0.5
         im = ax.pcolormesh(edges, edges, np.ma.masked_invalid(score), cmap=cmap, norm=norm)
         ii, jj = np.nonzero(sig)
-        ax.scatter(jj, ii, s=3, color=_INK, linewidths=0)
+        ax.scatter(jj, ii, s=3, color=INK, linewidths=0)
         ax.set_aspect("equal")
         ax.set_xlim(-0.5, k - 0.5)
         ax.set_ylim(k - 0.5, -0.5)
-        labels = [_label(s) for s in names]
+        labels = [wrap_label(s) for s in names]
         ax.set_xticks(
             range(k), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=6.5
         )
@@ -995,11 +999,11 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> Figure:
         ax.set_ylabel("loadout (row)")
         ax.tick_params(length=0)
         _pct_colorbar(fig, im, ax, "row's score vs column (%)", 0.7)
-        _titles(
+        set_titles(
             fig,
             "Loadout against loadout",
             f"row's score (win + ½ draw) vs column, seat-swapped; dot: 95% CI excludes 50%; "
-            f"n = {_n_range(matrix_df['games'])} games per pairing",
+            f"n = {n_range(matrix_df['games'])} games per pairing",
             ax=ax,
         )
     return fig
@@ -1011,9 +1015,9 @@ def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -
     y = np.arange(len(value))[::-1]
     ref = ref * scale
     colors = [
-        _POS if a > ref else (_NEG if b < ref else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+        POS if a > ref else (NEG if b < ref else NEUTRAL) for a, b in zip(lo, hi, strict=False)
     ]
-    ax.axvline(ref, color=_INK, linewidth=0.9)
+    ax.axvline(ref, color=INK, linewidth=0.9)
     ax.errorbar(
         value,
         y,
@@ -1023,9 +1027,9 @@ def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -
         elinewidth=1.4,
     )
     ax.scatter(value, y, color=colors, s=26, zorder=3)
-    ax.set_yticks(y, [_label(s) for s in labels])
+    ax.set_yticks(y, [wrap_label(s) for s in labels])
     ax.tick_params(axis="y", length=0)
-    ax.grid(axis="x", color=_GRID, linewidth=0.8)
+    ax.grid(axis="x", color=GRID, linewidth=0.8)
 
 
 def loadout_values_chart(
@@ -1033,10 +1037,10 @@ def loadout_values_chart(
 ) -> Figure:
     """Item pairs and maneuvers (pooled score against the field) and each
     item's marginal value, each with its 95% CI."""
-    with _style():
+    with chart_style():
         if pairs is None or pairs.empty:
-            return _placeholder("Item pairs, maneuvers and items", "no loadout runs")
-        fig = _figure(10.0, max(3.0, 0.3 * len(pairs) + 1.9))
+            return placeholder("Item pairs, maneuvers and items", "no loadout runs")
+        fig = new_figure(10.0, max(3.0, 0.3 * len(pairs) + 1.9))
         axes = fig.subplots(1, 3, width_ratios=[1.2, 1, 1])
         _forest(axes[0], pairs["items"], pairs["score"], pairs["score_lo"], pairs["score_hi"], 0.5)
         axes[0].set_xlabel("score vs field (%)")
@@ -1062,11 +1066,11 @@ def loadout_values_chart(
         axes[2].set_xlabel("with − without (points)")
         axes[2].set_title("Each item's marginal value", fontsize=10, loc="left")
         games = pd.concat([pairs["games"], maneuvers["games"]])
-        _titles(
+        set_titles(
             fig,
             "What the loadout choices are worth",
             f"pooled over the loadout matrix, 95% CI; blue / red: reliably above / below "
-            f"even; n = {_n_range(games)} games per row",
+            f"even; n = {n_range(games)} games per row",
         )
     return fig
 
@@ -1074,9 +1078,9 @@ def loadout_values_chart(
 def ranges_chart(ranges_df: pd.DataFrame) -> Figure:
     """Share of the rounds fought at each range that each loadout wins."""
 
-    with _style():
+    with chart_style():
         if ranges_df is None or ranges_df.empty or not (ranges_df["rounds"] > 0).any():
-            return _placeholder("Where each loadout wins its rounds", "no rounds recorded")
+            return placeholder("Where each loadout wins its rounds", "no rounds recorded")
         order = list(dict.fromkeys(ranges_df["range"]))
         names = list(dict.fromkeys(ranges_df["loadout"]))
         share = np.full((len(names), len(order)), np.nan)
@@ -1088,7 +1092,7 @@ def ranges_chart(ranges_df: pd.DataFrame) -> Figure:
                 half[i, j] = (r.share_hi - r.share_lo) / 2
         norm, cmap, spread = _diverging(share, 0.05)
         k = len(names)
-        fig = _figure(6.4, 0.27 * k + 1.9)
+        fig = new_figure(6.4, 0.27 * k + 1.9)
         ax = fig.add_subplot()
         im = ax.imshow(np.ma.masked_invalid(share), cmap=cmap, norm=norm, aspect="auto")
         for i in range(k):
@@ -1102,18 +1106,18 @@ def ranges_chart(ranges_df: pd.DataFrame) -> Figure:
                         ha="center",
                         va="center",
                         fontsize=6.5,
-                        color="white" if dark else _INK,
+                        color="white" if dark else INK,
                     )
         ax.set_xticks(range(len(order)), order)
         ax.xaxis.tick_top()
-        ax.set_yticks(range(k), [_label(s) for s in names], fontsize=6.5)
+        ax.set_yticks(range(k), [wrap_label(s) for s in names], fontsize=6.5)
         ax.tick_params(length=0)
         _pct_colorbar(fig, im, ax, "share of rounds there won (%)", 0.6)
-        _titles(
+        set_titles(
             fig,
             "Where each loadout wins its rounds",
             f"% of the rounds fought at each range that the loadout wins, ± 95% Wilson "
-            f"half-width; n = {_n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "
+            f"half-width; n = {n_range(ranges_df['rounds'][ranges_df['rounds'] > 0])} rounds "
             f"per cell",
             ax=ax,
         )
@@ -1122,30 +1126,30 @@ def ranges_chart(ranges_df: pd.DataFrame) -> Figure:
 
 def initiative_chart(init_df: pd.DataFrame) -> Figure:
     """The opening bid's winner's win rate by the size of its winning bid."""
-    with _style():
+    with chart_style():
         df = init_df[init_df["bid"] != "all"] if init_df is not None else None
         if df is None or df.empty:
-            return _placeholder("The value of the opening bid", "no bids recorded")
-        fig = _figure(6.4, 3.2)
+            return placeholder("The value of the opening bid", "no bids recorded")
+        fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
         x = df["bid"].astype(int).to_numpy()
         w, lo, hi = (
             df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi")
         )
         colors = [
-            _POS if a > 50 else (_NEG if b < 50 else _NEUTRAL) for a, b in zip(lo, hi, strict=False)
+            POS if a > 50 else (NEG if b < 50 else NEUTRAL) for a, b in zip(lo, hi, strict=False)
         ]
-        ax.axhline(50, color=_INK, linewidth=0.9)
+        ax.axhline(50, color=INK, linewidth=0.9)
         ax.errorbar(
             x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4
         )
         ax.scatter(x, w, color=colors, s=26, zorder=3)
         for xi, wi, g in zip(x, hi, df["games"], strict=False):
-            ax.text(xi, wi + 1, _fmt_n(g), ha="center", va="bottom", fontsize=6.5, color=_MUTED)
+            ax.text(xi, wi + 1, _fmt_n(g), ha="center", va="bottom", fontsize=6.5, color=MUTED)
         ax.set_xticks(x)
         ax.set_xlabel("sum of the winning opening bid")
         ax.set_ylabel("bid winner's win rate (%)")
-        ax.grid(axis="y", color=_GRID, linewidth=0.8)
+        ax.grid(axis="y", color=GRID, linewidth=0.8)
         allrow = init_df[init_df["bid"] == "all"]
         sub = ""
         if not allrow.empty:
@@ -1155,7 +1159,7 @@ def initiative_chart(init_df: pd.DataFrame) -> Figure:
                 f"[{a['winrate_lo'] * 100:.1f}, {a['winrate_hi'] * 100:.1f}] of "
                 f"{_fmt_n(a['games'])} games; "
             )
-        _titles(
+        set_titles(
             fig,
             "The value of the opening bid",
             sub + "95% Wilson CI; the figure above each point is its number of games",
@@ -1382,262 +1386,3 @@ def _cached_chart(path: Path) -> str | None:
         warn(f"{path}: chart cache entry is damaged; drawn again")
         return None
     return svg
-
-
-# --------------------------------------------------------------------------- trisk power
-def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -> Figure:
-    """Effects ranked, each with its 95% CI, and the equivalence band ±δ.
-
-    ``df`` has ``name``, ``effect``, ``lo``, ``hi`` (fractions), ``games`` and
-    ``verdict`` ("equal" / "not equal" / "inconclusive"). Blue: shown equal
-    (TOST), red: shown different (Holm), grey: inconclusive.
-    """
-    with _style():
-        if df is None or df.empty:
-            return _placeholder(title, "nothing tested")
-        d = df.sort_values("effect", ascending=False, kind="stable")
-        k = len(d)
-        fig = _figure(7.2, max(2.6, 0.22 * k + 1.6))
-        ax = fig.add_subplot()
-        value, lo, hi = (d[c].to_numpy(dtype=float) * 100 for c in ("effect", "lo", "hi"))
-        y = np.arange(k)[::-1]
-        colors = [
-            {"equal": _POS, "equal within margin": _POS, "not equal": _NEG}.get(v, _NEUTRAL)
-            for v in d["verdict"]
-        ]
-        ax.axvspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
-        for x in (-delta * 100, delta * 100):
-            ax.axvline(x, color=_MUTED, linewidth=0.8, linestyle="--")
-        ax.axvline(0, color=_INK, linewidth=0.9)
-        ax.errorbar(
-            value,
-            y,
-            xerr=np.vstack([value - lo, hi - value]),
-            fmt="none",
-            ecolor=colors,
-            elinewidth=1.4,
-        )
-        ax.scatter(value, y, color=colors, s=22, zorder=3)
-        ax.set_yticks(y, [_label(s) for s in d["name"]], fontsize=7.5 if k > 30 else 8.5)
-        ax.tick_params(axis="y", length=0)
-        ax.set_ylim(-0.8, k - 0.2)
-        ax.grid(axis="x", color=_GRID, linewidth=0.8)
-        ax.set_xlabel(xlabel)
-        _titles(
-            fig,
-            title,
-            f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
-            f"(TOST; within the margin even when a difference is detected), red: shown "
-            f"different and not within the margin (Holm), grey: inconclusive; "
-            f"n = {_n_range(d['games'])} games per row",
-            ax=ax,
-        )
-    return fig
-
-
-def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -> Figure:
-    """Off-budget copies of the neutral card: effect (95% CI) against budget
-    points off, the fitted rate through the origin with its band, and the
-    equivalence band ±δ."""
-    title = "What a budget point is worth"
-    with _style():
-        if points is None or points.empty or not np.isfinite(rate.get("rate", np.nan)):
-            return _placeholder(title, "no calibration")
-        fig = _figure(6.4, 3.6)
-        ax = fig.add_subplot()
-        x = points["budget"].to_numpy(float)
-        v, lo, hi = (points[c].to_numpy(float) * 100 for c in ("effect", "lo", "hi"))
-        span = max(abs(x).max(), 1.0) * 1.15
-        ax.axhspan(-delta * 100, delta * 100, color=_BAND, zorder=0)
-        ax.axhline(0, color=_INK, linewidth=0.8)
-        ax.axvline(0, color=_MUTED, linewidth=0.6)
-        xs = np.linspace(-span, span, 50)
-        ax.fill_between(
-            xs,
-            np.minimum(rate["lo"] * xs, rate["hi"] * xs) * 100,
-            np.maximum(rate["lo"] * xs, rate["hi"] * xs) * 100,
-            color=_GRID,
-            zorder=1,
-        )
-        ax.plot(xs, rate["rate"] * xs * 100, color=_MUTED, linewidth=1.2, zorder=2)
-        ax.errorbar(
-            x,
-            v,
-            yerr=np.vstack([v - lo, hi - v]),
-            fmt="o",
-            color=_POS,
-            ecolor=_POS,
-            markersize=4,
-            elinewidth=1.2,
-            zorder=3,
-        )
-        for xi, vi, name in zip(x, v, points["name"], strict=False):
-            ax.annotate(
-                _label(str(name).split(" ", 2)[-1]),
-                (xi, vi),
-                textcoords="offset points",
-                xytext=(4, 3),
-                fontsize=7,
-                color=_MUTED,
-            )
-        ax.set_xlim(-span, span)
-        ax.set_xlabel("budget points off the neutral card")
-        ax.set_ylabel("effect (points per game)")
-        ax.grid(color=_GRID, linewidth=0.6)
-        _titles(
-            fig,
-            title,
-            f"Off-budget copies of the neutral card, 95% CI; line: "
-            f"{rate['rate'] * 100:.2f} points per budget point (band: its 95% CI, the cards "
-            f"as units); shaded: ±δ = ±{delta * 100:g} points",
-            ax=ax,
-        )
-    return fig
-
-
-# --------------------------------------------------------------------------- four-suits RPG
-def suits_ladder_chart(
-    fresh: pd.DataFrame, examples: Mapping[str, Sequence[str]], suit: str
-) -> Figure:
-    """The difficulty ladder: a fresh hand's chance of success at each target,
-    exact (lines) and simulated (points with 95% Wilson intervals), in suit,
-    Difficult and either way, with the rulebook's example Task of each target
-    on the axis."""
-    from balance.fmt import shorten
-
-    with _style():
-        fig = _figure(7.6, 5.6)
-        ax = fig.add_subplot()
-        x = fresh["target"].to_numpy()
-        styles = (
-            ("in_suit", "in suit (one card of the suit or a Joker)", _POS, "-"),
-            ("difficult", "Difficult (two cards of one other suit)", _NEG, "--"),
-            ("either", "either way (the best play)", _INK, ":"),
-        )
-        for mode, label, color, ls in styles:
-            ex = fresh[f"{mode}_exact"].to_numpy() * 100
-            sim = fresh[f"{mode}_sim"].to_numpy() * 100
-            lo = fresh[f"{mode}_lo"].to_numpy() * 100
-            hi = fresh[f"{mode}_hi"].to_numpy() * 100
-            ax.plot(x, ex, ls, color=color, linewidth=1.6, label=f"{label}: exact")
-            ax.errorbar(
-                x,
-                sim,
-                yerr=np.vstack([sim - lo, hi - sim]),
-                fmt="o",
-                color=color,
-                markersize=3.2,
-                elinewidth=1.0,
-                capsize=0,
-            )
-        texts = list(examples.get(suit, []))
-        labels = [
-            f"{name}: {shorten(str(texts[t - 2]).rstrip('.'), 34) if texts else ''}"
-            for t, name in zip(x, fresh["target_name"], strict=False)
-        ]
-        ax.set_xticks(
-            x,
-            [_label(s) for s in labels],
-            rotation=55,
-            ha="right",
-            rotation_mode="anchor",
-            fontsize=7.2,
-        )
-        ax.set_ylim(0, 102)
-        ax.set_ylabel("chance of success from a fresh hand (%)")
-        ax.grid(axis="y", color=_GRID, linewidth=0.8)
-        ax.legend(loc="lower left")
-        _titles(
-            fig,
-            f"The difficulty ladder: {suit.capitalize()} Tasks by target",
-            f"Lines: exact odds of a fresh 5-card hand; points: simulated with 95% Wilson "
-            f"intervals (n = {_n_range(fresh['hands'])} hands per target). Axis: the "
-            f"rulebook's example {suit.capitalize()} Task at each target.",
-            ax=ax,
-        )
-    return fig
-
-
-def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)) -> Figure:
-    """As the deck runs down: the chance that a character who attempts the
-    same Task again and again succeeds, by the cards left in its deck, for a
-    few targets, in suit and either way (95% Wilson bands)."""
-    from sims.suits import value_name
-
-    with _style():
-        fig = _figure(7.6, 3.8)
-        axes = fig.subplots(1, 2, sharey=True)
-        colors = _colors(len(targets))
-        for ax, mode, title in zip(
-            axes, ("in_suit", "either"), ("in suit only", "in suit, else Difficult"), strict=False
-        ):
-            d = by_deck[by_deck["mode"] == mode]
-            for t, color in zip(targets, colors, strict=False):
-                e = d[(d["target"] == t) & (d["n"] >= 50)].sort_values("deck_left")
-                if e.empty:
-                    continue
-                xx = e["deck_left"].to_numpy()
-                ax.fill_between(
-                    xx, e["lo"] * 100, e["hi"] * 100, color=color, alpha=0.18, linewidth=0
-                )
-                ax.plot(
-                    xx, e["rate"] * 100, color=color, linewidth=1.5, label=f"target {value_name(t)}"
-                )
-            ax.invert_xaxis()
-            ax.set_xlabel("cards left in the deck before the attempt")
-            _panel_title(ax, title, 3.8)
-            ax.grid(color=_GRID, linewidth=0.8)
-        axes[0].set_ylabel("chance of success (%)")
-        axes[0].set_ylim(0, 100)
-        axes[1].legend(loc="lower left")
-        n = by_deck.groupby(["mode", "target"])["n"].max()
-        _titles(
-            fig,
-            f"As the deck runs down: the same {suit.capitalize()} Task again and again",
-            f"Each character attempts one Task until disabled (its deck empty after drawing); "
-            f"95% Wilson bands; n = {_n_range(n)} characters per target.",
-        )
-    return fig
-
-
-def suits_policy_chart(policies: pd.DataFrame) -> Figure:
-    """Each struggle policy's score against the field (95% CI), per variant."""
-    with _style():
-        variants = list(dict.fromkeys(policies["variant"]))
-        fig = _figure(7.6, 0.9 + 0.28 * len(policies) + 0.3 * len(variants))
-        ax = fig.add_subplot()
-        rows = []
-        for v in variants:
-            d = policies[policies["variant"] == v].sort_values("score", ascending=False)
-            for r in d.itertuples():
-                rows.append((f"{v}: {r.policy}", r.score, r.lo, r.hi))
-        k = len(rows)
-        y = np.arange(k)[::-1]
-        value = np.array([r[1] for r in rows]) * 100
-        lo = np.array([r[2] for r in rows]) * 100
-        hi = np.array([r[3] for r in rows]) * 100
-        colors = [
-            _POS if a > 50 else _NEG if b < 50 else _NEUTRAL for a, b in zip(lo, hi, strict=False)
-        ]
-        ax.axvline(50, color=_INK, linewidth=0.9)
-        ax.errorbar(
-            value,
-            y,
-            xerr=np.vstack([value - lo, hi - value]),
-            fmt="none",
-            ecolor=colors,
-            elinewidth=1.4,
-        )
-        ax.scatter(value, y, color=colors, s=20, zorder=3)
-        ax.set_yticks(y, [_label(r[0]) for r in rows], fontsize=7.8)
-        ax.tick_params(axis="y", length=0)
-        ax.grid(axis="x", color=_GRID, linewidth=0.8)
-        ax.set_xlabel("score against the other policies (%; win + ½ draw)")
-        _titles(
-            fig,
-            "Struggle policies against the field",
-            f"Mean over the other policies, paired by deal; 95% CI; n = "
-            f"{_n_range(policies['games'])} games per policy",
-            ax=ax,
-        )
-    return fig

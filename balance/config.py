@@ -111,12 +111,12 @@ def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
 
 
 def _variant_file(game: str, name: str) -> Path:
-    return CONFIG_DIR / game / "variants" / f"{name}.toml"
+    return get_game(game).configs / "variants" / f"{name}.toml"
 
 
 def variant_names(game: str) -> list[str]:
     """The optional variants of a game, in file-name order."""
-    return sorted(p.stem for p in (CONFIG_DIR / game / "variants").glob("*.toml"))
+    return sorted(p.stem for p in (get_game(game).configs / "variants").glob("*.toml"))
 
 
 def _load_rules_file(game: str, path: Path, partial: bool) -> tuple[dict, str]:
@@ -153,7 +153,7 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
         chosen.append(name)
     if "base" in names and chosen:
         raise UserError(f"'base' cannot be combined with other variants in '{spec}'")
-    base_path = CONFIG_DIR / game / "base.toml"
+    base_path = get_game(game).configs / "base.toml"
     rules, desc = _load_rules_file(game, base_path, partial=False)
     set_by: dict[str, str] = {}
     chosen.sort()
@@ -224,7 +224,7 @@ class Strategy:
     description: str = ""
     forbidden_ranks: int = 0  # restricted play: bit mask of rank indices
     loadout: int | None = None  # games with loadouts (Clash): index into the engine's LOADOUTS
-    # games with decks (Trisk): the deck this side plays (``balance.trisk_cards.Deck``);
+    # games with decks (card sets): the deck this side plays (a ``Deck`` of the game's card-set module);
     # ``forbidden_ranks`` then masks card rows (restricted play)
     deck: object = None
     n_cards: int = 0  # rows of the card set the deck comes from (games with decks)
@@ -276,7 +276,7 @@ class Strategy:
 
 
 def strategy_names(game: str) -> list[str]:
-    return sorted(p.stem for p in (STRATEGY_DIR / game).glob("*.toml"))
+    return sorted(p.stem for p in (get_game(game).strategy_files).glob("*.toml"))
 
 
 def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
@@ -330,11 +330,9 @@ def bind_side(ruleset: Ruleset, st: Strategy) -> Strategy:
     check_loadout(ruleset, st)
     if st.deck is None or not get_game(ruleset.game).card_sets:
         return st
-    from balance.trisk_cards import bind_deck
-
     cs = ruleset.card_set()
     where = f"{st.name}: deck '{st.deck.name}' under the rules '{ruleset.name}'"
-    deck = bind_deck(cs, st.deck, where)
+    deck = get_game(ruleset.game).card_set_module().bind_deck(cs, st.deck, where)
     forbidden = st.forbidden_ranks
     if forbidden and deck is not st.deck:  # restricted play masks rows: follow the names
         set_names = getattr(st.deck, "card_names", ())
@@ -377,7 +375,7 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
         if key == "deck":  # the deck this strategy plays by default (checked on load)
             if not isinstance(value, str):
                 raise UserError(
-                    f"{path}: 'deck' must be the name of a deck in configs/trisk/decks.toml"
+                    f"{path}: 'deck' must be the name of a deck in configs/{game}/decks.toml"
                 )
             continue
         if key == "loadout":  # the loadout this strategy plays by default (checked on load)
@@ -424,7 +422,7 @@ def load_strategy(game: str, name: str) -> Strategy:
         if not deck_name:
             raise UserError(
                 f"'{name}@': no deck named after '@'; name a deck of "
-                "configs/trisk/decks.toml (balance trisk decks), or leave out "
+                f"configs/{game}/decks.toml (balance {game} decks), or leave out "
                 "'@' for the strategy's own deck"
             )
     elif has_loadouts and "@" in name:
@@ -440,7 +438,7 @@ def load_strategy(game: str, name: str) -> Strategy:
             raise UserError(f"strategy file '{name}' cannot be read ({exc.strerror})") from None
         label = path.stem
     else:
-        path = STRATEGY_DIR / game / f"{name}.toml"
+        path = get_game(game).strategy_files / f"{name}.toml"
         if name not in strategy_names(game):  # a name, never a path into the folder
             raise UserError(
                 f"unknown {game} strategy '{name}'; allowed: {', '.join(strategy_names(game))} "
@@ -467,10 +465,9 @@ def load_strategy(game: str, name: str) -> Strategy:
 
 def _with_named_deck(game: str, st: Strategy, deck_name: str | None) -> Strategy:
     """``st`` playing the reference deck ``deck_name`` (None: the first one)."""
-    from balance.trisk_cards import load_decks
-
-    cs = get_game(game).card_set("reference")
-    decks = load_decks(cs)
+    g = get_game(game)
+    cs = g.card_set("reference")
+    decks = g.card_set_module().load_decks(cs)
     if deck_name is None:
         deck = next(iter(decks.values()))
     else:
@@ -502,7 +499,7 @@ def parse_strategy_list(game: str, text: str) -> list[Strategy]:
 
 def load_study(game: str) -> dict:
     """The default study plan of a game (``configs/<game>/study.toml``)."""
-    path = CONFIG_DIR / game / "study.toml"
+    path = get_game(game).configs / "study.toml"
     data = load_toml(path)
     _check_keys(
         path,
@@ -520,10 +517,7 @@ def load_study(game: str) -> dict:
             "cards_games",
             "loadout_strategy",
             "loadout_games",
-            "power_scale",
-            "tasks_hands",
-            "tasks_characters",
-            "struggle_games",
+            *get_game(game).study_keys,
         ],
     )
     return data

@@ -1,28 +1,70 @@
-"""Game registry: maps game names to their engine and strategy modules.
+"""Game registry: every game, its engine, its strategies and its extras.
 
-Every engine exposes the same surface (``GAME``, ``VERSION``, ``RULE_FIELDS``,
-``DEFAULT_RULES``, ``RULE_LIMITS``, ``encode_rules``, ``simulate``, ``trace``,
-``catalogue``, ``max_length``; ``tests/test_engine_contract.py`` checks it),
-so the runner, statistics and reports never special-case a game. Modules are imported on first use, keeping ``balance --help`` instant.
+A game lives in its own home, ``balance/games/<game>/``, whose package
+declares ``GAME = Game(...)``: the engine and strategy modules (``sims/`` and
+``strategies/``), its config and strategy folders, and optional hooks for the
+extras only it has (commands, study pages, a card-set loader). The registry
+finds every such package on first use; a test (or a plug-in) may add one with
+:func:`register`. The core (CLI, runner, study, pages, report) loops over
+:data:`GAMES` and the hooks and never names a game.
+
+Every engine exposes the same surface (``kernels/contract.py``), so the
+runner, statistics and reports never special-case a game. Engine modules are
+imported on first use, keeping ``balance --help`` quick.
 """
 
+from __future__ import annotations
+
+import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
+from pathlib import Path
 
 from balance.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class Game:
+    """One game: where its parts live and which extras it has.
+
+    Hooks are module paths (``"balance.games.trisk.commands"``) or
+    ``"module:function"``; each is optional.
+    """
+
     name: str
     title: str
-    engine: str  # module path of the rules engine
-    strategies: str  # module path of the strategy kernel
+    engine: str  # module path of the rules engine (sims/)
+    strategies: str  # module path of the strategy kernel (strategies/)
     rulings: str  # prefix of the rulings that apply (e.g. "T")
-    # games whose ruleset names a card set (rules key "card_set"): "module:function"
-    # that loads it by name or path (an object with ``.table`` and ``.digest``)
+    summary: str = ""  # one line for ``balance <game> --help``
+    # the module of a game whose ruleset names a card set (rules key
+    # "card_set"): ``load_card_set(name, rules)``, ``load_decks(card_set)``,
+    # ``bind_deck(card_set, deck, where)``
     card_sets: str | None = None
+    # the module of the game's own commands: ``register(app)`` adds them to
+    # ``balance <game>``; ``register_bench(bench_app)``, if present, replaces
+    # the standard ``balance bench <game>``
+    commands: str | None = None
+    # "module:function" adding the game's own pages to its study page:
+    # ``function(out, plan, scale, threads, results, store_only) -> [link]``
+    study_pages: str | None = None
+    study_keys: tuple[str, ...] = ()  # the keys of study.toml the hook reads
+    order: int = 100  # place in the study, the index and ``balance --help``
+    config_dir: Path | None = None  # default: configs/<name>
+    strategy_dir: Path | None = None  # default: strategies/<name>
+
+    @property
+    def configs(self) -> Path:
+        """The folder of the game's rulesets, variants and plans."""
+        return self.config_dir or ROOT / "configs" / self.name
+
+    @property
+    def strategy_files(self) -> Path:
+        """The folder of the game's named strategies (one TOML each)."""
+        return self.strategy_dir or ROOT / "strategies" / self.name
 
     def engine_module(self):
         return _module(self.engine)
@@ -30,11 +72,23 @@ class Game:
     def strategy_module(self):
         return _module(self.strategies)
 
+    def card_set_module(self):
+        return _module(self.card_sets)
+
     def card_set(self, name: str, rules: dict | None = None):
         """The card set ``name`` (a name or a path) of a game with card sets,
         checked against the ruleset ``rules`` it is played under (when given)."""
-        mod, fn = self.card_sets.split(":")
-        return getattr(_module(mod), fn)(name, rules)
+        return self.card_set_module().load_card_set(name, rules)
+
+    def commands_module(self):
+        return None if self.commands is None else _module(self.commands)
+
+    def hook(self, spec: str | None):
+        """The function a ``"module:function"`` hook names (None: no hook)."""
+        if spec is None:
+            return None
+        mod, fn = spec.split(":")
+        return getattr(_module(mod), fn)
 
 
 @cache
@@ -42,14 +96,35 @@ def _module(path: str):
     return import_module(path)
 
 
-GAMES = {
-    "tosk": Game("tosk", "Tosk", "sims.tosk", "strategies.tosk", "T"),
-    "clash": Game("clash", "Clash of Steel", "sims.clash", "strategies.clash", "C"),
-    "trisk": Game(
-        "trisk", "Trisk", "sims.trisk", "strategies.trisk", "R", "balance.trisk_cards:load_card_set"
-    ),
-    "suits": Game("suits", "The four-suits RPG", "sims.suits", "strategies.suits", "S"),
-}
+GAMES: dict[str, Game] = {}
+
+
+def register(game: Game) -> Game:
+    """Add ``game`` to the registry (keeping :data:`GAMES` in ``order``)."""
+    if game.name in GAMES and GAMES[game.name] != game:
+        raise ValueError(f"a different game named '{game.name}' is registered already")
+    GAMES[game.name] = game
+    ordered = sorted(GAMES.values(), key=lambda g: (g.order, g.name))
+    GAMES.clear()
+    GAMES.update((g.name, g) for g in ordered)
+    return game
+
+
+def unregister(name: str) -> None:
+    """Remove a game added by :func:`register` (tests)."""
+    GAMES.pop(name, None)
+
+
+def _discover() -> None:
+    """Register the game of every package under ``balance/games/``."""
+    import balance.games as homes
+
+    for info in pkgutil.iter_modules(homes.__path__):
+        if info.ispkg:
+            register(import_module(f"{homes.__name__}.{info.name}").GAME)
+
+
+_discover()
 
 
 def get_game(name: str) -> Game:

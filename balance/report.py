@@ -98,7 +98,7 @@ from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpe
 
 
 # --------------------------------------------------------------------------- page model
-def _cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
+def table_cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
     """A table cell as escaped HTML: display text, a numeric sort key
     (``data-v``), an optional class and tooltip. Built here rather than in a
     template macro: a study page has tens of thousands of cells."""
@@ -179,7 +179,7 @@ def _svg_problem(text: str) -> str | None:
     return None
 
 
-def _trusted_svg(name: str, svg: str):
+def trusted_svg(name: str, svg: str):
     """Mark chart SVG safe after checking it is plain SVG from our chart code."""
     from markupsafe import Markup
 
@@ -227,19 +227,19 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
         games = r.get("games")
         lo, hi = mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games)
         cells = [
-            _cell(fmt_int(games), games),
-            _cell(
+            table_cell(fmt_int(games), games),
+            table_cell(
                 fmt_mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games), r.get("rounds_mean")
             ),
-            _cell(fmt_int(r.get("draws")), r.get("draws")),
-            _cell(
+            table_cell(fmt_int(r.get("draws")), r.get("draws")),
+            table_cell(
                 fmt_pct_ci(r.get("draw_rate"), r.get("draw_lo"), r.get("draw_hi"), games),
                 r.get("draw_rate"),
             ),
         ]
         if has_seat:
             cells.append(
-                _cell(
+                table_cell(
                     fmt_pct_ci(r.get("seat1_share"), r.get("seat1_lo"), r.get("seat1_hi")),
                     r.get("seat1_share"),
                     cls=_side(r.get("seat1_lo"), r.get("seat1_hi")),
@@ -249,7 +249,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             t = r.get("timeouts")
             tlo, thi = wilson_ci(t, games)
             rate = None if _missing(t) or _missing(games) or not games else float(t) / float(games)
-            cells.append(_cell(f"{fmt_int(t)} · {fmt_pct_ci(rate, tlo, thi)}", rate))
+            cells.append(table_cell(f"{fmt_int(t)} · {fmt_pct_ci(rate, tlo, thi)}", rate))
         best = r.get("best_strategy")
         ls_n = None
         if matrix is not None and not _missing(best):
@@ -259,12 +259,12 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             if len(m):
                 ls_n = m["games"].iloc[0]
         cells += [
-            _cell(
+            table_cell(
                 MISSING if _missing(best) else str(best),
                 None if _missing(best) else str(best),
                 cls="txt",
             ),
-            _cell(
+            table_cell(
                 fmt_pct_ci(
                     r.get("luck_skill_winrate"),
                     r.get("luck_skill_lo"),
@@ -273,7 +273,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
                 ),
                 r.get("luck_skill_winrate"),
             ),
-            _cell(
+            table_cell(
                 fmt_games_needed(r.get("games_needed")),
                 r.get("games_needed"),
                 title=""
@@ -296,11 +296,11 @@ def _matrix_table(records: list[dict], order: Sequence[str]) -> dict | None:
         for b in order:
             r = by.get((a, b))
             if a == b or r is None:
-                cells.append(_cell(MISSING, None, cls="diag"))
+                cells.append(table_cell(MISSING, None, cls="diag"))
                 continue
             w, lo, hi = r["winrate"], r["winrate_lo"], r["winrate_hi"]
             cells.append(
-                _cell(
+                table_cell(
                     f"{fmt_pct(w)} ±{_num((hi - lo) / 2 * 100, 1)}",
                     w,
                     cls=_side(r.get("score_lo"), r.get("score_hi")),
@@ -339,13 +339,13 @@ def _strategies_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) ->
                 {
                     "name": str(r["strategy"]),
                     "cells": [
-                        _cell(fmt_int(games), games),
-                        _cell(f"{fmt_int(wins)} / {fmt_int(draws)} / {fmt_int(losses)}", wins),
-                        _cell(
+                        table_cell(fmt_int(games), games),
+                        table_cell(f"{fmt_int(wins)} / {fmt_int(draws)} / {fmt_int(losses)}", wins),
+                        table_cell(
                             fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], games),
                             r["winrate"],
                         ),
-                        _cell(
+                        table_cell(
                             fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], games),
                             r["score"],
                             cls=_side(r["score_lo"], r["score_hi"]),
@@ -379,17 +379,17 @@ def _diff_rows(df: pd.DataFrame) -> list[dict]:
             {
                 "name": str(r["variant"]),
                 "cells": [
-                    _cell(str(r["strategy"]), str(r["strategy"]), cls="txt"),
-                    _cell(
+                    table_cell(str(r["strategy"]), str(r["strategy"]), cls="txt"),
+                    table_cell(
                         fmt_pp_ci(r["diff"], r["diff_lo"], r["diff_hi"], r["n_pairs"]),
                         r["diff"],
                         cls=cls,
                     ),
-                    _cell(fmt_p(r.get("p")), r.get("p")),
-                    _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
-                    _cell(fmt_p(r.get("p_bh")), r.get("p_bh")),
-                    _cell("yes" if sig else "no", int(sig), cls="sig" if sig else "muted"),
-                    _cell(
+                    table_cell(fmt_p(r.get("p")), r.get("p")),
+                    table_cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
+                    table_cell(fmt_p(r.get("p_bh")), r.get("p_bh")),
+                    table_cell("yes" if sig else "no", int(sig), cls="sig" if sig else "muted"),
+                    table_cell(
                         _equiv_text(r),
                         r.get("tost_p"),
                         cls="sig" if r.get("equivalent") is True else "muted",
@@ -448,18 +448,18 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
                     {
                         "name": str(r["card"]),
                         "cells": [
-                            _cell(
+                            table_cell(
                                 fmt_pct_ci(
                                     r["played_wr"], r["played_lo"], r["played_hi"], r["played_n"]
                                 ),
                                 r["played_wr"],
                             ),
-                            _cell(
+                            table_cell(
                                 fmt_pct_ci(r["gih_wr"], r["gih_lo"], r["gih_hi"], r["gih_n"]),
                                 r["gih_wr"],
                             ),
-                            _cell(f"{fmt_pct(r['gns_wr'])} {fmt_n(r['gns_n'])}", r["gns_wr"]),
-                            _cell(fmt_pp_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"]), r["iwd"]),
+                            table_cell(f"{fmt_pct(r['gns_wr'])} {fmt_n(r['gns_n'])}", r["gns_wr"]),
+                            table_cell(fmt_pp_ci(r["iwd"], r["iwd_lo"], r["iwd_hi"]), r["iwd"]),
                         ],
                     }
                 )
@@ -476,15 +476,15 @@ def _cards_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> dict
                     {
                         "name": str(r["rank"]),
                         "cells": [
-                            _cell(
+                            table_cell(
                                 fmt_pp_ci(
                                     r["effect"], r["effect_lo"], r["effect_hi"], r["n_pairs"]
                                 ),
                                 r["effect"],
                                 cls=("pos" if r["effect"] > 0 else "neg") if sig else "",
                             ),
-                            _cell(fmt_p(r.get("p")), r.get("p")),
-                            _cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
+                            table_cell(fmt_p(r.get("p")), r.get("p")),
+                            table_cell(fmt_p(r.get("p_holm")), r.get("p_holm")),
                         ],
                     }
                 )
@@ -512,8 +512,8 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
         rows = []
         for r in sub.to_dict("records"):
             cells = [
-                _cell(fmt_int(r["games"]), r["games"]),
-                _cell(
+                table_cell(fmt_int(r["games"]), r["games"]),
+                table_cell(
                     f"{_num(r['elo'], 0)} [{_num(r['elo_lo'], 0)}, {_num(r['elo_hi'], 0)}]",
                     r["elo"],
                     cls="pos" if r["elo_lo"] > 0 else ("neg" if r["elo_hi"] < 0 else ""),
@@ -521,16 +521,20 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
             ]
             if has_nash:
                 cells += [
-                    _cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
-                    _cell(
+                    table_cell(
+                        fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]
+                    ),
+                    table_cell(
                         fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]),
                         r["nash_rating"],
                         cls="neg" if r["nash_hi"] < -1e-9 else "",
                     ),
-                    _cell(fmt_pct(r["nash_support"]), r["nash_support"]),
+                    table_cell(fmt_pct(r["nash_support"]), r["nash_support"]),
                 ]
             dom = bool(r["dominant"])
-            cells.append(_cell("yes" if dom else "no", int(dom), cls="sig" if dom else "muted"))
+            cells.append(
+                table_cell("yes" if dom else "no", int(dom), cls="sig" if dom else "muted")
+            )
             rows.append({"name": str(r["strategy"]), "cells": cells})
         cycles = []
         if cy is not None:
@@ -539,11 +543,11 @@ def _ratings_section(tables: Mapping[str, Any], charts: Mapping[str, Any]) -> li
                     {
                         "name": f"{r['a']} → {r['b']} → {r['c']} → {r['a']}",
                         "cells": [
-                            _cell(
+                            table_cell(
                                 f"{fmt_pct(r['ab_lo'])} / {fmt_pct(r['bc_lo'])} / {fmt_pct(r['ca_lo'])}",
                                 min(r["ab_lo"], r["bc_lo"], r["ca_lo"]),
                             ),
-                            _cell(fmt_int(r["games"]), r["games"]),
+                            table_cell(fmt_int(r["games"]), r["games"]),
                         ],
                     }
                 )
@@ -576,17 +580,17 @@ def _initiative_section(tables: Mapping[str, Any], charts: Mapping[str, str]) ->
             {
                 "name": str(r["bid"]),
                 "cells": [
-                    _cell(fmt_int(r["games"]), r["games"]),
-                    _cell(
+                    table_cell(fmt_int(r["games"]), r["games"]),
+                    table_cell(
                         fmt_pct_ci(r["winrate"], r["winrate_lo"], r["winrate_hi"], r["games"]),
                         r["winrate"],
                         cls=_side(r["winrate_lo"], r["winrate_hi"]),
                     ),
-                    _cell(
+                    table_cell(
                         fmt_pct(r["draws"] / r["games"] if r["games"] else None),
                         r["draws"] / r["games"] if r["games"] else None,
                     ),
-                    _cell(fmt_pct(r["score"]), r["score"]),
+                    table_cell(fmt_pct(r["score"]), r["score"]),
                 ],
             }
         )
@@ -613,10 +617,10 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         for x in order:
             r = by.get(x)
             if r is None or not r["rounds"]:
-                cells.append(_cell(MISSING))
+                cells.append(table_cell(MISSING))
                 continue
             cells.append(
-                _cell(
+                table_cell(
                     fmt_pct_ci(r["share"], r["share_lo"], r["share_hi"], r["rounds"]),
                     r["share"],
                     cls=_side(r["share_lo"], r["share_hi"]),
@@ -624,7 +628,9 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
             )
         fought = [r for r in by.values() if r["rounds"]]
         best = max(fought, key=lambda r: r["share"])["range"] if fought else MISSING
-        rows.append({"name": str(name), "cells": [_cell(str(best), str(best), cls="txt"), *cells]})
+        rows.append(
+            {"name": str(name), "cells": [table_cell(str(best), str(best), cls="txt"), *cells]}
+        )
     return order, rows
 
 
@@ -637,13 +643,13 @@ def _pairing_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
     rows = []
     for (kind, choice), sub in lp.groupby(["kind", "choice"], sort=False):
         by = {r["pairing"]: r for r in sub.to_dict("records")}
-        cells = [_cell(kind, kind, cls="txt")]
+        cells = [table_cell(kind, kind, cls="txt")]
         for n in names:
             r = by.get(n)
             cells.append(
-                _cell(MISSING)
+                table_cell(MISSING)
                 if r is None
-                else _cell(
+                else table_cell(
                     fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]),
                     r["score"],
                     cls=_side(r["score_lo"], r["score_hi"]),
@@ -662,7 +668,7 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
 
     def score_cells(r, n_key="games"):
         return [
-            _cell(
+            table_cell(
                 fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r.get(n_key)),
                 r["score"],
                 cls=_side(r["score_lo"], r["score_hi"]),
@@ -680,14 +686,14 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
         out["pairs"].append(
             {
                 "name": str(r["items"]),
-                "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
+                "cells": [table_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
             }
         )
     for r in _records(tables, "maneuvers"):
         out["maneuvers"].append(
             {
                 "name": str(r["maneuver"]),
-                "cells": [_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
+                "cells": [table_cell(fmt_int(r["loadouts"]), r["loadouts"]), *score_cells(r)],
             }
         )
     for r in _records(tables, "items"):
@@ -695,9 +701,9 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
             {
                 "name": str(r["item"]),
                 "cells": [
-                    _cell(fmt_pct(r["with_item"]), r["with_item"]),
-                    _cell(fmt_pct(r["without_item"]), r["without_item"]),
-                    _cell(
+                    table_cell(fmt_pct(r["with_item"]), r["with_item"]),
+                    table_cell(fmt_pct(r["without_item"]), r["without_item"]),
+                    table_cell(
                         fmt_pp_ci(r["marginal"], r["marginal_lo"], r["marginal_hi"]),
                         r["marginal"],
                         cls=_side(r["marginal_lo"], r["marginal_hi"], 0.0),
@@ -710,8 +716,8 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
         cells = score_cells(r)
         if has_nash:
             cells += [
-                _cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
-                _cell(
+                table_cell(fmt_pct_ci(r["nash_p"], r["nash_p_lo"], r["nash_p_hi"]), r["nash_p"]),
+                table_cell(
                     fmt_pp_ci(r["nash_rating"], r["nash_lo"], r["nash_hi"]),
                     r["nash_rating"],
                     cls="neg" if r["nash_hi"] < -1e-9 else "",
@@ -723,7 +729,7 @@ def _loadouts_section(tables: Mapping[str, Any], charts: Mapping[str, str]) -> d
             {
                 "name": str(r["against"]),
                 "cells": [
-                    _cell(str(r["best_response"]), str(r["best_response"]), cls="txt"),
+                    table_cell(str(r["best_response"]), str(r["best_response"]), cls="txt"),
                     *score_cells(r),
                 ],
             }
@@ -749,45 +755,45 @@ def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
     for r in sorted(m.to_dict("records"), key=lambda r: _variant_key(r["variant"])):
         g = r["games"]
         cells = [
-            _cell(fmt_int(g), g),
-            _cell(_num(r["balance"], 3), r["balance"]),
-            _cell(
+            table_cell(fmt_int(g), g),
+            table_cell(_num(r["balance"], 3), r["balance"]),
+            table_cell(
                 fmt_pp_ci(r["seat_advantage"], r["seat_adv_lo"], r["seat_adv_hi"]),
                 r["seat_advantage"],
                 cls=_side(r["seat_adv_lo"], r["seat_adv_hi"], 0.0),
             ),
-            _cell(
+            table_cell(
                 fmt_pct_ci(r["completion"], r["completion_lo"], r["completion_hi"]), r["completion"]
             ),
-            _cell(fmt_pct_ci(r["draw_rate"], r["draw_lo"], r["draw_hi"]), r["draw_rate"]),
-            _cell(
+            table_cell(fmt_pct_ci(r["draw_rate"], r["draw_lo"], r["draw_hi"]), r["draw_rate"]),
+            table_cell(
                 f"{fmt_int(r['timeouts'])} · {fmt_pct_ci(r['timeout_rate'], r['timeout_lo'], r['timeout_hi'])}",
                 r["timeout_rate"],
             ),
-            _cell(
+            table_cell(
                 f"{_num(r['duration'], 1)} [{_num(r['duration_lo'], 1)}, {_num(r['duration_hi'], 1)}]",
                 r["duration"],
             ),
-            _cell(
+            table_cell(
                 f"{_num(r['duration_p50'], 0)} ({_num(r['duration_p10'], 0)}–{_num(r['duration_p90'], 0)})",
                 r["duration_p50"],
             ),
         ]
         if has_trace:
             cells += [
-                _cell(
+                table_cell(
                     f"{_num(r['lead_changes'], 2)} [{_num(r['lead_changes_lo'], 2)}, {_num(r['lead_changes_hi'], 2)}]",
                     r["lead_changes"],
                 ),
-                _cell(
+                table_cell(
                     fmt_pct_ci(r["comeback_share"], r["comeback_share_lo"], r["comeback_share_hi"]),
                     r["comeback_share"],
                 ),
-                _cell(
+                table_cell(
                     f"{_num(r['drama'], 2)} [{_num(r['drama_lo'], 2)}, {_num(r['drama_hi'], 2)}]",
                     r["drama"],
                 ),
-                _cell(
+                table_cell(
                     fmt_pct_ci(r["decisiveness"], r["decisiveness_lo"], r["decisiveness_hi"]),
                     r["decisiveness"],
                 ),
@@ -796,7 +802,7 @@ def _metrics_section(tables: Mapping[str, Any]) -> dict | None:
             k = r[c]
             lo, hi = wilson_ci(k, g)
             cells.append(
-                _cell(
+                table_cell(
                     MISSING if _missing(k) else f"{fmt_int(k)} · {fmt_pct_ci(k / g, lo, hi)}",
                     None if _missing(k) else k / g,
                 )
@@ -836,12 +842,12 @@ def _runs_table(tables: Mapping[str, Any]) -> list[dict]:
             {
                 "name": str(x["variant"]),
                 "cells": [
-                    _cell(str(x["a"]), str(x["a"]), cls="txt"),
-                    _cell(str(x["b"]), str(x["b"]), cls="txt"),
-                    _cell(fmt_int(x["games"]), x["games"]),
-                    _cell(str(x["seed"]), x["seed"]),
-                    _cell(str(x["config_hash"]), str(x["config_hash"]), cls="code"),
-                    _cell(str(x["date"]), str(x["date"]), cls="txt"),
+                    table_cell(str(x["a"]), str(x["a"]), cls="txt"),
+                    table_cell(str(x["b"]), str(x["b"]), cls="txt"),
+                    table_cell(fmt_int(x["games"]), x["games"]),
+                    table_cell(str(x["seed"]), x["seed"]),
+                    table_cell(str(x["config_hash"]), str(x["config_hash"]), cls="code"),
+                    table_cell(str(x["date"]), str(x["date"]), cls="txt"),
                 ],
             }
         )
@@ -1010,7 +1016,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
     tables = game.get("tables") or {}
     manifest = game.get("manifest") or {}
     raw_charts = game.get("charts") or {}
-    charts = {str(k): _trusted_svg(str(k), v) for k, v in raw_charts.items() if v}
+    charts = {str(k): trusted_svg(str(k), v) for k, v in raw_charts.items() if v}
 
     placed = {"overview", "rounds", "diffs"}
     placed |= {k for k in charts if k.split(":")[0] in ("matrix", "cards", "ratings")}
@@ -1059,11 +1065,13 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
 
 
 # --------------------------------------------------------------------------- rendering
-def _environment():
+def environment(*template_dirs: Path):
+    """The Jinja environment of every page: ``template_dirs`` (a game's own
+    templates) are searched before the shared ones (``balance/templates``)."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     return Environment(
-        loader=FileSystemLoader(str(TEMPLATE_DIR)),
+        loader=FileSystemLoader([str(d) for d in (*template_dirs, TEMPLATE_DIR)]),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -1100,7 +1108,7 @@ def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = Non
     """A full report page for one or more games (see the module docstring)."""
     contexts = [_game_context(g, i) for i, g in enumerate(games)]
     return (
-        _environment()
+        environment()
         .get_template("page.html.j2")
         .render(title=_page_title(games), games=contexts, date=_date(games), index_link=index_link)
     )
@@ -1121,13 +1129,13 @@ def render_index(games: Sequence[Mapping[str, Any]]) -> str:
         for g in games
     ]
     return (
-        _environment()
+        environment()
         .get_template("index.html.j2")
         .render(title="Balance study", games=contexts, date=_date(games))
     )
 
 
-def _write_html(target: Path, html: str) -> Path:
+def write_html(target: Path, html: str) -> Path:
     """Write ``html`` to ``target`` atomically (a temporary sibling, then a rename)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -1148,7 +1156,7 @@ def _write_html(target: Path, html: str) -> Path:
 
 def write_page(path: Path, games: list[dict]) -> Path:
     """Render one self-contained page for ``games`` and write it atomically."""
-    return _write_html(Path(path), render_page(games))
+    return write_html(Path(path), render_page(games))
 
 
 def write_index(out_dir: Path, games: list[dict]) -> Path:
@@ -1167,5 +1175,5 @@ def write_index(out_dir: Path, games: list[dict]) -> Path:
         pages.append((g, render_page([g], index_link="index.html")))
     index = render_index([g for g, _ in pages])
     for g, html in pages:
-        _write_html(out_dir / g["file"], html)
-    return _write_html(out_dir / "index.html", index)
+        write_html(out_dir / g["file"], html)
+    return write_html(out_dir / "index.html", index)

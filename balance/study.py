@@ -20,7 +20,7 @@ from pathlib import Path
 from balance import analysis, pages, report
 from balance.config import load_study
 from balance.errors import UserError
-from balance.registry import GAMES
+from balance.registry import GAMES, get_game
 from balance.store import Store, chart_cache, results_dir, write_text_atomic
 
 
@@ -115,8 +115,8 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     t0 = time.perf_counter()
     runs, extra = study_runs(game, scale, threads, results)
     plan = load_study(game)
-    power = float(plan["power_scale"]) * scale if plan.get("power_scale") else None
-    suits_scale = scale if plan.get("tasks_hands") else None
+    home = get_game(game)
+    extras = home.hook(home.study_pages)  # the game's own pages (its home's study hook)
     write_text_atomic(
         _record_path(results, game),
         json.dumps(
@@ -125,8 +125,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
                 "scale": scale,
                 "extra": extra,
                 "runs": [r.key for r in runs],
-                "power_scale": power,
-                "suits_scale": suits_scale,
+                "extras_scale": scale if extras else None,
             },
             indent=1,
         ),
@@ -142,67 +141,13 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
         extra_manifest=extra,
         cache_dir=chart_cache(results),
     )
-    if power:  # Trisk: the equal-power test gets its own page
-        page["links"] = [_power_page(out, power, threads, results)]
-    if suits_scale:  # the four-suits RPG: Task odds and the struggle policies
-        page["links"] = [_suits_page(out, plan, suits_scale, threads, results)]
+    if extras:
+        page["links"] = extras(out, plan, scale, threads, results, False)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
         df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
     return page
-
-
-def _power_page(out: Path, scale: float, threads, results, store_only: bool = False) -> dict:
-    """Run ``balance trisk power`` at ``scale`` of its default plan (through the
-    store; with ``store_only``, every run must be there) and write its page next
-    to the study's; the link to it."""
-    import sys
-
-    from balance import trisk_power
-
-    plan = trisk_power.check_plan(trisk_power.load_plan(None).scaled(scale), "study")
-
-    def log(line: str) -> None:
-        print(line, file=sys.stderr)
-
-    res = trisk_power.run_power(
-        plan, results=results, threads=threads, progress=True, log=log, store_only=store_only
-    )
-    path = trisk_power.write_power_page(res, out / "trisk-power.html")
-    return {"text": f"The equal-power test of every card ({res.claim['text']})", "href": path.name}
-
-
-def _suits_page(
-    out: Path, plan: dict, scale: float, threads, results, store_only: bool = False
-) -> dict:
-    """The four-suits RPG's analysis page (``balance suits tasks`` and
-    ``struggle`` at ``scale`` of the study plan's counts), next to the study's;
-    the link to it. With ``store_only`` everything comes from the store."""
-    from balance import suits
-
-    seed = int(plan["seed"])
-    tasks = suits.run_tasks(
-        suits.TasksPlan(
-            hands=int(plan["tasks_hands"]), characters=int(plan["tasks_characters"]), seed=seed
-        ).scaled(scale),
-        threads=threads,
-        results=results,
-        store_only=store_only,
-        progress=True,
-    )
-    struggle = suits.run_struggle(
-        suits.StrugglePlan(games=int(plan["struggle_games"]), seed=seed).scaled(scale),
-        threads=threads,
-        results=results,
-        store_only=store_only,
-    )
-    path = suits.write_page(tasks, struggle, out / "suits-analysis.html")
-    return {
-        "text": "Task odds (exact and simulated, as the deck runs down), the struggle "
-        "policies and what the rules leave open",
-        "href": path.name,
-    }
 
 
 _WARM = (
@@ -262,7 +207,7 @@ def _read_record(rec: Path) -> dict:
             and all(
                 data.get(k) is None
                 or (type(data[k]) in (int, float) and math.isfinite(data[k]) and data[k] > 0)
-                for k in ("power_scale", "suits_scale")
+                for k in ("extras_scale",)
             )
         )
     except (UnicodeDecodeError, ValueError):
@@ -301,20 +246,11 @@ def report_study(out: Path, results=None) -> Path:
         page = pages.build_page(
             game, group, extra_manifest=data.get("extra"), cache_dir=chart_cache(results)
         )
-        if data.get("power_scale"):
-            page["links"] = [
-                _power_page(out, float(data["power_scale"]), None, results, store_only=True)
-            ]
-        if data.get("suits_scale"):
-            page["links"] = [
-                _suits_page(
-                    out,
-                    load_study(game),
-                    float(data["suits_scale"]),
-                    None,
-                    results,
-                    store_only=True,
-                )
-            ]
+        home = get_game(game)
+        extras = home.hook(home.study_pages)
+        if extras and data.get("extras_scale"):
+            page["links"] = extras(
+                out, load_study(game), float(data["extras_scale"]), None, results, True
+            )
         pages_.append(page)
     return report.write_index(out, pages_)

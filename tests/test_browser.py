@@ -396,7 +396,7 @@ def test_bad_strategy_name_is_one_line_user_error(tmp_path, line):
 # ---- the four-suits RPG's analysis page ----------------------------------------------------
 @pytest.fixture(scope="module")
 def suits_page(browser, tmp_path_factory):
-    from balance import suits
+    from balance.games.suits import analysis as suits
 
     folder = tmp_path_factory.mktemp("suits")
     tasks = suits.run_tasks(

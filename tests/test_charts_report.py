@@ -446,7 +446,7 @@ def test_chart_check_reads_markup_not_text():
         '<text>&lt;img src=x onerror="alert(1)"&gt; javascript: x</text>'
         '<use xlink:href="#m1"/><path clip-path="url(#c1)"/></svg>'
     )
-    assert "onerror" in str(report._trusted_svg("ok", ok))
+    assert "onerror" in str(report.trusted_svg("ok", ok))
     bad = [
         '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
         '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>',
@@ -459,4 +459,4 @@ def test_chart_check_reads_markup_not_text():
     ]
     for svg in bad:
         with pytest.raises(ValueError, match="not plain SVG"):
-            report._trusted_svg("bad", svg)
+            report.trusted_svg("bad", svg)

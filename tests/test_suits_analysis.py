@@ -1,4 +1,4 @@
-"""The four-suits RPG analyses (``balance.suits``): the Task tables against the
+"""The four-suits RPG analyses (``balance.games.suits.analysis``): the Task tables against the
 exact oracle, the struggle round robin's tables, the page, the commands and
 their user errors. The engine's own rules and invariants are tested in
 ``test_suits_rules.py`` and ``test_suits_engine.py``."""
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from balance import suits
 from balance.errors import UserError
+from balance.games.suits import analysis as suits
 from sims.suits_oracle import task_odds
 from tests.test_cli import run_cli
 

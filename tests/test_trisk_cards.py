@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from balance.errors import UserError
-from balance.trisk_cards import (
+from balance.games.trisk.cards import (
     REFERENCE_SET,
     card_rows,
     check_deck,

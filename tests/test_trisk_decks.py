@@ -22,7 +22,7 @@ import pytest
 
 from balance import config, runner
 from balance.errors import UserError
-from balance.trisk_cards import REFERENCE_SET, load_card_set
+from balance.games.trisk.cards import REFERENCE_SET, load_card_set
 
 VASK = "Vask the Ember King"  # MIG 9, CUN 0, WIS 0: plays Bear (MIG 3), never Fox (CUN 3)
 MERU = "Meru the Still Water"
@@ -96,7 +96,7 @@ def _run(path: Path | None):
 
 
 def _trace_texts(path: Path | None, game: int) -> list[str]:
-    from balance.cli import _trace
+    from balance.cli.game import trace_game as _trace
 
     a, b = _sides()
     return [e["text"] for e in _trace("trisk", _rules(path), a, b, 1, game)]
@@ -207,7 +207,7 @@ def test_an_illegal_deck_is_refused_in_one_line(make, frags, tmp_path):
 def test_bind_deck_checks_the_deck_in_the_set(primal, names, frag):
     """The rulebook's deck rules, checked in the set in force: one Primal, every
     card in the set and playable by the Primal; one line naming deck and card."""
-    from balance.trisk_cards import bind_deck
+    from balance.games.trisk.cards import bind_deck
 
     deck = config.StoredDeck("mine", 0, (), primal, names)
     with pytest.raises(UserError) as exc:

@@ -148,7 +148,7 @@ def test_reference_games_keep_every_invariant(rs, a, b):
 
 
 def test_every_reference_deck_plays(rs):
-    from balance.trisk_cards import load_decks
+    from balance.games.trisk.cards import load_decks
 
     cs = rs.card_set()
     st = config.load_strategy("trisk", "tempo")
@@ -181,7 +181,7 @@ def _reference_sample(rs, deals: int = 4, deck_seed: int = 17, first_seed: int =
     and tempo on 20 pairs of random legal decks of the reference set (drawn
     with ``deck_seed``): the games' outcomes under ``rs``, pair k on seed
     ``first_seed + k``."""
-    from balance.trisk_cards import load_decks, make_deck, random_deck
+    from balance.games.trisk.cards import load_decks, make_deck, random_deck
 
     cs = rs.card_set()
     rv = rs.vector()
@@ -417,7 +417,7 @@ def test_play_game_matches_simulate():
 
 
 def test_swap_in_of_the_neutral_itself_changes_nothing(rs):
-    from balance.trisk_cards import load_decks
+    from balance.games.trisk.cards import load_decks
 
     cs = rs.card_set()
     deck = load_decks(cs)["Vask the Ember King"]
@@ -458,7 +458,7 @@ def _one_line(exc) -> str:
 
 
 def test_check_deck_refuses_illegal_decks(rs):
-    from balance.trisk_cards import check_deck
+    from balance.games.trisk.cards import check_deck
 
     cs = rs.card_set()
     vask = cs.row("Vask the Ember King")  # 900
@@ -482,7 +482,7 @@ def test_check_deck_refuses_illegal_decks(rs):
 
 
 def test_decks_file_with_an_illegal_deck_is_refused(rs, tmp_path):
-    from balance.trisk_cards import load_decks
+    from balance.games.trisk.cards import load_decks
 
     p = tmp_path / "decks.toml"
     p.write_text('[deck."Vask the Ember King"]\ncards = { "Clay Golem" = 4, "Fox" = 2 }\n')
@@ -494,7 +494,7 @@ def test_decks_file_with_an_illegal_deck_is_refused(rs, tmp_path):
 
 # ---- finishes are cosmetic ------------------------------------------------------------------
 def test_finishes_change_nothing(rs, tmp_path):
-    from balance.trisk_cards import REFERENCE_SET, load_card_set, load_decks
+    from balance.games.trisk.cards import REFERENCE_SET, load_card_set, load_decks
 
     text = REFERENCE_SET.read_text()
     new, n = re.subn(r"(?m)^finishes\s*=\s*\[[^\]]*\]", 'finishes = ["Signed"]', text)

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from balance import trisk_power as tp
 from balance.errors import UserError
+from balance.games.trisk import power as tp
 
 DELTA = 0.02
 
@@ -342,6 +342,7 @@ def test_bad_plan_file_is_a_user_error(tmp_path):
 # --------------------------------------------------------------------------- chart and page
 def test_chart_draws_the_band_and_every_card():
     from balance import charts
+    from balance.games.trisk import charts as trisk_charts
 
     df = pd.DataFrame(
         {
@@ -353,14 +354,14 @@ def test_chart_draws_the_band_and_every_card():
             "verdict": ["not equal", "equal", "inconclusive"],
         }
     )
-    svg = charts.save(charts.trisk_power_chart(df, 0.02, "t", "x"), Path("t"), write=False)
+    svg = charts.save(trisk_charts.trisk_power_chart(df, 0.02, "t", "x"), Path("t"), write=False)
     assert svg.startswith("<svg") and "B&lt;x&gt;" in svg
 
 
 # --------------------------------------------------------------------------- end to end
 def _engine_ready() -> bool:
     try:
-        from balance import trisk_cards
+        from balance.games.trisk import cards as trisk_cards
         from sims.trisk import simulate  # noqa: F401
 
         cs = trisk_cards.load_card_set("reference")
@@ -391,7 +392,7 @@ def _tiny_plan(cards: tuple[str, ...]) -> tp.PowerPlan:
 
 
 def _two_cards() -> tuple[str, ...]:
-    from balance import trisk_cards
+    from balance.games.trisk import cards as trisk_cards
 
     cs = trisk_cards.load_card_set("reference")
     decks = {d.primal: d for d in trisk_cards.load_decks(cs).values()}
@@ -568,7 +569,7 @@ def test_too_few_games_decide_nothing():
 def test_cli_power_tests_a_designers_set(tmp_path):
     """A designer's own set in the reference format replaces it, no code changes:
     its digest is the one tested and its changed card is what is swapped in."""
-    from balance.trisk_cards import REFERENCE_SET, load_card_set
+    from balance.games.trisk.cards import REFERENCE_SET, load_card_set
     from tests.test_cli import run_cli
 
     text = REFERENCE_SET.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """Error rates of the whole staged equal-power procedure, measured by simulation.
 
 METHODS: "a procedure's error rates are measured by simulation in a test, not
-assumed". The procedure is :func:`balance.trisk_power.sequential` itself (the
+assumed". The procedure is :func:`balance.games.trisk.power.sequential` itself (the
 function ``run_power`` drives with engine runs), driven here with synthetic
 strata: every card has ``STRATA`` strata whose per-deal differences share the
 deal (a common per-deal shock, correlation ``RHO`` between strata: the +0.21
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from balance import trisk_power as tp
+from balance.games.trisk import power as tp
 
 ALPHA = 0.05
 DELTA = 0.01  # one point of score
@@ -168,7 +168,7 @@ def test_clones_of_the_neutral_card_are_never_called_different(tmp_path):
     """Issue 15: "on the engine, a set of clones of the neutral card must come
     out with no 'not equal'". Three clones (new names and ids, the neutral's
     stats; rows after every card of the set) swapped in as the plan does."""
-    from balance.trisk_cards import load_card_set
+    from balance.games.trisk.cards import load_card_set
 
     cs = load_card_set("reference")
     doc = tp.load_toml(cs.path)

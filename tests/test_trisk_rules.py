@@ -588,7 +588,7 @@ def test_ability_on_enemy_any_may_pick_the_enemy_primal():
 # ---- the reference set keeps the rulebook's facts (R1) --------------------------------------
 @pytest.fixture(scope="module")
 def ref():
-    from balance.trisk_cards import load_card_set
+    from balance.games.trisk.cards import load_card_set
 
     return load_card_set("reference")
 
@@ -796,7 +796,7 @@ def test_ward_stops_enemy_single_target_not_mass_effects():
 
 
 def test_ward_as_the_card_set_encodes_it():
-    """A Ward passive is encoded with amount 0 by balance.trisk_cards (the skill
+    """A Ward passive is encoded with amount 0 by balance.games.trisk.cards (the skill
     'Warded' has n = 0: Ward has no amount); it must still ward."""
     g = Game()
     stag = g.add(1, "Stag", level=3)

@@ -23,10 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from balance.errors import UserError
+from balance.games.trisk import GAME
+from balance.registry import ROOT
 from sims.trisk import cards as C
 
-ROOT = Path(__file__).resolve().parent.parent
-TRISK_DIR = ROOT / "configs" / "trisk"
+TRISK_DIR = GAME.configs
 REFERENCE_SET = TRISK_DIR / "cards.toml"
 REFERENCE_DECKS = TRISK_DIR / "decks.toml"
 

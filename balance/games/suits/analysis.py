@@ -125,9 +125,10 @@ def parse_suit(text: str) -> int:
 def examples(path: Path | None = None) -> dict[str, list[str]]:
     """The rulebook's example Tasks: suit → 13 texts for targets 2..A
     (``configs/suits/tasks.toml``)."""
-    from balance.config import CONFIG_DIR, load_toml
+    from balance.config import load_toml
+    from balance.registry import get_game
 
-    path = path or CONFIG_DIR / GAME / "tasks.toml"
+    path = path or get_game(GAME).configs / "tasks.toml"
     data = load_toml(path)
     out = {}
     for suit in suit_keys():
@@ -777,7 +778,8 @@ def page_model(
     """What ``suits.html.j2`` renders."""
     from balance import charts as ch
     from balance import fmt
-    from balance.report import _cell, _trusted_svg
+    from balance.games.suits import charts as game_charts
+    from balance.report import table_cell, trusted_svg
 
     def pct(v, lo, hi, n=None):
         return fmt.fmt_pct_ci(v, lo, hi, n)
@@ -793,24 +795,24 @@ def page_model(
     if tasks is not None:
         fresh_rows = []
         for r in tasks.fresh.itertuples():
-            cells = [_cell(r.example)]
+            cells = [table_cell(r.example)]
             for m in ("in_suit", "difficult", "either", "difficult_only"):
                 ex = getattr(r, f"{m}_exact")
                 z = getattr(r, f"{m}_z")
-                cells.append(_cell(fmt.fmt_pct(ex, 2), ex))
+                cells.append(table_cell(fmt.fmt_pct(ex, 2), ex))
                 cells.append(
-                    _cell(
+                    table_cell(
                         pct(getattr(r, f"{m}_sim"), getattr(r, f"{m}_lo"), getattr(r, f"{m}_hi")),
                         getattr(r, f"{m}_sim"),
                         "" if abs(z) < 3 else "neg",
                         title=f"z = {z:+.2f}",
                     )
                 )
-            cells.append(_cell(f"{r.cards_exact:.3f}", r.cards_exact))
+            cells.append(table_cell(f"{r.cards_exact:.3f}", r.cards_exact))
             cells.append(
-                _cell(f"{r.cards_sim:.3f} [{r.cards_lo:.3f}, {r.cards_hi:.3f}]", r.cards_sim)
+                table_cell(f"{r.cards_sim:.3f} [{r.cards_lo:.3f}, {r.cards_hi:.3f}]", r.cards_sim)
             )
-            cells.append(_cell(fmt.fmt_int(r.hands), r.hands))
+            cells.append(table_cell(fmt.fmt_int(r.hands), r.hands))
             fresh_rows.append({"name": r.target_name, "cells": cells})
         last_rows = []
         for r in tasks.lasting.itertuples():
@@ -818,26 +820,26 @@ def page_model(
                 {
                     "name": f"{r.target_name}",
                     "cells": [
-                        _cell(MODE_LABELS[r.mode], r.mode),
-                        _cell(pct(r.first_rate, r.first_lo, r.first_hi), r.first_rate),
-                        _cell(
+                        table_cell(MODE_LABELS[r.mode], r.mode),
+                        table_cell(pct(r.first_rate, r.first_lo, r.first_hi), r.first_rate),
+                        table_cell(
                             f"{r.attempts:.1f} [{r.attempts_lo:.1f}, {r.attempts_hi:.1f}]",
                             r.attempts,
                         ),
-                        _cell(
+                        table_cell(
                             f"{r.successes:.2f} [{r.successes_lo:.2f}, {r.successes_hi:.2f}]",
                             r.successes,
                         ),
-                        _cell(f"{r.difficult_successes:.2f}", r.difficult_successes),
-                        _cell(f"{r.cards_per_attempt:.2f}", r.cards_per_attempt),
-                        _cell(
+                        table_cell(f"{r.difficult_successes:.2f}", r.difficult_successes),
+                        table_cell(f"{r.cards_per_attempt:.2f}", r.cards_per_attempt),
+                        table_cell(
                             f"{r.cards_per_success:.1f} [{r.cards_per_success_lo:.1f}, "
                             f"{r.cards_per_success_hi:.1f}]"
                             if math.isfinite(r.cards_per_success)
                             else "never succeeds",
                             r.cards_per_success if math.isfinite(r.cards_per_success) else 1e9,
                         ),
-                        _cell(fmt.fmt_int(r.characters), r.characters),
+                        table_cell(fmt.fmt_int(r.characters), r.characters),
                     ],
                 }
             )
@@ -852,18 +854,18 @@ def page_model(
         }
         if charts:
             ex = examples()
-            model["tasks"]["chart_ladder"] = _trusted_svg(
+            model["tasks"]["chart_ladder"] = trusted_svg(
                 "suits-ladder",
                 ch.save(
-                    ch.suits_ladder_chart(tasks.fresh, ex, tasks.plan.suit),
+                    game_charts.suits_ladder_chart(tasks.fresh, ex, tasks.plan.suit),
                     Path("suits-ladder"),
                     write=False,
                 ),
             )
-            model["tasks"]["chart_rundown"] = _trusted_svg(
+            model["tasks"]["chart_rundown"] = trusted_svg(
                 "suits-rundown",
                 ch.save(
-                    ch.suits_rundown_chart(tasks.by_deck, tasks.plan.suit),
+                    game_charts.suits_rundown_chart(tasks.by_deck, tasks.plan.suit),
                     Path("suits-rundown"),
                     write=False,
                 ),
@@ -878,15 +880,15 @@ def page_model(
                 {
                     "name": r.policy,
                     "cells": [
-                        _cell(r.variant, r.variant),
-                        _cell(
+                        table_cell(r.variant, r.variant),
+                        table_cell(
                             pct(r.score, r.lo, r.hi),
                             r.score,
                             "pos" if r.lo > 0.5 else "neg" if r.hi < 0.5 else "",
                         ),
-                        _cell(fmt.fmt_int(r.wins), r.wins),
-                        _cell(fmt.fmt_int(r.draws), r.draws),
-                        _cell(fmt.fmt_int(r.games), r.games),
+                        table_cell(fmt.fmt_int(r.wins), r.wins),
+                        table_cell(fmt.fmt_int(r.draws), r.draws),
+                        table_cell(fmt.fmt_int(r.games), r.games),
                     ],
                 }
             )
@@ -894,16 +896,16 @@ def page_model(
             {
                 "name": r.choice,
                 "cells": [
-                    _cell(r.variant),
-                    _cell(f"{r.from_level} → {r.to_level}"),
-                    _cell(
+                    table_cell(r.variant),
+                    table_cell(f"{r.from_level} → {r.to_level}"),
+                    table_cell(
                         fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
                         r.effect,
                         "pos" if r.lo > 0 else "neg" if r.hi < 0 else "",
                     ),
-                    _cell(fmt.fmt_p(r.p), r.p),
-                    _cell(fmt.fmt_int(r.deals), r.deals),
-                    _cell(str(r.comparisons), r.comparisons),
+                    table_cell(fmt.fmt_p(r.p), r.p),
+                    table_cell(fmt.fmt_int(r.deals), r.deals),
+                    table_cell(str(r.comparisons), r.comparisons),
                 ],
             }
             for r in struggle.factors.itertuples()
@@ -912,26 +914,28 @@ def page_model(
             {
                 "name": r.policy,
                 "cells": [
-                    _cell(r.variant),
-                    _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
-                    _cell(f"{r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}]", r.rounds),
-                    _cell(
+                    table_cell(r.variant),
+                    table_cell(
+                        f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks
+                    ),
+                    table_cell(f"{r.rounds:.1f} [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}]", r.rounds),
+                    table_cell(
                         f"{r.disabled_at:.1f} [{r.disabled_lo:.1f}, {r.disabled_hi:.1f}]"
                         if r.disabled_n
                         else "–",
                         r.disabled_at,
                     ),
-                    _cell(
+                    table_cell(
                         f"{r.dead_at:.1f} [{r.dead_lo:.1f}, {r.dead_hi:.1f}] (n = {fmt.fmt_int(r.dead_n)})"
                         if r.dead_n
                         else "none died",
                         r.dead_at if r.dead_n else -1,
                     ),
-                    _cell(fmt.fmt_int(r.disabled), r.disabled),
-                    _cell(fmt.fmt_int(r.dead), r.dead),
-                    _cell(fmt.fmt_int(r.both_disabled), r.both_disabled),
-                    _cell(fmt.fmt_int(r.round_cap), r.round_cap),
-                    _cell(fmt.fmt_int(r.games), r.games),
+                    table_cell(fmt.fmt_int(r.disabled), r.disabled),
+                    table_cell(fmt.fmt_int(r.dead), r.dead),
+                    table_cell(fmt.fmt_int(r.both_disabled), r.both_disabled),
+                    table_cell(fmt.fmt_int(r.round_cap), r.round_cap),
+                    table_cell(fmt.fmt_int(r.games), r.games),
                 ],
             }
             for r in struggle.length.itertuples()
@@ -940,18 +944,20 @@ def page_model(
             {
                 "name": r.policy,
                 "cells": [
-                    _cell(r.variant),
-                    _cell(f"{r.ties:.2f} [{r.ties_lo:.2f}, {r.ties_hi:.2f}]", r.ties),
-                    _cell(
+                    table_cell(r.variant),
+                    table_cell(f"{r.ties:.2f} [{r.ties_lo:.2f}, {r.ties_hi:.2f}]", r.ties),
+                    table_cell(
                         pct(r.tie_share, r.tie_share_lo, r.tie_share_hi)
                         if r.answers
                         else "no answers",
                         r.tie_share if r.answers else -1,
                     ),
-                    _cell(pct(r.first_wins, r.first_lo, r.first_hi), r.first_wins),
-                    _cell(fmt.fmt_int(r.first_draws), r.first_draws),
-                    _cell(f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks),
-                    _cell(fmt.fmt_int(r.games), r.games),
+                    table_cell(pct(r.first_wins, r.first_lo, r.first_hi), r.first_wins),
+                    table_cell(fmt.fmt_int(r.first_draws), r.first_draws),
+                    table_cell(
+                        f"{r.attacks:.1f} [{r.attacks_lo:.1f}, {r.attacks_hi:.1f}]", r.attacks
+                    ),
+                    table_cell(fmt.fmt_int(r.games), r.games),
                 ],
             }
             for r in struggle.ties.itertuples()
@@ -960,13 +966,13 @@ def page_model(
             {
                 "name": r.policy,
                 "cells": [
-                    _cell(
+                    table_cell(
                         fmt.fmt_pp_ci(r.effect, r.lo, r.hi),
                         r.effect,
                         "pos" if r.lo > 0 else "neg" if r.hi < 0 else "",
                     ),
-                    _cell(fmt.fmt_p(r.p), r.p),
-                    _cell(fmt.fmt_int(r.deals), r.deals),
+                    table_cell(fmt.fmt_p(r.p), r.p),
+                    table_cell(fmt.fmt_int(r.deals), r.deals),
                 ],
             }
             for r in struggle.tie_effect.itertuples()
@@ -984,14 +990,16 @@ def page_model(
             "descriptions": [(p, _describe(p)) for p in struggle.plan.policies],
         }
         if charts:
-            model["struggle"]["chart_policies"] = _trusted_svg(
+            model["struggle"]["chart_policies"] = trusted_svg(
                 "suits-policies",
                 ch.save(
-                    ch.suits_policy_chart(struggle.policies), Path("suits-policies"), write=False
+                    game_charts.suits_policy_chart(struggle.policies),
+                    Path("suits-policies"),
+                    write=False,
                 ),
             )
             m = struggle.matrix[struggle.matrix["variant"] == v0]
-            model["struggle"]["chart_matrix"] = _trusted_svg(
+            model["struggle"]["chart_matrix"] = trusted_svg(
                 "suits-matrix",
                 ch.save(
                     ch.matrix_heatmap(
@@ -1051,10 +1059,10 @@ def _manifest_items(m: dict) -> list[tuple[str, str, bool]]:
 
 
 def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> str:
-    from balance.report import _environment
+    from balance.report import environment
 
     return (
-        _environment()
+        environment(Path(__file__).parent / "templates")
         .get_template("suits.html.j2")
         .render(title="The four-suits RPG: Task odds and Struggles", p=page_model(tasks, struggle))
     )
@@ -1062,6 +1070,6 @@ def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> s
 
 def write_page(tasks: TasksResult | None, struggle: StruggleResult | None, path) -> Path:
     """Render the page fully, then write it atomically."""
-    from balance.report import _write_html
+    from balance.report import write_html
 
-    return _write_html(Path(path), render_page(tasks, struggle))
+    return write_html(Path(path), render_page(tasks, struggle))

@@ -12,9 +12,10 @@ from typing import Annotated
 
 import typer
 
+from balance.cli.options import JsonOpt
+from balance.cli.output import echo_json, show_bench, table
 from balance.errors import UserError
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")]
 CardSetOpt = Annotated[
     str,
     typer.Option(
@@ -23,12 +24,6 @@ CardSetOpt = Annotated[
         "(checked under the base rules: configs/trisk/base.toml).",
     ),
 ]
-
-
-def _cli():
-    from balance import cli
-
-    return cli
 
 
 def _base_rules() -> dict:
@@ -40,11 +35,10 @@ def _base_rules() -> dict:
 
 
 def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> None:
-    cli = _cli()
     if as_json:
-        cli._echo_json(rows)
+        echo_json(rows)
         return
-    cli._table(
+    table(
         title,
         columns,
         [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
@@ -92,7 +86,7 @@ def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     card; HP: hit points; AP: attack power; MP: magic power (X of abilities);
     points and target: the point budget of configs/trisk/BUDGET.md. With
     --json each card also has off_by (points - target) and off_budget."""
-    from balance import trisk_cards
+    from balance.games.trisk import cards as trisk_cards
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.card_rows(cs)
@@ -131,7 +125,7 @@ def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
 
 def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     """The Skill Book: every skill's effect and the cards that carry it."""
-    from balance import trisk_cards
+    from balance.games.trisk import cards as trisk_cards
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = trisk_cards.skill_rows(cs)
@@ -145,7 +139,7 @@ def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None
 
 def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     """The reference decks: one per Primal, with their neutral swap-in slots."""
-    from balance import trisk_cards
+    from balance.games.trisk import cards as trisk_cards
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
     rows = []
@@ -165,7 +159,7 @@ def decks(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
             }
         )
     if as_json:
-        _cli()._echo_json(rows)
+        echo_json(rows)
         return
     _show(rows, "Trisk reference decks", ["deck", "primal", "size", "neutral", "cards"], False)
 
@@ -278,7 +272,8 @@ def power(
     import sys
     import time
 
-    from balance import fmt, trisk_power
+    from balance import fmt
+    from balance.games.trisk import power as trisk_power
 
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"--out must name an .html file, got '{out}'")
@@ -339,7 +334,7 @@ def power(
         data = trisk_power.result_json(res)
         data["page"] = str(page)
         data["seconds"] = round(elapsed, 2)
-        _cli()._echo_json(data)
+        echo_json(data)
         return
     check = "effect2" in res.cards.columns
     rows = []
@@ -358,7 +353,7 @@ def power(
     cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
     if check:
         cols += [f"under {plan.check_strategy}", "depends on strategy"]
-    _cli()._table(
+    table(
         f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
         f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
         f"our side: {', '.join(plan.strategies)})",
@@ -374,7 +369,7 @@ def power(
         ]
         for r in res.primals.itertuples()
     ]
-    _cli()._table(
+    table(
         "Primals: reference deck against the field",
         ["Primal", "score [95% CI]", "games", "verdict"],
         prow,
@@ -406,3 +401,33 @@ def register(app: typer.Typer) -> None:
     app.command("skills")(skills)
     app.command("decks")(decks)
     app.command("power")(power)
+
+
+def register_bench(bench_app: typer.Typer) -> None:
+    """``balance bench trisk``: its own figures."""
+    bench_app.command("trisk")(bench_trisk)
+
+
+def bench_trisk(
+    n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 200_000,
+    a: Annotated[str, typer.Option("--a", help="Side A: strategy@deck.")] = "tempo",
+    b: Annotated[str, typer.Option("--b", help="Side B: strategy@deck.")] = "rush",
+    power: Annotated[
+        bool,
+        typer.Option(
+            "--power/--no-power",
+            help="Also time a full `balance trisk power` on the reference "
+            "set in a fresh process (target < 15 min; long).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+):
+    """Games/s at 1 and 2 threads on reference decks (target 10,000 with 2 threads), numba
+    vs pure Python, compile time, memory; with --power the equal-power test end to end."""
+    from balance import bench
+    from balance.games.trisk import bench as trisk_bench
+
+    res = bench.bench_game("trisk", n, a=a, b=b, pure_n=40)
+    if power:
+        res.update(trisk_bench.bench_power())
+    show_bench(res, as_json)

@@ -31,3 +31,15 @@ VariantOpt = Annotated[
         "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum)."
     ),
 ]
+BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]
+PrecisionOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--precision",
+        help="Run until every win-rate 95% CI is within ±P (e.g. 0.01 = ±1 point); "
+        "-n is then the pilot size.",
+    ),
+]
+MaxGamesOpt = Annotated[
+    int, typer.Option("--max-games", help="Upper bound on games per match with --precision.")
+]

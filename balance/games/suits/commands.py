@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from balance.cli_options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.output import echo_json, records, show_bench, table
 from balance.errors import UserError
 
 PageOpt = Annotated[
@@ -23,12 +24,6 @@ PageOpt = Annotated[
         "--page", help="Also write a self-contained HTML page of the results to this .html file."
     ),
 ]
-
-
-def _cli():
-    from balance import cli
-
-    return cli
 
 
 def _check_page(page: Path | None) -> None:
@@ -44,13 +39,13 @@ def _check_page(page: Path | None) -> None:
 def _page_and_json(res, page: Path | None, as_json: bool, tasks=None, struggle=None) -> bool:
     """Write the page (if asked) and, with ``--json``, print every table; True
     when the JSON was printed (nothing else to show)."""
-    from balance import suits
+    from balance.games.suits import analysis as suits
 
     if page is not None:
         suits.write_page(tasks, struggle, page)
     if as_json:
-        _cli()._echo_json(
-            {k: _cli()._records(v) for k, v in res.tables().items()}
+        echo_json(
+            {k: records(v) for k, v in res.tables().items()}
             | {"manifest": res.manifest, "page": str(page) if page else None}
         )
     return as_json
@@ -82,7 +77,8 @@ def tasks(
     """Task odds for every target 2–A: in suit, Difficult and either way from a
     fresh hand (exact beside simulated), the cards a Task costs, and how the odds
     fall as the deck runs down; how many attempts and successes a deck lasts."""
-    from balance import fmt, suits
+    from balance import fmt
+    from balance.games.suits import analysis as suits
     from balance.runner import set_threads
 
     _check_page(page)
@@ -91,7 +87,6 @@ def tasks(
     res = suits.run_tasks(plan, threads=threads, results=results, progress=not as_json)
     if _page_and_json(res, page, as_json, tasks=res):
         return
-    cli = _cli()
     rows = []
     for r in res.fresh.itertuples():
         rows.append(
@@ -107,7 +102,7 @@ def tasks(
                 f"{r.cards_exact:.3f}",
             ]
         )
-    cli._table(
+    table(
         f"{plan.suit.capitalize()} Tasks from a fresh hand: exact odds and simulated "
         f"[95% CI], {fmt.fmt_int(plan.hands)} hands per target ({plan.variant})",
         [
@@ -137,7 +132,7 @@ def tasks(
                 f"{r.cards_per_success:.1f}" if math.isfinite(r.cards_per_success) else "∞",
             ]
         )
-    cli._table(
+    table(
         f"The same Task until disabled (in suit, else Difficult; "
         f"{fmt.fmt_int(plan.characters)} characters per target)",
         [
@@ -188,7 +183,8 @@ def struggle(
     lowest likely to win; defend or absorb; damage from the hand or the deck.
     Score against the field, what each choice is worth, how long struggles last
     and the defender's tie advantage."""
-    from balance import config, fmt, suits
+    from balance import config, fmt
+    from balance.games.suits import analysis as suits
     from balance.runner import check_games, set_threads
 
     _check_page(page)
@@ -205,8 +201,7 @@ def struggle(
     res = suits.run_struggle(plan, threads=threads, results=results, progress=not as_json)
     if _page_and_json(res, page, as_json, struggle=res):
         return
-    cli = _cli()
-    cli._table(
+    table(
         f"Each policy against the field ({fmt.fmt_int(plan.games)} struggles per pairing)",
         ["policy", "rules", "score [95% CI]", "wins", "draws", "games"],
         [
@@ -223,7 +218,7 @@ def struggle(
         left=2,
     )
     if not res.factors.empty:
-        cli._table(
+        table(
             "What each choice is worth (paired change in score, every opponent, same deals)",
             ["choice", "rules", "change", "Δ score [95% CI]", "p", "deals"],
             [
@@ -239,7 +234,7 @@ def struggle(
             ],
             left=3,
         )
-    cli._table(
+    table(
         "How long struggles last (mirror matches)",
         [
             "policy",
@@ -269,7 +264,7 @@ def struggle(
         left=2,
     )
     if not res.ties.empty:
-        cli._table(
+        table(
             "The defender's tie advantage (mirror matches)",
             [
                 "policy",
@@ -300,3 +295,33 @@ def register(app: typer.Typer) -> None:
     """Add ``tasks`` and ``struggle`` to the ``suits`` sub-app."""
     app.command("tasks")(tasks)
     app.command("struggle")(struggle)
+
+
+def register_bench(bench_app: typer.Typer) -> None:
+    """``balance bench suits``: its own figures."""
+    bench_app.command("suits")(bench_suits)
+
+
+def bench_suits(
+    n: Annotated[int, typer.Option("-n", help="Struggles for the threaded timings.")] = 400_000,
+    tasks_n: Annotated[
+        int, typer.Option("--tasks", help="Fresh-hand task draws for the threaded timings.")
+    ] = 4_000_000,
+    a: Annotated[
+        str, typer.Option("--a", help="Strategy A of the timed struggles.")
+    ] = "high-defend-hand",
+    b: Annotated[
+        str, typer.Option("--b", help="Strategy B of the timed struggles.")
+    ] = "high-defend-hand",
+    as_json: JsonOpt = False,
+):
+    """Task draws/s and struggles/s at 1 and 2 threads (targets 1,000,000 and 100,000 with
+    2 threads), numba vs pure Python, compile time, memory."""
+    from balance import bench
+    from balance.games.suits import bench as suits_bench
+
+    if tasks_n < 1:
+        raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
+    res = suits_bench.bench_tasks(tasks_n)
+    res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
+    show_bench(res, as_json)

@@ -64,12 +64,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from balance.config import CONFIG_DIR, load_toml
+from balance.config import load_toml
 from balance.errors import UserError
+from balance.games.trisk import GAME as _HOME
 
-GAME = "trisk"
-PLAN_FILE = CONFIG_DIR / GAME / "power.toml"
-BUDGET_FILE = CONFIG_DIR / GAME / "BUDGET.md"
+GAME = _HOME.name
+PLAN_FILE = _HOME.configs / "power.toml"
+BUDGET_FILE = _HOME.configs / "BUDGET.md"
 
 VERDICTS = ("equal", "equal within margin", "not equal", "inconclusive")
 
@@ -729,8 +730,8 @@ def plan_cells(
 
 def build_context(plan: PowerPlan) -> Context:
     """Load the ruleset, card set, reference decks and strategies of ``plan``."""
-    from balance import trisk_cards
     from balance.config import load_strategy, resolve_variant
+    from balance.games.trisk import cards as trisk_cards
 
     rs = resolve_variant(GAME, plan.variant)
     if plan.card_set:
@@ -1324,7 +1325,7 @@ def calibration_cards(cs) -> list[dict]:
     ``name``, ``changes``, ``budget`` (points off the neutral's) and the raw
     ``card`` table to add to the set. A copy whose stats would leave the
     format's ranges is skipped."""
-    from balance.trisk_cards import RANGES, card_points
+    from balance.games.trisk.cards import RANGES, card_points
 
     doc = load_toml(cs.path)
     raw = next(c for c in doc["card"] if c.get("name") == cs.names[cs.neutral])
@@ -1714,7 +1715,7 @@ def _pair_seed(seed: int, k: int) -> int:
 def regression_decks(ctx: Context, k: int) -> tuple[Any, Any]:
     """Deck pair ``k`` of the regression: a random Primal each side, a random
     legal deck of its reference deck's size (the same for any chunking)."""
-    from balance import trisk_cards
+    from balance.games.trisk import cards as trisk_cards
 
     rng = np.random.default_rng([ctx.plan.seed, 0x7265, k])
     prim = sorted(ctx.decks)
@@ -2091,7 +2092,8 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
 
     from balance import charts as ch
     from balance import fmt
-    from balance.report import _cell, _trusted_svg
+    from balance.games.trisk import charts as game_charts
+    from balance.report import table_cell, trusted_svg
 
     d = res.plan.delta
 
@@ -2105,18 +2107,20 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     card_rows = []
     for r in res.cards.itertuples():
         cells = [
-            _cell(str(r.n_primals), r.n_primals, title=r.primals),
-            _cell(pp_ci(r.effect, r.lo, r.hi), r.effect, "neg" if r.lo > d or r.hi < -d else ""),
-            _cell(fmt.fmt_int(r.games), r.games),
-            _cell(fmt.fmt_p(r.p_holm), r.p_holm),
-            _cell(fmt.fmt_p(r.tost_p), r.tost_p),
-            _cell(r.label, r.verdict, cls(r.verdict)),
+            table_cell(str(r.n_primals), r.n_primals, title=r.primals),
+            table_cell(
+                pp_ci(r.effect, r.lo, r.hi), r.effect, "neg" if r.lo > d or r.hi < -d else ""
+            ),
+            table_cell(fmt.fmt_int(r.games), r.games),
+            table_cell(fmt.fmt_p(r.p_holm), r.p_holm),
+            table_cell(fmt.fmt_p(r.tost_p), r.tost_p),
+            table_cell(r.label, r.verdict, cls(r.verdict)),
         ]
         if check:
             cells += [
-                _cell(pp_ci(r.effect2, r.lo2, r.hi2), r.effect2),
-                _cell(r.label2, r.verdict2, cls(r.verdict2)),
-                _cell(
+                table_cell(pp_ci(r.effect2, r.lo2, r.hi2), r.effect2),
+                table_cell(r.label2, r.verdict2, cls(r.verdict2)),
+                table_cell(
                     "yes" if r.depends_on_strategy else "no",
                     int(r.depends_on_strategy),
                     "neg" if r.depends_on_strategy else "",
@@ -2126,13 +2130,13 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                 ),
             ]
         cells += [
-            _cell(f"{r.copies:.3g}", r.copies),
-            _cell(pp_ci(r.restricted, r.restricted_lo, r.restricted_hi), r.restricted),
-            _cell(pp_ci(r.play_value, r.play_lo, r.play_hi), r.play_value),
+            table_cell(f"{r.copies:.3g}", r.copies),
+            table_cell(pp_ci(r.restricted, r.restricted_lo, r.restricted_hi), r.restricted),
+            table_cell(pp_ci(r.play_value, r.play_lo, r.play_hi), r.play_value),
         ]
         if res.regression is not None:
             cells.append(
-                _cell(
+                table_cell(
                     pp_ci(
                         getattr(r, "reg_points", math.nan),
                         getattr(r, "reg_lo", math.nan),
@@ -2148,11 +2152,11 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
             {
                 "name": r.primal,
                 "cells": [
-                    _cell(fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), r.effect),
-                    _cell(fmt.fmt_int(r.games), r.games),
-                    _cell(fmt.fmt_p(r.p_holm), r.p_holm),
-                    _cell(fmt.fmt_p(r.tost_p), r.tost_p),
-                    _cell(r.label, r.verdict, cls(r.verdict)),
+                    table_cell(fmt.fmt_pct_ci(0.5 + r.effect, 0.5 + r.lo, 0.5 + r.hi), r.effect),
+                    table_cell(fmt.fmt_int(r.games), r.games),
+                    table_cell(fmt.fmt_p(r.p_holm), r.p_holm),
+                    table_cell(fmt.fmt_p(r.tost_p), r.tost_p),
+                    table_cell(r.label, r.verdict, cls(r.verdict)),
                 ],
             }
         )
@@ -2160,9 +2164,9 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         {
             "name": r.card,
             "cells": [
-                _cell(r.primal),
-                _cell(pp_ci(r.effect, r.lo, r.hi), r.effect),
-                _cell(fmt.fmt_int(r.games), r.games),
+                table_cell(r.primal),
+                table_cell(pp_ci(r.effect, r.lo, r.hi), r.effect),
+                table_cell(fmt.fmt_int(r.games), r.games),
             ],
         }
         for r in res.cells.itertuples()
@@ -2200,10 +2204,12 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                 {
                     "name": q["name"],
                     "cells": [
-                        _cell(f"{q['budget']:+g}", q["budget"]),
-                        _cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
-                        _cell(fmt.fmt_int(q["games"]), q["games"]),
-                        _cell(q.get("label", ""), q.get("verdict", ""), cls(q.get("verdict", ""))),
+                        table_cell(f"{q['budget']:+g}", q["budget"]),
+                        table_cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
+                        table_cell(fmt.fmt_int(q["games"]), q["games"]),
+                        table_cell(
+                            q.get("label", ""), q.get("verdict", ""), cls(q.get("verdict", ""))
+                        ),
                     ],
                 }
                 for q in c["points"]
@@ -2261,10 +2267,10 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "chart_calibration": None,
     }
     if charts:
-        out["chart_cards"] = _trusted_svg(
+        out["chart_cards"] = trusted_svg(
             "trisk-power-cards",
             ch.save(
-                ch.trisk_power_chart(
+                game_charts.trisk_power_chart(
                     res.cards.rename(columns={"card": "name"}),
                     d,
                     "Each card's effect on the score of its deck",
@@ -2276,10 +2282,10 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                 write=False,
             ),
         )
-        out["chart_primals"] = _trusted_svg(
+        out["chart_primals"] = trusted_svg(
             "trisk-power-primals",
             ch.save(
-                ch.trisk_power_chart(
+                game_charts.trisk_power_chart(
                     res.primals.rename(columns={"primal": "name"}),
                     d,
                     "Each Primal's reference deck against the field",
@@ -2290,10 +2296,10 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
             ),
         )
         if res.calibration:
-            out["chart_calibration"] = _trusted_svg(
+            out["chart_calibration"] = trusted_svg(
                 "trisk-power-calibration",
                 ch.save(
-                    ch.trisk_calibration_chart(
+                    game_charts.trisk_calibration_chart(
                         pd.DataFrame(res.calibration["points"]), res.calibration["rate"], d
                     ),
                     Path("trisk-power-calibration"),
@@ -2363,10 +2369,10 @@ def _manifest_items(res: PowerResult) -> list[tuple[str, str, bool]]:
 
 def render_power_page(res: PowerResult) -> str:
     """The self-contained HTML page of a power test."""
-    from balance.report import _environment
+    from balance.report import environment
 
     return (
-        _environment()
+        environment(Path(__file__).parent / "templates")
         .get_template("trisk_power.html.j2")
         .render(title="Trisk: are all cards equal in power?", p=power_section(res))
     )
@@ -2374,9 +2380,9 @@ def render_power_page(res: PowerResult) -> str:
 
 def write_power_page(res: PowerResult, path: str | Path) -> Path:
     """Render the page and write it atomically to ``path``."""
-    from balance.report import _write_html
+    from balance.report import write_html
 
-    return _write_html(Path(path), render_power_page(res))
+    return write_html(Path(path), render_power_page(res))
 
 
 def result_json(res: PowerResult) -> dict:

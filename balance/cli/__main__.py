@@ -1,0 +1,5 @@
+"""``python -m balance.cli``."""
+
+from balance.cli.root import main
+
+main()

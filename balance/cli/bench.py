@@ -1,0 +1,40 @@
+"""``balance bench``: speed and memory figures of every game's engine and of
+the report. A game with figures of its own registers its own ``bench <game>``
+(its commands module's ``register_bench``); the others get the standard one,
+with the pairing and game count of ``configs/<game>/cli.toml`` ``[bench]``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from balance.cli.options import JsonOpt, ResultsOpt
+from balance.cli.output import show_bench
+from balance.registry import Game
+
+
+def add_bench(bench_app: typer.Typer, game: Game, defaults: dict) -> None:
+    """The standard ``balance bench <game>``."""
+    plan = defaults.get("bench", {})
+    a = str(plan.get("a", defaults["strategy"]))
+    b = str(plan.get("b", defaults["strategy"]))
+
+    @bench_app.command(game.name)
+    def bench_cmd(
+        n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = int(
+            plan.get("games", 1_000_000)
+        ),
+        as_json: JsonOpt = False,
+    ):
+        """Games/s at 1 and 2 threads, numba vs pure Python, compile time, memory."""
+        from balance import bench
+
+        show_bench(bench.bench_game(game.name, n, a=a, b=b), as_json)
+
+
+def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
+    """Seconds to build the default study's report from the store (target < 10 s)."""
+    from balance import bench
+
+    show_bench(bench.bench_report(results), as_json)

@@ -1,0 +1,482 @@
+"""The commands every game has: simulate, compare, trace, variants,
+strategies, features and sprt, added to each game's sub-app by
+:func:`add_game_commands` with the game's defaults (``configs/<game>/cli.toml``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from balance.cli.options import (
+    BatchOpt,
+    JsonOpt,
+    MaxGamesOpt,
+    PrecisionOpt,
+    ResultsOpt,
+    SeedOpt,
+    ThreadsOpt,
+    VariantOpt,
+)
+from balance.cli.output import echo_json, records, table
+from balance.errors import UserError
+from balance.paths import dir_option
+from balance.registry import Game, get_game
+
+
+def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
+    import inspect
+
+    from balance.config import bind_side
+
+    eng = get_game(game).engine_module()
+    sa, sb = bind_side(rs, sa), bind_side(rs, sb)  # decks by card name in the ruleset's set
+    args = [rs.vector(), sa.vector(), sb.vector(), seed, index]
+    if len(inspect.signature(eng.trace).parameters) > 5:
+        args.append((sa.name, sb.name))
+    if get_game(game).card_sets:  # name the cards of the ruleset's card set
+        return eng.trace(*args, card_names=rs.card_set().names)
+    return eng.trace(*args)
+
+
+CLI_KEYS = ("strategy", "strategies", "variants", "bench")
+
+
+def cli_defaults(game: Game) -> dict:
+    """The defaults of ``game``'s commands: ``configs/<game>/cli.toml`` (the
+    strategy of simulate and trace, the strategies and variants of compare,
+    ``[bench]``); without the file, the first strategy, all of them, and base."""
+    from balance import config
+
+    path = game.configs / "cli.toml"
+    data = config.load_toml(path) if path.is_file() else {}
+    for key in data:
+        if key not in CLI_KEYS:
+            raise UserError(f"{path}: unknown key '{key}'; allowed: {', '.join(CLI_KEYS)}")
+    if "strategy" not in data or "strategies" not in data:
+        names = config.strategy_names(game.name)
+        data.setdefault("strategy", names[0] if names else "")
+        data.setdefault("strategies", names)
+    data.setdefault("variants", ["base"])
+    return data
+
+
+def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
+    """simulate, compare, trace, variants, strategies, features and sprt for
+    ``home``, with ``defaults`` (:func:`cli_defaults`)."""
+    game, title = home.name, home.title
+    default_strategy = str(defaults["strategy"])
+    standard = ",".join(defaults["strategies"])
+    default_variants = ",".join(defaults["variants"])
+
+    @sub.command("simulate")
+    def simulate(
+        variant: VariantOpt = "base",
+        a: Annotated[
+            str, typer.Option("--a", help="Strategy A (name or path to a .toml).")
+        ] = default_strategy,
+        b: Annotated[
+            str, typer.Option("--b", help="Strategy B (name or path to a .toml).")
+        ] = default_strategy,
+        n: Annotated[
+            int, typer.Option("-n", help="Games (rounded up to seat-swapped pairs).")
+        ] = 100_000,
+        seed: SeedOpt = 1,
+        threads: ThreadsOpt = None,
+        per_game: Annotated[
+            bool, typer.Option("--per-game", help="Also store one row per game.")
+        ] = False,
+        batch_size: BatchOpt = 1 << 15,
+        results: ResultsOpt = None,
+        precision: PrecisionOpt = None,
+        max_games: MaxGamesOpt = 1_000_000,
+        as_json: JsonOpt = False,
+    ):
+        """Play strategy A against B: wins, draws, win rate with a deal-level CI, rounds."""
+        from balance import analysis, fmt
+
+        row = analysis.simulate_command(
+            game,
+            variant,
+            a,
+            b,
+            n,
+            seed,
+            threads,
+            per_game,
+            batch_size,
+            results,
+            as_json,
+            precision,
+            max_games,
+        )
+        if as_json:
+            echo_json(row)
+            return
+        g = row["games"]
+        table(
+            f"{title} {row['variant']}: {row['a']} (A) vs {row['b']} (B), {fmt.fmt_int(g)} games, seed {row['seed']}",
+            ["", "wins", "win rate [95% CI]", "draws", "score [95% CI, pentanomial]"],
+            [
+                [
+                    f"A {row['a']}",
+                    fmt.fmt_int(row["a_wins"]),
+                    fmt.fmt_pct_ci(row["winrate"], row["winrate_lo"], row["winrate_hi"]),
+                    fmt.fmt_int(row["draws"]),
+                    fmt.fmt_pct_ci(row["score"], row["score_lo"], row["score_hi"]),
+                ],
+                [
+                    f"B {row['b']}",
+                    fmt.fmt_int(row["b_wins"]),
+                    fmt.fmt_pct_ci(row["b_winrate"], row["b_winrate_lo"], row["b_winrate_hi"]),
+                    fmt.fmt_int(row["draws"]),
+                    fmt.fmt_pct_ci(1 - row["score"], 1 - row["score_hi"], 1 - row["score_lo"]),
+                ],
+            ],
+        )
+        typer.echo(
+            f"draws {fmt.fmt_pct_ci(row['draw_rate'], row['draw_lo'], row['draw_hi'])} "
+            f"(round cap {fmt.fmt_int(row['end_round_cap'])}); rounds mean {row['rounds_mean']:.2f} "
+            f"sd {row['rounds_sd']:.2f} (p10 {row['rounds_p10']:.0f}, median "
+            f"{row['rounds_p50']:.0f}, p90 {row['rounds_p90']:.0f})"
+        )
+        ends = ", ".join(
+            f"{k[4:].replace('_', ' ')} {fmt.fmt_int(v)}"
+            for k, v in row.items()
+            if k.startswith("end_")
+        )
+        typer.echo(
+            f"ends: {ends}; seat 1 took "
+            f"{fmt.fmt_pct_ci(row['seat1_share_of_wins'], row['seat1_share_lo'], row['seat1_share_hi'])}"
+            " of decided games"
+        )
+        events = getattr(get_game(game).engine_module(), "EVENT_COUNTS", {})
+        for name, (label, unit) in events.items():  # e.g. Trisk's refused Creates
+            if f"{name}_games" in row:
+                typer.echo(
+                    f"{label}: in {fmt.fmt_int(row[f'{name}_games'])} of {fmt.fmt_int(g)} "
+                    f"games ({fmt.fmt_int(row[f'{name}_total'])} {unit})"
+                )
+        typer.echo(
+            f"pairing: paired SE / unpaired SE = {fmt.fmt_num(row['pair_variance_ratio'], 3)} "
+            f"over {fmt.fmt_int(row['pairs'])} seat-swapped pairs"
+        )
+        how = (
+            "read from the store" if row["cached"] else f"{fmt.fmt_int(row['games_per_s'])} games/s"
+        )
+        typer.echo(f"{how}; {row['elapsed_s']:.2f} s; run {row['config_hash']} in {row['store']}")
+
+    @sub.command("compare")
+    def compare(
+        variants: Annotated[
+            str,
+            typer.Option(
+                "--variants", help="Comma-separated variants, or 'all' (every combination)."
+            ),
+        ] = default_variants,
+        strategies: Annotated[
+            str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
+        ] = standard,
+        n: Annotated[int, typer.Option("-n", help="Games per strategy pair and variant.")] = 9604,
+        seed: SeedOpt = 1,
+        threads: ThreadsOpt = None,
+        batch_size: BatchOpt = 1 << 15,
+        results: ResultsOpt = None,
+        charts: Annotated[
+            Path | None,
+            typer.Option(
+                "--charts",
+                help="Also write SVG and PNG charts to this folder.",
+                callback=dir_option("--charts"),
+            ),
+        ] = None,
+        precision: PrecisionOpt = None,
+        max_games: MaxGamesOpt = 1_000_000,
+        as_json: JsonOpt = False,
+    ):
+        """Round-robin matrix per variant, strategy win rates, game length, draws,
+        luck vs skill, and each variant's paired difference from base (Holm)."""
+        from balance import analysis, fmt
+
+        t, vnames, snames, runs = analysis.compare_command(
+            game, variants, strategies, n, seed, threads, batch_size, results, precision, max_games
+        )
+        if charts is not None:
+            from balance import charts as ch
+
+            ch.all_charts(t, charts, matrix_variants=vnames)
+        if as_json:
+            echo_json({k: records(v) for k, v in t.items() if k != "rounds"})
+            return
+        m = t["matrix"]
+        for v in vnames:
+            mv = m[m["variant"] == v]
+            rows = []
+            for s in snames:
+                cells = [s]
+                for o in snames:
+                    if s == o:
+                        cells.append("½")
+                        continue
+                    r = mv[(mv["a"] == s) & (mv["b"] == o)].iloc[0]
+                    cells.append(
+                        f"{100 * r.winrate:.1f}±{100 * (r.winrate_hi - r.winrate_lo) / 2:.1f}"
+                    )
+                st = t["strategies"]
+                r = st[(st["variant"] == v) & (st["strategy"] == s)].iloc[0]
+                cells.append(fmt.fmt_pct_ci(r.winrate, r.winrate_lo, r.winrate_hi))
+                rows.append(cells)
+            lo_g, hi_g = int(mv["games"].min()), int(mv["games"].max())
+            games = (
+                fmt.fmt_int(lo_g) if lo_g == hi_g else f"{fmt.fmt_int(lo_g)}–{fmt.fmt_int(hi_g)}"
+            )
+            table(
+                f"{v}: win rate of row vs column (%, ± 95% CI half-width), {games} games a cell",
+                ["", *snames, "mean win rate [95% CI]"],
+                rows,
+            )
+        vt = t["variants"]
+        table(
+            "Variants: game length, draws and luck vs skill",
+            [
+                "variant",
+                "games",
+                "rounds mean (sd)",
+                "draws [95% CI]",
+                "best vs random [95% CI]",
+                "games to be 95% ahead",
+            ],
+            [
+                [
+                    r.variant,
+                    fmt.fmt_int(r.games),
+                    f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
+                    fmt.fmt_pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
+                    (
+                        f"{r.best_strategy} "
+                        + fmt.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)
+                    )
+                    if r.best_strategy
+                    else "—",
+                    fmt.fmt_int(r.games_needed),
+                ]
+                for r in vt.itertuples()
+            ],
+        )
+        d = t["diffs"]
+        if len(d):
+            table(
+                "Difference from base in each strategy's score, paired by seed (Holm-adjusted)",
+                [
+                    "variant",
+                    "strategy",
+                    "pairs",
+                    "difference [95% CI]",
+                    "p",
+                    "p (Holm)",
+                    "significant",
+                ],
+                [
+                    [
+                        r.variant,
+                        r.strategy,
+                        fmt.fmt_int(r.n_pairs),
+                        fmt.fmt_pp_ci(r.diff, r.diff_lo, r.diff_hi),
+                        fmt.fmt_p(r.p),
+                        fmt.fmt_p(r.p_holm),
+                        "yes" if r.significant else "no",
+                    ]
+                    for r in d.itertuples()
+                ],
+            )
+
+    @sub.command("trace")
+    def trace(
+        seed: SeedOpt = 1,
+        game_index: Annotated[
+            int,
+            typer.Option(
+                "--game", help="Game index (game 2d and 2d+1 share deal d, seats swapped)."
+            ),
+        ] = 0,
+        variant: VariantOpt = "base",
+        a: Annotated[str, typer.Option("--a", help="Strategy A.")] = default_strategy,
+        b: Annotated[str, typer.Option("--b", help="Strategy B.")] = default_strategy,
+        as_json: JsonOpt = False,
+    ):
+        """A readable round-by-round log of one game."""
+        from balance import config
+        from balance.runner import check_seed
+
+        check_seed(seed)
+        if not 0 <= game_index < 2**62:
+            raise UserError(f"--game must be between 0 and 2**62-1, got {game_index}")
+        rs = config.resolve_variant(game, variant)
+        sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
+        events = trace_game(game, rs, sa, sb, seed, game_index)
+        if as_json:
+            echo_json(events)
+            return
+        typer.echo(
+            f"{title} {rs.name}, seed {seed}, game {game_index} (deal {game_index // 2}); "
+            f"A = {sa.name}, B = {sb.name}"
+        )
+        for ev in events:
+            typer.echo(ev["text"])
+
+    @sub.command("variants")
+    def variants(as_json: JsonOpt = False):
+        """The rule variants and what each changes."""
+        from balance import config
+
+        rows = [{"variant": "base", **config.resolve_variant(game, "base").rules}]
+        for v in config.variant_names(game):
+            rs = config.resolve_variant(game, v)
+            rows.append({"variant": v, "description": rs.description.split("; ")[-1]})
+        if as_json:
+            echo_json(rows)
+            return
+        for r in rows[1:]:
+            typer.echo(f"{r['variant']:<22} {r['description']}")
+        if len(rows) > 1:
+            typer.echo(
+                f"Combine with +, e.g. {'+'.join(r['variant'] for r in rows[1:3])} "
+                f"(all {2 ** (len(rows) - 1)} combinations are valid)."
+            )
+        else:
+            typer.echo(f"{title} has no rule variants yet: only base.")
+
+    @sub.command("strategies")
+    def strategies(as_json: JsonOpt = False):
+        """The scripted strategies (TOML weight sets in strategies/<game>/)."""
+        from balance import config
+
+        rows = []
+        for s in config.strategy_names(game):
+            st = config.load_strategy(game, s)
+            # a side names what it plays by default: strategy@deck or strategy@loadout
+            rows.append(
+                {
+                    "strategy": s,
+                    "plays": st.name.partition("@")[2] or None,
+                    "description": st.description,
+                }
+            )
+        if as_json:
+            echo_json(rows)
+            return
+        for r in rows:
+            plays = (
+                f" (plays {r['plays']}; name another with {r['strategy']}@...)"
+                if r["plays"]
+                else ""
+            )
+            typer.echo(f"{r['strategy']:<12} {r['description']}{plays}")
+
+    @sub.command("features")
+    def features(as_json: JsonOpt = False):
+        """What a strategy TOML can weigh: the features of each decision and the scalars."""
+        mod = get_game(game).strategy_module()
+        rows = [
+            {"section": sec, "key": name, "meaning": text}
+            for sec, (_, feats) in mod.SECTIONS.items()
+            for name, text in feats
+        ]
+        rows += [
+            {"section": "(top level)", "key": k, "meaning": text}
+            for k, (_, text) in mod.SCALARS.items()
+        ]
+        if as_json:
+            echo_json(rows)
+            return
+        table(
+            f"{title} strategy TOML keys: "
+            + ", ".join(f"[{sec}]" for sec in mod.SECTIONS)
+            + " weigh the features of each kind of decision",
+            ["section", "key", "meaning"],
+            [[r["section"], r["key"], r["meaning"]] for r in rows],
+            left=3,
+        )
+
+    @sub.command("sprt")
+    def sprt(
+        vs: Annotated[str, typer.Option("--vs", help="The rules to test (e.g. force).")],
+        strategy: Annotated[str, typer.Option("--strategy", help="Whose score is compared.")],
+        variant: Annotated[
+            str, typer.Option("--variant", "-v", help="The reference rules.")
+        ] = "base",
+        delta: Annotated[
+            float,
+            typer.Option(
+                "--delta", help="Smallest change worth finding, in points of score (win + ½ draw)."
+            ),
+        ] = 2.0,
+        opponents: Annotated[
+            str | None,
+            typer.Option(
+                "--opponents",
+                help="Comma-separated opponents (default: the study's other strategies).",
+            ),
+        ] = None,
+        alpha: Annotated[
+            float, typer.Option("--alpha", help="False alarm rate (two-sided).")
+        ] = 0.05,
+        beta: Annotated[
+            float, typer.Option("--beta", help="Miss rate for a change of delta.")
+        ] = 0.05,
+        batch: Annotated[
+            int, typer.Option("--batch", help="Deal pairs per opponent per step.")
+        ] = 500,
+        max_games: Annotated[
+            int, typer.Option("--max-games", help="Stop by this many games per rule set.")
+        ] = 1_000_000,
+        seed: SeedOpt = 1,
+        threads: ThreadsOpt = None,
+        results: ResultsOpt = None,
+        as_json: JsonOpt = False,
+    ):
+        """Sequential test: does --vs change the strategy's score by at least
+        --delta points against --variant? Plays seat-swapped pairs on the same
+        deals in batches, prints the log-likelihood ratios as it goes and stops
+        as soon as the answer is known (pentanomial GSPRT, as in Fishtest)."""
+        from balance import analysis, fmt
+
+        steps = []
+        for out in analysis.sprt_command(
+            game,
+            variant,
+            vs,
+            strategy,
+            opponents,
+            delta,
+            alpha,
+            beta,
+            batch,
+            max_games,
+            seed,
+            threads,
+            results,
+        ):
+            steps.append(out)
+            if not as_json:
+                typer.echo(
+                    f"{fmt.fmt_int(out['games']):>10} games each: Δ {fmt.fmt_pp_ci(out['diff'], out['lo'], out['hi'])}"
+                    f"  LLR raise {out['llr_up']:+6.2f}  lower {out['llr_down']:+6.2f}"
+                    f"  (bounds {out['lower']:+.2f}, {out['upper']:+.2f})"
+                )
+        last = steps[-1]
+        verdict = {
+            "raises": f"{last['vs']} raises {last['strategy']}'s score by at least about {delta:g} points",
+            "lowers": f"{last['vs']} lowers {last['strategy']}'s score by at least about {delta:g} points",
+            "no change": f"{last['vs']} does not change {last['strategy']}'s score by {delta:g} points or more",
+            "continue": f"undecided after {fmt.fmt_int(last['games'])} games per rule set (--max-games reached)",
+        }[last["decision"]]
+        if as_json:
+            echo_json({"verdict": verdict, "steps": steps})
+            return
+        typer.echo(
+            f"verdict: {verdict} (vs {last['variant']}; Δ = "
+            f"{fmt.fmt_pp_ci(last['diff'], last['lo'], last['hi'], last['n_pairs'])} pairs; "
+            f"α={alpha:g}, β={beta:g}; opponents: {', '.join(last['opponents'])})"
+        )

@@ -1,0 +1,116 @@
+"""What a command prints: aligned tables (rich) and JSON (``--json``).
+
+Every number a command prints goes through here, so NaN is never a crash:
+JSON writes it as null and says why (``why_null``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import typer
+
+
+def echo_json(data) -> None:
+    typer.echo(json.dumps(finite(data), indent=2, default=json_default, allow_nan=False))
+
+
+# Why a figure can be null in --json output, by field name (first match wins).
+NULL_REASONS = (
+    (
+        "pair_variance_ratio",
+        "every seat-swapped pair scored alike (or every game had the same "
+        "result), so an unpaired standard error of 0 leaves the ratio "
+        "undefined",
+    ),
+    ("elo", "a score of 0% or 100% has no finite Elo"),
+    ("nash", "the Nash average needs a complete, symmetric matrix"),
+    (
+        "games_needed",
+        "the better side is not ahead, or the games needed are beyond the search limit",
+    ),
+)
+NULL_DEFAULT = (
+    "not computable from these games: a rate, mean or ratio with nothing behind "
+    "it (no game of this kind, no decided game, or no variance)"
+)
+
+
+def null_reason(key: str) -> str:
+    for frag, why in NULL_REASONS:
+        if frag in key:
+            return why
+    return NULL_DEFAULT
+
+
+def finite(o):
+    """``o`` with every NaN or infinite float as None (JSON's null), never a crash:
+    an object with such a figure says why in ``why_null`` (field → reason)."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        out = {k: finite(v) for k, v in o.items()}
+        why = {
+            str(k): null_reason(str(k))
+            for k, v in o.items()
+            if isinstance(v, float) and not math.isfinite(v)
+        }
+        if why:
+            out["why_null"] = why
+        return out
+    if isinstance(o, (list, tuple)):
+        return [finite(v) for v in o]
+    return o
+
+
+def json_default(o):
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return None if np.isnan(o) else float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    import pandas as pd
+
+    try:
+        if pd.isna(o):  # pandas' missing values (NA, NaT): null
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(o)
+
+
+def records(df) -> list[dict]:
+    """DataFrame rows for JSON (``echo_json`` writes NaN as null, with a reason)."""
+    return df.to_dict(orient="records")
+
+
+def table(title: str, columns: list[str], rows: list[list[str]], left: int = 1) -> None:
+    """Print a table; all text is literal (names from configs are never markup)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=Text(title), title_justify="left", header_style="bold")
+    for i, c in enumerate(columns):
+        t.add_column(Text(c), justify="left" if i < left else "right")
+    for r in rows:
+        t.add_row(*(Text(str(x)) for x in r))
+    Console(width=max(120, len(columns) * 14)).print(t)
+
+
+def show_bench(res: dict, as_json: bool) -> None:
+    """A bench's figures: JSON, or one aligned line each."""
+    if as_json:
+        echo_json(res)
+        return
+    width = max(map(len, res)) + 2
+    for k, v in res.items():
+        typer.echo(f"{k:<{width}}{v}")

@@ -1,0 +1,106 @@
+"""The ``balance`` command: one sub-app per registered game (the commands
+every game has, plus the game's own from its home's commands module),
+``study``, ``report`` and ``bench``; and :func:`main`, which turns a user
+mistake into one line and exit code 2.
+
+Commands are thin: they parse options, call library functions and print.
+Heavy imports (numba, polars, matplotlib) happen inside command bodies so
+that ``balance --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from balance.cli import bench as bench_cli
+from balance.cli import study as study_cli
+from balance.cli.game import add_game_commands, cli_defaults
+from balance.errors import UserError
+from balance.registry import GAMES
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Monte Carlo balance analysis for tabletop card games.",
+)
+bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
+
+
+def build() -> None:
+    """A sub-app per registered game, then ``report``, ``study`` and ``bench``."""
+    for game in GAMES.values():
+        sub = typer.Typer(no_args_is_help=True, help=f"{game.title}: {game.summary}".rstrip(": "))
+        app.add_typer(sub, name=game.name)
+        defaults = cli_defaults(game)
+        add_game_commands(sub, game, defaults)
+        extra = game.commands_module()
+        if extra is not None and hasattr(extra, "register"):
+            extra.register(sub)
+        if extra is not None and hasattr(extra, "register_bench"):
+            extra.register_bench(bench_app)
+        else:
+            bench_cli.add_bench(bench_app, game, defaults)
+    study_cli.register(app)
+    app.add_typer(bench_app, name="bench")
+    bench_app.command("report")(bench_cli.bench_report_cmd)
+
+
+build()
+
+
+def _click_exceptions():
+    """Typer's usage-error classes (vendored click in recent Typer)."""
+    try:
+        from typer._click import exceptions as cx
+    except ImportError:  # older Typer runs on click itself
+        from click import exceptions as cx
+    return cx
+
+
+def _one_line(exc: Exception) -> str:
+    """An error's message on one line (a message quoting a file may hold newlines)."""
+    return " ".join(str(exc).split())
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit code 2."""
+    cx = _click_exceptions()
+    try:
+        rc = app(standalone_mode=False)
+    except UserError as exc:
+        typer.echo(f"error: {_one_line(exc)}", err=True)
+        sys.exit(exc.exit_code)
+    except OSError as exc:  # the machine refused (a file system, a device): exit 1
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        typer.echo(f"error: {exc.strerror or exc}{where}", err=True)
+        sys.exit(1)
+    except MemoryError:
+        typer.echo(
+            "error: out of memory; ask for fewer games per run (-n) or a smaller --batch-size",
+            err=True,
+        )
+        sys.exit(1)
+    except cx.NoArgsIsHelpError as exc:
+        exc.show()
+        sys.exit(0)
+    except cx.UsageError as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        rc = 130
+    except typer.Exit as exc:
+        rc = exc.exit_code
+    # Typer turns Ctrl-C into exit code 130, which it returns rather than raises
+    # in this mode: a caller (`balance study && publish`) must see it
+    if rc == 130:
+        typer.echo(
+            "interrupted: nothing partial was stored (finished runs are kept and "
+            "a rerun resumes from them)",
+            err=True,
+        )
+        sys.exit(130)
+    if isinstance(rc, int) and not isinstance(rc, bool) and rc:
+        sys.exit(rc)
