@@ -629,7 +629,10 @@ def test_nash_maxent_many_matches_exact_solver(n, n_draws, monkeypatch):
     # exact nash_maxent per game, on 50 noisy random matrices of each size
     exact = st.nash_maxent
     calls = []
-    monkeypatch.setattr(st, "nash_maxent", lambda a, tol=1e-10: calls.append(1) or exact(a, tol))
+    # nash_maxent is called from balance.stats.nash, so the patch goes there
+    monkeypatch.setattr(
+        st.nash, "nash_maxent", lambda a, tol=1e-10: calls.append(1) or exact(a, tol)
+    )
     rng = np.random.default_rng(100 + n)
     n_games = n_lp = 0
     for c in range(50):
@@ -692,9 +695,12 @@ def test_nash_average_bootstrap_needs_few_lp_solves(monkeypatch):
     score, se = _realistic_7()
     exact = st.nash_maxent
     calls = []
-    monkeypatch.setattr(st, "nash_maxent", lambda a, tol=1e-10: calls.append(1) or exact(a, tol))
+    # nash_maxent is called from balance.stats.nash, so the patch goes there
+    monkeypatch.setattr(
+        st.nash, "nash_maxent", lambda a, tol=1e-10: calls.append(1) or exact(a, tol)
+    )
     res = st.nash_average(score, se=se, n_boot=200, seed=0)
-    assert len(calls) <= 5  # the point estimate plus at most a few fallbacks
+    assert 1 <= len(calls) <= 5  # the point estimate plus at most a few fallbacks
     assert np.all(res["p_lo"] <= res["p"] + 1e-12) and np.all(res["p"] <= res["p_hi"] + 1e-12)
 
 

@@ -1,0 +1,75 @@
+"""Corrections for many tests at once: Holm's step-down procedure (familywise
+error rate) and Benjamini-Hochberg's step-up procedure (false discovery
+rate), both through statsmodels, with ``nan`` p-values left out of the family.
+
+References: Holm, S. (1979), "A simple sequentially rejective multiple test
+procedure". Benjamini, Y. & Hochberg, Y. (1995), "Controlling the false
+discovery rate".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from statsmodels.stats.multitest import multipletests
+
+from balance.stats.normal import z_crit
+
+# ---------------------------------------------------------------------------
+# Multiple comparisons
+# ---------------------------------------------------------------------------
+
+
+def _multitest(pvals: ArrayLike, alpha: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+    z_crit(alpha)
+    p = np.asarray(pvals, dtype=float)
+    shape = p.shape
+    p = p.ravel()
+    reject = np.zeros(p.shape, dtype=bool)
+    p_adj = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if np.any(ok):
+        r, pa, _, _ = multipletests(p[ok], alpha=alpha, method=method)
+        reject[ok] = r
+        p_adj[ok] = pa
+    return reject.reshape(shape), p_adj.reshape(shape)
+
+
+def holm(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Holm step-down correction (familywise error rate).
+
+    Parameters
+    ----------
+    pvals : array_like
+        Raw p-values; ``nan`` entries are ignored (not counted in the family),
+        come back as ``nan`` and are never rejected.
+    alpha : float, default 0.05
+        Familywise level.
+
+    Returns
+    -------
+    reject : ndarray of bool
+    p_adj : ndarray of float
+        Holm-adjusted p-values (statsmodels ``multipletests(method="holm")``).
+    """
+    return _multitest(pvals, alpha, "holm")
+
+
+def bh(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Benjamini–Hochberg step-up correction (false discovery rate).
+
+    Parameters
+    ----------
+    pvals : array_like
+        Raw p-values; ``nan`` entries are ignored (not counted in the family),
+        come back as ``nan`` and are never rejected.
+    alpha : float, default 0.05
+        False discovery rate.
+
+    Returns
+    -------
+    reject : ndarray of bool
+    p_adj : ndarray of float
+        BH-adjusted p-values (statsmodels ``multipletests(method="fdr_bh")``).
+    """
+    return _multitest(pvals, alpha, "fdr_bh")
