@@ -1,7 +1,7 @@
 """Game registry: every game, its engine, its strategies and its extras.
 
 A game lives in its own home, ``balance/games/<game>/``, whose package
-declares ``GAME = Game(...)``: the engine and strategy modules (``sims/`` and
+declares ``GAME = register(Game(...))``: the engine and strategy modules (``sims/`` and
 ``strategies/``), its config and strategy folders, and optional hooks for the
 extras only it has (commands, study pages, a card-set loader). The registry
 finds every such package on first use; a test (or a plug-in) may add one with
@@ -116,12 +116,14 @@ def unregister(name: str) -> None:
 
 
 def _discover() -> None:
-    """Register the game of every package under ``balance/games/``."""
+    """Import every package under ``balance/games/``; each registers its game
+    (``GAME = register(Game(...))``). A package being imported right now (the
+    one whose import brought the registry in) registers itself when it is done."""
     import balance.games as homes
 
     for info in pkgutil.iter_modules(homes.__path__):
         if info.ispkg:
-            register(import_module(f"{homes.__name__}.{info.name}").GAME)
+            import_module(f"{homes.__name__}.{info.name}")
 
 
 _discover()

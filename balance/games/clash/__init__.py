@@ -1,15 +1,17 @@
 """Clash of Steel: the loadout matrix, ranges and initiative commands, and the
 engine benchmark with its loadout matrix."""
 
-from balance.registry import Game
+from balance.registry import Game, register
 
-GAME = Game(
-    name="clash",
-    title="Clash of Steel",
-    engine="sims.clash",
-    strategies="strategies.clash",
-    summary="the duel of items, stances and stamina bids.",
-    rulings="C",
-    commands="balance.games.clash.commands",
-    order=2,
+GAME = register(
+    Game(
+        name="clash",
+        title="Clash of Steel",
+        engine="sims.clash",
+        strategies="strategies.clash",
+        summary="the duel of items, stances and stamina bids.",
+        rulings="C",
+        commands="balance.games.clash.commands",
+        order=2,
+    )
 )
