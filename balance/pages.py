@@ -16,7 +16,6 @@ import pandas as pd
 from balance import __version__
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
-from balance.rulings import rulings
 from balance.runner import command_line, utc_now
 from balance.store import chart_cache, config_hash
 
@@ -310,7 +309,7 @@ def page_manifest(
         "date": utc_now(),
         "games_total": sum(r.games for r in runs),
         "runs": len(runs),
-        "rulings": list(rulings(g.rulings)),
+        "rulings": list(g.ruling_lines()),
         "variants": _variant_order(r.spec.ruleset.name for r in runs),
     }
     if cmds:

@@ -55,6 +55,7 @@ class Game:
     order: int = 100  # place in the study, the index and ``balance --help``
     config_dir: Path | None = None  # default: configs/<name>
     strategy_dir: Path | None = None  # default: strategies/<name>
+    rulings_file: Path | None = None  # the rulings' Markdown; default: docs/rulings.md
 
     @property
     def configs(self) -> Path:
@@ -65,6 +66,12 @@ class Game:
     def strategy_files(self) -> Path:
         """The folder of the game's named strategies (one TOML each)."""
         return self.strategy_dir or ROOT / "strategies" / self.name
+
+    def ruling_lines(self) -> tuple[str, ...]:
+        """The rulings in force for this game (its prefix in its rulings file)."""
+        from balance.rulings import RULINGS_FILE, rulings
+
+        return rulings(self.rulings, self.rulings_file or RULINGS_FILE)
 
     def engine_module(self):
         return _module(self.engine)

@@ -8,12 +8,13 @@ RULINGS_FILE = Path(__file__).resolve().parent.parent / "docs" / "rulings.md"
 
 
 @cache
-def rulings(prefix: str) -> tuple[str, ...]:
-    """Every ruling line whose id starts with ``prefix`` (e.g. ``T`` for Tosk),
-    the toolkit's own decisions (``TD…``) included, as ``"T3 Force: …"``."""
+def rulings(prefix: str, path: Path = RULINGS_FILE) -> tuple[str, ...]:
+    """Every ruling line of ``path`` (default ``docs/rulings.md``) whose id
+    starts with ``prefix`` (e.g. ``T`` for Tosk), the toolkit's own decisions
+    (``TD…``) included, as ``"T3 Force: …"``."""
     pat = re.compile(rf"^- ({re.escape(prefix)}D?\d+ .*)$")
     out = []
-    for line in RULINGS_FILE.read_text(encoding="utf-8").splitlines():
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
         m = pat.match(line)
         if m:
             out.append(m.group(1))

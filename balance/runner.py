@@ -25,7 +25,6 @@ from balance import __version__
 from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
-from balance.rulings import rulings
 from balance.store import Damaged, Store, config_hash
 
 DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
@@ -280,7 +279,7 @@ def provenance(game: str) -> dict:
         "engine": g.engine,
         "engine_version": g.engine_module().VERSION,
         "toolkit_version": __version__,
-        "rulings": list(rulings(g.rulings)),
+        "rulings": list(g.ruling_lines()),
         "date": utc_now(),
     }
 

@@ -20,17 +20,17 @@ from balance.cli.game import add_game_commands, cli_defaults
 from balance.errors import UserError
 from balance.registry import GAMES
 
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    help="Monte Carlo balance analysis for tabletop card games.",
-)
-bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
 
-
-def build() -> None:
-    """A sub-app per registered game, then ``report``, ``study`` and ``bench``."""
+def make_app() -> typer.Typer:
+    """The command line of every game registered now: a sub-app per game,
+    then ``report``, ``study`` and ``bench``."""
+    app = typer.Typer(
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        help="Monte Carlo balance analysis for tabletop card games.",
+    )
+    bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
     for game in GAMES.values():
         sub = typer.Typer(no_args_is_help=True, help=f"{game.title}: {game.summary}".rstrip(": "))
         app.add_typer(sub, name=game.name)
@@ -46,9 +46,10 @@ def build() -> None:
     study_cli.register(app)
     app.add_typer(bench_app, name="bench")
     bench_app.command("report")(bench_cli.bench_report_cmd)
+    return app
 
 
-build()
+app = make_app()
 
 
 def _click_exceptions():
