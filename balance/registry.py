@@ -2,7 +2,8 @@
 
 Every engine exposes the same surface (``GAME``, ``VERSION``, ``RULE_FIELDS``,
 ``DEFAULT_RULES``, ``RULE_LIMITS``, ``encode_rules``, ``simulate``, ``trace``,
-``catalogue``, ``max_length``; ``tests/test_engine_contract.py`` checks it),
+``catalogue``, ``max_length``; written in ``kernels/contract.py``,
+checked by ``tests/test_conformance.py``),
 so the runner, statistics and reports never special-case a game. Modules are imported on first use, keeping ``balance --help`` instant.
 """
 
