@@ -16,6 +16,7 @@ import numpy as np
 
 from balance.errors import UserError
 from balance.registry import get_game
+from kernels.contract import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
@@ -153,8 +154,11 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
         chosen.append(name)
     if "base" in names and chosen:
         raise UserError(f"'base' cannot be combined with other variants in '{spec}'")
+    # the base rules are the engine's defaults (its RULES table), overlaid with
+    # whatever [rules] base.toml still sets (validated as a partial table)
     base_path = get_game(game).configs / "base.toml"
-    rules, desc = _load_rules_file(game, base_path, partial=False)
+    over, desc = _load_rules_file(game, base_path, partial=True)
+    rules = {**get_game(game).engine_module().DEFAULT_RULES, **over}
     set_by: dict[str, str] = {}
     chosen.sort()
     descs = [desc]
@@ -231,11 +235,13 @@ class Strategy:
 
     def vector(self) -> np.ndarray:
         mod = get_game(self.game).strategy_module()
-        if self.deck is not None:
-            return mod.encode_strategy(self.spec, self.deck, self.n_cards, self.forbidden_ranks)
-        if self.loadout is not None:
-            return mod.encode_strategy(self.spec, self.loadout)
-        return mod.encode_strategy(self.spec, self.forbidden_ranks)
+        side = Side(
+            forbidden=self.forbidden_ranks,
+            loadout=self.loadout or 0,
+            deck=self.deck,
+            n_cards=self.n_cards,
+        )
+        return mod.encode_strategy(self.spec, side)
 
     def with_loadout(self, index: int) -> Strategy:
         """The same strategy playing loadout ``index`` (named ``strategy@loadout``)."""

@@ -1,52 +1,18 @@
 """Clash of Steel: the rules engine (rulebook ``rules/clash-of-steel.txt``,
 rulings C1–C15).
 
-State is plain numpy arrays; the rules are an int64 vector (``RULE_FIELDS``);
+State is plain numpy arrays; the rules are an int64 vector (``RULES``);
 ``simulate`` plays deals in parallel, each twice with seats swapped, and
 returns per-game outcome arrays. Only numbers cross this boundary. The rules
 have no chance (C14): the only randomness is the strategies' own mixed
 choices, drawn from per-seat streams ``(seed, deal, PURPOSE_SEAT0 + seat)``.
 
 Each side's loadout (2 items + 1 maneuver, C1) is element 0 of its strategy
-vector (``strategies.clash.encode_strategy(spec, loadout)``), an index into
-``LOADOUTS``.
+vector (``strategies.clash.encode_strategy(spec, Side(loadout=i))``), an index
+into ``ALL_LOADOUTS``.
 
-Rules vector (``RULE_FIELDS``; defaults in ``DEFAULT_RULES``):
-
-=======================  =======  ==============================================
-field                    default  meaning
-=======================  =======  ==============================================
-max_rounds               60       round cap, then a draw (C15)
-allow_shield_spear       false    Shield and Spear may form a loadout (C1)
-stamina_1 .. stamina_5   3        stamina cards of each value 1..5 (15 cards)
-hit_discard_stack_only   true     C9: a hit player's extra discard is its
-                                  highest card "remaining in their hand" /
-                                  "in your stack": the played cards are on the
-                                  table, so one that would return is not a
-                                  candidate while the stack holds a card (with
-                                  the stack empty the returning card is the
-                                  player's last, which a hit player loses);
-                                  false: the old reading, the highest card
-                                  left counting returning played cards
-spear_vs_spear           false    [decided] Spear's "+1 Attack against any
-                                  *other* item outside Hand" also applies
-                                  against a played Spear
-feint_order              0        [decided] 0: both decide on Feint at once
-                                  from the face-up cards; 1: the initiative
-                                  loser decides first, then the holder (who
-                                  sees a face-up swap)
-bid_keeps_last           true     [decided, CD4] C9 "You can't discard your
-                                  last Stamina card unless you were hit" holds
-                                  in the bid: a won or tied bid that holds
-                                  every card a player has left keeps its
-                                  highest card, so no game ends in the bid; a
-                                  tie that discards nothing (both bid their
-                                  one last card, of equal value) cannot be
-                                  broken by bidding again and a fair coin
-                                  gives the initiative. false: the old
-                                  reading, a tie that empties a player defeats
-                                  it (both: a draw, ``double_defeat``)
-=======================  =======  ==============================================
+Rules vector: ``RULES`` below, one ``Rule`` per key (its default, bounds and
+meaning), in vector order.
 
 Other decided points (no rule knob; docs/rulings.md says why): when a player
 who was not hit would discard its last card (C9), it keeps the highest of the
@@ -61,9 +27,24 @@ import numpy as np
 
 from kernels import rng
 from kernels.aggregate import pair_outcomes
+from kernels.contract import Rule, rule_tables
 from kernels.jit import leaf, njit, pnjit, prange
 from kernels.trace import track_score
-from strategies.clash import (  # noqa: F401  (card enums re-exported)
+from strategies.clash import (
+    P_LOADOUT,
+    SCRATCH,
+    choose_bid,
+    choose_card,
+    choose_feint,
+    choose_range,
+    choose_retrieve,
+    choose_stamina,
+    choose_wait,
+    refresh_view,
+    use_armor,
+    use_second_wind,
+)
+from strategies.clash.view import (  # noqa: F401  (card enums re-exported)
     ARM,
     ARMOR,
     ATTACK,
@@ -82,10 +63,8 @@ from strategies.clash import (  # noqa: F401  (card enums re-exported)
     NEUTRAL,
     NO_ITEM,
     NOT_PLAYED,
-    P_LOADOUT,
     QUICK,
     REACH,
-    SCRATCH,
     SECOND_WIND,
     SHIELD,
     SPEAR,
@@ -122,16 +101,6 @@ from strategies.clash import (  # noqa: F401  (card enums re-exported)
     V_OPP_WOUND,
     V_RANGE,
     V_ROUND,
-    choose_bid,
-    choose_card,
-    choose_feint,
-    choose_range,
-    choose_retrieve,
-    choose_stamina,
-    choose_wait,
-    refresh_view,
-    use_armor,
-    use_second_wind,
 )
 
 GAME = "clash"
@@ -189,41 +158,69 @@ def legal_loadouts(rules) -> list[int]:
 
 
 # ---- rules vector ------------------------------------------------------------
-RULE_FIELDS = (
-    "max_rounds",
-    "allow_shield_spear",
-    "stamina_1",
-    "stamina_2",
-    "stamina_3",
-    "stamina_4",
-    "stamina_5",
-    "hit_discard_stack_only",
-    "spear_vs_spear",
-    "feint_order",
-    "bid_keeps_last",
+# Every rules key, once: its default, bounds and meaning, in vector order.
+RULES = (
+    Rule("max_rounds", 60, 1, 10000, "C15: a game not decided after this many rounds is a draw"),
+    Rule(
+        "allow_shield_spear",
+        False,
+        None,
+        None,
+        "C1: Shield and Spear may form a loadout (false: illegal, 27 loadouts)",
+    ),
+    *(
+        Rule(
+            f"stamina_{v}",
+            3,
+            0,
+            6,
+            f"stamina cards of value {v} in each deck (3 each of 1..5: 15 cards)",
+        )
+        for v in range(1, 6)
+    ),
+    Rule(
+        "hit_discard_stack_only",
+        True,
+        None,
+        None,
+        "C9: a hit player's extra discard is its highest card \"remaining in their "
+        'hand" / "in your stack": the played cards are on the table, so one that '
+        "would return is not a candidate while the stack holds a card (with the "
+        "stack empty the returning card is the player's last, which a hit player "
+        "loses); false: the old reading, the highest card left counting returning "
+        "played cards",
+    ),
+    Rule(
+        "spear_vs_spear",
+        False,
+        None,
+        None,
+        '[decided] Spear\'s "+1 Attack against any *other* item outside Hand" also '
+        "applies against a played Spear (false: a Spear is not an other item, C7)",
+    ),
+    Rule(
+        "feint_order",
+        0,
+        0,
+        1,
+        "[decided] 0: both decide on Feint at once from the face-up cards; 1: the "
+        "initiative loser decides first, then the holder (who sees a face-up swap)",
+    ),
+    Rule(
+        "bid_keeps_last",
+        True,
+        None,
+        None,
+        "[decided, CD4] C9 \"You can't discard your last Stamina card unless you were "
+        'hit" holds in the bid: a won or tied bid that holds every card a player has '
+        "left keeps its highest card, so no game ends in the bid; a tie that "
+        "discards nothing (both bid their one last card, of equal value) cannot be "
+        "broken by bidding again and a fair coin gives the initiative. false: the "
+        "old reading, a tie that empties a player defeats it (both: a draw, "
+        "``double_defeat``)",
+    ),
 )
-DEFAULT_RULES = {
-    "max_rounds": 60,
-    "allow_shield_spear": False,
-    "stamina_1": 3,
-    "stamina_2": 3,
-    "stamina_3": 3,
-    "stamina_4": 3,
-    "stamina_5": 3,
-    "hit_discard_stack_only": True,
-    "spear_vs_spear": False,
-    "feint_order": 0,
-    "bid_keeps_last": True,
-}
-RULE_LIMITS = {
-    "max_rounds": (1, 10000),
-    "stamina_1": (0, 6),
-    "stamina_2": (0, 6),
-    "stamina_3": (0, 6),
-    "stamina_4": (0, 6),
-    "stamina_5": (0, 6),
-    "feint_order": (0, 1),
-}
+RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 (
     R_MAX_ROUNDS,
     R_ALLOW_SHIELD_SPEAR,
@@ -246,13 +243,20 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
-def encode_rules(cfg: dict) -> np.ndarray:
-    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
+def encode_rules(cfg: dict, table=None) -> np.ndarray:
+    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
+    Clash of Steel has no card sets: ``table`` must be None."""
+    if table is not None:
+        raise ValueError("Clash of Steel has no card sets: encode_rules takes no card table")
     vec = np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
     if vec[R_STAMINA : R_STAMINA + 5].sum() < 1:
         raise ValueError("the stamina deck is empty (stamina_1 .. stamina_5 are all 0)")
     return vec
 
+
+# every stream is keyed by the seat: the two games of a deal are one game with the
+# strategies swapped (kernels.contract.Engine.PAIR_STREAMS)
+PAIR_STREAMS = "seat"
 
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
@@ -1277,11 +1281,12 @@ def _fmt_vals(counts) -> str:
     return "+".join(str(v) for v in _vals(counts)) or "-"
 
 
-def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B"), card_names=None):
     """The events of one game, in order, each a dict with a readable ``text``.
 
     ``names`` label strategy A and B; seats are numbered 1 and 2. Events: the
     loadouts, each bid, the starting range, one per round, and the end.
+    Clash of Steel has no card sets: ``card_names`` is ignored.
     """
     log, bids, res = trace_log(rules, strat_a, strat_b, seed, game)
     sa, sb = np.asarray(strat_a), np.asarray(strat_b)

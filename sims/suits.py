@@ -22,47 +22,10 @@ Two kinds of play, two kernels:
   disabled and counts, per attempt, what happened.
 - **Struggles** (S4) are opposed: ``simulate`` plays one character against
   another (two strategies, ``strategies.suits``) in seat-swapped pairs over
-  the same pair of decks, per ARCHITECTURE's engine surface.
+  the same pair of decks, per the engine contract (``kernels.contract``).
 
-Rules vector (``RULE_FIELDS``; defaults in ``DEFAULT_RULES``):
-
-======================  =======  ================================================
-field                   default  meaning
-======================  =======  ================================================
-hand_size               5        cards in a full hand (rulebook)
-jokers                  2        Jokers in a deck (S1: 54 cards)
-joker_value             14       a Joker's card value (S1)
-failed_task_cards       1        [SD1] cards a failed Task attempt still plays
-struggle_suits          false    S4: suits do not matter in struggles; true: an
-                                 attack must be of ``attack_suit`` and an answer
-                                 of ``defend_suit`` (Jokers wild), else a
-                                 Difficult pair of one other suit [SD2]
-pair_value              0        [SD2] what a Difficult pair is worth in a
-                                 struggle: 0 its highest card, and it succeeds
-                                 only if both cards meet the opposing card value
-                                 (rulebook: "both must beat the minimum target
-                                 number. Only the highest counts"; an answer
-                                 pair that fails counts for nothing); 1 its lower
-                                 card (the toolkit's reading before 1.1.0);
-                                 2 its highest card alone (the lower card need
-                                 not meet anything)
-attack_suit             2        Clubs (brute force) [SD2]; 0 S, 1 D, 2 C, 3 H
-defend_suit             3        Hearts (fortitude) [SD2]
-ties_to_attacker        false    rulebook: a tie goes to the defender (S4)
-min_damage              0        [SD3] a winning attack deals at least this much
-                                 (0: exactly the difference, S4)
-refill_after_damage     false    [SD4] cards discarded from the hand as damage
-                                 are replaced only at the next play (the text
-                                 refills "once you've played your card(s)")
-struggle_end            0        [SD5] 0: a struggle ends when a character is
-                                 disabled; 1: it goes on until one is dead (a
-                                 disabled character neither acts nor answers)
-max_rounds              200      round cap, then a draw (``round_cap``)
-pass_cycles             true     [SD10] a character with no legal attack (only
-                                 with ``struggle_suits``) discards its lowest
-                                 card and draws back up to a full hand (as after
-                                 any play), instead of doing nothing
-======================  =======  ================================================
+Rules vector: ``RULES`` below, one ``Rule`` per key (its default, bounds and
+meaning), in vector order.
 
 Other decided points (not knobs), each in docs/rulings.md: SD6 a character
 whose hand is empty at its turn or when it is attacked first draws up to a
@@ -84,10 +47,10 @@ import numpy as np
 
 from kernels import rng
 from kernels.aggregate import pair_outcomes
+from kernels.contract import Rule, rule_tables
 from kernels.jit import leaf, njit, pnjit, prange
 from kernels.trace import track_score
 from strategies.suits import (
-    NF,
     P_ATTACK,
     P_DEFEND,
     P_INITIATIVE,
@@ -96,6 +59,7 @@ from strategies.suits import (
     pick,
     uses_odds,
 )
+from strategies.suits.view import NF
 
 GAME = "suits"
 VERSION = "1.1.0"  # bump whenever simulated behaviour changes
@@ -113,50 +77,96 @@ MAX_DECK = 56  # 52 + up to 4 Jokers
 MAX_HAND = 13
 
 # ---- rules vector ------------------------------------------------------------
-RULE_FIELDS = (
-    "hand_size",
-    "jokers",
-    "joker_value",
-    "failed_task_cards",
-    "struggle_suits",
-    "attack_suit",
-    "defend_suit",
-    "ties_to_attacker",
-    "min_damage",
-    "refill_after_damage",
-    "struggle_end",
-    "max_rounds",
-    "pass_cycles",
-    "pair_value",
+# Every rules key, once: its default, bounds and meaning, in vector order.
+RULES = (
+    Rule("hand_size", 5, 2, MAX_HAND, "S2: cards in a full hand, refilled after every play"),
+    Rule("jokers", 2, 0, 4, "S1: Jokers in a deck (54 cards: two Jokers)"),
+    Rule("joker_value", 14, 2, 14, "S1: a Joker is wild, of this card value"),
+    Rule(
+        "failed_task_cards",
+        1,
+        1,
+        2,
+        "[SD1] cards a failed Task attempt still plays (its lowest)",
+    ),
+    Rule(
+        "struggle_suits",
+        False,
+        None,
+        None,
+        "S4: suits do not matter in struggles; true: an attack must be of "
+        "attack_suit and an answer of defend_suit (Jokers wild), else a Difficult "
+        "pair of one other suit [SD2]",
+    ),
+    Rule(
+        "attack_suit",
+        CLUBS,
+        0,
+        3,
+        "[SD2] (only with struggle_suits) the suit of an attack: Clubs, brute force "
+        "(0 Spades, 1 Diamonds, 2 Clubs, 3 Hearts)",
+    ),
+    Rule(
+        "defend_suit",
+        HEARTS,
+        0,
+        3,
+        "[SD2] (only with struggle_suits) the suit of an answer: Hearts, fortitude",
+    ),
+    Rule("ties_to_attacker", False, None, None, "S4: false, a tie goes to the defender"),
+    Rule(
+        "min_damage",
+        0,
+        0,
+        3,
+        "[SD3] a winning attack deals at least this much (0: exactly the difference, S4)",
+    ),
+    Rule(
+        "refill_after_damage",
+        False,
+        None,
+        None,
+        "[SD4] false: cards discarded from the hand as damage are replaced only at "
+        'the next play (the text refills "once you\'ve played your card(s)")',
+    ),
+    Rule(
+        "struggle_end",
+        0,
+        0,
+        1,
+        "[SD5] 0: a struggle ends when a character is disabled; 1: it goes on until "
+        "one is dead (a disabled character neither acts nor answers)",
+    ),
+    Rule(
+        "max_rounds",
+        200,
+        1,
+        10000,
+        "round cap: a struggle not decided after this many rounds is a draw (round_cap)",
+    ),
+    Rule(
+        "pass_cycles",
+        True,
+        None,
+        None,
+        "[SD10] a character with no legal attack (only with struggle_suits) "
+        "discards its lowest card and draws back up to a full hand (as after any "
+        "play), instead of doing nothing",
+    ),
+    Rule(
+        "pair_value",
+        0,
+        0,
+        2,
+        "[SD2] (only with struggle_suits) what a Difficult pair is worth in a "
+        "struggle: 0 its highest card, and it succeeds only if both cards meet the "
+        'opposing card value (rulebook: "both must beat the minimum target number. '
+        'Only the highest counts"; an answer pair that fails counts for nothing); '
+        "1 its lower card (the toolkit's reading before 1.1.0); 2 its highest card "
+        "alone (the lower card need not meet anything)",
+    ),
 )
-DEFAULT_RULES = {
-    "hand_size": 5,
-    "jokers": 2,
-    "joker_value": 14,
-    "failed_task_cards": 1,
-    "struggle_suits": False,
-    "attack_suit": CLUBS,
-    "defend_suit": HEARTS,
-    "ties_to_attacker": False,
-    "min_damage": 0,
-    "refill_after_damage": False,
-    "struggle_end": 0,
-    "max_rounds": 200,
-    "pass_cycles": True,
-    "pair_value": 0,
-}
-RULE_LIMITS = {
-    "hand_size": (2, MAX_HAND),
-    "jokers": (0, 4),
-    "joker_value": (2, 14),
-    "failed_task_cards": (1, 2),
-    "attack_suit": (0, 3),
-    "defend_suit": (0, 3),
-    "min_damage": (0, 3),
-    "struggle_end": (0, 1),
-    "max_rounds": (1, 10000),
-    "pair_value": (0, 2),
-}
+RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 (
     R_HAND,
     R_JOKERS,
@@ -184,10 +194,17 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
-def encode_rules(cfg: dict) -> np.ndarray:
-    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
+def encode_rules(cfg: dict, table=None) -> np.ndarray:
+    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
+    The four-suits RPG has no card sets: ``table`` must be None."""
+    if table is not None:
+        raise ValueError("the four-suits RPG has no card sets: encode_rules takes no card table")
     return np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
 
+
+# every stream is keyed by the seat: the two games of a deal are one game with the
+# strategies swapped (kernels.contract.Engine.PAIR_STREAMS)
+PAIR_STREAMS = "seat"
 
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
@@ -1402,11 +1419,12 @@ def _cards(*ids) -> str:
     return "+".join(card_name(c) for c in ids if c >= 0) or "nothing"
 
 
-def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B"), card_names=None):
     """The events of one struggle, in order, each a dict with a readable
     ``text``: the initiative, one per attack (``kind`` "attack"), turn
     without a legal attack ("pass") or turn its character declined to attack
-    ("decline"), and the end."""
+    ("decline"), and the end. The four-suits RPG has no card sets:
+    ``card_names`` is ignored."""
     log, res = trace_log(rules, strat_a, strat_b, seed, game)
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
     first = int(res[X_FIRST])

@@ -1,6 +1,7 @@
 """Tosk: the rules engine (rulebook ``rules/tosk.txt``, rulings T1–T12).
 
-State is plain numpy arrays; the rules are an int64 vector (``RULE_FIELDS``);
+State is plain numpy arrays; the rules are an int64 vector (``RULES``: each
+key's default, bounds and meaning; ``kernels.contract`` is the surface);
 ``simulate`` plays deals in parallel, each twice with seats swapped, and
 returns per-game outcome arrays. Only numbers cross this boundary.
 
@@ -25,9 +26,11 @@ more than ``max_rounds`` rows.
 import numpy as np
 
 from kernels import rng
+from kernels.contract import Rule, rule_tables
 from kernels.jit import njit, pnjit, prange
 from kernels.trace import track_score
-from strategies.tosk import (
+from strategies.tosk import P_FORBIDDEN, choose_heal, choose_play, keep_value
+from strategies.tosk.view import (
     I_CAPACITY,
     I_DECK,
     I_DISCARD,
@@ -46,10 +49,6 @@ from strategies.tosk import (
     I_ROUND,
     I_START_HP,
     N_INFO,
-    P_FORBIDDEN,
-    choose_heal,
-    choose_play,
-    keep_value,
 )
 
 GAME = "tosk"
@@ -68,43 +67,40 @@ PIP_DEF = np.array([1, 2, 3, 0, 1, 0, 1, 2, 1, 0, 0, 0], dtype=np.int64)
 FIRST_TECHNIQUE = 9  # rank indices 9, 10, 11 are J, Q, K
 
 # ---- rules vector ------------------------------------------------------------
-RULE_FIELDS = (
-    "capacity",  # stamina capacity (13; Battle-weary 11)
-    "max_hand",  # maximum hand size (6; Battle-weary 5)
-    "start_hp",  # starting and maximum HP (20)
-    "heal_cards",  # cards that may be discarded to heal (3; Potent Healing 2)
-    "heal_per_card",  # HP restored per heal card (1; Potent Healing 2)
-    "force",  # Force: +1 per matching rank beyond the first (T3, T5)
-    "momentum",  # Momentum: runs of consecutive ranks cost less (T6)
-    "technique_by_colour",  # Advanced Techniques: boost by colour, not suit (T4)
-    "max_rounds",  # round cap, then a draw (T11)
-    "momentum_counts_techniques",  # J, Q, K may form Momentum runs (T6)
-    "technique_cost",  # stamina cost of a technique (3)
-    "heal_needs_loss",  # TD2: a heal card may only be discarded to restore lost HP
+# Every rules key, once: its default, bounds and meaning, in vector order.
+RULES = (
+    Rule("capacity", 13, 0, 200, "stamina capacity per round (T7; Battle-weary 11)"),
+    Rule("max_hand", 6, 1, 8, "maximum hand size (T9; Battle-weary 5)"),
+    Rule("start_hp", 20, 1, 1000, "starting and maximum HP (T9)"),
+    Rule(
+        "heal_cards",
+        3,
+        0,
+        8,
+        "hand cards that may be discarded to heal (T9; Potent Healing 2)",
+    ),
+    Rule("heal_per_card", 1, 0, 100, "HP restored per heal card (T9; Potent Healing 2)"),
+    Rule("force", False, None, None, "Force: +1 per matching rank beyond the first (T3, T5)"),
+    Rule("momentum", False, None, None, "Momentum: runs of consecutive ranks cost less (T6)"),
+    Rule(
+        "technique_by_colour",
+        False,
+        None,
+        None,
+        "Advanced Techniques: a technique boosts by colour, not suit (T4)",
+    ),
+    Rule("max_rounds", 100, 1, 10000, "round cap; an undecided game is a draw (T11)"),
+    Rule("momentum_counts_techniques", True, None, None, "J, Q, K may form Momentum runs (T6)"),
+    Rule("technique_cost", 3, 0, 50, "stamina cost of a technique"),
+    Rule(
+        "heal_needs_loss",
+        True,
+        None,
+        None,
+        "TD2: a heal card may only be discarded while it restores lost HP",
+    ),
 )
-DEFAULT_RULES = {
-    "capacity": 13,
-    "max_hand": 6,
-    "start_hp": 20,
-    "heal_cards": 3,
-    "heal_per_card": 1,
-    "force": False,
-    "momentum": False,
-    "technique_by_colour": False,
-    "max_rounds": 100,
-    "momentum_counts_techniques": True,
-    "technique_cost": 3,
-    "heal_needs_loss": True,
-}
-RULE_LIMITS = {  # allowed ranges, checked by the config loader
-    "capacity": (0, 200),
-    "max_hand": (1, 8),
-    "start_hp": (1, 1000),
-    "heal_cards": (0, 8),
-    "heal_per_card": (0, 100),
-    "max_rounds": (1, 10000),
-    "technique_cost": (0, 50),
-}
+RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 (
     R_CAPACITY,
     R_MAX_HAND,
@@ -152,6 +148,10 @@ _LOWBIT = np.array(
 # there are at most 1 + 3 · 4 of them.
 MAX_FRONT = 1 + int(min(PIP_ATK.max(), PIP_DEF.max())) * (MAX_HAND // 2)
 
+# every stream is keyed by the seat: the two games of a deal are one game with the
+# strategies swapped (kernels.contract.Engine.PAIR_STREAMS)
+PAIR_STREAMS = "seat"
+
 # ---- outcome codes -----------------------------------------------------------
 DRAW = -1
 END_KO = 0  # one player at <= 0 HP
@@ -193,8 +193,11 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
-def encode_rules(cfg: dict) -> np.ndarray:
-    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order)."""
+def encode_rules(cfg: dict, table=None) -> np.ndarray:
+    """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
+    Tosk has no card sets: ``table`` must be None."""
+    if table is not None:
+        raise ValueError("Tosk has no card sets: encode_rules takes no card table")
     return np.array([int(cfg[name]) for name in RULE_FIELDS], dtype=np.int64)
 
 
@@ -1049,11 +1052,12 @@ def _cards_of(row, mask):
     ]
 
 
-def trace(rules, strat_a, strat_b, seed, game, names=("A", "B")):
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B"), card_names=None):
     """The events of one game, in order, each a dict with a readable ``text``.
 
     ``names`` label strategy A and B; seats are numbered 1 and 2 as in the
-    rulebook. The last event (kind ``end``) says who won and why.
+    rulebook. The last event (kind ``end``) says who won and why. Tosk has no
+    card sets: ``card_names`` is ignored (the contract's signature).
     """
     log, res = trace_log(rules, strat_a, strat_b, seed, game)
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])

@@ -1,6 +1,7 @@
 """Clash of Steel games: replays checked round by round against the rules,
-invariants over many games, maneuvers, hidden information, seat symmetry and
-reproducibility.
+invariants over many games, maneuvers, hidden information and seat symmetry
+per loadout. What every engine must do (mirror = 1/2, same seed same games,
+thread and batch invariance, trace = simulate) is tests/test_conformance.py.
 
 ``_replay`` re-derives every logged round from the rulebook functions
 (C4–C13), independently of the game loop: the cards' faces, totals from the
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kernels.contract import Side
 from sims import clash
 from sims.clash import (
     ARMOR,
@@ -31,6 +33,7 @@ from sims.clash import (
 )
 from strategies import clash as kernel
 from strategies.clash import encode_strategy
+from strategies.clash import view as kview
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["random", "aggressive", "counter", "ranger", "miser", "bluffer"]
@@ -46,7 +49,7 @@ def spec(name: str) -> dict:
 
 
 def strat(name: str, loadout: int) -> np.ndarray:
-    return encode_strategy(spec(name), loadout)
+    return encode_strategy(spec(name), Side(loadout=loadout))
 
 
 def lo(name: str) -> int:
@@ -331,8 +334,10 @@ BID_HIGH = {"bid": {"gap": -10.0}, "bid_target": 12}  # wins the bid against the
 
 def test_bid_in_a_game():
     """The rulebook bid in a game: 5+2 against a bid of 4."""
-    ben = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0, "fives": 0.5}, "bid_target": 7}, 0)
-    jess = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 4}, 0)
+    ben = encode_strategy(
+        {"bid": {"gap": -10.0, "cards": -1.0, "fives": 0.5}, "bid_target": 7}, Side(loadout=0)
+    )
+    jess = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 4}, Side(loadout=0))
     log, bids, res = clash.trace_log(RULES, ben, jess, 1, 0)
     assert list(bids[0, 10:12]) == [7, 4]
     assert sorted(np.repeat(np.arange(1, 6), bids[0, 0:5])) == [2, 5]
@@ -360,7 +365,7 @@ def test_tied_bids_are_discarded_and_rebid():
     which neither may discard; bidding again could change nothing, so a coin
     gives the initiative and the duel begins (CD4). Today's engine ended such
     games in the bid as a double defeat, before the first round."""
-    same = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 5}, 0)
+    same = encode_strategy({"bid": {"gap": -10.0, "cards": -1.0}, "bid_target": 5}, Side(loadout=0))
     coins = set()
     for g in range(8):
         log, bids, res = clash.trace_log(RULES, same, same, 1, g)
@@ -378,7 +383,7 @@ def test_tied_bids_are_discarded_and_rebid():
     assert res[clash.X_ROUNDS] == 0 and res[clash.X_BID_WINNER] == -1
     _replay(old, log, bids, res, (0, 0))
     # a bidder with a different bid wins at once
-    log, bids, res = clash.trace_log(RULES, same, encode_strategy({}, 0), 1, 0)
+    log, bids, res = clash.trace_log(RULES, same, encode_strategy({}, Side(loadout=0)), 1, 0)
     assert len(bids) == 1 and res[clash.X_BID_WINNER] == 0
 
 
@@ -403,7 +408,7 @@ def test_the_bid_does_not_see_the_opponents_items():
     items = np.array([[0, 1], [2, 4]], dtype=np.int64)
     avail = np.ones((2, 2), dtype=np.int64)
     man = np.zeros(2, dtype=np.int64)
-    view = np.zeros(kernel.N_VIEW)
+    view = np.zeros(kview.N_VIEW)
     for init in (-1, 0):
         clash._fill_view(
             view,
@@ -419,9 +424,9 @@ def test_the_bid_does_not_see_the_opponents_items():
             man,
             np.ones(2, np.int64),
         )
-        opp = [view[kernel.V_OPP_ITEM + k] for k in range(2)]
-        opp_avail = [view[kernel.V_OPP_AVAIL + k] for k in range(2)]
-        mine = [view[kernel.V_MY_ITEM + k] for k in range(2)]
+        opp = [view[kview.V_OPP_ITEM + k] for k in range(2)]
+        opp_avail = [view[kview.V_OPP_AVAIL + k] for k in range(2)]
+        mine = [view[kview.V_MY_ITEM + k] for k in range(2)]
         assert mine == [0, 1]
         if init < 0:
             assert opp == [-1, -1] and opp_avail == [0, 0]
@@ -434,8 +439,8 @@ def test_hidden_cards_are_not_seen():
     of the same round: the initiative loser's first-round cards are the same
     whatever the holder's hidden Action is (C4)."""
     base = {**BID_HIGH, **ALWAYS_ACT}
-    attacker = encode_strategy({**base, "action": {"attack": 5.0}}, 0)
-    mover = encode_strategy({**base, "action": {"move": 5.0}}, 0)
+    attacker = encode_strategy({**base, "action": {"attack": 5.0}}, Side(loadout=0))
+    mover = encode_strategy({**base, "action": {"move": 5.0}}, Side(loadout=0))
     follower = strat("counter", 0)  # would answer the Action if it could see it
     cards = []
     for holder in (attacker, mover):
@@ -459,7 +464,8 @@ def test_hidden_cards_are_not_seen():
     assert cards[0] == cards[1]
     # ... while a face-up Action is answered: the counter holder Waits and defends
     waiter = encode_strategy(
-        {**spec("counter"), "bid_target": 14, "bid": {"gap": -10.0}, "wait": {"bias": 100.0}}, 0
+        {**spec("counter"), "bid_target": 14, "bid": {"gap": -10.0}, "wait": {"bias": 100.0}},
+        Side(loadout=0),
     )
     log, bids, res = clash.trace_log(RULES, waiter, attacker, 3, 0)
     assert log[0, clash.G_WAIT] == 15 and _seat(log[0], 1)[clash.S_ACTION] == ATTACK
@@ -469,7 +475,7 @@ def test_hidden_cards_are_not_seen():
 def test_armor_negates_one_wound():
     armored = encode_strategy(
         {"action": {"defend": 5.0}, "armor": {"bias": 1.0}, "stamina": {"sum": -1.0}},
-        lo("Axe+Dagger/Armor"),
+        Side(loadout=lo("Axe+Dagger/Armor")),
     )
     hitter = encode_strategy(
         {
@@ -478,7 +484,7 @@ def test_armor_negates_one_wound():
             "stamina": {"sum": 1.0},
             **BID_HIGH,
         },
-        lo("Axe+Dagger/Feint"),
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     log, bids, res = clash.trace_log(RULES, armored, hitter, 1, 0)
     a = [_seat(log[r], 0) for r in range(log.shape[0])]
@@ -494,11 +500,12 @@ def test_armor_negates_one_wound():
 def test_wound_penalties_and_repeat_wounds():
     """Mid attacks: the first gives a Torso wound (-1 to Attacks), repeats add nothing."""
     victim = encode_strategy(
-        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH}, lo("Axe+Dagger/Feint")
+        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH},
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     hitter = encode_strategy(
         {"action": {"attack": 5.0}, "target": {"mid": 5.0}, "stamina": {"sum": 1.0}},
-        lo("Axe+Dagger/Feint"),
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     log, bids, res = clash.trace_log(RULES, victim, hitter, 1, 0)
     v = [_seat(log[r], 0) for r in range(log.shape[0])]
@@ -518,10 +525,12 @@ def test_feint_swaps_after_seeing_a_face_up_action():
     """The holder Waits on the Action: the loser shows Attack, the holder shows
     Move... the loser's Feint then swaps its Action (once per game)."""
     feinter = encode_strategy(
-        {"action": {"attack": 1.0, "move_vs_move": 2.5}, "feint_margin": 0.5}, lo("Axe+Sword/Feint")
+        {"action": {"attack": 1.0, "move_vs_move": 2.5}, "feint_margin": 0.5},
+        Side(loadout=lo("Axe+Sword/Feint")),
     )
     holder = encode_strategy(
-        {**BID_HIGH, "wait": {"bias": 100.0}, "action": {"move": 1.0}}, lo("Axe+Sword/Armor")
+        {**BID_HIGH, "wait": {"bias": 100.0}, "action": {"move": 1.0}},
+        Side(loadout=lo("Axe+Sword/Armor")),
     )
     log, bids, res = clash.trace_log(RULES, holder, feinter, 2, 0)
     f = _seat(log[0], 1)
@@ -535,7 +544,7 @@ def test_feint_swaps_after_seeing_a_face_up_action():
 def test_second_wind_escapes_defeat():
     sw = encode_strategy(
         {"action": {"attack": 5.0}, "stamina": {"sum": 1.0}, "second_wind_at": 0},
-        lo("Axe+Dagger/Second Wind"),
+        Side(loadout=lo("Axe+Dagger/Second Wind")),
     )
     hitter = encode_strategy(
         {
@@ -544,7 +553,7 @@ def test_second_wind_escapes_defeat():
             "bid": {"gap": -10.0},
             "bid_target": 3,
         },
-        lo("Axe+Dagger/Feint"),
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     log, bids, res = clash.trace_log(RULES, sw, hitter, 1, 0)
     used = [r for r in range(log.shape[0]) if _seat(log[r], 0)[clash.S_SW]]
@@ -564,11 +573,12 @@ def test_second_wind_escapes_defeat():
 def test_disarm_and_retrieval():
     """A winning Defend disarms the item played; a winning Move brings one back."""
     defender = encode_strategy(
-        {"action": {"defend": 5.0}, "stamina": {"sum": 1.0}, **BID_HIGH}, lo("Axe+Shield/Feint")
+        {"action": {"defend": 5.0}, "stamina": {"sum": 1.0}, **BID_HIGH},
+        Side(loadout=lo("Axe+Shield/Feint")),
     )
     victim = encode_strategy(
         {"action": {"attack": 2.0, "retrieve": 5.0}, "stamina": {"sum": -1.0}},
-        lo("Dagger+Sword/Feint"),
+        Side(loadout=lo("Dagger+Sword/Feint")),
     )
     log, bids, res = clash.trace_log(RULES, defender, victim, 1, 0)
     v = [_seat(log[r], 1) for r in range(log.shape[0])]
@@ -650,36 +660,6 @@ def test_mirror_scores_one_half(name, loadout):
     assert (pairs == 2).all()
 
 
-def test_deterministic_and_batch_independent():
-    a, b = strat("bluffer", 4), strat("random", 20)
-    x = clash.simulate(RULES, a, b, 99, 0, 200)
-    y = clash.simulate(RULES, a, b, 99, 0, 200)
-    p = clash.simulate(RULES, a, b, 99, 0, 100)
-    q = clash.simulate(RULES, a, b, 99, 100, 100)
-    assert set(x) == set(y)
-    for k in x:
-        assert np.array_equal(x[k], y[k]), k
-        assert np.array_equal(x[k], np.concatenate([p[k], q[k]])), k
-    z = clash.simulate(RULES, a, b, 100, 0, 200)
-    assert not np.array_equal(x["rounds"], z["rounds"])  # the seed matters to mixed play
-
-
-def test_thread_count_does_not_matter():
-    import numba
-
-    a, b = strat("random", 1), strat("bluffer", 2)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        x = clash.simulate(RULES, a, b, 4, 0, 100)
-        numba.set_num_threads(before)
-        y = clash.simulate(RULES, a, b, 4, 0, 100)
-    finally:
-        numba.set_num_threads(before)
-    for k in x:
-        assert np.array_equal(x[k], y[k])
-
-
 def test_round_cap_is_a_draw():
     rules = clash.encode_rules(dict(clash.DEFAULT_RULES, max_rounds=2))
     out = clash.simulate(rules, strat("random", 0), strat("random", 0), 1, 0, 20)
@@ -689,20 +669,16 @@ def test_round_cap_is_a_draw():
     assert (out["a_points"][out["winner_seat"] == -1] == 1).all()
 
 
-def test_odd_batches_refused():
-    with pytest.raises(ValueError):
-        clash.simulate(RULES, strat("random", 0), strat("random", 0), 1, 1, 2)
-
-
 def test_trace_says_a_repeat_wound_adds_no_penalty():
     """C10: each player has one wound card of each kind ("A High Attack deals
     Head Wounds"), so a second Torso wound adds no penalty: the trace says so."""
     victim = encode_strategy(
-        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH}, lo("Axe+Dagger/Feint")
+        {"action": {"attack": 5.0}, "stamina": {"sum": -1.0}, **BID_HIGH},
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     hitter = encode_strategy(
         {"action": {"attack": 5.0}, "target": {"mid": 5.0}, "stamina": {"sum": 1.0}},
-        lo("Axe+Dagger/Feint"),
+        Side(loadout=lo("Axe+Dagger/Feint")),
     )
     ev = clash.trace(RULES, victim, hitter, 1, 0, names=("victim", "hitter"))
     texts = [e["text"] for e in ev if e["kind"] == "round"]
@@ -733,7 +709,7 @@ def test_strategy_surface():
         assert set(data) <= allowed, name
         for sec, (_, feats) in kernel.SECTIONS.items():
             assert set(data.get(sec, {})) <= {f[0] for f in feats}, (name, sec)
-    v = encode_strategy(spec("counter"), 13)
+    v = encode_strategy(spec("counter"), Side(loadout=13))
     assert v.shape == (kernel.N_PARAMS,) and v[kernel.P_LOADOUT] == 13
     idx = sorted(
         [b + i for b, feats in kernel.SECTIONS.values() for i in range(len(feats))]

@@ -70,11 +70,19 @@ def test_loadouts():
 
 
 def test_illegal_loadout_refused():
+    from kernels.contract import Side
     from strategies.clash import encode_strategy
 
     rules = clash.encode_rules(clash.DEFAULT_RULES)
     with pytest.raises(ValueError, match="not legal"):
-        clash.simulate(rules, encode_strategy({}, 27), encode_strategy({}, 0), 1, 0, 2)
+        clash.simulate(
+            rules,
+            encode_strategy({}, Side(loadout=27)),
+            encode_strategy({}, Side(loadout=0)),
+            1,
+            0,
+            2,
+        )
 
 
 def test_rules_vector():

@@ -148,3 +148,31 @@ def test_balance_has_no_import_cycle():
     for n in sorted(graph):
         if n not in seen:
             visit(n)
+
+
+def _modules(path: Path) -> set[str]:
+    """The dotted names of the project modules ``path`` imports."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out |= {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+    return {m for m in out if m.split(".")[0] in OWN}
+
+
+@pytest.mark.parametrize("layer", ["sims", "strategies"])
+def test_a_game_imports_only_its_own_strategies(layer):
+    """``sims.<game>`` reaches only ``strategies.<game>`` (its kernel and the
+    view it writes, ``strategies.<game>.view``), and a strategy no other
+    game's; ``strategies.weights`` is shared. A game's enums and view layout
+    live with that game."""
+    bad = {}
+    for f in sorted((ROOT / layer).rglob("*.py")):
+        rel = f.relative_to(ROOT / layer)
+        game = rel.parts[0].removesuffix(".py").split("_")[0]  # suits_oracle.py: suits
+        for m in _modules(f):
+            parts = m.split(".")
+            if parts[0] == "strategies" and len(parts) > 1 and parts[1] not in (game, "weights"):
+                bad.setdefault(str(f.relative_to(ROOT)), []).append(m)
+    assert not bad, f"a game imports another game's strategies: {bad}"

@@ -794,6 +794,7 @@ def test_sd10_no_legal_attack_passes_and_draws_back_up_to_a_full_hand():
 # ------------------------------------------------------------- SD11: declining to attack
 def _decliner(weight=2.0):
     """A strategy that attacks like high-defend-hand but scores declining at ``weight``."""
+    from kernels.contract import Side
     from strategies.suits import encode_strategy
 
     return encode_strategy(
@@ -802,7 +803,8 @@ def _decliner(weight=2.0):
             "defend": {"wins": 10.0, "value": -1.0, "damage": -2.0},
             "damage": {"hand": 10.0},
             "initiative": {"value": -1.0},
-        }
+        },
+        Side(),
     )
 
 

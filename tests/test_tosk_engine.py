@@ -1,5 +1,7 @@
 """Tosk games: invariants over many games, replays checked round by round,
-end-of-game rulings, reproducibility and common random numbers.
+end-of-game rulings, mirror matches in the variants, common random numbers.
+What every engine must do (same seed same games, thread and batch invariance,
+trace = simulate) is tests/test_conformance.py.
 
 ``_replay`` re-derives every logged round from the rulebook (T7–T11) and the
 rules calculator, independently of the game loop: combat, healing limits,
@@ -14,13 +16,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 
 from balance.config import Ruleset, all_variant_combinations, load_strategy, resolve_variant
 from balance.runner import RunSpec, simulate_run
 from kernels import rng
+from kernels.contract import Side
 from sims import tosk
 from strategies.tosk import encode_strategy
 from tests import tosk_helpers
@@ -32,7 +34,7 @@ SEED = 20240607
 RANK_OF = {name: i for i, name in enumerate(tosk.RANK_NAMES)}
 
 # scripted strategies written here, to reach situations on purpose
-PASSIVE = encode_strategy({"play": {"empty": 100.0}})  # never plays a card
+PASSIVE = encode_strategy({"play": {"empty": 100.0}}, Side())  # never plays a card
 TEMPERED = encode_strategy(
     {
         "play": {"atk": 1.0, "def": 0.7, "draw": 0.2},
@@ -40,7 +42,8 @@ TEMPERED = encode_strategy(
         "heal": {"gain": 1.0, "hand_loss": -0.5},
         "heal_temperature": 0.4,
         "keep": {"atk": 1.0, "def": 1.0},
-    }
+    },
+    Side(),
 )
 
 
@@ -439,64 +442,6 @@ def test_mirror_match_scores_exactly_half(who, variant, rules, strat):
     assert (out["winner_seat"][0::2] == out["winner_seat"][1::2]).all()
     # identical players: the deal and the seat decide, and some games are decided
     assert (out["winner_seat"] != -1).sum() > 0
-
-
-def _run(strat_a="balanced", strat_b="random", variant="force+momentum", n=400, seed=SEED):
-    return RunSpec(
-        resolve_variant("tosk", variant),
-        load_strategy("tosk", strat_a),
-        load_strategy("tosk", strat_b),
-        n,
-        seed,
-    )
-
-
-def _same_run(r1, r2):
-    assert (r1.a_wins, r1.b_wins, r1.draws, r1.games) == (r2.a_wins, r2.b_wins, r2.draws, r2.games)
-    for f in ("pair_points", "rounds_hist", "reasons", "seat_wins", "cards"):
-        assert np.array_equal(getattr(r1, f), getattr(r2, f)), f
-
-
-def test_thread_count_does_not_change_results(rules, strat):
-    rv = rules["momentum+potent-healing"]
-    before = numba.get_num_threads()
-    try:
-        outs = []
-        for t in sorted(
-            {1, min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS}
-        ):
-            numba.set_num_threads(t)
-            outs.append(tosk.simulate(rv, strat["adaptive"], strat["random"], SEED, 0, 600))
-            outs.append(simulate_run(_run(), batch_size=64))
-    finally:
-        numba.set_num_threads(before)
-    sims, runs = outs[0::2], outs[1::2]
-    for o in sims[1:]:
-        assert all(np.array_equal(o[k], sims[0][k]) for k in o)
-    for r in runs[1:]:
-        _same_run(r, runs[0])
-
-
-def test_batch_size_does_not_change_results():
-    spec = _run(n=402)
-    runs = [simulate_run(spec, batch_size=b) for b in (2, 64, 1 << 15)]
-    for r in runs[1:]:
-        _same_run(r, runs[0])
-    assert runs[0].games == 402 and len(runs[0].pair_points) == 201
-    other = simulate_run(_run(n=402, seed=SEED + 1), batch_size=64)
-    assert not np.array_equal(other.cards, runs[0].cards)  # the seed matters
-
-
-def test_game_depends_only_on_seed_and_index(rules, strat):
-    rv = rules["force"]
-    whole = tosk.simulate(rv, strat["healer"], strat["random"], SEED, 0, 20)
-    part = tosk.simulate(rv, strat["healer"], strat["random"], SEED, 10, 4)
-    for k in whole:
-        assert np.array_equal(part[k], whole[k][10:14]), k
-    with pytest.raises(ValueError):
-        tosk.simulate(rv, strat["healer"], strat["random"], SEED, 1, 4)
-    with pytest.raises(ValueError):
-        tosk.simulate(rv, strat["healer"], strat["random"], SEED, 0, 3)
 
 
 def _opening(rv, a, b, game, seed=SEED):

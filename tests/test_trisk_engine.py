@@ -1,4 +1,6 @@
-"""Trisk engine invariants over many random games, determinism, decks, finishes and the trace.
+"""Trisk engine invariants over many random games, the toss, decks, finishes and the trace.
+What every engine must do (same seed same games, thread and batch invariance,
+trace = simulate) is tests/test_conformance.py.
 
 Games are played with the reference set and decks (``configs/trisk``) under the
 TOML strategies, and on the toy table of ``tests/trisk_helpers.py`` (which has
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-import numba
 import numpy as np
 import pytest
 
@@ -334,50 +335,6 @@ def _same(x: dict, y: dict) -> None:
     assert x.keys() == y.keys()
     for k in x:
         assert np.array_equal(x[k], y[k]), k
-
-
-def test_same_seed_same_games():
-    rv, a, b = _toy_pair()
-    x = trisk.simulate(rv, a, b, 9, 0, N)
-    _same(x, trisk.simulate(rv, a, b, 9, 0, N))
-    y = trisk.simulate(rv, a, b, 10, 0, N)
-    assert not np.array_equal(x["rounds"], y["rounds"])
-
-
-def test_one_thread_equals_two():
-    rv, a, b = _toy_pair()
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = trisk.simulate(rv, a, b, 12, 0, 2 * E.CHUNK + 6)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = trisk.simulate(rv, a, b, 12, 0, 2 * E.CHUNK + 6)
-    finally:
-        numba.set_num_threads(old)
-    _same(one, two)
-
-
-def test_batch_split_invariance():
-    rv, a, b = _toy_pair()
-    n = E.CHUNK + 8  # not a multiple of the parallel chunk
-    whole = trisk.simulate(rv, a, b, 13, 0, 2 * n)
-    first = trisk.simulate(rv, a, b, 13, 0, n)
-    second = trisk.simulate(rv, a, b, 13, n, n)
-    for k in whole:
-        if k == "a_seat":
-            continue
-        assert np.array_equal(whole[k], np.concatenate([first[k], second[k]])), k
-    mid = trisk.simulate(rv, a, b, 13, 10, 6)
-    for k in ("winner_seat", "rounds", "damage_seat0", "created_seat1", "first_seat"):
-        assert np.array_equal(mid[k], whole[k][10:16]), k
-
-
-def test_odd_games_refused():
-    rv, a, b = _toy_pair()
-    with pytest.raises(ValueError):
-        trisk.simulate(rv, a, b, 1, 1, 4)
-    with pytest.raises(ValueError):
-        trisk.simulate(rv, a, b, 1, 0, 3)
 
 
 def test_each_side_wins_the_toss_once_per_pair():

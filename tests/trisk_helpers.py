@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import rng
+from kernels.contract import Side
 from sims.trisk import cards as K
 from sims.trisk import engine as E
 from strategies.trisk import N_PARAMS, encode_strategy
@@ -230,7 +231,7 @@ def int_rules(**over) -> np.ndarray:
 
 def weights(spec: dict) -> np.ndarray:
     """A strategy's weight vector (``P_*`` indices) from a TOML-like dict."""
-    v = encode_strategy(spec)
+    v = encode_strategy(spec, Side())
     return v[int(v[3]) : int(v[3]) + N_PARAMS].copy()
 
 
@@ -245,7 +246,7 @@ def side(spec: dict, primal: str, cards, table=None, forbidden: int = 0) -> np.n
     nc = len(TOY_TABLE) if table is None else len(table)
     rows = [TOY[c] if isinstance(c, str) else c for c in cards]
     p = TOY[primal] if isinstance(primal, str) else primal
-    return encode_strategy(spec, Deck(p, rows), nc, forbidden)
+    return encode_strategy(spec, Side(forbidden=forbidden, deck=Deck(p, rows), n_cards=nc))
 
 
 class Game:

@@ -26,18 +26,22 @@ from balance.registry import Game, get_game
 
 
 def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
-    import inspect
-
+    """The events of game ``index`` of ``seed``: ``sa`` (A) against ``sb`` (B)."""
     from balance.config import bind_side
 
     eng = get_game(game).engine_module()
     sa, sb = bind_side(rs, sa), bind_side(rs, sb)  # decks by card name in the ruleset's set
-    args = [rs.vector(), sa.vector(), sb.vector(), seed, index]
-    if len(inspect.signature(eng.trace).parameters) > 5:
-        args.append((sa.name, sb.name))
-    if get_game(game).card_sets:  # name the cards of the ruleset's card set
-        return eng.trace(*args, card_names=rs.card_set().names)
-    return eng.trace(*args)
+    # name the cards of the ruleset's card set (games with card sets)
+    card_names = rs.card_set().names if get_game(game).card_sets else None
+    return eng.trace(
+        rs.vector(),
+        sa.vector(),
+        sb.vector(),
+        seed,
+        index,
+        (sa.name, sb.name),
+        card_names=card_names,
+    )
 
 
 CLI_KEYS = ("strategy", "strategies", "variants", "bench")

@@ -19,28 +19,8 @@ the one who starts unless its strategy chooses otherwise); the coins of play
 (Feared, Blinded, coin-gated abilities) come from ``(seed, 2·deal + swap,
 PURPOSE_PLAY_COINS)`` and each side's strategy noise from its own stream.
 
-Rules vector (``RULE_FIELDS``; defaults in ``DEFAULT_RULES``):
-
-====================  =======  =================================================
-field                 default  meaning
-====================  =======  =================================================
-max_turns             60       turns each, then a draw (R3)
-hand_limit            9        most cards in hand; Muster does nothing at it (R3)
-actions               3        Primal actions per turn
-upgrade_cost          3        levels an Upgrade costs
-second_level          1        level of the second player's Primal at the start
-primal_attack_level   10       level at which a Primal's Attack unlocks
-resist_rule           0        R6: resisted damage is 0 halved (rounded down),
-                               1 ignored entirely, 2 unchanged
-weak_rule             0        R6: weak damage is 0 doubled, 1 +1, 2 unchanged
-max_board             40       [decided] creations in play per player, at most;
-                               "as often as you like": 40 never binds with the
-                               reference decks (20 cards); refusals are counted
-allow_draw_effects    false    R3: a card set whose cards draw is refused; true
-                               lets a designer's set draw (effect ``draw``)
-card_set              —        the card set (``reference`` or a path); not in
-                               the int vector: its table is
-====================  =======  =================================================
+Rules vector: ``RULES`` below, one ``Rule`` per key (its default, bounds and
+meaning), in vector order; ``card_set`` is not in the int vector: its table is.
 
 R4: a creation is destroyed the moment its damage reaches its HP, wherever
 the damage comes from (``sweep`` after every effect, Upgrade and Damage step;
@@ -64,6 +44,7 @@ import numpy as np
 
 from kernels import rng
 from kernels.aggregate import pair_outcomes
+from kernels.contract import Rule, rule_tables
 from kernels.jit import leaf, njit, pnjit, prange
 from kernels.trace import track_score
 from sims.trisk.cards import (
@@ -132,10 +113,6 @@ from sims.trisk.cards import (
 )
 from strategies.trisk import (
     N_PARAMS,
-    NAT,
-    NBL,
-    NPL,
-    NPR,
     P_ATTACK,
     P_BLOCK,
     P_GO_FIRST,
@@ -151,47 +128,92 @@ from strategies.trisk import (
     score,
     yes,
 )
+from strategies.trisk.view import (
+    NAT,
+    NBL,
+    NPL,
+    NPR,
+    PF_ABILITY,
+    PF_AP_GAIN,
+    PF_BLESSING,
+    PF_BOARD_GAP,
+    PF_CLEANSE,
+    PF_CREATE,
+    PF_CURSE,
+    PF_DISABLE,
+    PF_DMG_CREATURE,
+    PF_DMG_PRIMAL,
+    PF_DRAW,
+    PF_FLYING,
+    PF_HEAL,
+    PF_HP_GAIN,
+    PF_KILLS,
+    PF_LETHAL,
+    PF_LEVELS,
+    PF_LOST_ATTACK,
+    PF_POISON,
+    PF_RITUAL,
+    PF_SACRIFICE,
+    PF_SELF_SLEEP,
+    PF_SILENCE,
+    PF_STOP,
+    PF_TARGET_AP,
+    PF_UPGRADE,
+    PF_WASTED,
+)
 
 GAME = "trisk"
 VERSION = "1.2.0"  # bump whenever simulated behaviour changes
 
-RULE_FIELDS = (
-    "max_turns",
-    "hand_limit",
-    "actions",
-    "upgrade_cost",
-    "second_level",
-    "primal_attack_level",
-    "resist_rule",
-    "weak_rule",
-    "max_board",
-    "allow_draw_effects",
-    "card_set",
+# Every rules key, once: its default, bounds and meaning, in vector order.
+RULES = (
+    Rule("max_turns", 60, 1, 1000, "R3: a game not decided after this many turns each is a draw"),
+    Rule(
+        "hand_limit",
+        9,
+        1,
+        16,
+        "R3: the most cards in hand; Muster does nothing at the limit",
+    ),
+    Rule("actions", 3, 1, 9, "Primal actions per turn"),
+    Rule("upgrade_cost", 3, 0, 10, "the levels of the creation an Upgrade costs"),
+    Rule("second_level", 1, 0, 10, "the level of the second player's Primal at the start"),
+    Rule("primal_attack_level", 10, 0, 11, "the level at which a Primal's Attack unlocks"),
+    Rule(
+        "resist_rule",
+        0,
+        0,
+        2,
+        "R6: resisted damage is 0 halved (rounded down), 1 ignored entirely, 2 unchanged",
+    ),
+    Rule("weak_rule", 0, 0, 2, "R6: weak damage is 0 doubled, 1 +1, 2 unchanged"),
+    Rule(
+        "max_board",
+        40,
+        1,
+        40,
+        '[decided, RD1] creations in play per player, at most: "create as often as '
+        'you like", and 40 never binds with the reference decks (20 cards); a Create '
+        "it withholds is counted",
+    ),
+    Rule(
+        "allow_draw_effects",
+        False,
+        None,
+        None,
+        "R3: Muster is the only way to draw, so a card set whose cards draw is "
+        "refused; true lets a designer's set draw (effect draw)",
+    ),
+    Rule(
+        "card_set",
+        "reference",
+        None,
+        None,
+        "the card set: reference (configs/trisk/cards.toml) or a path to a "
+        "designer's set; not in the int vector: its card table is",
+    ),
 )
-DEFAULT_RULES = {
-    "max_turns": 60,
-    "hand_limit": 9,
-    "actions": 3,
-    "upgrade_cost": 3,
-    "second_level": 1,
-    "primal_attack_level": 10,
-    "resist_rule": 0,
-    "weak_rule": 0,
-    "max_board": 40,
-    "allow_draw_effects": False,
-    "card_set": "reference",
-}
-RULE_LIMITS = {
-    "max_turns": (1, 1000),
-    "hand_limit": (1, 16),
-    "actions": (1, 9),
-    "upgrade_cost": (0, 10),
-    "second_level": (0, 10),
-    "primal_attack_level": (0, 11),
-    "resist_rule": (0, 2),
-    "weak_rule": (0, 2),
-    "max_board": (1, 40),
-}
+RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 INT_FIELDS = RULE_FIELDS[:-1]  # allow_draw_effects travels as 0/1
 (
     R_MAX_TURNS,
@@ -233,12 +255,15 @@ def max_length(rules: dict) -> int:
     return 2 * int({**DEFAULT_RULES, **rules}["max_turns"])
 
 
-def encode_rules(cfg: dict, table: np.ndarray) -> np.ndarray:
-    """The int64 rules vector: the integer fields, NC, then the card table.
+def encode_rules(cfg: dict, table=None) -> np.ndarray:
+    """The int64 rules vector: the integer fields, NC, then the card table
+    (``table``, the int64 table of the ruleset's card set: required).
 
-    Raises ValueError for a table that draws under ``allow_draw_effects``
-    false (R3; the card-set loader names the card first, see
-    ``balance.trisk_cards``)."""
+    Raises ValueError without a table, and for a table that draws under
+    ``allow_draw_effects`` false (R3; the card-set loader names the card
+    first, see ``balance.trisk_cards``)."""
+    if table is None:
+        raise ValueError("Trisk's rules vector carries its card set: pass the set's card table")
     table = np.asarray(table, np.int64)
     if table.ndim != 2 or table.shape[1] != CARD_W:
         raise ValueError(f"the card table must have {CARD_W} columns")
@@ -259,6 +284,11 @@ def split_rules(rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nc, CARD_W
     ).copy()
 
+
+# each side's streams (its deck shuffle, its noise) follow it into the other seat, so a
+# deck that differs in one card is shuffled alike elsewhere; the pair plays both outcomes
+# of the toss (RD5) (kernels.contract.Engine.PAIR_STREAMS)
+PAIR_STREAMS = "side"
 
 # ---- outcomes ---------------------------------------------------------------------------
 DRAW = -1
@@ -707,39 +737,6 @@ def targets(table, bd, pl, p, code, self_slot, exclude, spell, tg):
         tg[0, 1] = -1
         n = 1
     return n
-
-
-# ---- features ----------------------------------------------------------------------------
-# indices into PLAY_FEATURES (strategies.trisk)
-(
-    PF_STOP,
-    PF_CREATE,
-    PF_UPGRADE,
-    PF_BLESSING,
-    PF_CURSE,
-    PF_RITUAL,
-    PF_ABILITY,
-    PF_AP_GAIN,
-    PF_HP_GAIN,
-    PF_BOARD_GAP,
-    PF_DMG_CREATURE,
-    PF_KILLS,
-    PF_DMG_PRIMAL,
-    PF_DISABLE,
-    PF_POISON,
-    PF_SILENCE,
-    PF_HEAL,
-    PF_LEVELS,
-    PF_DRAW,
-    PF_CLEANSE,
-    PF_FLYING,
-    PF_SELF_SLEEP,
-    PF_SACRIFICE,
-    PF_LOST_ATTACK,
-    PF_TARGET_AP,
-    PF_WASTED,
-    PF_LETHAL,
-) = range(27)
 
 
 @leaf
@@ -1899,11 +1896,11 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
                 out[g, k] = res[k]
 
 
-def prepare(rules, side_a, side_b):
+def prepare(rules, strat_a, strat_b):
     """Split the rules vector and the two side vectors into the kernel's arrays."""
     ints, table = split_rules(rules)
     nc = table.shape[0]
-    sv = [np.asarray(side_a, np.float64), np.asarray(side_b, np.float64)]
+    sv = [np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)]
     d = [int(v[S_DECK_N]) for v in sv]
     sides = np.zeros((2, max(max(d), 1)), np.int64)
     forbs = np.zeros((2, nc), np.int64)
@@ -1928,7 +1925,7 @@ def prepare(rules, side_a, side_b):
     return ints, table, sides, np.array(d, np.int64), primals, ws, forbs
 
 
-def simulate(rules, side_a, side_b, seed, first_game, n_games):
+def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     """Play games ``first_game .. first_game + n_games`` of seed ``seed``.
 
     Games come in seat-swapped pairs (game ``2d`` puts side A in seat 0, game
@@ -1952,7 +1949,7 @@ def simulate(rules, side_a, side_b, seed, first_game, n_games):
     """
     if first_game % 2 or n_games % 2:
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
-    ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, side_a, side_b)
+    ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, strat_a, strat_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
     _simulate(
         ints,

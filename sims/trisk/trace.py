@@ -6,10 +6,10 @@ from sims.trisk import engine as E
 from sims.trisk.cards import DAMAGE_TYPES, E_STATUS, EFFECT_NAMES, STATUSES, TYPES
 
 
-def trace_log(rules, side_a, side_b, seed, game):
+def trace_log(rules, strat_a, strat_b, seed, game):
     """Replay game ``game`` (``2d``: A in seat 0, ``2d + 1``: A in seat 1)
     with its event log: ``(result row, events int64[n, LOG_W])``."""
-    ints, table, sides, deck_n, primals, ws, forbs = E.prepare(rules, side_a, side_b)
+    ints, table, sides, deck_n, primals, ws, forbs = E.prepare(rules, strat_a, strat_b)
     return E.play_game(
         ints, table, sides, deck_n, primals, ws, forbs, np.uint64(seed), game // 2, game % 2, True
     )
@@ -85,10 +85,13 @@ def _event_text(ev, name, who, second_level=1) -> str:
     return f"event {code}"
 
 
-def trace(rules, side_a, side_b, seed, game, names=("A", "B"), card_names=None):
+def trace(rules, strat_a, strat_b, seed, game, names=("A", "B"), card_names=None):
     """The events of one game, in order, each a dict with a readable ``text``
-    (``card_names`` label the card rows; without them cards show as ``#row``)."""
-    res, log = trace_log(rules, side_a, side_b, seed, game)
+    (``card_names`` label the card rows; without them cards show as ``#row``).
+    The last event (the end, or the notice of a truncated log) also carries
+    how the game ended: ``winner_seat`` (1 or 2, None for a draw), ``rounds``
+    (turns, both players') and ``reason`` (a name of ``END_NAMES``)."""
+    res, log = trace_log(rules, strat_a, strat_b, seed, game)
     second = int(np.asarray(rules)[E.R_SECOND_LEVEL])
     who = (names[0], names[1]) if game % 2 == 0 else (names[1], names[0])
 
@@ -119,6 +122,12 @@ def trace(rules, side_a, side_b, seed, game, names=("A", "B"), card_names=None):
                 "text": f"(log truncated at {E.MAX_LOG} events)",
             }
         )
+    winner = int(res[E.X_WINNER])
+    events[-1].update(
+        winner_seat=winner + 1 if winner != E.DRAW else None,
+        rounds=int(res[E.X_TURNS]),
+        reason=E.END_NAMES[int(res[E.X_REASON])],
+    )
     return events
 
 

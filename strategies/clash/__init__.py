@@ -3,7 +3,8 @@
 A strategy is a named weight set (``strategies/clash/*.toml``) plus a loadout.
 The engine (``sims.clash``) hands each seat a *view*: a float vector holding
 only what that seat may know (its own cards and stamina, the public state,
-the opponent's face-up cards and its revealed history; ruling C4). For each
+the opponent's face-up cards and its revealed history; ruling C4), laid out
+in ``strategies.clash.view`` with the card enums both sides name. For each
 decision this kernel builds a feature vector per candidate, scores it with the
 strategy's weights and plays the best one, or samples the softmax when the
 strategy has a temperature (Gumbel arg-max on the seat's own noise stream).
@@ -15,7 +16,7 @@ type for the initiative holder ``[wait]``, the Stance ``[stance]``, Item
 ``[stamina]``, and Armor ``[armor]``; Feint and Second Wind are timed by the
 scalars ``feint_margin`` and ``second_wind_at``.
 
-Strategy vector (``encode_strategy(spec, loadout)``): element 0
+Strategy vector (``encode_strategy(spec, side)``, ``side.loadout``): element 0
 (``P_LOADOUT``) is the loadout index (``sims.clash.LOADOUTS``); then one block
 of weights per section in ``SECTIONS`` order, then the scalars of ``SCALARS``.
 Nothing here decides a rule: item modifiers come in the engine's table
@@ -24,51 +25,48 @@ Nothing here decides a rule: item modifiers come in the engine's table
 
 import numpy as np
 
+from kernels.contract import Side, refuse
 from kernels.jit import leaf
 from kernels.rng import gumbel, uniform
+from strategies.clash.view import (
+    ATTACK,
+    DEFEND,
+    HEAD,
+    LEGS,
+    MOVE,
+    NO_ITEM,
+    NOT_PLAYED,
+    QUICK,
+    STANCE_MOD,
+    STRONG,
+    T_ACTION,
+    T_ITEM,
+    T_STANCE,
+    T_TARGET,
+    TORSO,
+    V_AVG,
+    V_EDGE,
+    V_HAND,
+    V_INIT,
+    V_MY_AVAIL,
+    V_MY_CARD,
+    V_MY_ITEM,
+    V_MY_N,
+    V_MY_WOUND,
+    V_OPP_ACT,
+    V_OPP_ATK_TGT,
+    V_OPP_AVAIL,
+    V_OPP_CARD,
+    V_OPP_DEF_TGT,
+    V_OPP_ITEM,
+    V_OPP_N,
+    V_OPP_ROUNDS,
+    V_OPP_STAM,
+    V_OPP_WOUND,
+    V_RANGE,
+    V_ROUND,
+)
 from strategies.weights import weight_vector
-
-# --- card and table enums (shared with the engine) ----------------------------
-AXE, DAGGER, SHIELD, SPEAR, SWORD = 0, 1, 2, 3, 4
-NO_ITEM = 5  # index of "no item played" in the modifier table
-ARMOR, FEINT, SECOND_WIND = 0, 1, 2
-QUICK, NEUTRAL, STRONG = 0, 1, 2
-ATTACK, DEFEND, MOVE = 0, 1, 2
-HIGH, MID, LOW = 0, 1, 2
-HEAD, TORSO, LEGS = 0, 1, 2
-HAND, ARM, STEP, REACH = 0, 1, 2, 3
-T_STANCE, T_ITEM, T_ACTION, T_TARGET = 0, 1, 2, 3
-NOT_PLAYED = -2  # a card of mine not played yet this round (-1: no item / hidden)
-
-# --- the view: what one seat may know (written by the engine) ----------------
-V_RANGE = 0
-V_INIT = 1  # 1 if this seat holds the initiative
-V_ROUND = 2  # 0-based round (the bid: number of tied bids so far)
-V_MY_N = 3  # my stamina cards (hand; during a round, not counting played cards)
-V_OPP_N = 4  # the opponent's stamina cards (public: discards are open)
-V_HAND = 5  # 5: my hand, count of each value 1..5
-V_DISC = 10  # 5: my discard pile, count of each value 1..5
-V_MY_WOUND = 15  # 3: Head, Torso, Legs held (0/1)
-V_OPP_WOUND = 18  # 3
-V_MY_ITEM = 21  # 2: my item ids
-V_MY_AVAIL = 23  # 2: 1 if not disarmed
-V_OPP_ITEM = 25  # 2: the opponent's item ids (revealed after the bid, C3)
-V_OPP_AVAIL = 27  # 2
-V_MY_MAN = 29  # my maneuver id
-V_MY_MAN_LEFT = 30  # 1 while my maneuver is unused
-V_MY_CARD = 31  # 4: my cards this round (stance, item, action, target); -2 not yet, -1 no item
-V_OPP_CARD = 35  # 4: the opponent's face-up cards this round, -1 hidden / none
-V_MY_STAM = 39  # sum of the stamina I played this round (0 before)
-V_OPP_ACT = 40  # 3: opponent's revealed actions so far (counts)
-V_OPP_ATK_TGT = 43  # 3: targets of its revealed Attacks
-V_OPP_DEF_TGT = 46  # 3: targets of its revealed Defends
-V_OPP_STAM = 49  # sum of its revealed stamina plays
-V_OPP_ROUNDS = 50  # rounds it has revealed
-V_OPP_STANCE = 51  # 3: its revealed stances
-V_EDGE = 54  # 16: per range r, my_atk, my_def, opp_atk, opp_def at V_EDGE + 4r (``refresh_view``)
-V_AVG = 70  # 72: my item's modifier against the opponent's available items, averaged,
-#           at V_AVG + (action * 6 + item) * 4 + range (``refresh_view``)
-N_VIEW = V_AVG + 72
 
 # --- features, per section ------------------------------------------------------
 BID_FEATURES = (
@@ -232,7 +230,6 @@ _DEFAULTS = {
     P_WIN_SPREAD: 1.5,
 }
 
-STANCE_MOD = np.array([-1, 0, 1], dtype=np.int64)
 # bid candidates: every multiset of 1..MAX_BID_CARDS stamina values (the
 # kernel's own limit; the rules allow any bid of one or more cards)
 MAX_BID_CARDS = 3
@@ -283,16 +280,18 @@ def _stamina_table(sets):
 STAM_TABLE = _stamina_table(STAM_SETS)
 
 
-def encode_strategy(spec: dict, loadout: int = 0) -> np.ndarray:
+def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     """The kernel's parameter vector for a validated strategy table.
 
     ``spec`` has optional sections (``SECTIONS``: feature name → weight) and
-    scalars (``SCALARS``); ``loadout`` is an index into ``sims.clash.LOADOUTS``
-    and goes to element ``P_LOADOUT`` (0). Unknown names are the config
-    loader's job to refuse.
+    scalars (``SCALARS``); ``side.loadout`` is an index into
+    ``sims.clash.ALL_LOADOUTS`` and goes to element ``P_LOADOUT`` (0). Clash
+    of Steel has no restricted play and no decks. Unknown names are the
+    config loader's job to refuse.
     """
+    refuse("Clash of Steel", side, "forbidden", "deck", "n_cards")
     p = weight_vector(spec, N_PARAMS, SECTIONS, SCALARS, _DEFAULTS)
-    p[P_LOADOUT] = float(int(loadout))
+    p[P_LOADOUT] = float(int(side.loadout))
     return p
 
 

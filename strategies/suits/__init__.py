@@ -3,10 +3,11 @@
 A strategy is a named weight set (``strategies/suits/*.toml``). For each
 decision the engine (``sims.suits``) lists the legal candidates and writes one
 feature row per candidate (what the rules say the candidate would do: its card
-value, whether it meets the attack, the damage it would leave); this kernel
-scores each row with the strategy's weights and plays the best one, or samples
-the softmax when the strategy has a temperature (Gumbel arg-max on the seat's
-own noise stream). Nothing here knows a rule.
+value, whether it meets the attack, the damage it would leave; the columns are
+``strategies.suits.view``); this kernel scores each row with the strategy's
+weights and plays the best one, or samples the softmax when the strategy has
+a temperature (Gumbel arg-max on the seat's own noise stream). Nothing here
+knows a rule.
 
 Decisions (and their TOML section):
 
@@ -36,57 +37,20 @@ any one attack.
 
 import numpy as np
 
+from kernels.contract import Side, refuse
 from kernels.jit import leaf
 from kernels.rng import gumbel
+from strategies.suits.view import (
+    ATTACK_FEATURES,
+    DAMAGE_FEATURES,
+    DEFEND_FEATURES,
+    INITIATIVE_FEATURES,
+    NA,
+    ND,
+    NG,
+    NI,
+)
 from strategies.weights import weight_vector
-
-ATTACK_FEATURES = (
-    ("value", "card value of the attack / 14 (a Difficult pair: its highest card)"),
-    (
-        "p_win",
-        (
-            "chance that the defender's hand holds no card of at least this value "
-            "(a Difficult pair: its lower card, which must beat the answer too; from the "
-            "cards it has not discarded)"
-        ),
-    ),
-    ("likely", "1 if p_win >= win_at"),
-    ("joker", "1 if the play uses a Joker"),
-    ("pair", "1 for a Difficult pair (struggle_suits only)"),
-    ("decline", "1 for declining to attack this turn (no card is played), 0 for every attack"),
-)
-DEFEND_FEATURES = (
-    ("answer", "1 for an answer with cards, 0 for no answer"),
-    (
-        "wins",
-        (
-            "1 if the answer stops the attack (a tie goes to the defender; a Difficult pair "
-            "must meet it with both cards)"
-        ),
-    ),
-    ("value", "card value of the answer / 14 (a Difficult pair: its highest card; 0 for none)"),
-    ("damage", "damage the answer leaves / 14"),
-    ("joker", "1 if the answer uses a Joker"),
-    ("pair", "1 for a Difficult pair (struggle_suits only)"),
-)
-DAMAGE_FEATURES = (  # the score of discarding from the hand; the deck's top card scores 0
-    ("hand", "1 (a bias: positive prefers the hand)"),
-    ("value", "value of the lowest card in hand / 14"),
-    ("hand_n", "cards in hand / hand size"),
-    ("deck_n", "cards left in the deck / 54"),
-)
-INITIATIVE_FEATURES = (
-    ("order", "how early the card acts: suit order (Spades, Diamonds, Clubs, Hearts) then value"),
-    ("value", "card value / 14"),
-    ("joker", "1 for a Joker"),
-)
-NA, ND, NG, NI = (
-    len(ATTACK_FEATURES),
-    len(DEFEND_FEATURES),
-    len(DAMAGE_FEATURES),
-    len(INITIATIVE_FEATURES),
-)
-NF = max(NA, ND, NG, NI)  # width of the engine's feature rows
 
 P_ATTACK = 0
 P_DEFEND = P_ATTACK + NA
@@ -108,14 +72,13 @@ SECTIONS = {
 }
 
 
-def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
+def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     """Turn a validated strategy table into the kernel's parameter vector.
 
-    The four-suits RPG has no restricted play (no card is special), so
-    ``forbidden_ranks`` must be 0.
+    The four-suits RPG has no restricted play (no card is special), no
+    loadouts and no decks: ``side`` must be blank (``Side()``).
     """
-    if forbidden_ranks:
-        raise ValueError("the four-suits RPG has no restricted play")
+    refuse("the four-suits RPG", side, "forbidden", "loadout", "deck", "n_cards")
     return weight_vector(spec, N_PARAMS, SECTIONS, SCALARS, {P_WIN_AT: 0.5})
 
 

@@ -3,7 +3,8 @@
 A strategy is a named weight set (``strategies/tosk/*.toml``). The engine
 offers the legal candidates (every subset of the hand within stamina, once for
 each technique assignment no other beats in both ATK and DEF: ruling TD6) and
-the observable state (ruling T12); this kernel turns
+the observable state (ruling T12; its layout is ``strategies.tosk.view``); this
+kernel turns
 each candidate into a feature vector, scores it with the strategy's weights and
 picks the best, or samples a softmax when the strategy has a temperature (the
 noise comes from the seat's own random stream). Nothing here knows the rules:
@@ -12,29 +13,22 @@ the costs, attack and defence of each candidate come from the engine.
 
 import numpy as np
 
+from kernels.contract import Side, refuse
 from kernels.jit import njit
 from kernels.rng import gumbel
+from strategies.tosk.view import (
+    I_CAPACITY,
+    I_HEAL_PER_CARD,
+    I_MAX_HAND,
+    I_MY_HAND,
+    I_MY_HP,
+    I_OPP_ATK_SUM,
+    I_OPP_DEF_SUM,
+    I_OPP_HP,
+    I_OPP_REVEALS,
+    I_START_HP,
+)
 from strategies.weights import weight_vector
-
-# --- observable state handed over by the engine (ruling T12) ----------------
-I_MY_HP = 0
-I_OPP_HP = 1
-I_START_HP = 2
-I_MY_HAND = 3
-I_OPP_HAND = 4
-I_DECK = 5
-I_DISCARD = 6
-I_CAPACITY = 7
-I_MAX_HAND = 8
-I_ROUND = 9
-I_OPP_REVEALS = 10  # rounds the opponent has revealed so far
-I_OPP_ATK_SUM = 11  # sum of the opponent's revealed ATK
-I_OPP_DEF_SUM = 12
-I_OPP_LAST_ATK = 13
-I_OPP_LAST_DEF = 14
-I_HEAL_CARDS = 15
-I_HEAL_PER_CARD = 16
-N_INFO = 17
 
 # --- features of a play candidate -----------------------------------------
 PLAY_FEATURES = (
@@ -103,18 +97,19 @@ SECTIONS = {
 }
 
 
-def encode_strategy(spec: dict, forbidden_ranks: int = 0) -> np.ndarray:
+def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     """Turn a validated strategy table into the kernel's parameter vector.
 
     ``spec`` has optional sections ``play``, ``heal``, ``keep`` (feature name →
     weight) and the scalars in :data:`SCALARS`; unknown names are the config
-    loader's job to refuse. ``forbidden_ranks`` is a bit mask of rank indices
-    (restricted play).
+    loader's job to refuse. ``side.forbidden`` is a bit mask of rank indices
+    (restricted play); Tosk has no loadouts or decks.
     """
+    refuse("Tosk", side, "loadout", "deck", "n_cards")
     p = weight_vector(
         spec, N_PARAMS, SECTIONS, SCALARS, {P_PRIOR_ATK: 3.0, P_PRIOR_DEF: 2.0, P_PRIOR_WEIGHT: 1e9}
     )
-    p[P_FORBIDDEN] = float(forbidden_ranks)
+    p[P_FORBIDDEN] = float(side.forbidden)
     return p
 
 

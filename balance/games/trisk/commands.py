@@ -21,7 +21,7 @@ CardSetOpt = Annotated[
     typer.Option(
         "--card-set",
         help="'reference' (configs/trisk/cards.toml) or a path to a designer's set "
-        "(checked under the base rules: configs/trisk/base.toml).",
+        "(checked under the base rules: balance trisk variants).",
     ),
 ]
 
