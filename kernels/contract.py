@@ -103,7 +103,9 @@ class Engine(Protocol):
     RULE_FIELDS: tuple[str, ...]  # rule_tables(RULES)[0]
     DEFAULT_RULES: dict  # rule_tables(RULES)[1]: the base ruleset
     RULE_LIMITS: dict  # rule_tables(RULES)[2]
-    END_NAMES: tuple[str, ...]  # the names of simulate's ``reason`` codes
+    # the names of simulate's ``reason`` codes; a game stopped by the length
+    # cap (a draw) ends with "round_cap", which the tables count as such
+    END_NAMES: tuple[str, ...]
     # Where the random streams of a seat-swapped pair follow a strategy:
     # "seat": the two games of deal d are one game played twice with the
     # strategies swapped (every stream is keyed by the seat), so a strategy

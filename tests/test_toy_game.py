@@ -84,7 +84,8 @@ def test_the_toy_gets_a_study_page_and_a_report(toy, tmp_path):
     index = report.write_index(tmp_path / "reports", [page])
     html = index.read_text(encoding="utf-8")
     assert "High Card" in html
-    game_page = (tmp_path / "reports" / page["file"]).read_text(encoding="utf-8")
+    game_page = (tmp_path / "reports" / "toy.html").read_text(encoding="utf-8")
+    assert 'href="toy.html"' in html
     assert "X1 Boost" in game_page  # the toy's own rulings travel with its runs
     path, skipped = pages.report_from_runs(
         [results / "toy"], tmp_path / "report.html", str(results), None

@@ -12,9 +12,9 @@ shuffles drawn from ``(seed, d)``)."""
 from __future__ import annotations
 
 import numpy as np
-from kernels.contract import Rule, rule_tables
 
 from kernels.aggregate import pair_outcomes
+from kernels.contract import Rule, rule_tables
 
 GAME = "toy"
 VERSION = "1.0.0"
@@ -25,7 +25,8 @@ RULES = (
     Rule("max_rounds", 30, 1, 1000, "a game not decided after this many rounds is a draw"),
 )
 RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
-END_NAMES = ("target", "round cap")
+END_NAMES = ("target", "round_cap")
+PAIR_STREAMS = "seat"  # the deal fixes each seat's deck: a mirror scores exactly 1/2
 BOOST = 3
 
 
@@ -129,7 +130,7 @@ def trace(rules, strat_a, strat_b, seed, game, names=("A", "B"), card_names=None
     events.append(
         {
             "kind": "end",
-            "winner_seat": winner,
+            "winner_seat": winner + 1 if winner >= 0 else None,  # seats are numbered 1 and 2
             "rounds": rounds,
             "reason": END_NAMES[reason],
             "text": f"{end} after {rounds} rounds",
