@@ -12,22 +12,33 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import pytest
 
-_SUBPROCESS_CALLS = ("run_cli(", "subprocess.run(", "subprocess.Popen(", "_start(")
+_SUBPROCESS_CALLS = ("run_cli(", "subprocess.run(", "subprocess.Popen(", "_start(", " ok(")
+
+
+@functools.cache
+def _source(fn) -> str:
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return ""
 
 
 def _starts_a_process(item: pytest.Item) -> bool:
+    """The test, or a fixture it uses, starts a process (a fixture that runs
+    the command once for a module's tests counts for each of them)."""
     fn = getattr(item, "function", None)
     if fn is None:
         return False
-    try:
-        src = inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
-    return any(call in src for call in _SUBPROCESS_CALLS)
+    sources = [_source(fn)]
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in info.name2fixturedefs.values() if info else ():
+        sources += [_source(d.func) for d in defs]
+    return any(call in src for src in sources for call in _SUBPROCESS_CALLS)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

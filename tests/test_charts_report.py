@@ -231,6 +231,7 @@ def test_every_chart_renders(rendered, name):
     assert "<svg" in on_disk and "<dc:date>" not in on_disk
 
 
+@pytest.mark.slow  # renders every chart, about 6 s
 def test_all_charts_names_and_files(rendered):
     chart_dir, svgs = rendered
     assert {"overview", "diffs", "rounds", "matrix:base", "matrix:force"} <= set(svgs)

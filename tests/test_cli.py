@@ -295,11 +295,13 @@ def _check_mistake(mistakes, name, offending):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,args,offending", MISTAKES, ids=[m[0] for m in MISTAKES])
+@pytest.mark.subprocess  # the mistakes fixture starts one process per mistake
 def test_user_mistake(name, args, offending, mistakes):
     _check_mistake(mistakes, name, offending)
 
 
 @pytest.mark.parametrize("name,args,offending", RANGE_MISTAKES, ids=[m[0] for m in RANGE_MISTAKES])
+@pytest.mark.subprocess
 def test_out_of_range_number_is_a_user_mistake(name, args, offending, mistakes):
     _check_mistake(mistakes, name, offending)
 

@@ -524,6 +524,7 @@ def test_a_folder_replaced_since_it_was_read_is_not_set_aside(tmp_path, capsys):
     assert not capsys.readouterr().err
 
 
+@pytest.mark.slow  # builds a store of real runs, about 10 s
 def test_a_run_in_the_store_only_mode_is_not_recomputed(store):
     """A command that only reads the store (the study's report) names the
     damaged run in its one-line error and leaves it where it is."""

@@ -29,6 +29,10 @@ from tests import tosk_helpers
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = all_variant_combinations("tosk")
+# base in the fast tier (pytest -m "not slow"), every combination in the full run
+VARIANT_PARAMS = [
+    pytest.param(v, marks=() if v == "base" else pytest.mark.slow, id=v) for v in VARIANTS
+]
 NAMES = ["random", "aggressor", "turtle", "balanced", "economist", "healer", "adaptive"]
 SEED = 20240607
 RANK_OF = {name: i for i, name in enumerate(tosk.RANK_NAMES)}
@@ -243,7 +247,7 @@ def _check_outcomes(rules, out, n):
     assert all(bin(int(x)).count("1") >= opening for x in out["seen_a"])
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_PARAMS)
 def test_invariants_over_many_games(variant, rules, strat):
     rv = rules[variant]
     out = tosk.simulate(rv, strat["random"], strat["random"], SEED, 0, 1000)
@@ -253,7 +257,7 @@ def test_invariants_over_many_games(variant, rules, strat):
         _check_outcomes(rv, out, 1000)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_PARAMS)
 def test_replayed_games_follow_the_rules(variant, rules, strat):
     rv = rules[variant]
     traced = _trace_games(rv, strat["random"], strat["random"], range(6))

@@ -450,7 +450,13 @@ def hands():
     return _random_hands(300, seed=12)
 
 
-@pytest.mark.parametrize("name,over", _rule_sets(), ids=[r[0] for r in _rule_sets()])
+@pytest.mark.parametrize(
+    "name,over",
+    [  # base in the fast tier, every other rule set in the full run
+        pytest.param(n, o, marks=() if n == "base" else pytest.mark.slow, id=n)
+        for n, o in _rule_sets()
+    ],
+)
 def test_enumerate_plays_offers_the_pareto_front(name, over, hands):
     """Every legal subset, once per undominated technique assignment (T4), with
     the cost, cards and wasted techniques of the brute-force oracle."""

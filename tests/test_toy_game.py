@@ -78,6 +78,7 @@ def test_every_standard_command_plays_the_toy(toy, tmp_path):
     assert "High Card: the toy race" in _run(["--help"])
 
 
+@pytest.mark.slow  # a study and a report, about 5 s
 def test_the_toy_gets_a_study_page_and_a_report(toy, tmp_path):
     results = tmp_path / "results"
     page = study.study_game("toy", tmp_path / "reports", 1.0, 1, str(results))
