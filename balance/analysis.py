@@ -347,7 +347,7 @@ def sprt_command(
         if done:
             store = Store(results)
             for res in cur.values():
-                res.manifest = runner._manifest(res.spec, 0.0, threads)
+                res.manifest = runner.run_manifest(res.spec, 0.0, threads)
                 runner.save_run(store, res)
             out["final"] = True
             out["opponents"] = [o.name for o in opps]

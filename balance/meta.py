@@ -141,11 +141,11 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
     from balance.metrics import metrics_table
 
     trace = metrics_table(results, variants)
-    from balance.tables import _pooled_rounds, _variant_runs, timeouts
+    from balance.tables import pooled_rounds, timeouts, variant_runs
 
     rows = []
     for v in variants:
-        runs = _variant_runs(results, v)
+        runs = variant_runs(results, v)
         if not runs:
             continue
         games = sum(r.games for r in runs)
@@ -163,7 +163,7 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         sb["completion_lo"], sb["completion_hi"] = 1.0 - pooled["draw_hi"], 1.0 - pooled["draw_lo"]
         n_timeouts = timeouts(runs)
         t_lo, t_hi = stats.wilson(n_timeouts, games)
-        hist = _pooled_rounds(runs)
+        hist = pooled_rounds(runs)
         n = len(hist)
         dur = stats.hist_mean_ci(np.arange(n), hist)
         q = stats.quantile_from_hist(np.arange(n), hist, [0.1, 0.5, 0.9])

@@ -82,8 +82,8 @@ class RunSpec:
                 if get_game(self.game).card_sets
                 else {}
             ),
-            "a": _side(self.a),
-            "b": _side(self.b),
+            "a": side_record(self.a),
+            "b": side_record(self.b),
             "n_games": self.n_games,
             "seed": self.seed,
             "per_game": self.per_game,
@@ -96,7 +96,7 @@ class RunSpec:
         return config_hash(self.resolved())
 
 
-def _side(s: Strategy) -> dict:
+def side_record(s: Strategy) -> dict:
     out = {"name": s.name, "spec": s.spec, "forbidden": s.forbidden_ranks}
     if s.loadout is not None:  # only games with loadouts: Tosk's run keys are unchanged
         out["loadout"] = s.loadout
@@ -284,7 +284,7 @@ def provenance(game: str) -> dict:
     }
 
 
-def _manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
+def run_manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
     return {
         **provenance(spec.game),
         "config_hash": spec.key,
@@ -680,7 +680,7 @@ def run_many(
         for i in todo:
             t0 = time.perf_counter()
             res = simulate_run(specs[i], batch_size, bar, extend.get(i))
-            res.manifest = _manifest(specs[i], time.perf_counter() - t0, threads)
+            res.manifest = run_manifest(specs[i], time.perf_counter() - t0, threads)
             if store is not None:
                 save_run(store, res)
             results[i] = res

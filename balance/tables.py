@@ -352,11 +352,11 @@ def timeouts(runs: list[RunResult]) -> int:
     )
 
 
-def _variant_runs(results, v) -> list[RunResult]:
+def variant_runs(results, v) -> list[RunResult]:
     return [r for (vv, _, _), r in results.items() if vv == v]
 
 
-def _pooled_rounds(runs: list[RunResult]) -> np.ndarray:
+def pooled_rounds(runs: list[RunResult]) -> np.ndarray:
     """Game-length histogram of several runs added up."""
     n = max(len(r.rounds_hist) for r in runs)
     return sum(np.pad(r.rounds_hist, (0, n - len(r.rounds_hist))) for r in runs)
@@ -368,12 +368,12 @@ def variant_table(results, variants) -> pd.DataFrame:
     seat won each deal), luck vs skill."""
     rows = []
     for v in variants:
-        runs = _variant_runs(results, v)
+        runs = variant_runs(results, v)
         if not runs:
             continue
         games = sum(r.games for r in runs)
         draws = sum(r.draws for r in runs)
-        hist = _pooled_rounds(runs)
+        hist = pooled_rounds(runs)
         mean, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
         pooled = pooled_side([(r, "a") for r in runs])
         lo, hi = pooled["draw_lo"], pooled["draw_hi"]
@@ -404,10 +404,10 @@ def rounds_table(results, variants) -> pd.DataFrame:
     """Histogram of game length per variant (all strategy pairs pooled)."""
     rows = []
     for v in variants:
-        runs = _variant_runs(results, v)
+        runs = variant_runs(results, v)
         if not runs:
             continue
-        hist = _pooled_rounds(runs)
+        hist = pooled_rounds(runs)
         for k in np.nonzero(hist)[0]:
             rows.append({"variant": v, "rounds": int(k), "count": int(hist[k])})
     return pd.DataFrame(rows)

@@ -772,15 +772,15 @@ def _ident(spec) -> str:
 
     Within one test the ruleset and card set are fixed, so the sides, seed and
     rules name a run; this avoids re-reading the card set for every lookup."""
-    from balance.runner import _side
+    from balance.runner import side_record
     from balance.store import config_hash
 
     return config_hash(
         {
             "rules": spec.ruleset.rules,
             "variant": spec.ruleset.name,
-            "a": _side(spec.a),
-            "b": _side(spec.b),
+            "a": side_record(spec.a),
+            "b": side_record(spec.b),
             "seed": spec.seed,
             "per_game": spec.per_game,
         }
@@ -1281,7 +1281,7 @@ def run_power(
         decks=_deck_rows(ctx),
         pairing=pairing,
         stages=stages,
-        manifest=_manifest(ctx, elapsed, runs, threads),
+        manifest=_power_manifest(ctx, elapsed, runs, threads),
         runs_simulated=runs.simulated,
         runs_read=runs.read,
         budget=_budget(ctx),
@@ -1685,7 +1685,7 @@ def _budget(ctx: Context) -> dict:
     return {"markdown": text, "points": pts}
 
 
-def _manifest(ctx: Context, elapsed: float, runs: _Runs, threads) -> dict:
+def _power_manifest(ctx: Context, elapsed: float, runs: _Runs, threads) -> dict:
     from balance.runner import provenance
 
     return {
