@@ -2,7 +2,7 @@
 as numbers for the engine (rulebook ``rules/trisk.txt``, rulings R1–R7).
 
 A card set is an int64 table, one row per card, columns ``C_*`` below. The
-engine never sees names or strings: ``balance.trisk_cards`` reads and validates
+engine never sees names or strings: ``balance.games.trisk.cards`` reads and validates
 the TOML file and builds this table; the engine reads only these columns.
 Finishes (Common, Radiant, Signed) are cosmetic and are not in the table.
 

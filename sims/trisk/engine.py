@@ -261,7 +261,7 @@ def encode_rules(cfg: dict, table=None) -> np.ndarray:
 
     Raises ValueError without a table, and for a table that draws under
     ``allow_draw_effects`` false (R3; the card-set loader names the card
-    first, see ``balance.trisk_cards``)."""
+    first, see ``balance.games.trisk.cards``)."""
     if table is None:
         raise ValueError("Trisk's rules vector carries its card set: pass the set's card table")
     table = np.asarray(table, np.int64)
