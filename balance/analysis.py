@@ -4,7 +4,9 @@ tables. The CLI only parses options and prints what these return."""
 
 from __future__ import annotations
 
+from balance import config, runner, stats, tables
 from balance.errors import UserError
+from balance.stats import wilson
 from balance.store import Store
 
 
@@ -29,15 +31,12 @@ def simulate_command(
     sides' deal-level win-rate CIs are within ±``precision`` (or ``max_games``)."""
     import time
 
-    from balance import config, runner
-
     n = runner.check_games(n)
     if precision is not None:  # every option is checked before the first game
         max_games = check_precision(precision, max_games)
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
     spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
-    from balance import tables  # heavy (statistics): only once the input is known good
 
     store = Store(results)
     t0 = time.perf_counter()
@@ -70,7 +69,6 @@ def simulate_command(
 
 def check_precision(precision: float, max_games: int) -> int:
     """Validate --precision and --max-games; returns --max-games as whole deal pairs."""
-    from balance import runner
 
     if not 0 < precision < 0.5:
         raise UserError(
@@ -94,8 +92,6 @@ def needed_games(wins, games, precision: float, deff=1.0):
     """
     import numpy as np
 
-    from balance.stats import wilson
-
     deff = np.asarray(deff, dtype=float)
     wins, games = np.broadcast_arrays(np.asarray(wins, dtype=float), np.asarray(games, dtype=float))
     lo, hi = wilson(wins / deff, games / deff)
@@ -106,7 +102,6 @@ def needed_games(wins, games, precision: float, deff=1.0):
 
 def win_rate_deffs(res) -> list[float]:
     """Design effects of a run's two win rates (A's, B's), from its deals."""
-    from balance import stats
 
     deals = stats.deal_outcomes(stats.pentanomial_counts(res.pair_points), res.draws)
     return [stats.deal_wilson(deals["a_wins"])["deff"], stats.deal_wilson(deals["b_wins"])["deff"]]
@@ -167,8 +162,6 @@ def compare_command(
     """
     from itertools import combinations
 
-    from balance import config, runner
-
     n = runner.check_games(n)
     runner.check_seed(seed)
     if precision is not None:  # every option is checked before the first game
@@ -201,7 +194,6 @@ def compare_command(
     res = run(specs)
     if precision is not None:
         res = refine_to_precision(specs, res, precision, max_games, run)
-    from balance import tables
 
     runs = dict(zip(keys, res, strict=False))
     vnames = [r.name for r in rulesets]
@@ -224,7 +216,6 @@ def cards_runs(
     store_only: bool = False,
 ) -> tuple[list, list]:
     """The card-value runs: the standard run, then one per forbidden rank."""
-    from balance import config, runner
 
     n = runner.check_games(n)
     runner.check_seed(seed)
@@ -261,7 +252,6 @@ def cards_command(
     res, ranks = cards_runs(
         game, variant, strategy, vs, n, seed, threads, batch_size, results, restricted
     )
-    from balance import tables
 
     out = {
         "by_card": tables.card_table(res[0], "card"),
@@ -297,8 +287,6 @@ def sprt_command(
     ``max_games`` per rule set is reached. The final runs go to the store.
     """
     import numpy as np
-
-    from balance import config, runner, stats
 
     if not 0 < delta < 50:
         raise UserError(f"--delta must be between 0 and 50 points of win rate, got {delta}")

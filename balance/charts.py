@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from balance.stats import wilson
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -600,7 +602,6 @@ def _pool_ranks(cards: pd.DataFrame) -> pd.DataFrame:
     pooled GNS WR with a normal-approximation interval. Where a rank has a
     single card its own figures are kept as given.
     """
-    from balance.stats import wilson
 
     rows = []
     for rank, g in cards.groupby(cards["rank"].astype(str), sort=False):

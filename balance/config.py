@@ -8,40 +8,19 @@ the file, the key and what is allowed.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from balance.errors import UserError
+from balance.paths import load_toml  # noqa: F401  (re-exported: config.load_toml)
 from balance.registry import get_game
 from kernels.contract import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
 STRATEGY_DIR = ROOT / "strategies"
-
-
-def load_toml(path: Path, shown: str | None = None) -> dict:
-    """Read a TOML file; a syntax error is a user error naming the file (as
-    ``shown``, default the path)."""
-    shown = str(path) if shown is None else shown
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise UserError(f"{shown}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{shown}: is a folder, not a TOML file") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(
-            f"{shown}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{shown}: malformed TOML: {exc}") from None
-    except OSError as exc:
-        raise UserError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _check_keys(path, where: str, table: dict, allowed) -> None:

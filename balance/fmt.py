@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from balance.stats import wilson
+
 MISSING = "—"
 _Z = 1.959963984540054
 
@@ -151,7 +153,6 @@ def wilson_ci(k: Any, n: Any) -> tuple[float, float]:
     """95% Wilson score interval for k successes in n trials."""
     if _missing(k) or _missing(n) or float(n) <= 0:
         return (math.nan, math.nan)
-    from balance.stats import wilson
 
     lo, hi = wilson(float(k), float(n))
     return (float(lo), float(hi))

@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from balance import stats
+from balance import config, runner, stats
 from balance.registry import get_game
+from balance.store import Store
 
 EXPERIMENT = "loadout-matrix"  # the runs' tag: every loadout against every loadout
 
@@ -33,7 +34,6 @@ def loadout_specs(game: str, variant: str, a: str, b: str, n: int, seed: int) ->
     (columns). With the same strategy on both sides the matrix is
     antisymmetric, so only i ≤ j is played (the diagonal scores ½ exactly and
     is played as a check); otherwise every ordered pair is played."""
-    from balance import config, runner
 
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
@@ -389,8 +389,6 @@ def run_matrix(
     batch_size: int = 1 << 15,
 ) -> list:
     """Play (or read from the store) every run of the loadout matrix."""
-    from balance import runner
-    from balance.store import Store
 
     n = runner.check_games(n)
     runner.check_seed(seed)

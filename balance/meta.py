@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from balance import stats
+from balance.metrics import metrics_table
+from balance.tables import pooled_rounds, timeouts, variant_runs
 
 
 def _score_matrix(results, variant: str, strategies: list[str]):
@@ -138,10 +140,8 @@ def ratings_tables(results, variants: list[str], strategies: list[str]) -> dict[
 
 def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
     """Browne/Ludii game metrics per variant, all strategy pairs pooled."""
-    from balance.metrics import metrics_table
 
     trace = metrics_table(results, variants)
-    from balance.tables import pooled_rounds, timeouts, variant_runs
 
     rows = []
     for v in variants:

@@ -13,20 +13,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from balance import __version__
+from balance import __version__, charts, loadouts, meta, report, tables, verdicts
+from balance.config import Ruleset, StoredDeck, Strategy
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
-from balance.runner import command_line, utc_now
-from balance.store import chart_cache, config_hash
+from balance.runner import RunSpec, command_line, load_run, utc_now
+from balance.store import QUARANTINE, Damaged, chart_cache, config_hash, read_manifest
 
 
 # --------------------------------------------------------------------------- loading runs
 def spec_from_resolved(resolved: dict):
     """Rebuild the :class:`~balance.runner.RunSpec` a stored run was made from."""
     from dataclasses import replace
-
-    from balance.config import Ruleset, StoredDeck, Strategy
-    from balance.runner import RunSpec
 
     game = resolved["game"]
     name = resolved["variant"]
@@ -64,7 +62,6 @@ def _run_folders(path: Path) -> list[Path]:
     """The run folders at or under ``path``: not the store's temporary
     folders (``.tmp-*``) nor the damaged entries it has set aside
     (``_quarantine``), unless ``path`` names them."""
-    from balance.store import QUARANTINE
 
     if (path / "manifest.json").is_file():
         return [path]
@@ -87,9 +84,6 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
     second value lists why each skipped run was skipped, damaged ones first.
     """
     from concurrent.futures import ThreadPoolExecutor
-
-    from balance.runner import load_run
-    from balance.store import Damaged, read_manifest
 
     todo, skipped, damaged, seen = [], [], [], set()
     for path in paths:
@@ -169,7 +163,6 @@ def organise(runs: list) -> dict[str, dict]:
     extension), the largest is kept; matches of a variant pair with base only
     on the same seed (``balance.tables.variant_diffs``).
     """
-    from balance import loadouts
 
     best: dict[tuple, object] = {}
     for r in runs:
@@ -221,7 +214,6 @@ def _variant_order(names) -> list[str]:
 
 def game_tables(game: str, group: dict) -> tuple[dict, list[str], list[str]]:
     """Every table of one game's page from its organised runs."""
-    from balance import loadouts, meta, tables
 
     matches = group["matches"]
     vnames = _variant_order(v for v, _, _ in matches)
@@ -330,7 +322,6 @@ def build_page(
     cache_dir: Path | None = None,
 ) -> dict:
     """A report page for one game: tables, charts, verdicts, manifest."""
-    from balance import charts, verdicts
 
     t, vnames, snames = game_tables(game, group)
     t["runs"] = run_list(group)
@@ -353,7 +344,6 @@ def report_from_runs(
     paths: list[Path], out: Path, results=None, title: str | None = None
 ) -> tuple[Path, list[str]]:
     """``balance report RUNS -o OUT``: one self-contained page for the given runs."""
-    from balance import report
 
     out = Path(out)
     if out.suffix.lower() not in (".html", ".htm"):

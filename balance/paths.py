@@ -4,6 +4,7 @@ so that a bad path is one line and nothing is simulated or written first."""
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 from balance.errors import EnvironmentFailure, UserError
@@ -56,3 +57,24 @@ def dir_option(what: str):
         return None if value is None else writable_dir(value, what)
 
     return check
+
+
+def load_toml(path: Path, shown: str | None = None) -> dict:
+    """Read a TOML file; a syntax error is a user error naming the file (as
+    ``shown``, default the path)."""
+    shown = str(path) if shown is None else shown
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise UserError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{shown}: is a folder, not a TOML file") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(
+            f"{shown}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{shown}: malformed TOML: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"{shown}: cannot be read ({exc.strerror or exc})") from None

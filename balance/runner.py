@@ -25,7 +25,7 @@ from balance import __version__
 from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
-from balance.store import Damaged, Store, config_hash
+from balance.store import Damaged, Store, config_hash, parse_parquet, read_files, read_manifest
 
 DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
 
@@ -703,8 +703,6 @@ def load_run(folder, spec: RunSpec, stored: tuple[dict, dict | None] | None = No
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from balance.store import parse_parquet, read_files, read_manifest
 
     folder = Path(folder)
     manifest, files = stored if stored is not None else read_manifest(folder)

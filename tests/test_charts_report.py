@@ -241,6 +241,7 @@ def test_all_charts_names_and_files(rendered):
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", f) for f in files)  # hostile names slugged
 
 
+@pytest.mark.slow  # shares the module's rendering of every chart (about 6 s)
 def test_chart_titles_labels_and_escaping(rendered, tables):
     _, svgs = rendered
     svg = svgs["matrix:base"]
@@ -256,6 +257,7 @@ def test_chart_titles_labels_and_escaping(rendered, tables):
         assert EVIL not in svgs[name]
 
 
+@pytest.mark.slow  # shares the module's rendering of every chart (about 6 s)
 def test_card_value_ranks_in_order(rendered):
     _, svgs = rendered
     svg = svgs["cards:random"]

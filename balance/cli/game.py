@@ -21,7 +21,7 @@ from balance.cli.options import (
 )
 from balance.cli.output import echo_json, records, table
 from balance.errors import UserError
-from balance.paths import dir_option
+from balance.paths import dir_option, load_toml
 from balance.registry import Game, get_game
 
 
@@ -51,15 +51,13 @@ def cli_defaults(game: Game) -> dict:
     """The defaults of ``game``'s commands: ``configs/<game>/cli.toml`` (the
     strategy of simulate and trace, the strategies and variants of compare,
     ``[bench]``); without the file, the first strategy, all of them, and base."""
-    from balance import config
-
     path = game.configs / "cli.toml"
-    data = config.load_toml(path) if path.is_file() else {}
+    data = load_toml(path) if path.is_file() else {}
     for key in data:
         if key not in CLI_KEYS:
             raise UserError(f"{path}: unknown key '{key}'; allowed: {', '.join(CLI_KEYS)}")
     if "strategy" not in data or "strategies" not in data:
-        names = config.strategy_names(game.name)
+        names = sorted(p.stem for p in game.strategy_files.glob("*.toml"))
         data.setdefault("strategy", names[0] if names else "")
         data.setdefault("strategies", names)
     data.setdefault("variants", ["base"])

@@ -33,7 +33,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from balance import charts as ch
+from balance import config, fmt, runner
+from balance.config import load_toml
 from balance.errors import UserError
+from balance.games.suits import charts as game_charts
+from balance.registry import get_game
+from balance.report import environment, table_cell, trusted_svg, write_html
+from balance.runner import RunSpec, check_games, check_seed, provenance
+from balance.stats import hist_mean_ci, paired_diff, pentanomial_counts, pentanomial_score, wilson
+from balance.store import Damaged, Store, config_hash
+from sims import suits
+from sims.suits_oracle import task_odds
 
 GAME = "suits"
 RANK_KEYS = {**{str(v): v for v in range(2, 11)}, "Jack": 11, "Queen": 12, "King": 13, "Ace": 14}
@@ -102,7 +113,6 @@ OPEN = (
 
 
 def _rules_module():
-    from sims import suits
 
     return suits
 
@@ -125,8 +135,6 @@ def parse_suit(text: str) -> int:
 def examples(path: Path | None = None) -> dict[str, list[str]]:
     """The rulebook's example Tasks: suit → 13 texts for targets 2..A
     (``configs/suits/tasks.toml``)."""
-    from balance.config import load_toml
-    from balance.registry import get_game
 
     path = path or get_game(GAME).configs / "tasks.toml"
     data = load_toml(path)
@@ -151,14 +159,12 @@ def examples(path: Path | None = None) -> dict[str, list[str]]:
 
 
 def _wilson(k, n):
-    from balance.stats import wilson
 
     lo, hi = wilson(np.asarray(k, float), np.maximum(np.asarray(n, float), 1))
     return lo, hi
 
 
 def _manifest(kind: str, plan: dict, rules: dict, variant: str, elapsed: float, threads) -> dict:
-    from balance.runner import provenance
 
     return {
         **provenance(GAME),
@@ -189,7 +195,6 @@ class TasksPlan:
         if self.characters < 1:
             raise UserError(f"--characters must be positive, got {self.characters}")
         parse_suit(self.suit)
-        from balance.runner import check_seed
 
         check_seed(self.seed)
         return self
@@ -224,7 +229,6 @@ class TasksResult:
 
 
 def _tasks_key(plan: TasksPlan, rules: dict) -> str:
-    from balance.store import config_hash
 
     return config_hash(
         {
@@ -240,8 +244,6 @@ def fresh_table(
     rules_vec, rules: dict, suit: int, hands: int, seed: int, example_texts: list[str]
 ) -> pd.DataFrame:
     """Exact and simulated odds of a fresh hand for every target (see module)."""
-    from balance.stats import hist_mean_ci
-    from sims.suits_oracle import task_odds
 
     eng = _rules_module()
     fc = min(int(rules["failed_task_cards"]), int(rules["hand_size"]))
@@ -305,9 +307,6 @@ def run_tasks(
 
     import polars as pl
 
-    from balance import config, runner
-    from balance.store import Store
-
     plan.check()
     eng = _rules_module()
     rs = config.resolve_variant(GAME, plan.variant)
@@ -316,7 +315,6 @@ def run_tasks(
     names = ("tasks_fresh", "tasks_lasting", "tasks_by_attempt", "tasks_by_deck")
 
     def parse(manifest, t):
-        from balance.store import Damaged
 
         missing = [k for k in names if k not in t]
         if missing:
@@ -367,7 +365,6 @@ def run_tasks(
 
 
 def _lasting_row(mode: str, t: int, rd: dict, characters: int) -> dict:
-    from balance.stats import hist_mean_ci
 
     eng = _rules_module()
     ks = np.arange(len(rd["attempts_hist"]))
@@ -437,7 +434,6 @@ class StrugglePlan:
     seed: int = 1
 
     def check(self) -> StrugglePlan:
-        from balance.runner import check_games, check_seed
 
         check_games(self.games)
         check_seed(self.seed)
@@ -478,8 +474,6 @@ class StruggleResult:
 
 
 def struggle_specs(plan: StrugglePlan) -> list:
-    from balance import config
-    from balance.runner import RunSpec
 
     strategies = {p: config.load_strategy(GAME, p) for p in plan.policies}
     specs = []
@@ -496,9 +490,6 @@ def run_struggle(
 ) -> StruggleResult:
     """The struggle analysis (see module), through the results store."""
     import time
-
-    from balance import runner
-    from balance.store import Store
 
     plan.check()
     threads = runner.set_threads(threads)
@@ -544,14 +535,12 @@ def _field(by, variant: str, p: str, pols) -> np.ndarray:
 
 def _hist_mean(hist) -> dict:
     """Mean of a per-game histogram (value = bin index) with its 95% CI."""
-    from balance.stats import hist_mean_ci
 
     return hist_mean_ci(np.arange(len(hist)), hist)
 
 
 def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
     """Tables of a finished policy round robin (``runs`` from ``struggle_specs``)."""
-    from balance.stats import paired_diff, pentanomial_counts, pentanomial_score
 
     eng = _rules_module()
     by = {(r.spec.ruleset.name, r.spec.a.name, r.spec.b.name): r for r in runs}
@@ -717,7 +706,6 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
 # --------------------------------------------------------------------------- summary
 def findings(tasks: TasksResult | None, struggle: StruggleResult | None) -> list[str]:
     """The page's headline lines, computed from the tables."""
-    from balance import fmt
 
     out = []
     if tasks is not None:
@@ -776,10 +764,6 @@ def page_model(
     tasks: TasksResult | None, struggle: StruggleResult | None, charts: bool = True
 ) -> dict:
     """What ``suits.html.j2`` renders."""
-    from balance import charts as ch
-    from balance import fmt
-    from balance.games.suits import charts as game_charts
-    from balance.report import table_cell, trusted_svg
 
     def pct(v, lo, hi, n=None):
         return fmt.fmt_pct_ci(v, lo, hi, n)
@@ -1036,7 +1020,6 @@ def _describe(policy: str) -> str:
     if len(parts) == 3 and parts[0] in ATTACKS and parts[1] in DEFENCES and parts[2] in DAMAGES:
         a, d, g = parts
         return f"{ATTACKS[a].capitalize()}; {DEFENCES[d]}; {DAMAGES[g]}."
-    from balance import config
 
     return config.load_strategy(GAME, policy).description
 
@@ -1059,7 +1042,6 @@ def _manifest_items(m: dict) -> list[tuple[str, str, bool]]:
 
 
 def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> str:
-    from balance.report import environment
 
     return (
         environment(Path(__file__).parent / "templates")
@@ -1070,6 +1052,5 @@ def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> s
 
 def write_page(tasks: TasksResult | None, struggle: StruggleResult | None, path) -> Path:
     """Render the page fully, then write it atomically."""
-    from balance.report import write_html
 
     return write_html(Path(path), render_page(tasks, struggle))

@@ -22,6 +22,8 @@ from balance.charts import (
     set_titles,
     wrap_label,
 )
+from balance.fmt import shorten
+from sims.suits import value_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -35,7 +37,6 @@ def suits_ladder_chart(
     exact (lines) and simulated (points with 95% Wilson intervals), in suit,
     Difficult and either way, with the rulebook's example Task of each target
     on the axis."""
-    from balance.fmt import shorten
 
     with chart_style():
         fig = new_figure(7.6, 5.6)
@@ -94,7 +95,6 @@ def suits_rundown_chart(by_deck: pd.DataFrame, suit: str, targets=(4, 7, 10, 13)
     """As the deck runs down: the chance that a character who attempts the
     same Task again and again succeeds, by the cards left in its deck, for a
     few targets, in suit and either way (95% Wilson bands)."""
-    from sims.suits import value_name
 
     with chart_style():
         fig = new_figure(7.6, 3.8)

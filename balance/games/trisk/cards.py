@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from balance.config import load_toml
 from balance.errors import UserError
 from balance.games.trisk import GAME
 from balance.registry import ROOT
@@ -161,7 +162,6 @@ def _show(path: Path) -> str:
 
 
 def _load_toml(path: Path) -> dict:
-    from balance.config import load_toml
 
     return load_toml(path, _show(path))
 

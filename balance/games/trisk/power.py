@@ -64,9 +64,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from balance.config import load_toml
+from balance import charts as ch
+from balance import fmt, runner
+from balance.config import load_strategy, load_toml, resolve_variant
 from balance.errors import UserError
 from balance.games.trisk import GAME as _HOME
+from balance.games.trisk import cards as trisk_cards
+from balance.games.trisk import charts as game_charts
+from balance.games.trisk.cards import RANGES, card_points
+from balance.registry import get_game
+from balance.report import environment, table_cell, trusted_svg, write_html
+from balance.runner import RunSpec, provenance, side_record
+from balance.stats import holm, tost
+from balance.store import Damaged, Store, config_hash, write_text_atomic
 
 GAME = _HOME.name
 PLAN_FILE = _HOME.configs / "power.toml"
@@ -509,7 +519,6 @@ def decide(
         tested side for an inconclusive row to be decided, see
         :func:`games_to_decide`) and ``more_games`` (that minus ``games``).
     """
-    from balance.stats import holm, tost
 
     norm = _norm()
     a_look = alpha / max(int(n_looks), 1)
@@ -559,7 +568,6 @@ def decide(
 
 def label(verdict: str, direction: str, delta: float, games_needed: float = math.nan) -> str:
     """A verdict in words: what was shown."""
-    from balance import fmt
 
     m = f"±{delta * 100:g} pt"
     if verdict == "equal within margin":
@@ -730,8 +738,6 @@ def plan_cells(
 
 def build_context(plan: PowerPlan) -> Context:
     """Load the ruleset, card set, reference decks and strategies of ``plan``."""
-    from balance.config import load_strategy, resolve_variant
-    from balance.games.trisk import cards as trisk_cards
 
     rs = resolve_variant(GAME, plan.variant)
     if plan.card_set:
@@ -772,8 +778,6 @@ def _ident(spec) -> str:
 
     Within one test the ruleset and card set are fixed, so the sides, seed and
     rules name a run; this avoids re-reading the card set for every lookup."""
-    from balance.runner import side_record
-    from balance.store import config_hash
 
     return config_hash(
         {
@@ -800,7 +804,6 @@ class _Runs:
         self.read = 0
 
     def run(self, specs: list, label: str) -> None:
-        from balance import runner
 
         todo, extend = [], {}
         for s in specs:
@@ -896,7 +899,6 @@ def _seed(ctx: Context, p: int, o) -> int:
 
 
 def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
-    from balance.runner import RunSpec
 
     return RunSpec(
         ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)), o, n, _seed(ctx, p, o)
@@ -904,7 +906,6 @@ def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
 
 
 def _base_spec(ctx: Context, s, p: int, o, n: int):
-    from balance.runner import RunSpec
 
     return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, _seed(ctx, p, o))
 
@@ -918,7 +919,6 @@ def _ref_spec(ctx: Context, s, p: int, o, n: int):
 
 
 def _restricted_spec(ctx: Context, s, c: int, p: int, o, n: int):
-    from balance.runner import RunSpec
 
     a = ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)).restricted_card(c, ctx.name(c))
     return RunSpec(ctx.ruleset, a, o, n, _seed(ctx, p, o))
@@ -1146,7 +1146,6 @@ def run_power(
     -------
     PowerResult
     """
-    from balance.store import Store
 
     t0 = time.perf_counter()
     say = log or (lambda _line: None)
@@ -1325,7 +1324,6 @@ def calibration_cards(cs) -> list[dict]:
     ``name``, ``changes``, ``budget`` (points off the neutral's) and the raw
     ``card`` table to add to the set. A copy whose stats would leave the
     format's ranges is skipped."""
-    from balance.games.trisk.cards import RANGES, card_points
 
     doc = load_toml(cs.path)
     raw = next(c for c in doc["card"] if c.get("name") == cs.names[cs.neutral])
@@ -1357,8 +1355,6 @@ def calibration_set(cs, store_root: Path) -> tuple[Path, list[dict]]:
     the set, so every deck keeps its rows), written once under the store as
     ``trisk/_sets/calibration-<hash>.toml``; returns its path and the cards."""
     import hashlib
-
-    from balance.store import write_text_atomic
 
     cards = calibration_cards(cs)
     text = cs.path.read_text(encoding="utf-8").rstrip("\n") + "\n"
@@ -1524,8 +1520,6 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
     other, or shown different in opposite directions (an inconclusive side
     says nothing either way).
     """
-    from balance.config import load_strategy
-    from balance.stats import holm
 
     plan = ctx.plan
     s2 = [load_strategy(GAME, plan.check_strategy)]
@@ -1686,7 +1680,6 @@ def _budget(ctx: Context) -> dict:
 
 
 def _power_manifest(ctx: Context, elapsed: float, runs: _Runs, threads) -> dict:
-    from balance.runner import provenance
 
     return {
         **provenance(GAME),
@@ -1715,7 +1708,6 @@ def _pair_seed(seed: int, k: int) -> int:
 def regression_decks(ctx: Context, k: int) -> tuple[Any, Any]:
     """Deck pair ``k`` of the regression: a random Primal each side, a random
     legal deck of its reference deck's size (the same for any chunking)."""
-    from balance.games.trisk import cards as trisk_cards
 
     rng = np.random.default_rng([ctx.plan.seed, 0x7265, k])
     prim = sorted(ctx.decks)
@@ -1729,7 +1721,6 @@ def regression_decks(ctx: Context, k: int) -> tuple[Any, Any]:
 
 
 def _regression_chunk(ctx: Context, strat, first: int, count: int) -> pd.DataFrame:
-    from balance.registry import get_game
 
     eng = get_game(GAME).engine_module()
     rules = ctx.ruleset.vector()
@@ -1783,11 +1774,6 @@ def run_regression(
         the fit's notes.
     """
     import polars as pl
-
-    from balance import runner
-    from balance.config import load_strategy
-    from balance.registry import get_game
-    from balance.store import Store, config_hash
 
     plan = ctx.plan
     strat = load_strategy(GAME, plan.regression_strategy)
@@ -1992,9 +1978,6 @@ def finishes_check(ctx: Context, games: int, threads: int | None = None) -> dict
     """
     import tempfile
 
-    from balance import runner
-    from balance.runner import RunSpec
-
     text, changed = permute_finishes(Path(ctx.cardset.path).read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="trisk-finishes-") as tmp:
         other = Path(tmp) / "cards.toml"
@@ -2033,7 +2016,6 @@ def _needs_table(name: str):
     """A store check: the entry holds table ``name`` (else it is damaged)."""
 
     def parse(manifest: dict, tables: dict):
-        from balance.store import Damaged
 
         if name not in tables:
             raise Damaged(f"{name}.parquet is missing")
@@ -2044,7 +2026,6 @@ def _needs_table(name: str):
 
 def _needs_finishes(manifest: dict, tables: dict):
     """A store check: the entry's manifest holds the finishes check."""
-    from balance.store import Damaged
 
     if not isinstance(manifest.get("finishes"), dict):
         raise Damaged("manifest.json lacks the finishes check")
@@ -2054,8 +2035,6 @@ def _needs_finishes(manifest: dict, tables: dict):
 def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
     """The finishes check, kept in the store like the runs (a report rebuilt
     from the store shows the same check without replaying its games)."""
-    from balance.registry import get_game
-    from balance.store import Store, config_hash
 
     store = Store(results)
     key = config_hash(
@@ -2089,11 +2068,6 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     """The page model of a power test (what ``trisk_power.html.j2`` renders);
     the study can embed it."""
     from markupsafe import Markup
-
-    from balance import charts as ch
-    from balance import fmt
-    from balance.games.trisk import charts as game_charts
-    from balance.report import table_cell, trusted_svg
 
     d = res.plan.delta
 
@@ -2311,7 +2285,6 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
 
 def _outliers(cards: pd.DataFrame) -> list[str]:
     """One line per direction: the cards shown different, largest first."""
-    from balance import fmt
 
     out = []
     for direction in ("stronger", "weaker"):
@@ -2369,7 +2342,6 @@ def _manifest_items(res: PowerResult) -> list[tuple[str, str, bool]]:
 
 def render_power_page(res: PowerResult) -> str:
     """The self-contained HTML page of a power test."""
-    from balance.report import environment
 
     return (
         environment(Path(__file__).parent / "templates")
@@ -2380,7 +2352,6 @@ def render_power_page(res: PowerResult) -> str:
 
 def write_power_page(res: PowerResult, path: str | Path) -> Path:
     """Render the page and write it atomically to ``path``."""
-    from balance.report import write_html
 
     return write_html(Path(path), render_power_page(res))
 
