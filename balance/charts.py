@@ -920,9 +920,7 @@ def ratings_chart(ratings_df: pd.DataFrame, variant: str = "base") -> Figure:
         ax = axes[0]
         y = np.arange(n)
         elo, lo, hi = (df[c].to_numpy(dtype=float) for c in ("elo", "elo_lo", "elo_hi"))
-        colors = [
-            POS if a > 0 else (NEG if b < 0 else NEUTRAL) for a, b in zip(lo, hi, strict=False)
-        ]
+        colors = ci_colors(lo, hi, 0)
         ax.axvline(0, color=INK, linewidth=0.9)
         ax.errorbar(
             elo, y, xerr=np.vstack([elo - lo, hi - elo]), fmt="none", ecolor=colors, elinewidth=1.4
@@ -1010,15 +1008,16 @@ def loadout_matrix_chart(matrix_df: pd.DataFrame) -> Figure:
     return fig
 
 
-def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -> None:
-    """Points with CI bars, one row each (top = first), blue above / red below ``ref``."""
-    value, lo, hi = (np.asarray(x, dtype=float) * scale for x in (value, lo, hi))
-    y = np.arange(len(value))[::-1]
-    ref = ref * scale
-    colors = [
-        POS if a > ref else (NEG if b < ref else NEUTRAL) for a, b in zip(lo, hi, strict=False)
-    ]
-    ax.axvline(ref, color=INK, linewidth=0.9)
+def ci_colors(lo, hi, ref: float) -> list[str]:
+    """Blue where the interval lies above ``ref``, red below, grey across it."""
+    return [POS if a > ref else (NEG if b < ref else NEUTRAL) for a, b in zip(lo, hi, strict=True)]
+
+
+def draw_cis(
+    ax: Axes, value, y, lo, hi, colors, labels, size: float, fontsize: float | None = None
+) -> None:
+    """Points at ``value`` on rows ``y`` with their intervals ``lo``..``hi``,
+    coloured ``colors``, each row labelled."""
     ax.errorbar(
         value,
         y,
@@ -1027,9 +1026,22 @@ def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -
         ecolor=colors,
         elinewidth=1.4,
     )
-    ax.scatter(value, y, color=colors, s=26, zorder=3)
-    ax.set_yticks(y, [wrap_label(s) for s in labels])
+    ax.scatter(value, y, color=colors, s=size, zorder=3)
+    ticks = [wrap_label(s) for s in labels]
+    if fontsize is None:
+        ax.set_yticks(y, ticks)
+    else:
+        ax.set_yticks(y, ticks, fontsize=fontsize)
     ax.tick_params(axis="y", length=0)
+
+
+def _forest(ax: Axes, labels, value, lo, hi, ref: float, scale: float = 100.0) -> None:
+    """Points with CI bars, one row each (top = first), blue above / red below ``ref``."""
+    value, lo, hi = (np.asarray(x, dtype=float) * scale for x in (value, lo, hi))
+    y = np.arange(len(value))[::-1]
+    ref = ref * scale
+    ax.axvline(ref, color=INK, linewidth=0.9)
+    draw_cis(ax, value, y, lo, hi, ci_colors(lo, hi, ref), labels, size=26)
     ax.grid(axis="x", color=GRID, linewidth=0.8)
 
 
@@ -1137,9 +1149,7 @@ def initiative_chart(init_df: pd.DataFrame) -> Figure:
         w, lo, hi = (
             df[c].to_numpy(dtype=float) * 100 for c in ("winrate", "winrate_lo", "winrate_hi")
         )
-        colors = [
-            POS if a > 50 else (NEG if b < 50 else NEUTRAL) for a, b in zip(lo, hi, strict=False)
-        ]
+        colors = ci_colors(lo, hi, 50)
         ax.axhline(50, color=INK, linewidth=0.9)
         ax.errorbar(
             x, w, yerr=np.vstack([w - lo, hi - w]), fmt="none", ecolor=colors, elinewidth=1.4

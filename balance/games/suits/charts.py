@@ -12,9 +12,10 @@ from balance.charts import (
     GRID,
     INK,
     NEG,
-    NEUTRAL,
     POS,
     chart_style,
+    ci_colors,
+    draw_cis,
     n_range,
     new_figure,
     palette,
@@ -148,21 +149,8 @@ def suits_policy_chart(policies: pd.DataFrame) -> Figure:
         value = np.array([r[1] for r in rows]) * 100
         lo = np.array([r[2] for r in rows]) * 100
         hi = np.array([r[3] for r in rows]) * 100
-        colors = [
-            POS if a > 50 else NEG if b < 50 else NEUTRAL for a, b in zip(lo, hi, strict=False)
-        ]
         ax.axvline(50, color=INK, linewidth=0.9)
-        ax.errorbar(
-            value,
-            y,
-            xerr=np.vstack([value - lo, hi - value]),
-            fmt="none",
-            ecolor=colors,
-            elinewidth=1.4,
-        )
-        ax.scatter(value, y, color=colors, s=20, zorder=3)
-        ax.set_yticks(y, [wrap_label(r[0]) for r in rows], fontsize=7.8)
-        ax.tick_params(axis="y", length=0)
+        draw_cis(ax, value, y, lo, hi, ci_colors(lo, hi, 50), [r[0] for r in rows], 20, 7.8)
         ax.grid(axis="x", color=GRID, linewidth=0.8)
         ax.set_xlabel("score against the other policies (%; win + ½ draw)")
         set_titles(

@@ -17,6 +17,7 @@ from balance.charts import (
     NEUTRAL,
     POS,
     chart_style,
+    draw_cis,
     n_range,
     new_figure,
     placeholder,
@@ -53,17 +54,7 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
         for x in (-delta * 100, delta * 100):
             ax.axvline(x, color=MUTED, linewidth=0.8, linestyle="--")
         ax.axvline(0, color=INK, linewidth=0.9)
-        ax.errorbar(
-            value,
-            y,
-            xerr=np.vstack([value - lo, hi - value]),
-            fmt="none",
-            ecolor=colors,
-            elinewidth=1.4,
-        )
-        ax.scatter(value, y, color=colors, s=22, zorder=3)
-        ax.set_yticks(y, [wrap_label(s) for s in d["name"]], fontsize=7.5 if k > 30 else 8.5)
-        ax.tick_params(axis="y", length=0)
+        draw_cis(ax, value, y, lo, hi, colors, d["name"], size=22, fontsize=7.5 if k > 30 else 8.5)
         ax.set_ylim(-0.8, k - 0.2)
         ax.grid(axis="x", color=GRID, linewidth=0.8)
         ax.set_xlabel(xlabel)
