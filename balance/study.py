@@ -248,9 +248,9 @@ def report_study(out: Path, results=None) -> Path:
         )
         home = get_game(game)
         extras = home.hook(home.study_pages)
-        if extras and data.get("extras_scale"):
-            page["links"] = extras(
-                out, load_study(game), float(data["extras_scale"]), None, results, True
-            )
+        # records written before the hooks keep the study's scale in "extra"
+        scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
+        if extras and scale:
+            page["links"] = extras(out, load_study(game), float(scale), None, results, True)
         pages_.append(page)
     return report.write_index(out, pages_)
