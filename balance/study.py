@@ -250,7 +250,7 @@ def report_study(out: Path, results=None) -> Path:
         extras = home.hook(home.study_pages)
         # records written before the hooks keep the study's scale in "extra"
         scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
-        if extras and scale:
+        if extras and type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
             page["links"] = extras(out, load_study(game), float(scale), None, results, True)
         pages_.append(page)
     return report.write_index(out, pages_)
