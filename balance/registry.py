@@ -9,7 +9,7 @@ finds every such package on first use; a test (or a plug-in) may add one with
 :data:`GAMES` and the hooks and never names a game.
 
 Every engine exposes the same surface (written in ``kernels/contract.py``,
-checked by ``tests/test_conformance.py``), so the
+checked by ``tests/core/test_conformance.py``), so the
 runner, statistics and reports never special-case a game. Engine modules are
 imported on first use, keeping ``balance --help`` quick.
 """

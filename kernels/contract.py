@@ -4,7 +4,7 @@ with the same names and signatures in every game.
 
 The Python side (``balance``) reaches a game only through this surface (via
 ``balance.registry``), so the runner, the store, the statistics and the pages
-never special-case a game. ``tests/test_conformance.py`` checks it, and the
+never special-case a game. ``tests/core/test_conformance.py`` checks it, and the
 properties every engine must have, for each registered game.
 
 Numbers only cross into numba: a rules vector (``encode_rules``), two strategy

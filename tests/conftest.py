@@ -1,6 +1,6 @@
 """Shared test configuration: the markers that make a fast inner loop.
 
-- ``browser``: drives headless Chromium (tests/test_browser.py).
+- ``browser``: drives headless Chromium (tests/report/test_browser.py).
 - ``subprocess``: starts the installed ``balance`` command in a fresh process
   (a cold start each: imports, the numba cache).
 - ``slow``: everything above, plus the tests that play many games, simulate

@@ -78,7 +78,7 @@ from balance.stats.sequential import (
     sprt_pentanomial,
 )
 
-#: The old private name, kept because tests/test_stats_methods.py calls
+#: The old private name, kept because tests/stats/test_stats_methods.py calls
 #: ``stats._nash_maxent_many``.
 _nash_maxent_many = nash_maxent_many
 

@@ -191,7 +191,7 @@ def deal_wilson(hist: ArrayLike, alpha: float = 0.05) -> dict[str, Any]:
     variance is ``G/(G-1) · Σ_d (y_d - 2p)² / N²``; ``deff`` is kept within
     [½, 2] (2: both games of every deal alike), and is 2 where the rate is 0
     or 1. The coverage of this interval at the engine's measured correlation
-    is checked by simulation in ``tests/test_stats_deals.py``.
+    is checked by simulation in ``tests/stats/test_stats_deals.py``.
     """
     h = np.asarray(hist, dtype=float)
     if h.shape[-1:] != (3,) or np.any(h < 0):

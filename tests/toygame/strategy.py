@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from kernels.contract import Side, refuse
 
 SECTIONS: dict = {}

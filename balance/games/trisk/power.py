@@ -39,7 +39,7 @@ per run; the runs of undecided cards (inconclusive, or different from the
 neutral card with a CI that still reaches into ±δ) are extended (at least
 doubling, the runner's ``extend``) up to ``max_games``. Every test of a look
 runs at α / :func:`looks`, so the whole procedure keeps its error rates at α
-(measured in ``tests/test_trisk_power_errors.py``); a card keeps the verdict
+(measured in ``tests/games/trisk/test_trisk_power_errors.py``); a card keeps the verdict
 of the look that decided it. Every run goes through the store, and the
 decision to extend depends on stored numbers only, so an interrupted test
 rerun reads every finished run and continues where it stopped.
@@ -497,7 +497,7 @@ def decide(
         exactly ±δ is wrongly called equal, and a family of cards all at 0 has
         any card wrongly called different, with probability at most α
         whatever the data decide about extending (the union bound; measured
-        in ``tests/test_trisk_power_errors.py``).
+        in ``tests/games/trisk/test_trisk_power_errors.py``).
 
     Returns
     -------

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from balance import pages, report, study
 from balance.registry import GAMES, Game, register, unregister
+from tests import ROOT, TESTS
 
-HERE = Path(__file__).resolve().parent / "toygame"
+HERE = TESTS / "toygame"
 TOY = Game(
     name="toy",
     title="High Card",
@@ -41,14 +42,13 @@ def toy():
 
 
 def test_the_toy_lives_outside_balance(toy):
-    root = Path(__file__).resolve().parents[1]
     for module in (toy.engine_module(), toy.strategy_module()):
-        assert (root / "balance") not in Path(module.__file__).parents
+        assert (ROOT / "balance") not in Path(module.__file__).parents
     assert "toy" in GAMES and list(GAMES)[-1] == "toy"
 
 
 def test_the_toy_passes_the_conformance_suite(toy):
-    from tests import test_conformance as conformance
+    from tests.core import test_conformance as conformance
 
     assert conformance.CHECKS
     for check in conformance.CHECKS:

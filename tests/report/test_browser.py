@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from balance.errors import UserError
+from tests import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -40,7 +41,6 @@ CHROMIUM_ARGS = [
 ]
 SCRIPT = Path(sys.executable).with_name("balance")
 BASE_CMD = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "balance.cli"]
-ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = "base,force"  # the plain report: two variants, so it has differences from base
 GAMES = 200  # per strategy pair and variant: enough for every table, quick to run
 

@@ -1,7 +1,7 @@
 """Clash of Steel games: replays checked round by round against the rules,
 invariants over many games, maneuvers, hidden information and seat symmetry
 per loadout. What every engine must do (mirror = 1/2, same seed same games,
-thread and batch invariance, trace = simulate) is tests/test_conformance.py.
+thread and batch invariance, trace = simulate) is tests/core/test_conformance.py.
 
 ``_replay`` re-derives every logged round from the rulebook functions
 (C4–C13), independently of the game loop: the cards' faces, totals from the
@@ -12,7 +12,6 @@ retrieval, the range, the next initiative, the maneuvers and the end.
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,8 +33,8 @@ from sims.clash import (
 from strategies import clash as kernel
 from strategies.clash import encode_strategy
 from strategies.clash import view as kview
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["random", "aggressive", "counter", "ranger", "miser", "bluffer"]
 RULES = clash.encode_rules(clash.DEFAULT_RULES)
 

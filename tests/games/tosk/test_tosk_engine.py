@@ -1,7 +1,7 @@
 """Tosk games: invariants over many games, replays checked round by round,
 end-of-game rulings, mirror matches in the variants, common random numbers.
 What every engine must do (same seed same games, thread and batch invariance,
-trace = simulate) is tests/test_conformance.py.
+trace = simulate) is tests/core/test_conformance.py.
 
 ``_replay`` re-derives every logged round from the rulebook (T7–T11) and the
 rules calculator, independently of the game loop: combat, healing limits,
@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,9 +24,9 @@ from kernels import rng
 from kernels.contract import Side
 from sims import tosk
 from strategies.tosk import encode_strategy
-from tests import tosk_helpers
+from tests import ROOT
+from tests.games.tosk import tosk_helpers
 
-ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = all_variant_combinations("tosk")
 # base in the fast tier (pytest -m "not slow"), every combination in the full run
 VARIANT_PARAMS = [

@@ -16,7 +16,8 @@ import pytest
 from balance.errors import UserError
 from balance.games.suits import analysis as suits
 from sims.suits_oracle import task_odds
-from tests.test_cli import run_cli
+from tests import ROOT
+from tests.cli.test_cli import run_cli
 
 SMALL_TASKS = suits.TasksPlan(hands=20_000, characters=300, seed=5)
 SMALL_STRUGGLE = suits.StrugglePlan(variants=("base", "ties-to-attacker"), games=400, seed=5)
@@ -49,12 +50,7 @@ def test_examples_are_the_rulebooks_lists():
 
 
 def test_a_malformed_example_file_is_one_line(tmp_path):
-    good = (
-        suits.examples.__globals__["Path"](__file__).parent.parent
-        / "configs"
-        / "suits"
-        / "tasks.toml"
-    ).read_text()
+    good = (ROOT / "configs" / "suits" / "tasks.toml").read_text()
     bad = tmp_path / "tasks.toml"
     bad.write_text(good.replace('"Ace" = "Topple a stone tower."', ""))
     with pytest.raises(UserError, match=r"\[clubs\] lacks the targets A$"):

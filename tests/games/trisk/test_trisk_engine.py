@@ -1,9 +1,9 @@
 """Trisk engine invariants over many random games, the toss, decks, finishes and the trace.
 What every engine must do (same seed same games, thread and batch invariance,
-trace = simulate) is tests/test_conformance.py.
+trace = simulate) is tests/core/test_conformance.py.
 
 Games are played with the reference set and decks (``configs/trisk``) under the
-TOML strategies, and on the toy table of ``tests/trisk_helpers.py`` (which has
+TOML strategies, and on the toy table of ``tests/games/trisk/trisk_helpers.py`` (which has
 Upgrade chains, Rituals, mass Curses and coin gates in every deck). Counts are
 small: these check structure, not balance.
 """
@@ -20,7 +20,14 @@ from balance.errors import UserError
 from sims import trisk
 from sims.trisk import engine as E
 from sims.trisk.trace import trace, trace_log
-from tests.trisk_helpers import MUSTER_ONLY, TOY, TOY_NAMES, TOY_TABLE, rules_vector, side
+from tests.games.trisk.trisk_helpers import (
+    MUSTER_ONLY,
+    TOY,
+    TOY_NAMES,
+    TOY_TABLE,
+    rules_vector,
+    side,
+)
 
 N = 64  # games per run (32 seat-swapped pairs)
 

@@ -15,7 +15,6 @@ import json
 import math
 import tomllib
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,8 +37,8 @@ from sims.suits import (
     TASK_IN_SUIT,
 )
 from sims.suits_oracle import task_odds
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 C = S.card_id
 JK, JK2 = 52, 53  # the two Jokers
 NAMES = [
@@ -884,7 +883,7 @@ def test_sd11_two_decliners_reach_the_round_cap_and_the_scripted_policies_never_
 
 def test_sd11_decline_is_a_strategy_feature_and_the_cli_lists_it(tmp_path):
     from strategies.suits import ATTACK_FEATURES, P_ATTACK, SECTIONS
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     names_ = [f[0] for f in ATTACK_FEATURES]
     assert names_[-1] == "decline" and SECTIONS["attack"][0] == P_ATTACK

@@ -4,7 +4,7 @@ reproducibility of the Task kernels and without JIT, seat symmetry in every
 variant, and the Task kernels against the exact oracle (``sims.suits_oracle``)
 with a negative control that proves the statistical check has power. What
 every engine must do (same seed same games, thread and batch invariance,
-trace = simulate) is tests/test_conformance.py.
+trace = simulate) is tests/core/test_conformance.py.
 
 Statistical checks use fixed seeds (they cannot flake) and a Wilson interval
 at z = 4.5 (two-sided alpha 6.8e-6 per check, about 1e-3 over the ~100 checks
@@ -18,7 +18,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -31,8 +30,8 @@ from kernels import rng
 from sims import suits as S
 from sims.suits import MODE_DIFFICULT, MODE_EITHER, MODE_IN_SUIT
 from sims.suits_oracle import task_odds
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = all_variant_combinations("suits")
 SCRIPTED = [
     f"{a}-{d}-{g}" for a in ("high", "low") for d in ("defend", "absorb") for g in ("hand", "deck")
@@ -204,7 +203,7 @@ def _same(a: dict, b: dict):
 
 def test_task_kernels_do_not_depend_on_batches_or_threads(rules):
     """The Task kernels (``task_fresh``, ``task_rundown``) split anywhere and
-    on 1 or 2 threads count the same (struggles: tests/test_conformance.py)."""
+    on 1 or 2 threads count the same (struggles: tests/core/test_conformance.py)."""
     before = numba.get_num_threads()
     outs = []
     try:

@@ -13,15 +13,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
 from kernels import rng
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 MASK = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 

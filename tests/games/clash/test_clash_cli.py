@@ -14,6 +14,7 @@ import pytest
 
 from balance import config, loadouts, runner
 from balance.errors import UserError
+from tests import ROOT
 
 BALANCE = Path(sys.executable).with_name("balance")
 
@@ -87,7 +88,7 @@ def test_every_strategy_plays_its_own_loadout():
 
     from sims import clash
 
-    root = Path(__file__).resolve().parent.parent / "strategies" / "clash"
+    root = ROOT / "strategies" / "clash"
     played = set()
     for name in SHIPPED:
         data = tomllib.loads((root / f"{name}.toml").read_text(encoding="utf-8"))

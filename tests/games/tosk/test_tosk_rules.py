@@ -14,7 +14,7 @@ import pytest
 
 from balance.config import all_variant_combinations, resolve_variant
 from sims import tosk
-from tests import tosk_helpers
+from tests.games.tosk import tosk_helpers
 
 P = tosk.parse_card
 

@@ -292,7 +292,7 @@ def designer_variant():
 
 
 def _cli(args, folder: Path):
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     folder.mkdir(exist_ok=True)
     return run_cli([str(x) for x in args], folder)

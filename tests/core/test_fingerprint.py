@@ -6,19 +6,20 @@ It guards refactors (issue 16: "games bit-identical before and after"): a
 change to the engines, strategies, rules encoding or runner that alters any
 game changes a hash here. An intended change of play (a rules fix, a new
 engine version) regenerates the file with
-``python -m tests.test_fingerprint`` and says so in its commit.
+``python -m tests.core.test_fingerprint`` and says so in its commit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-DATA = Path(__file__).parent / "data" / "fingerprint.json"
+from tests import TESTS
+
+DATA = TESTS / "data" / "fingerprint.json"
 GAMES_N = 100
 SEED = 20261201
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
+
 # what each layer may import from the project's own packages
 ALLOWED = {
     "kernels": {"kernels"},

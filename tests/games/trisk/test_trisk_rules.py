@@ -1,6 +1,6 @@
 """Trisk rules: every rulebook example and ruling R3–R7, RD1–RD9 on a hand-built board.
 
-Each test builds a state on the small toy card table of ``tests/trisk_helpers.py``
+Each test builds a state on the small toy card table of ``tests/games/trisk/trisk_helpers.py``
 and drives the engine's own functions (``do_play`` with a built candidate,
 ``play_candidates``, ``end_of_turn``, ``damage_step``, ``sweep``,
 ``typed_damage``, ``apply_effect``, ``can_attack``...). Expected values are
@@ -16,7 +16,7 @@ import pytest
 
 from sims.trisk import cards as K
 from sims.trisk import engine as E
-from tests.trisk_helpers import (
+from tests.games.trisk.trisk_helpers import (
     MUSTER_ONLY,
     TOY,
     TOY_TABLE,

@@ -453,7 +453,7 @@ def test_power_run_resumes_from_the_store(tmp_path):
 @pytest.mark.slow
 @needs_engine
 def test_cli_power_writes_the_page_and_json(tmp_path):
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     a, _ = _two_cards()
     args = ["trisk", "power", "--cards", a, "--games", "20", "--max-games", "40"]
@@ -528,7 +528,7 @@ def test_vs_card_compares_two_cards_on_the_same_deals(tmp_path):
     ],
 )
 def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     res = run_cli(["trisk", "power", *args], tmp_path)
     assert res.returncode == 2, res.stderr
@@ -541,7 +541,7 @@ def test_cli_power_bad_input_is_one_line(tmp_path, args, msg):
 @needs_engine
 @pytest.mark.parametrize("command,key", [("cards", "name"), ("skills", "skill"), ("decks", "deck")])
 def test_cli_card_set_tables(tmp_path, command, key):
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     res = run_cli(["trisk", command, "--json"], tmp_path)
     assert res.returncode == 0, res.stderr
@@ -570,7 +570,7 @@ def test_cli_power_tests_a_designers_set(tmp_path):
     """A designer's own set in the reference format replaces it, no code changes:
     its digest is the one tested and its changed card is what is swapped in."""
     from balance.games.trisk.cards import REFERENCE_SET, load_card_set
-    from tests.test_cli import run_cli
+    from tests.cli.test_cli import run_cli
 
     text = REFERENCE_SET.read_text(encoding="utf-8")
     mine = tmp_path / "my-set.toml"

@@ -1,0 +1,1 @@
+"""The command line, including the fuzz suite."""

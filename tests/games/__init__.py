@@ -1,0 +1,1 @@
+"""One folder per game: its rules, engine and extras."""

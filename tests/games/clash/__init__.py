@@ -1,0 +1,1 @@
+"""Clash: rules, engine and extras."""

@@ -1,0 +1,1 @@
+"""Suits: rules, engine and extras."""

@@ -1,0 +1,1 @@
+"""Tosk: rules, engine and extras."""

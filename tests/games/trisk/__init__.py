@@ -1,0 +1,1 @@
+"""Trisk: rules, engine and extras."""

@@ -1,0 +1,1 @@
+"""Charts, pages, the report pipeline and the browser tests."""

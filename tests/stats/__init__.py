@@ -1,0 +1,1 @@
+"""The statistics, measured by simulation."""
