@@ -25,7 +25,11 @@ def _ruff() -> list[str]:
     return [found]
 
 
-@pytest.mark.parametrize("args", [["check", "."], ["format", "--check", "."]])
+# --no-cache: a stale .ruff_cache once hid an unsorted import that a fresh
+# clone (CI) would have failed on
+@pytest.mark.parametrize(
+    "args", [["check", "--no-cache", "."], ["format", "--check", "--no-cache", "."]]
+)
 def test_ruff(args):
     res = subprocess.run(_ruff() + args, cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
