@@ -204,10 +204,11 @@ def _read_record(rec: Path) -> dict:
                 for k in data["runs"]
             )
             and isinstance(data.get("extra") or {}, dict)
-            and all(
-                data.get(k) is None
-                or (type(data[k]) in (int, float) and math.isfinite(data[k]) and data[k] > 0)
-                for k in ("extras_scale",)
+            and data["runs"]  # a study plays at least one match
+            and all(  # every scale (extras_scale; older records' per-page scales)
+                v is None or (type(v) in (int, float) and math.isfinite(v) and v > 0)
+                for k, v in data.items()
+                if k.endswith("_scale")
             )
         )
     except (UnicodeDecodeError, ValueError):
@@ -242,7 +243,12 @@ def report_study(out: Path, results=None) -> Path:
                 f"another engine version ({skipped[0] if skipped else 'runs missing'}"
                 "); run `balance study` again"
             )
-        group = pages.organise(runs)[game]
+        group = pages.organise(runs).get(game)
+        if group is None:  # the record names runs of another game
+            raise UserError(
+                f"the study record {rec} is damaged (its runs are not {game}'s); "
+                "run `balance study` again"
+            )
         page = pages.build_page(
             game, group, extra_manifest=data.get("extra"), cache_dir=chart_cache(results)
         )
