@@ -14,22 +14,16 @@ from pathlib import Path
 import numpy as np
 
 from balance.errors import UserError
-from balance.paths import load_toml  # noqa: F401  (re-exported: config.load_toml)
+from balance.paths import (
+    check_keys,
+    load_toml,  # noqa: F401  (re-exported: config.load_toml)
+)
 from balance.registry import get_game
 from kernels.contract import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
 STRATEGY_DIR = ROOT / "strategies"
-
-
-def _check_keys(path, where: str, table: dict, allowed) -> None:
-    allowed = list(allowed)
-    for key in table:
-        if key not in allowed:
-            raise UserError(
-                f"{path}: unknown key '{key}' in {where}; allowed: {', '.join(allowed)}"
-            )
 
 
 def _number(path, key: str, value) -> float:
@@ -64,7 +58,7 @@ class Ruleset:
 
 def _validate_rules(game: str, path, table: dict, partial: bool) -> dict:
     eng = get_game(game).engine_module()
-    _check_keys(path, "[rules]", table, eng.RULE_FIELDS)
+    check_keys(path, "[rules]", table, eng.RULE_FIELDS)
     out = {}
     for key, value in table.items():
         default = eng.DEFAULT_RULES[key]
@@ -101,7 +95,7 @@ def variant_names(game: str) -> list[str]:
 
 def _load_rules_file(game: str, path: Path, partial: bool) -> tuple[dict, str]:
     data = load_toml(path)
-    _check_keys(path, "the top level", data, ["description", "rules"])
+    check_keys(path, "the top level", data, ["description", "rules"])
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise UserError(f"{path}: 'rules' must be a table")
@@ -261,7 +255,7 @@ class Strategy:
 
 
 def strategy_names(game: str) -> list[str]:
-    return sorted(p.stem for p in (get_game(game).strategy_files).glob("*.toml"))
+    return get_game(game).strategy_names()
 
 
 def parse_loadout(game: str, text: str, where: str = "loadout") -> int:
@@ -350,7 +344,7 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
         top.append("loadout")
     if get_game(game).card_sets:
         top.append("deck")
-    _check_keys(path, "the top level", data, top)
+    check_keys(path, "the top level", data, top)
     spec: dict = {}
     for key, value in data.items():
         if key == "description":
@@ -377,7 +371,7 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
         if key in sections:
             if not isinstance(value, dict):
                 raise UserError(f"{path}: '{key}' must be a table of feature weights")
-            _check_keys(path, f"[{key}]", value, sections[key])
+            check_keys(path, f"[{key}]", value, sections[key])
             spec[key] = {k: _number(path, f"{key}.{k}", v) for k, v in value.items()}
         else:
             v = _number(path, key, value)
@@ -486,7 +480,7 @@ def load_study(game: str) -> dict:
     """The default study plan of a game (``configs/<game>/study.toml``)."""
     path = get_game(game).configs / "study.toml"
     data = load_toml(path)
-    _check_keys(
+    check_keys(
         path,
         "the top level",
         data,

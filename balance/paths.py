@@ -78,3 +78,13 @@ def load_toml(path: Path, shown: str | None = None) -> dict:
         raise UserError(f"{shown}: malformed TOML: {exc}") from None
     except OSError as exc:
         raise UserError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+
+
+def check_keys(path, where: str, table: dict, allowed) -> None:
+    """Refuse a key of ``table`` (at ``where`` in the file ``path``) not in ``allowed``: one line."""
+    allowed = list(allowed)
+    for key in table:
+        if key not in allowed:
+            raise UserError(
+                f"{path}: unknown key '{key}' in {where}; allowed: {', '.join(allowed)}"
+            )

@@ -74,6 +74,10 @@ class Game:
 
         return rulings(self.rulings, self.rulings_file or RULINGS_FILE)
 
+    def strategy_names(self) -> list[str]:
+        """The names of the game's named strategies, sorted."""
+        return sorted(p.stem for p in self.strategy_files.glob("*.toml"))
+
     def engine_module(self):
         return _module(self.engine)
 

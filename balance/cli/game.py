@@ -21,7 +21,7 @@ from balance.cli.options import (
 )
 from balance.cli.output import echo_json, records, table
 from balance.errors import UserError
-from balance.paths import dir_option, load_toml
+from balance.paths import check_keys, dir_option, load_toml
 from balance.registry import Game, get_game
 
 
@@ -53,11 +53,9 @@ def cli_defaults(game: Game) -> dict:
     ``[bench]``); without the file, the first strategy, all of them, and base."""
     path = game.configs / "cli.toml"
     data = load_toml(path) if path.is_file() else {}
-    for key in data:
-        if key not in CLI_KEYS:
-            raise UserError(f"{path}: unknown key '{key}'; allowed: {', '.join(CLI_KEYS)}")
+    check_keys(path, "the top level", data, CLI_KEYS)
     if "strategy" not in data or "strategies" not in data:
-        names = sorted(p.stem for p in game.strategy_files.glob("*.toml"))
+        names = game.strategy_names()
         data.setdefault("strategy", names[0] if names else "")
         data.setdefault("strategies", names)
     data.setdefault("variants", ["base"])

@@ -118,18 +118,15 @@ def test_balance_has_no_import_cycle():
     for name, f in names.items():
         tree = ast.parse(f.read_text(encoding="utf-8"))
         deps = set()
-        for node in tree.body:  # module level only
-            stmts = [node]
-            if isinstance(node, ast.If):  # e.g. if TYPE_CHECKING: is not an import at run time
+        # module level only: an ``if TYPE_CHECKING:`` block is not run, so not walked
+        for s in tree.body:
+            if isinstance(s, ast.ImportFrom) and s.level == 0 and s.module:
+                mods = [s.module] + [f"{s.module}.{a.name}" for a in s.names]
+            elif isinstance(s, ast.Import):
+                mods = [a.name for a in s.names]
+            else:
                 continue
-            for s in stmts:
-                if isinstance(s, ast.ImportFrom) and s.level == 0 and s.module:
-                    mods = [s.module] + [f"{s.module}.{a.name}" for a in s.names]
-                elif isinstance(s, ast.Import):
-                    mods = [a.name for a in s.names]
-                else:
-                    continue
-                deps |= {m for m in mods if m in names and m != name}
+            deps |= {m for m in mods if m in names and m != name}
         graph[name] = deps
     seen: dict[str, int] = {}
     stack: list[str] = []
