@@ -93,6 +93,27 @@ def variant_names(game: str) -> list[str]:
     return sorted(p.stem for p in (get_game(game).configs / "variants").glob("*.toml"))
 
 
+def unique_name(text: str, allowed: list[str], what: str, hint: str = "") -> str:
+    """``text`` as one of ``allowed``: the exact name (any case), else the one
+    name it is a unique prefix of (``bat`` → ``battle-weary``).
+
+    Raises
+    ------
+    UserError
+        One line naming ``what`` and the names allowed (or those it could mean).
+    """
+    key = text.strip().lower()
+    exact = [a for a in allowed if a.lower() == key]
+    if exact:
+        return exact[0]
+    hits = [a for a in allowed if a.lower().startswith(key)] if key else []
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise UserError(f"{what} '{text}' is ambiguous: it could be {', '.join(hits)}")
+    raise UserError(f"unknown {what} '{text}'; allowed: {', '.join(allowed)}{hint}")
+
+
 def _load_rules_file(game: str, path: Path, partial: bool) -> tuple[dict, str]:
     data = load_toml(path)
     check_keys(path, "the top level", data, ["description", "rules"])
@@ -102,42 +123,145 @@ def _load_rules_file(game: str, path: Path, partial: bool) -> tuple[dict, str]:
     return _validate_rules(game, path, rules, partial), str(data.get("description", ""))
 
 
-def resolve_variant(game: str, spec: str) -> Ruleset:
-    """Resolve ``"base"`` or ``"force+momentum"`` into a full ruleset.
+def is_rules_path(token: str) -> bool:
+    """Whether a part of a variant spec names a TOML file rather than a variant."""
+    return token.endswith(".toml") or "/" in token or "\\" in token
 
-    Variants compose with ``+``; the canonical name lists them in sorted order,
-    so ``momentum+force`` and ``force+momentum`` are the same run.
+
+def parse_rule_value(game: str, key: str, text: str, where: str = "--rule"):
+    """The value ``text`` of rule ``key``, typed like the rule's default
+    (integer, true/false or a string) and checked against its bounds."""
+    eng = get_game(game).engine_module()
+    if key not in eng.RULE_FIELDS:
+        raise UserError(
+            f"{where}: unknown {game} rule '{key}'; allowed: {', '.join(eng.RULE_FIELDS)} "
+            f"(balance {game} rules lists them)"
+        )
+    default = eng.DEFAULT_RULES[key]
+    raw = text.strip()
+    value: object = raw
+    if isinstance(default, bool):
+        low = raw.lower()
+        if low not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+            raise UserError(f"{where}: rule '{key}' must be true or false, got '{raw}'")
+        value = low in ("true", "1", "yes", "on")
+    elif not isinstance(default, str):
+        try:
+            value = int(raw)
+        except ValueError:
+            raise UserError(f"{where}: rule '{key}' must be an integer, got '{raw}'") from None
+    return _validate_rules(game, where, {key: value}, partial=True)[key]
+
+
+def parse_rule(game: str, text: str, where: str = "--rule") -> tuple[str, object]:
+    """``key=value`` → (key, typed and checked value)."""
+    key, eq, value = str(text).partition("=")
+    key = key.strip()
+    if not eq or not key or not value.strip():
+        raise UserError(f"{where} '{text}': write key=value, e.g. {_example_rule(game)}")
+    return key, parse_rule_value(game, key, value, f"{where} {key}={value.strip()}")
+
+
+def _example_rule(game: str) -> str:
+    eng = get_game(game).engine_module()
+    for key in eng.RULE_FIELDS:
+        v = eng.DEFAULT_RULES[key]
+        if not isinstance(v, (bool, str)):
+            return f"{key}={v}"
+    return f"{eng.RULE_FIELDS[0]}=..."
+
+
+def rule_text(value) -> str:
+    """A rule value as ``--rule`` writes it (``true``, ``12``, ``name``)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def with_rules(spec: str, rules: list[str] | tuple[str, ...] | None) -> str:
+    """A variant spec with ``--rule key=value`` overrides appended (``force`` and
+    ``["capacity=12"]`` → ``force+capacity=12``); a comma-separated list of specs
+    gets them on each."""
+    rules = [r.strip() for r in rules or () if r.strip()]
+    if not rules:
+        return spec
+    for r in rules:
+        if "=" not in r:
+            raise UserError(f"--rule '{r}': write key=value (e.g. --rule capacity=12)")
+        if "+" in r or "," in r:
+            raise UserError(f"--rule '{r}': one key=value per --rule (repeat the option)")
+    return ",".join(
+        "+".join([item.strip(), *rules]) if item.strip() else item for item in spec.split(",")
+    )
+
+
+def resolve_variant(game: str, spec: str) -> Ruleset:
+    """Resolve a rules spec into a full ruleset.
+
+    A spec joins parts with ``+``: ``base``; shipped variants by name or by a
+    unique prefix (``configs/<game>/variants/``); TOML files by path (anything
+    ending ``.toml`` or holding a ``/``, with a ``[rules]`` table, checked like a
+    shipped variant); and ``key=value`` overrides (``--rule``). Variants and
+    files may not disagree on a key; an override wins over both. The canonical
+    name lists the variants (sorted), then the files (by file name), then the
+    overrides (in rule order), so ``momentum+force`` and ``force+momentum`` are
+    the same run; a run's identity also holds the resolved rules themselves.
     """
-    get_game(game)
-    names = [s.strip() for s in spec.split("+") if s.strip()]
-    if not names:
-        raise UserError(f"empty variant name; allowed: base, {', '.join(variant_names(game))}")
+    g = get_game(game)
+    eng = g.engine_module()
+    parts = [s.strip() for s in spec.split("+") if s.strip()]
     allowed = variant_names(game)
-    chosen = []
-    for name in names:
-        if name == "base":
+    if not parts:
+        raise UserError(
+            f"empty variant name; allowed: base, {', '.join(allowed)}, a .toml path "
+            "or key=value (combine with +)"
+        )
+    named: list[str] = []
+    files: list[tuple[str, Path]] = []
+    overrides: dict[str, object] = {}
+    for part in parts:
+        if part.lower() == "base":
             continue
-        if name not in allowed:
-            raise UserError(
-                f"unknown {game} variant '{name}'; allowed: base, {', '.join(allowed)} "
-                "(combine with +)"
+        if "=" in part:
+            key, value = parse_rule(game, part, "--rule")
+            if key in overrides and overrides[key] != value:
+                raise UserError(f"rule '{key}' is set twice, to different values, in '{spec}'")
+            overrides[key] = value
+        elif is_rules_path(part):
+            path = Path(part)
+            try:
+                ok = path.is_file()
+            except OSError:
+                ok = False
+            if not ok:
+                raise UserError(
+                    f"variant file '{part}' does not exist"
+                    + (" (it is a folder)" if path.is_dir() else "")
+                )
+            label = path.name
+            if any(label == f for f, _ in files):
+                raise UserError(f"variant file '{label}' is named twice in '{spec}'")
+            files.append((label, path))
+        else:
+            name = unique_name(
+                part,
+                allowed,
+                f"{game} variant",
+                " (or base, a path to a .toml file, or key=value; combine with +)",
             )
-        if name in chosen:
-            raise UserError(f"variant '{name}' is named twice in '{spec}'")
-        chosen.append(name)
-    if "base" in names and chosen:
-        raise UserError(f"'base' cannot be combined with other variants in '{spec}'")
+            if name in named:
+                raise UserError(f"variant '{name}' is named twice in '{spec}'")
+            named.append(name)
     # the base rules are the engine's defaults (its RULES table), overlaid with
     # whatever [rules] base.toml still sets (validated as a partial table)
-    base_path = get_game(game).configs / "base.toml"
-    over, desc = _load_rules_file(game, base_path, partial=True)
-    rules = {**get_game(game).engine_module().DEFAULT_RULES, **over}
+    over, desc = _load_rules_file(game, g.configs / "base.toml", partial=True)
+    rules = {**eng.DEFAULT_RULES, **over}
     set_by: dict[str, str] = {}
-    chosen.sort()
+    named.sort()
+    files.sort()
     descs = [desc]
-    for name in chosen:
-        over, vdesc = _load_rules_file(game, _variant_file(game, name), partial=True)
-        descs.append(vdesc)
+    sources = [(n, _variant_file(game, n)) for n in named] + files
+    for name, path in sources:
+        over, vdesc = _load_rules_file(game, path, partial=True)
+        descs.append(vdesc or f"rules from {path}")
         for key, value in over.items():
             if key in set_by and rules[key] != value:
                 raise UserError(
@@ -146,8 +270,20 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
                 )
             rules[key] = value
             set_by[key] = name
-    canonical = "+".join(chosen) if chosen else "base"
-    return Ruleset(game, canonical, tuple(chosen), rules, "; ".join(d for d in descs if d))
+    ordered = [k for k in eng.RULE_FIELDS if k in overrides]
+    for key in ordered:
+        rules[key] = overrides[key]
+    if ordered:
+        descs.append(", ".join(f"{k} = {rule_text(overrides[k])}" for k in ordered))
+    labels = named + [f for f, _ in files] + [f"{k}={rule_text(overrides[k])}" for k in ordered]
+    canonical = "+".join(labels) if labels else "base"
+    return Ruleset(
+        game,
+        canonical,
+        tuple(named + [f for f, _ in files]),
+        rules,
+        "; ".join(d for d in descs if d),
+    )
 
 
 def all_variant_combinations(game: str) -> list[str]:
@@ -159,19 +295,42 @@ def all_variant_combinations(game: str) -> list[str]:
     return out
 
 
+def check_combinations(game: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Resolve every combination of the shipped variants: (the valid ones,
+    [(combination, why it is refused)])."""
+    ok, bad = [], []
+    for combo in all_variant_combinations(game):
+        try:
+            resolve_variant(game, combo)
+        except UserError as exc:
+            bad.append((combo, str(exc)))
+        else:
+            ok.append(combo)
+    return ok, bad
+
+
 def parse_variant_list(game: str, text: str) -> list[Ruleset]:
-    """A comma-separated list of variants (``all`` = every combination)."""
+    """A comma-separated list of variants (``all`` = every combination the
+    shipped variants allow)."""
     items = [t.strip() for t in text.split(",") if t.strip()]
-    if items == ["all"]:
-        items = all_variant_combinations(game)
+    if items and items[0].split("+")[0].strip().lower() == "all":
+        extra = items[0].split("+")[1:]  # 'all' with --rule overrides on each
+        if len(items) > 1:
+            raise UserError("'all' cannot be listed with other variants")
+        items = ["+".join([c, *extra]) for c in check_combinations(game)[0]]
     if not items:
         raise UserError("no variants given; name at least one (e.g. base,force) or 'all'")
-    out, seen = [], set()
+    out, seen = [], {}
     for item in items:
         rs = resolve_variant(game, item)
         if rs.name in seen:
-            raise UserError(f"variant '{rs.name}' is listed twice")
-        seen.add(rs.name)
+            if seen[rs.name] == rs.rules:
+                raise UserError(f"variant '{rs.name}' is listed twice")
+            raise UserError(
+                f"two rule sets are called '{rs.name}' but their rules differ; "
+                "give the files different names"
+            )
+        seen[rs.name] = rs.rules
         out.append(rs)
     return out
 
@@ -417,12 +576,11 @@ def load_strategy(game: str, name: str) -> Strategy:
             raise UserError(f"strategy file '{name}' cannot be read ({exc.strerror})") from None
         label = path.stem
     else:
+        # a name or a unique prefix of one, never a path into the folder
+        name = unique_name(
+            name, strategy_names(game), f"{game} strategy", " or a path to a .toml file"
+        )
         path = get_game(game).strategy_files / f"{name}.toml"
-        if name not in strategy_names(game):  # a name, never a path into the folder
-            raise UserError(
-                f"unknown {game} strategy '{name}'; allowed: {', '.join(strategy_names(game))} "
-                "or a path to a .toml file"
-            )
         label = name
     data = load_toml(path)
     spec = _validate_strategy(game, path, data)
@@ -450,10 +608,7 @@ def _with_named_deck(game: str, st: Strategy, deck_name: str | None) -> Strategy
     if deck_name is None:
         deck = next(iter(decks.values()))
     else:
-        key = {k.lower(): k for k in decks}.get(deck_name.strip().lower())
-        if key is None:
-            raise UserError(f"unknown {game} deck '{deck_name}'; allowed: {', '.join(decks)}")
-        deck = decks[key]
+        deck = decks[unique_name(deck_name, list(decks), f"{game} deck")]
     return st.with_deck(deck, cs.n_cards)
 
 

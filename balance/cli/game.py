@@ -15,11 +15,13 @@ from balance.cli.options import (
     MaxGamesOpt,
     PrecisionOpt,
     ResultsOpt,
+    RuleOpt,
     SeedOpt,
     ThreadsOpt,
     VariantOpt,
 )
 from balance.cli.output import echo_json, records, table
+from balance.config import with_rules
 from balance.errors import UserError
 from balance.paths import check_keys, dir_option, load_toml
 from balance.registry import Game, get_game
@@ -73,6 +75,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     @sub.command("simulate")
     def simulate(
         variant: VariantOpt = "base",
+        rule: RuleOpt = None,
         a: Annotated[
             str, typer.Option("--a", help="Strategy A (name or path to a .toml).")
         ] = default_strategy,
@@ -95,6 +98,8 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     ):
         """Play strategy A against B: wins, draws, win rate with a deal-level CI, rounds."""
         from balance import analysis, fmt
+
+        variant = with_rules(variant, rule)
 
         row = analysis.simulate_command(
             game,
@@ -175,6 +180,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "--variants", help="Comma-separated variants, or 'all' (every combination)."
             ),
         ] = default_variants,
+        rule: RuleOpt = None,
         strategies: Annotated[
             str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
         ] = standard,
@@ -199,6 +205,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         luck vs skill, and each variant's paired difference from base (Holm)."""
         from balance import analysis, fmt
 
+        variants = with_rules(variants, rule)
         t, vnames, snames, runs = analysis.compare_command(
             game, variants, strategies, n, seed, threads, batch_size, results, precision, max_games
         )
@@ -301,6 +308,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ),
         ] = 0,
         variant: VariantOpt = "base",
+        rule: RuleOpt = None,
         a: Annotated[str, typer.Option("--a", help="Strategy A.")] = default_strategy,
         b: Annotated[str, typer.Option("--b", help="Strategy B.")] = default_strategy,
         as_json: JsonOpt = False,
@@ -312,7 +320,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         check_seed(seed)
         if not 0 <= game_index < 2**62:
             raise UserError(f"--game must be between 0 and 2**62-1, got {game_index}")
-        rs = config.resolve_variant(game, variant)
+        rs = config.resolve_variant(game, with_rules(variant, rule))
         sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
         events = trace_game(game, rs, sa, sb, seed, game_index)
         if as_json:
@@ -333,19 +341,88 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         rows = [{"variant": "base", **config.resolve_variant(game, "base").rules}]
         for v in config.variant_names(game):
             rs = config.resolve_variant(game, v)
-            rows.append({"variant": v, "description": rs.description.split("; ")[-1]})
+            changes = {
+                k: x for k, x in rs.rules.items() if rows[0].get(k) != x
+            }  # what it sets that base does not
+            rows.append(
+                {
+                    "variant": v,
+                    "description": rs.description.split("; ")[-1],
+                    "changes": changes,
+                }
+            )
+        ok, bad = config.check_combinations(game)  # every combination resolved, not assumed
+        if as_json:
+            echo_json(
+                {
+                    "variants": rows,
+                    "combinations": len(ok) + len(bad),
+                    "valid": ok,
+                    "refused": [{"combination": c, "why": w} for c, w in bad],
+                }
+            )
+            return
+        width = max((len(r["variant"]) for r in rows), default=4) + 2
+        for r in rows[1:]:
+            sets = ", ".join(f"{k} = {config.rule_text(x)}" for k, x in r["changes"].items())
+            typer.echo(
+                f"{r['variant']:<{width}}{r['description']}" + (f" [{sets}]" if sets else "")
+            )
+        if len(rows) > 1:
+            total = len(ok) + len(bad)
+            if bad:
+                typer.echo(
+                    f"Combine with +, e.g. {ok[-1] if len(ok) > 1 else rows[1]['variant']}: "
+                    f"{len(ok)} of the {total} combinations are valid; refused:"
+                )
+                for combo, why in bad:
+                    typer.echo(f"  {combo}: {why}")
+            else:
+                typer.echo(
+                    f"Combine with +, e.g. {'+'.join(r['variant'] for r in rows[1:3])} "
+                    f"(all {total} combinations checked: each resolves)."
+                )
+        else:
+            typer.echo(f"{title} has no rule variants yet: only base.")
+        typer.echo(
+            f"Also: a path to your own .toml ([rules] table) and --rule key=value; "
+            f"balance {game} rules lists the keys."
+        )
+
+    @sub.command("rules")
+    def rules(as_json: JsonOpt = False):
+        """Every rule key: its base value, allowed values and meaning (for --rule and
+        a variant file's [rules] table)."""
+        from balance import config
+
+        eng = get_game(game).engine_module()
+        base = config.resolve_variant(game, "base").rules
+        rows = []
+        for r in eng.RULES:
+            if isinstance(r.default, bool):
+                allowed = "true, false"
+            elif isinstance(r.default, str):
+                allowed = "a name or path"
+            else:
+                lo, hi = eng.RULE_LIMITS.get(r.name, (0, 10**6))
+                allowed = f"{lo}..{hi}"
+            rows.append(
+                {
+                    "key": r.name,
+                    "base": base[r.name],
+                    "allowed": allowed,
+                    "meaning": r.doc,
+                }
+            )
         if as_json:
             echo_json(rows)
             return
-        for r in rows[1:]:
-            typer.echo(f"{r['variant']:<22} {r['description']}")
-        if len(rows) > 1:
-            typer.echo(
-                f"Combine with +, e.g. {'+'.join(r['variant'] for r in rows[1:3])} "
-                f"(all {2 ** (len(rows) - 1)} combinations are valid)."
-            )
-        else:
-            typer.echo(f"{title} has no rule variants yet: only base.")
+        table(
+            f"{title} rules: override with --rule key=value, or a file's [rules] table",
+            ["key", "base", "allowed", "meaning"],
+            [[r["key"], config.rule_text(r["base"]), r["allowed"], r["meaning"]] for r in rows],
+            left=4,
+        )
 
     @sub.command("strategies")
     def strategies(as_json: JsonOpt = False):
@@ -406,6 +483,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         variant: Annotated[
             str, typer.Option("--variant", "-v", help="The reference rules.")
         ] = "base",
+        rule: RuleOpt = None,
         delta: Annotated[
             float,
             typer.Option(
@@ -443,6 +521,8 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         from balance import analysis, fmt
 
         steps = []
+        # --rule applies to both rule sets: the test is of --vs's change alone
+        variant, vs = with_rules(variant, rule), with_rules(vs, rule)
         for out in analysis.sprt_command(
             game,
             variant,

@@ -28,7 +28,18 @@ ResultsOpt = Annotated[
 VariantOpt = Annotated[
     str,
     typer.Option(
-        "--variant", "-v", help="Rules: base, or variants joined by + (e.g. force+momentum)."
+        "--variant",
+        "-v",
+        help="Rules: base, variants by name or unique prefix, paths to .toml files with a "
+        "[rules] table, and key=value overrides, joined by + (e.g. force+./mine.toml).",
+    ),
+]
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--rule",
+        help="Override one rule, key=value (repeatable; applied to every rule set named). "
+        "`balance <game> rules` lists the keys, defaults and bounds.",
     ),
 ]
 BatchOpt = Annotated[int, typer.Option("--batch-size", help="Games per batch (even).")]

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.cli.output import echo_json, records, show_bench, table
+from balance.config import with_rules
 from balance.errors import UserError
 
 GAME = "clash"
@@ -48,6 +49,7 @@ def clash_loadouts(
         ),
     ] = None,
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     n: PairingGamesOpt = 2000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
@@ -57,6 +59,7 @@ def clash_loadouts(
     """The loadout matrix, every legal loadout against every one (27 × 27; 30 × 30 with
     allow_shield_spear), seat-swapped: item pairs, maneuvers, each item's marginal
     value, the best response to each loadout and the Nash-averaged strength."""
+    variant = with_rules(variant, rule)
     from balance import fmt, loadouts
 
     pairings = [(strategy, vs or strategy)]
@@ -161,6 +164,7 @@ def clash_loadouts(
 def clash_ranges(
     strategy: LoadoutStrategyOpt = "counter",
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     n: PairingGamesOpt = 2000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
@@ -169,6 +173,7 @@ def clash_ranges(
 ):
     """Where each loadout wins its rounds: the share of rounds won at each range,
     against the field of all loadouts (the loadout matrix's runs)."""
+    variant = with_rules(variant, rule)
     from balance import fmt, loadouts
 
     runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
@@ -200,6 +205,7 @@ def clash_initiative(
         typer.Option("--strategies", help="Comma-separated strategies: every pairing is played."),
     ] = "random,aggressive,counter,ranger,miser,bluffer",
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     n: Annotated[int, typer.Option("-n", help="Games per strategy pairing.")] = 20000,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
@@ -207,6 +213,7 @@ def clash_initiative(
     as_json: JsonOpt = False,
 ):
     """The value of winning the opening bid, by the size of the winning bid."""
+    variant = with_rules(variant, rule)
     from balance import analysis, fmt, loadouts
 
     _, _, _, runs = analysis.compare_command(

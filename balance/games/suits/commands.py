@@ -14,8 +14,9 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
 from balance.cli.output import echo_json, records, show_bench, table
+from balance.config import with_rules
 from balance.errors import UserError
 
 PageOpt = Annotated[
@@ -53,6 +54,7 @@ def _page_and_json(res, page: Path | None, as_json: bool, tasks=None, struggle=N
 
 def tasks(
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     suit: Annotated[
         str,
         typer.Option(
@@ -77,6 +79,7 @@ def tasks(
     """Task odds for every target 2–A: in suit, Difficult and either way from a
     fresh hand (exact beside simulated), the cards a Task costs, and how the odds
     fall as the deck runs down; how many attempts and successes a deck lasts."""
+    variant = with_rules(variant, rule)
     from balance import fmt
     from balance.games.suits import analysis as suits
     from balance.runner import set_threads
@@ -164,6 +167,7 @@ def struggle(
             "--variants", help="Comma-separated rule sets, each base or variants joined by +."
         ),
     ] = "base,ties-to-attacker,to-the-death",
+    rule: RuleOpt = None,
     policies: Annotated[
         str | None,
         typer.Option(
@@ -188,6 +192,7 @@ def struggle(
     from balance.runner import check_games, set_threads
 
     _check_page(page)
+    variants = with_rules(variants, rule)
     vs = tuple(v.strip() for v in variants.split(",") if v.strip())
     for v in vs:
         config.resolve_variant("suits", v)

@@ -8,8 +8,17 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import BatchOpt, JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import (
+    BatchOpt,
+    JsonOpt,
+    ResultsOpt,
+    RuleOpt,
+    SeedOpt,
+    ThreadsOpt,
+    VariantOpt,
+)
 from balance.cli.output import echo_json, records, table
+from balance.config import with_rules
 from balance.errors import UserError
 from balance.paths import dir_option
 
@@ -26,9 +35,11 @@ def tosk_play(
         typer.Argument(help="Cards as rank+suit: 3C 9D J♣ (A, 2-9, J, Q, K; C D H S or ♣♦♥♠)."),
     ],
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     as_json: JsonOpt = False,
 ):
     """The rules calculator: cost, ATK, DEF and legality of a play."""
+    variant = with_rules(variant, rule)
     from balance.config import resolve_variant
     from sims import tosk
 
@@ -73,6 +84,7 @@ def tosk_play(
 # ---- cards --------------------------------------------------------------------------
 def tosk_cards(
     variant: VariantOpt = "base",
+    rule: RuleOpt = None,
     strategy: Annotated[
         str, typer.Option("--strategy", help="The strategy whose cards are valued.")
     ] = "balanced",
@@ -99,6 +111,7 @@ def tosk_cards(
 ):
     """Card value per rank and suit: played WR, games-in-hand WR, improvement
     when in hand (observational), and the paired effect of forbidding a rank."""
+    variant = with_rules(variant, rule)
     from balance import analysis, fmt
 
     t = analysis.cards_command(
