@@ -152,13 +152,15 @@ def compare_command(
     max_games: int = 1_000_000,
     store_only: bool = False,
     with_tables: bool = True,
+    reference: bool = True,
 ) -> tuple[dict, list, list, dict]:
     """Run (or read) the round robin of ``strategies`` under every variant.
 
     With ``precision``, ``n`` is the pilot size of every match and matches are
     extended until each side's win-rate CI is within ±``precision`` (or
     ``max_games`` is reached). Returns (tables, variant names, strategy names,
-    run results by key).
+    run results by key). With ``reference`` (the default), base is played too
+    when it is not listed: each variant's difference is measured against it.
     """
     from itertools import combinations
 
@@ -167,7 +169,7 @@ def compare_command(
     if precision is not None:  # every option is checked before the first game
         max_games = check_precision(precision, max_games)
     rulesets = config.parse_variant_list(game, variants)
-    if "base" not in [r.name for r in rulesets]:
+    if reference and "base" not in [r.name for r in rulesets]:
         rulesets.insert(0, config.resolve_variant(game, "base"))  # differences need base
     strats = config.parse_strategy_list(game, strategies)
     if len(strats) < 2:

@@ -255,7 +255,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
         with chart_style():
             if write:
                 stem.parent.mkdir(parents=True, exist_ok=True)
-                _atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
+                atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
                 svg = svg_path.read_text(encoding="utf-8")
             else:
                 buf = io.StringIO()
@@ -265,7 +265,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
                 # The layout is resolution-independent: keep the one just computed
                 # instead of solving it again for the PNG.
                 fig.set_layout_engine("none")
-                _atomic_savefig(
+                atomic_savefig(
                     fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None}
                 )
     finally:
@@ -273,7 +273,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     return _inline_svg(svg, slug(stem.name))
 
 
-def _atomic_savefig(fig: Figure, path: Path, **kwargs) -> None:
+def atomic_savefig(fig: Figure, path: Path, **kwargs) -> None:
     import os
 
     tmp = path.with_name(f".{path.name}.tmp")

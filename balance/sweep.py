@@ -1,0 +1,293 @@
+"""Rule sweeps: the field played at each value of one or more rules.
+
+``balance <game> sweep --rule capacity=9..15`` resolves one ruleset per point
+of the grid (the product of every swept key's values, on top of
+``--variant``), plays the round robin of the strategy field under each on the
+same seed (common random numbers: game *i* of every point is dealt from the
+same shuffles, so differences between points are not deal luck), and
+summarises every design metric per point with its 95% interval and its
+sample size.
+
+Intervals. Win rates, scores and draws come from :mod:`balance.tables`, which
+clusters by deal (the two seat-swapped games of a deal, and the deal's replays
+in every match, are one independent unit). The figures a run keeps only per
+game (seat share of decided games, game length, round-cap share, lead
+changes, comebacks) get a conservative interval instead: the two games of a
+deal count as one observation (effective n = games / 2), which is valid
+whatever the correlation between them, at the price of being up to √2 wider
+than necessary.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from balance import config, meta, metrics, tables
+from balance.errors import UserError
+from balance.registry import get_game
+from balance.stats import mean_sd_from_hist, wilson
+from balance.stats.normal import z_crit
+
+MAX_POINTS = 64  # a grid larger than this is almost surely a typo
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept rule: its key and the values, typed and checked."""
+
+    key: str
+    values: tuple
+
+
+def parse_axis(game: str, text: str) -> Axis:
+    """``key=9..15``, ``key=9..15:2`` (a step), ``key=9,11,13`` or
+    ``key=true,false``: each value typed and bounds-checked like ``--rule``."""
+    key, eq, spec = str(text).partition("=")
+    key, spec = key.strip(), spec.strip()
+    where = f"--rule {text}"
+    if not eq or not key or not spec:
+        raise UserError(f"{where}: write key=LO..HI, key=LO..HI:STEP or key=V1,V2,...")
+    if ".." in spec:
+        lo_t, _, rest = spec.partition("..")
+        hi_t, _, step_t = rest.partition(":")
+        try:
+            lo, hi, step = int(lo_t), int(hi_t), int(step_t) if step_t.strip() else 1
+        except ValueError:
+            raise UserError(f"{where}: a range is LO..HI or LO..HI:STEP in integers") from None
+        if step <= 0 or hi < lo:
+            raise UserError(f"{where}: a range needs LO ≤ HI and a positive step")
+        raw = [str(v) for v in range(lo, hi + 1, step)]
+    else:
+        raw = [v.strip() for v in spec.split(",") if v.strip()]
+    values = tuple(config.parse_rule_value(game, key, v, where) for v in raw)
+    if len(set(values)) != len(values):
+        raise UserError(f"{where}: a value is listed twice")
+    if len(values) < 2:
+        raise UserError(f"{where}: a sweep needs at least two values")
+    return Axis(key, values)
+
+
+def grid(game: str, base: str, rules: list[str]) -> tuple[list[Axis], list[dict], list[str]]:
+    """The swept axes, the grid points (key → value) and each point's rules spec
+    (``base`` with the point's overrides; fixed ``key=value`` rules apply to all)."""
+    axes, fixed = [], []
+    for text in rules:
+        _, _, spec = str(text).partition("=")
+        if ".." in spec or "," in spec:
+            axes.append(parse_axis(game, text))
+        else:
+            fixed.append(text)
+    if not axes:
+        raise UserError(
+            "sweep needs at least one --rule with several values: key=LO..HI or key=V1,V2"
+        )
+    keys = [a.key for a in axes]
+    dup = next((k for k in keys if keys.count(k) > 1), None)
+    if dup:
+        raise UserError(f"--rule {dup} is swept twice")
+    for text in fixed:
+        key = text.partition("=")[0].strip()
+        if key in keys:
+            raise UserError(f"--rule {key} is both swept and fixed")
+    points = [
+        dict(zip(keys, combo, strict=True))
+        for combo in itertools.product(*(a.values for a in axes))
+    ]
+    if len(points) > MAX_POINTS:
+        raise UserError(
+            f"the grid has {len(points)} points; at most {MAX_POINTS} (sweep fewer values)"
+        )
+    specs = []
+    for p in points:
+        over = [*fixed, *(f"{k}={config.rule_text(v)}" for k, v in p.items())]
+        specs.append(config.with_rules(base, over))
+    return axes, points, specs
+
+
+def _share(k: float, n: float) -> tuple[float, float, float]:
+    """A share with a Wilson interval at effective n = games / 2 (see the module)."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    lo, hi = wilson(k / 2.0, n / 2.0)
+    return k / n, float(lo), float(hi)
+
+
+def _widen(value: float, lo: float, hi: float) -> tuple[float, float]:
+    """A game-level normal interval widened by √2 (effective n = games / 2)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return lo, hi
+    return value - (value - lo) * math.sqrt(2), value + (hi - value) * math.sqrt(2)
+
+
+def point_row(runs: dict, variant: str, strategies: list[str], t: dict) -> dict:
+    """Every design metric of one grid point (``variant``): value, lo, hi, n."""
+    vt = t["variants"].set_index("variant").loc[variant]
+    mine = tables.variant_runs(runs, variant)
+    games = int(sum(r.games for r in mine))
+    row: dict = {"variant": variant, "games": games, "deals": games // 2, "matches": len(mine)}
+    decided = sum(int(r.seat_wins.sum()) for r in mine)
+    seat0 = sum(int(r.seat_wins[0]) for r in mine)
+    row["seat1_share"], row["seat1_lo"], row["seat1_hi"] = _share(seat0, decided)
+    row["decided"] = decided
+    st = t["strategies"]
+    st = st[st["variant"] == variant].sort_values("score", ascending=False)
+    best, worst = st.iloc[0], st.iloc[-1]
+    row.update(
+        best_strategy=best.strategy,
+        best_score=best.score,
+        best_lo=best.score_lo,
+        best_hi=best.score_hi,
+        worst_strategy=worst.strategy,
+        worst_score=worst.score,
+        worst_lo=worst.score_lo,
+        worst_hi=worst.score_hi,
+        spread=best.score - worst.score,
+    )
+    rt = t.get("ratings")
+    if rt is not None and len(rt) and rt["nash_p"].notna().any():
+        r = rt[(rt["variant"] == variant) & (rt["nash_p"] > 1e-6)]
+        row["nash_support"] = len(r)
+        row["nash_strategies"] = ", ".join(
+            f"{x.strategy} {100 * x.nash_p:.0f}%"
+            for x in r.sort_values("nash_p", ascending=False).itertuples()
+        )
+    else:
+        row["nash_support"], row["nash_strategies"] = math.nan, ""
+    hist = tables.pooled_rounds(mine)
+    mean, sd = mean_sd_from_hist(np.arange(len(hist)), hist)
+    half = z_crit(0.05) * sd / math.sqrt(max(games / 2, 1))
+    row.update(rounds_mean=mean, rounds_lo=mean - half, rounds_hi=mean + half)
+    row.update(draw_rate=vt.draw_rate, draw_lo=vt.draw_lo, draw_hi=vt.draw_hi)
+    row["round_cap"] = int(vt.timeouts)
+    row["cap_share"], row["cap_lo"], row["cap_hi"] = _share(int(vt.timeouts), games)
+    m = metrics.game_metrics(mine)
+    row["lead_changes"] = m["lead_changes"]
+    row["lead_changes_lo"], row["lead_changes_hi"] = _widen(
+        m["lead_changes"], m["lead_changes_lo"], m["lead_changes_hi"]
+    )
+    _, row["comeback_lo"], row["comeback_hi"] = _share(
+        m["comeback_share"] * m["decided"] if m["decided"] else 0, m["decided"]
+    )
+    row["comeback_share"] = m["comeback_share"]
+    return row
+
+
+def sweep_command(
+    game: str,
+    variant: str,
+    rules: list[str],
+    strategies: str,
+    n: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    precision: float | None = None,
+    max_games: int = 1_000_000,
+) -> dict:
+    """Play the field at every grid point on one seed; returns the axes, the
+    points, one row per point (``point_row``), the runs and the compare tables."""
+    from balance import analysis
+
+    get_game(game)
+    axes, points, specs = grid(game, variant, rules)
+    for s in specs:  # every point is checked before the first game
+        config.resolve_variant(game, s)
+    t, vnames, snames, runs = analysis.compare_command(
+        game,
+        ",".join(specs),
+        strategies,
+        n,
+        seed,
+        threads,
+        batch_size,
+        results,
+        precision,
+        max_games,
+        reference=False,
+    )
+    t.update(meta.meta_tables(runs, vnames, snames))
+    rows = []
+    for p, v in zip(points, vnames, strict=True):
+        rows.append({**p, **point_row(runs, v, snames, t)})
+    return {
+        "axes": axes,
+        "points": points,
+        "variants": vnames,
+        "strategies": snames,
+        "table": pd.DataFrame(rows),
+        "runs": runs,
+        "tables": t,
+    }
+
+
+# (label, value column, lo column, hi column, scale, unit)
+METRICS = (
+    ("seat 1 share of decided games", "seat1_share", "seat1_lo", "seat1_hi", 100, "%"),
+    ("best strategy's score", "best_score", "best_lo", "best_hi", 100, "%"),
+    ("worst strategy's score", "worst_score", "worst_lo", "worst_hi", 100, "%"),
+    ("game length (rounds)", "rounds_mean", "rounds_lo", "rounds_hi", 1, ""),
+    ("draws", "draw_rate", "draw_lo", "draw_hi", 100, "%"),
+    ("round-cap share", "cap_share", "cap_lo", "cap_hi", 100, "%"),
+    ("lead changes per game", "lead_changes", "lead_changes_lo", "lead_changes_hi", 1, ""),
+    ("comebacks (winner trailed)", "comeback_share", "comeback_lo", "comeback_hi", 100, "%"),
+)
+
+
+def sweep_chart(res: dict, title: str):
+    """One panel per design metric against the first swept key (a line per
+    combination of the other keys), each point with its 95% interval."""
+    from balance import charts
+
+    df = res["table"]
+    axes = res["axes"]
+    x_key = axes[0].key
+    others = [a.key for a in axes[1:]]
+    groups = [((), df)] if not others else list(df.groupby(others, sort=False))
+    panels = [m for m in METRICS if df[m[1]].notna().any()] + [("Nash support (strategies)",)]
+    ncol = 3
+    nrow = math.ceil(len(panels) / ncol)
+    fig = charts.new_figure(11, 2.8 * nrow + 0.6)
+    colours = charts.palette(max(len(groups), 1))
+    numeric = all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in axes[0].values
+    )
+    xs_all = list(axes[0].values)
+    for i, panel in enumerate(panels):
+        ax = fig.add_subplot(nrow, ncol, i + 1)
+        for (gkey, g), colour in zip(groups, colours, strict=False):
+            x = list(g[x_key]) if numeric else [xs_all.index(v) for v in g[x_key]]
+            label = ", ".join(
+                f"{k}={config.rule_text(v)}"
+                for k, v in zip(others, gkey if isinstance(gkey, tuple) else (gkey,), strict=False)
+            )
+            if len(panel) == 1:
+                ax.plot(x, g["nash_support"], marker="o", color=colour, label=label or None)
+                continue
+            _, col, lo, hi, scale, _ = panel
+            y = g[col].to_numpy(float) * scale
+            err = np.vstack([y - g[lo].to_numpy(float) * scale, g[hi].to_numpy(float) * scale - y])
+            ax.errorbar(
+                x,
+                y,
+                yerr=np.nan_to_num(err),
+                marker="o",
+                capsize=3,
+                color=colour,
+                label=label or None,
+            )
+        ax.set_title(
+            panel[0] + (f" ({panel[5]})" if len(panel) > 1 and panel[5] else ""), fontsize=9
+        )
+        ax.set_xlabel(x_key, fontsize=8)
+        if not numeric:
+            ax.set_xticks(range(len(xs_all)), [config.rule_text(v) for v in xs_all])
+        if others and i == 0:
+            ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    return fig
