@@ -96,8 +96,10 @@ from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpe
     wilson_ci,
 )
 
-
 # --------------------------------------------------------------------------- page model
+MISSING_TITLE = "not measured in these runs (see the note at the foot of the page)"
+
+
 def table_cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
     """A table cell as escaped HTML: display text, a numeric sort key
     (``data-v``), an optional class and tooltip. Built here rather than in a
@@ -110,6 +112,8 @@ def table_cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
         else (f"{float(sort):.10g}" if isinstance(sort, (int, float, np.number)) else str(sort))
     )
     attrs = f' data-v="{escape(v)}"'
+    if not title and MISSING in str(text):
+        title = MISSING_TITLE  # a dash always says why it is there
     if cls:
         attrs += f' class="{escape(cls)}"'
     if title:
@@ -263,6 +267,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
                 MISSING if _missing(best) else str(best),
                 None if _missing(best) else str(best),
                 cls="txt",
+                title="no strategy played the random baseline" if _missing(best) else "",
             ),
             table_cell(
                 fmt_pct_ci(
@@ -296,7 +301,16 @@ def _matrix_table(records: list[dict], order: Sequence[str]) -> dict | None:
         for b in order:
             r = by.get((a, b))
             if a == b or r is None:
-                cells.append(table_cell(MISSING, None, cls="diag"))
+                cells.append(
+                    table_cell(
+                        MISSING,
+                        None,
+                        cls="diag",
+                        title="a strategy against itself is not played (it scores ½ by symmetry)"
+                        if a == b
+                        else "this pairing was not played",
+                    )
+                )
                 continue
             w, lo, hi = r["winrate"], r["winrate_lo"], r["winrate_hi"]
             cells.append(
@@ -617,7 +631,7 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         for x in order:
             r = by.get(x)
             if r is None or not r["rounds"]:
-                cells.append(table_cell(MISSING))
+                cells.append(table_cell(MISSING, title="no rounds were fought at this range"))
                 continue
             cells.append(
                 table_cell(
@@ -647,7 +661,7 @@ def _pairing_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         for n in names:
             r = by.get(n)
             cells.append(
-                table_cell(MISSING)
+                table_cell(MISSING, title="not played under this strategy pairing")
                 if r is None
                 else table_cell(
                     fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]),
@@ -1161,7 +1175,7 @@ def _verdict_section(game: Mapping[str, Any], anchor: str) -> dict | None:
             {
                 "variant": str(v),
                 "open": i == 0 or st == "fails" and v == "base",
-                "overall": line,
+                "overall": line.removeprefix(f"{v}: "),
                 "status": st,
                 "rows": rows,
             }
