@@ -200,7 +200,7 @@ def _excess(value, lo_target=None, hi_target=None, scale: float = 1.0) -> float:
     return 100.0 * out / scale
 
 
-def _game_level_ci(k: float, n: float) -> tuple[float, float]:
+def game_level_ci(k: float, n: float) -> tuple[float, float]:
     """A Wilson interval for a share counted per game where the run keeps no
     per-deal record (which seat won, which game hit the cap): the two games of
     a deal count as one (design effect 2, the most they can have)."""
@@ -317,7 +317,7 @@ def assess(
         target = f"{_range_text(lo_t, hi_t)} of decided games"
         if decided:
             share = s0 / decided
-            lo, hi = _game_level_ci(s0, decided)
+            lo, hi = game_level_ci(s0, decided)
             s = status(lo, hi, lo_t, hi_t)
             detail = (
                 f"the first seat wins {_pct_ci(share, lo, hi)} of {fmt_int(decided)} decided "
@@ -479,7 +479,7 @@ def assess(
         mx = th["round_cap_max"]
         k = _cap_count(vruns)
         val = k / games if games else _NAN
-        lo, hi = _game_level_ci(k, games)
+        lo, hi = game_level_ci(k, games)
         s = status(lo, hi, None, mx)
         detail = (
             f"{_pct_ci(val, lo, hi)} of {fmt_int(games)} games end at the round cap "
@@ -556,7 +556,7 @@ def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
         k = int(res.reasons[i])
         share = k / res.games
         if share > limit:
-            lo, hi = _game_level_ci(k, res.games)
+            lo, hi = game_level_ci(k, res.games)
             found.append(
                 (
                     -share,
