@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from balance import __version__, charts, loadouts, meta, report, tables, verdicts
+from balance import __version__, charts, design, loadouts, meta, report, tables, verdicts
 from balance.config import Ruleset, StoredDeck, Strategy
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
@@ -320,10 +320,16 @@ def build_page(
     command: str | None = None,
     extra_manifest: dict | None = None,
     cache_dir: Path | None = None,
+    verdict_config: Path | None = None,
 ) -> dict:
-    """A report page for one game: tables, charts, verdicts, manifest."""
+    """A report page for one game: tables, charts, verdicts, manifest, and
+    the balance verdict per ruleset (:mod:`balance.design`; thresholds from
+    the configs and ``verdict_config``) with its round-cap warnings."""
 
     t, vnames, snames = game_tables(game, group)
+    matches = group["matches"]
+    thresholds = design.load_thresholds(game, verdict_config)
+    assessment = design.assess(matches, vnames, snames, thresholds, tables=t) if matches else None
     t["runs"] = run_list(group)
     g = get_game(game)
     svgs = charts.all_charts(t, chart_dir, matrix_variants=vnames, png=png, cache_dir=cache_dir)
@@ -337,6 +343,8 @@ def build_page(
         "summary": verdicts.verdicts(g.title, t),
         "variants": vnames,
         "strategies": snames,
+        "assessment": assessment,
+        "cap_warnings": design.cap_warnings(matches, thresholds["round_cap_max"]),
     }
 
 

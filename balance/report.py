@@ -96,8 +96,10 @@ from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpe
     wilson_ci,
 )
 
-
 # --------------------------------------------------------------------------- page model
+MISSING_TITLE = "not measured in these runs (see the note at the foot of the page)"
+
+
 def table_cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
     """A table cell as escaped HTML: display text, a numeric sort key
     (``data-v``), an optional class and tooltip. Built here rather than in a
@@ -110,6 +112,8 @@ def table_cell(text: str, sort: Any = None, cls: str = "", title: str = ""):
         else (f"{float(sort):.10g}" if isinstance(sort, (int, float, np.number)) else str(sort))
     )
     attrs = f' data-v="{escape(v)}"'
+    if not title and MISSING in str(text):
+        title = MISSING_TITLE  # a dash always says why it is there
     if cls:
         attrs += f' class="{escape(cls)}"'
     if title:
@@ -263,6 +267,7 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
                 MISSING if _missing(best) else str(best),
                 None if _missing(best) else str(best),
                 cls="txt",
+                title="no strategy played the random baseline" if _missing(best) else "",
             ),
             table_cell(
                 fmt_pct_ci(
@@ -296,7 +301,16 @@ def _matrix_table(records: list[dict], order: Sequence[str]) -> dict | None:
         for b in order:
             r = by.get((a, b))
             if a == b or r is None:
-                cells.append(table_cell(MISSING, None, cls="diag"))
+                cells.append(
+                    table_cell(
+                        MISSING,
+                        None,
+                        cls="diag",
+                        title="a strategy against itself is not played (it scores ½ by symmetry)"
+                        if a == b
+                        else "this pairing was not played",
+                    )
+                )
                 continue
             w, lo, hi = r["winrate"], r["winrate_lo"], r["winrate_hi"]
             cells.append(
@@ -617,7 +631,7 @@ def _ranges_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         for x in order:
             r = by.get(x)
             if r is None or not r["rounds"]:
-                cells.append(table_cell(MISSING))
+                cells.append(table_cell(MISSING, title="no rounds were fought at this range"))
                 continue
             cells.append(
                 table_cell(
@@ -647,7 +661,7 @@ def _pairing_rows(tables: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
         for n in names:
             r = by.get(n)
             cells.append(
-                table_cell(MISSING)
+                table_cell(MISSING, title="not played under this strategy pairing")
                 if r is None
                 else table_cell(
                     fmt_pct_ci(r["score"], r["score_lo"], r["score_hi"], r["games"]),
@@ -1029,9 +1043,12 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         title, caption = _CHART_INFO.get(key, (key, ""))
         return {"title": title, "caption": caption, "svg": charts[key]}
 
+    anchor = f"game-{index}-{_slug(name)}"
     return {
         "name": name,
-        "anchor": f"game-{index}-{_slug(name)}",
+        "anchor": anchor,
+        "verdict": _verdict_section(game, anchor),
+        "cap_warnings": [str(w) for w in (game.get("cap_warnings") or [])],
         "summary": [str(s) for s in (game.get("summary") or [])],
         "facts": _facts(tables, manifest),
         "links": _links(game),
@@ -1062,6 +1079,155 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "manifest": _manifest_items(manifest),
         "file": str(game.get("file", "")),
     }
+
+
+# --------------------------------------------------------------------------- balance verdict
+_STATUS_CLS = {"meets": "meets", "fails": "fails", "unclear": "unclear"}
+_STATUS_WORD = {"meets": "meets", "fails": "fails", "unclear": "unclear"}
+# where the evidence of each property is on the page (a section's anchor suffix)
+_EVIDENCE = {
+    "seat_fairness": ("metrics", "Game shape"),
+    "dominance": ("strategies", "Strategies"),
+    "diversity": ("ratings", "Ratings"),
+    "length": ("metrics", "Game shape"),
+    "draws": ("variants", "Variants"),
+    "round_cap": ("round-cap", "Round-cap warnings"),
+}
+
+
+def verdict_anchor(game_anchor: str, variant: Any, prop: str) -> str:
+    """The id of one property's row in a page's verdict table."""
+    return f"{game_anchor}-verdict-{_slug(variant)}-{_slug(prop)}"
+
+
+def _value_text(r: Mapping[str, Any]) -> str:
+    prop, v, lo, hi = r["property"], r["value"], r["lo"], r["hi"]
+    if _missing(v):
+        return MISSING
+    if prop == "length":
+        return f"{_num(v, 1)} [{_num(lo, 1)}, {_num(hi, 1)}] rounds"
+    if prop == "diversity":
+        return f"{_num(v, 0)} [{_num(lo, 0)}, {_num(hi, 0)}] strategies"
+    return fmt_pct_ci(v, lo, hi)
+
+
+def _verdict_section(game: Mapping[str, Any], anchor: str) -> dict | None:
+    """The balance verdict per ruleset: an overview (one row per variant, one
+    column per property) and each variant's properties with value, CI, n and
+    target. ``game["assessment"]`` is :func:`balance.design.assess`'s table."""
+    from balance import design
+
+    a = game.get("assessment")
+    if not isinstance(a, pd.DataFrame) or a.empty:
+        return None
+    props = [p for p in design.PROPERTIES if (a["property"] == p).any()]
+    overview, blocks = [], []
+    for i, v in enumerate(sorted(a["variant"].unique(), key=_variant_key)):
+        sub = a[a["variant"] == v]
+        st, line = design.overall(a, v)
+        by = {r["property"]: r for r in sub.to_dict("records")}
+        word = {"meets": "balanced", "fails": "not balanced", "unclear": "not shown"}[st]
+        cells = [table_cell(word, word, cls=_STATUS_CLS[st], title=line)]
+        for prop in props:
+            r = by.get(prop)
+            if r is None:
+                cells.append(table_cell(MISSING, title=design.MISSING_REASONS["default"]))
+                continue
+            cells.append(
+                table_cell(
+                    f"{_STATUS_WORD[r['status']]}: {_value_text(r)}",
+                    {"fails": 0, "unclear": 1, "meets": 2}[r["status"]],
+                    cls=_STATUS_CLS[r["status"]],
+                    title=str(r["text"]),
+                )
+            )
+        overview.append({"name": str(v), "base": v == "base", "cells": cells})
+        rows = []
+        for prop in props:
+            r = by.get(prop)
+            if r is None:
+                continue
+            sec, sec_name = _EVIDENCE.get(prop, ("variants", "Variants"))
+            rows.append(
+                {
+                    "name": str(r["label"]),
+                    "id": verdict_anchor(anchor, v, prop),
+                    "status": r["status"],
+                    "text": str(r["text"]),
+                    "cells": [
+                        table_cell(
+                            _STATUS_WORD[r["status"]],
+                            r["status"],
+                            cls=_STATUS_CLS[r["status"]],
+                        ),
+                        table_cell(
+                            _value_text(r),
+                            r["value"],
+                            title="" if not _missing(r["value"]) else str(r["text"]),
+                        ),
+                        table_cell(fmt_int(r["n"]), r["n"]),
+                        table_cell(str(r["target"]), str(r["target"]), cls="txt"),
+                    ],
+                    "evidence": {"href": f"#{anchor}-{sec}", "text": sec_name},
+                }
+            )
+        blocks.append(
+            {
+                "variant": str(v),
+                "open": i == 0 or st == "fails" and v == "base",
+                "overall": line.removeprefix(f"{v}: "),
+                "status": st,
+                "rows": rows,
+            }
+        )
+    return {
+        "labels": [design.LABELS[p] for p in props],
+        "overview": overview,
+        "blocks": blocks,
+        "field": str(a["field"].iloc[0]),
+    }
+
+
+def _problems(game: Mapping[str, Any], file: str, anchor: str, limit: int = 5) -> list[dict]:
+    """The game's largest balance problems (failing properties, largest
+    first: :func:`balance.design.problems`), each linking to its row on the
+    game's page."""
+    from balance import design
+
+    a = game.get("assessment")
+    if not isinstance(a, pd.DataFrame) or a.empty:
+        return []
+    out = []
+    for r in design.problems(a, limit).to_dict("records"):
+        out.append(
+            {
+                "variant": str(r["variant"]),
+                "label": str(r["label"]),
+                "text": str(r["text"]),
+                # the sentence without its leading "label: " (the link names the property)
+                "detail": str(r["text"]).removeprefix(f"{r['label']}: "),
+                "href": f"{file}#{verdict_anchor(anchor, r['variant'], r['property'])}",
+            }
+        )
+    return out
+
+
+_HEADLINE = ("overview", "ratings:base", "matrix:base")
+
+
+def _headline_chart(game: Mapping[str, Any]) -> dict | None:
+    """The index's chart of a game: the variant overview when the page has one,
+    else the base ratings or head-to-head chart."""
+    charts = game.get("charts") or {}
+    variants = game.get("variants") or []
+    # one ruleset: its strategies' ratings say more than a one-row overview
+    first = _HEADLINE if len(variants) != 1 else (*_HEADLINE[1:], _HEADLINE[0])
+    keys = [*first, *sorted(k for k in charts if k.startswith(("ratings:", "matrix:")))]
+    for key in keys:
+        if charts.get(key):
+            title, caption = _CHART_INFO.get(key, (key.replace(":", ", "), ""))
+            return {"title": title, "caption": caption, "svg": trusted_svg(key, charts[key])}
+    return None
 
 
 # --------------------------------------------------------------------------- rendering
@@ -1114,19 +1280,41 @@ def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = Non
     )
 
 
+def _index_verdicts(game: Mapping[str, Any]) -> list[dict]:
+    """One line per ruleset of a game: its overall balance verdict."""
+    from balance import design
+
+    a = game.get("assessment")
+    if not isinstance(a, pd.DataFrame) or a.empty:
+        return []
+    return [
+        dict(zip(("status", "text"), design.overall(a, v), strict=True))
+        for v in sorted(a["variant"].unique(), key=_variant_key)
+    ]
+
+
 def render_index(games: Sequence[Mapping[str, Any]]) -> str:
-    """The study's front page: each game's verdicts, facts and a link to its page
-    (``game["file"]``, relative to the index)."""
+    """The study's front page: per game a headline chart, its largest balance
+    problems (each linking to the evidence on the game's page, ``game["file"]``
+    relative to the index), each ruleset's verdict, then the page's summary
+    sentences and facts. A game's page is rendered alone, so its anchors are
+    those of game 0."""
     contexts = [
         {
             "name": str(g.get("name")),
             "file": str(g.get("file", "")),
+            "anchor": f"game-{i}-{_slug(g.get('name'))}",
+            "problems": _problems(g, str(g.get("file", "")), f"game-0-{_slug(g.get('name'))}"),
+            "chart": _headline_chart(g),
+            "verdicts": _index_verdicts(g),
+            "n_warnings": len(g.get("cap_warnings") or []),
+            "warnings_href": f"{g.get('file', '')}#game-0-{_slug(g.get('name'))}-round-cap",
             "summary": [str(x) for x in g.get("summary") or []],
             "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),
             "manifest": _manifest_items(g.get("manifest") or {}),
             "links": _links(g),
         }
-        for g in games
+        for i, g in enumerate(games)
     ]
     return (
         environment()

@@ -23,3 +23,11 @@ document.querySelectorAll("table.sortable thead th").forEach(function (th) {
       .forEach(function (t) { body.appendChild(t[2]); });
   });
 });
+/* A link to a row inside a closed block (the index's links to the evidence) opens the block. */
+function openTarget() {
+  var id = decodeURIComponent(location.hash.slice(1)), el = id && document.getElementById(id);
+  for (var d = el; d; d = d.parentElement) { if (d.tagName === "DETAILS") d.open = true; }
+  if (el) el.scrollIntoView();
+}
+window.addEventListener("hashchange", openTarget);
+openTarget();

@@ -1,0 +1,580 @@
+"""A balance verdict per ruleset, in a designer's sense, from named properties.
+
+Each ruleset (variant) of a round robin is judged on six properties, each a
+figure the tables already compute (``balance.tables``, ``balance.meta``) with
+its 95% interval, its sample size and a target a designer can edit:
+
+``seat_fairness``
+    the first seat's share of decided games; target ``seat_share_min`` –
+    ``seat_share_max``.
+``dominance``
+    the best strategy's score against the other strategies of the field
+    (baselines such as random play left out: ``baselines``); target at most
+    ``best_score_max``.
+``diversity``
+    the number of strategies in the max-entropy Nash mixture of the round
+    robin; target at least ``nash_support_min``.
+``length``
+    mean rounds per game; target ``rounds_min`` – ``rounds_max``.
+``draws``
+    the draw rate; target at most ``draw_rate_max``.
+``round_cap``
+    the share of games stopped at the round cap; target at most
+    ``round_cap_max``.
+
+A property's status is three-valued, from its interval: ``meets`` (the
+interval lies inside the target), ``fails`` (it lies outside) or ``unclear``
+(it straddles a bound: more games are needed). A ruleset is "balanced" only
+when every property meets its target.
+
+Thresholds: the core defaults in ``configs/verdict.toml``, overridden per game
+by ``configs/<game>/verdict.toml`` (same keys, any subset) and by a file the
+user names (``--verdict-config``). See ``docs/verdicts.md``.
+
+Game-agnostic: everything comes from :class:`balance.runner.RunResult` and the
+engine's ``END_NAMES``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from balance import stats
+from balance.errors import UserError
+from balance.fmt import fmt_int
+from balance.paths import check_keys, load_toml
+from balance.registry import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULTS = ROOT / "configs" / "verdict.toml"
+FILE_NAME = "verdict.toml"
+
+# key -> kind: "rate" (a fraction 0..1), "rounds" (a whole number >= 1),
+# "count" (a whole number >= 1), "names" (a list of strategy names)
+KEYS = {
+    "seat_share_min": "rate",
+    "seat_share_max": "rate",
+    "best_score_max": "rate",
+    "baselines": "names",
+    "nash_support_min": "count",
+    "rounds_min": "rounds",
+    "rounds_max": "rounds",
+    "draw_rate_max": "rate",
+    "round_cap_max": "rate",
+}
+# (low key, high key): the low bound may not exceed the high one
+_PAIRS = (("seat_share_min", "seat_share_max"), ("rounds_min", "rounds_max"))
+
+PROPERTIES = ("seat_fairness", "dominance", "diversity", "length", "draws", "round_cap")
+LABELS = {
+    "seat_fairness": "seat fairness",
+    "dominance": "dominance",
+    "diversity": "strategy diversity",
+    "length": "game length",
+    "draws": "draws",
+    "round_cap": "round-cap draws",
+}
+STATUSES = ("meets", "fails", "unclear")
+COLUMNS = [
+    "variant",
+    "property",
+    "value",
+    "lo",
+    "hi",
+    "n",
+    "target",
+    "status",
+    "text",
+    "label",
+    "excess",
+    "field",
+]
+# Why a figure of the compare table or a page can be missing ("—")
+MISSING_REASONS = {
+    "best_strategy": "no scripted strategy played the random baseline in this round robin",
+    "luck_skill": "no scripted strategy played the random baseline in this round robin",
+    "games_needed": "not reached: the better side is never ahead with 95% probability "
+    "(or only beyond 10 million games)",
+    "diagonal": "a strategy against itself is not played (it scores ½ by symmetry)",
+    "nash": "the round robin is incomplete: the Nash mixture needs every pairing",
+    "metrics": "the engine keeps no per-round score trace for these runs",
+    "default": "not measured in these runs",
+}
+_NAN = float("nan")
+_DIVERSITY_POINTS = 10.0  # rank weight of a strategy missing from the Nash mixture
+_DEFF = 2.0  # the most two games of a seat-swapped deal can count as one
+
+
+# --------------------------------------------------------------------------- thresholds
+def _check_value(shown: str, key: str, value):
+    kind = KEYS[key]
+    if kind == "names":
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            raise UserError(
+                f"{shown}: key '{key}' must be a list of strategy names, e.g. [\"random\"], "
+                f"got {value!r}"
+            )
+        return list(value)
+    if kind in ("rounds", "count"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UserError(
+                f"{shown}: key '{key}' must be a whole number of at least 1, got {value!r}"
+            )
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UserError(f"{shown}: key '{key}' must be a number between 0 and 1, got {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise UserError(
+            f"{shown}: key '{key}' must be a share between 0 and 1 (e.g. 0.05 for 5%), "
+            f"got {value!r}"
+        )
+    return float(value)
+
+
+def _read(path: Path, shown: str, partial: bool) -> dict:
+    data = load_toml(path, shown)
+    check_keys(shown, "the top level", data, KEYS)
+    if not partial:
+        missing = [k for k in KEYS if k not in data]
+        if missing:
+            raise UserError(
+                f"{shown}: missing key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+            )
+    return {k: _check_value(shown, k, v) for k, v in data.items()}
+
+
+def load_thresholds(game: str, path=None) -> dict:
+    """The verdict thresholds of ``game``: the core defaults
+    (``configs/verdict.toml``), then the game's own (``configs/<game>/verdict.toml``,
+    if any), then the file at ``path`` (if given); later files set only the
+    keys they name. A bad file is one line (:class:`UserError`)."""
+    out = _read(DEFAULTS, str(DEFAULTS), partial=False)
+    where = dict.fromkeys(out, str(DEFAULTS))
+    sources = [(get_game(game).configs / FILE_NAME, False)]
+    if path is not None:
+        if str(path).strip() == "":
+            raise UserError("--verdict-config: the path is empty; give a TOML file")
+        sources.append((Path(path), True))
+    for p, required in sources:
+        if not required and not p.is_file():
+            continue
+        part = _read(p, str(p), partial=True)
+        out.update(part)
+        where.update(dict.fromkeys(part, str(p)))
+    for lo, hi in _PAIRS:
+        if out[lo] > out[hi]:
+            raise UserError(
+                f"{where[hi] if where[hi] != str(DEFAULTS) else where[lo]}: "
+                f"{lo} ({out[lo]}) is above {hi} ({out[hi]})"
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- statuses
+def status(lo, hi, lo_target=None, hi_target=None) -> str:
+    """``meets`` if [lo, hi] lies inside the target, ``fails`` if it lies
+    wholly outside, else ``unclear`` (also when the interval is unknown)."""
+    if lo is None or hi is None or not (np.isfinite(lo) and np.isfinite(hi)):
+        return "unclear"
+    if (lo_target is not None and hi < lo_target) or (hi_target is not None and lo > hi_target):
+        return "fails"
+    if (lo_target is None or lo >= lo_target) and (hi_target is None or hi <= hi_target):
+        return "meets"
+    return "unclear"
+
+
+def _excess(value, lo_target=None, hi_target=None, scale: float = 1.0) -> float:
+    """How far ``value`` lies beyond its target, in points (rates) or per cent
+    of the bound (``scale`` = the bound): 0 inside it."""
+    if value is None or not np.isfinite(value):
+        return 0.0
+    out = 0.0
+    if lo_target is not None and value < lo_target:
+        out = lo_target - value
+    if hi_target is not None and value > hi_target:
+        out = value - hi_target
+    return 100.0 * out / scale
+
+
+def game_level_ci(k: float, n: float) -> tuple[float, float]:
+    """A Wilson interval for a share counted per game where the run keeps no
+    per-deal record (which seat won, which game hit the cap): the two games of
+    a deal count as one (design effect 2, the most they can have)."""
+    if not n:
+        return _NAN, _NAN
+    lo, hi = stats.wilson(k / _DEFF, n / _DEFF)
+    return float(lo), float(hi)
+
+
+def _pct(x) -> str:
+    return "—" if x is None or not np.isfinite(x) else f"{100 * x:.1f}"
+
+
+def _pct_ci(v, lo, hi) -> str:
+    return f"{_pct(v)}% [{_pct(lo)}, {_pct(hi)}]"
+
+
+def _range_text(lo, hi, pct=True) -> str:
+    if pct:
+        return f"{100 * lo:g}–{100 * hi:g}%"
+    return f"{lo:g}–{hi:g}"
+
+
+def _row(variant, prop, value, lo, hi, n, target, st, detail, excess, field) -> dict:
+    word = {"meets": "meets", "fails": "fails", "unclear": "unclear (more games needed)"}[st]
+    return {
+        "variant": variant,
+        "property": prop,
+        "value": value,
+        "lo": lo,
+        "hi": hi,
+        "n": n,
+        "target": target,
+        "status": st,
+        "text": f"{LABELS[prop]}: {word} — {detail}",
+        "label": LABELS[prop],
+        "excess": excess if st == "fails" else 0.0,
+        "field": field,
+    }
+
+
+def _is_baseline(name: str, baselines) -> bool:
+    return name in baselines or name.split("@", 1)[0] in baselines
+
+
+def _first(df, variant: str):
+    if df is None or not len(df) or "variant" not in df:
+        return None
+    sub = df[df["variant"] == variant]
+    return None if not len(sub) else sub.iloc[0]
+
+
+def _end_index(res, name: str = "round_cap") -> int | None:
+    names = list(get_game(res.spec.game).engine_module().END_NAMES)
+    return names.index(name) if name in names else None
+
+
+def _cap_count(runs) -> int:
+    total = 0
+    for r in runs:
+        i = _end_index(r)
+        if i is not None and i < len(r.reasons):
+            total += int(r.reasons[i])
+    return total
+
+
+# --------------------------------------------------------------------------- the verdict
+def assess(
+    runs: dict,
+    variants: list[str],
+    strategies: list[str],
+    thresholds: dict,
+    tables: dict | None = None,
+) -> pd.DataFrame:
+    """One row per (variant, property): value, its 95% interval (lo, hi), n,
+    the target in words, the status (meets / fails / unclear) and a line of
+    plain text. ``runs`` maps (variant, a, b) to RunResults, as
+    :func:`balance.analysis.compare_command` returns them; ``tables`` may hold
+    tables already computed from them (``compare_tables``, ``meta_tables``)."""
+    from balance import meta
+    from balance import tables as tmod
+
+    th = thresholds
+    t = dict(tables or {})
+    if t.get("variants") is None:
+        t["variants"] = tmod.variant_table(runs, variants)
+    m = t.get("metrics")
+    if m is None or "duration" not in getattr(m, "columns", []):
+        t["metrics"] = meta.game_metrics_table(runs, variants)
+    if t.get("ratings") is None:
+        t.update(meta.ratings_tables(runs, variants, strategies))
+    played = [s for s in strategies if any(s in (a, b) for (_, a, b) in runs)]
+    field = [s for s in played if not _is_baseline(s, th["baselines"])]
+    if len(field) < 2:
+        field = played
+    if field == played and t.get("strategies") is not None:
+        st = t["strategies"]
+    else:
+        sub = {k: r for k, r in runs.items() if k[1] in field and k[2] in field}
+        st = tmod.strategy_table(sub, variants, field)
+    field_text = ", ".join(field)
+
+    rows = []
+    for v in variants:
+        vruns = [r for (vv, _, _), r in runs.items() if vv == v]
+        if not vruns:
+            continue
+        games = sum(r.games for r in vruns)
+
+        # seat fairness: the first seat's share of decided games
+        s0 = sum(int(r.seat_wins[0]) for r in vruns)
+        decided = sum(int(np.sum(r.seat_wins)) for r in vruns)
+        lo_t, hi_t = th["seat_share_min"], th["seat_share_max"]
+        target = f"{_range_text(lo_t, hi_t)} of decided games"
+        if decided:
+            share = s0 / decided
+            lo, hi = game_level_ci(s0, decided)
+            s = status(lo, hi, lo_t, hi_t)
+            detail = (
+                f"the first seat wins {_pct_ci(share, lo, hi)} of {fmt_int(decided)} decided "
+                f"games, a seat advantage of {200 * share - 100:+.1f} points "
+                f"(target {_range_text(lo_t, hi_t)})"
+            )
+        else:
+            share = lo = hi = _NAN
+            s = "unclear"
+            detail = "no decided games: every game was drawn"
+        rows.append(
+            _row(
+                v,
+                "seat_fairness",
+                share,
+                lo,
+                hi,
+                decided,
+                target,
+                s,
+                detail,
+                _excess(share, lo_t, hi_t),
+                field_text,
+            )
+        )
+
+        # dominance: the best strategy's score against the rest of the field
+        mx = th["best_score_max"]
+        target = f"best strategy's score at most {100 * mx:g}%"
+        sv = st[st["variant"] == v] if len(st) else st
+        if len(sv):
+            best = sv.sort_values("score", ascending=False).iloc[0]
+            val, lo, hi, n = best.score, best.score_lo, best.score_hi, int(best.games)
+            s = status(lo, hi, None, mx)
+            dom = ""
+            rt = t.get("ratings")
+            if rt is not None and len(rt):
+                rr = rt[(rt["variant"] == v) & (rt["strategy"] == best.strategy)]
+                if len(rr) and bool(rr["dominant"].iloc[0]):
+                    dom = "; it beats every other strategy at 95%"
+            detail = (
+                f"{best.strategy} scores {_pct_ci(val, lo, hi)} against "
+                f"{'the other strategies' if len(field) > 1 else 'the field'} "
+                f"(n={fmt_int(n)} games; target at most {100 * mx:g}%){dom}"
+            )
+        else:
+            val = lo = hi = _NAN
+            n, s = 0, "unclear"
+            detail = "not measured: no match between two strategies of the field"
+        rows.append(
+            _row(
+                v,
+                "dominance",
+                val,
+                lo,
+                hi,
+                n,
+                target,
+                s,
+                detail,
+                _excess(val, None, mx),
+                field_text,
+            )
+        )
+
+        # diversity: strategies in the Nash mixture (bootstrap bounds)
+        k_min = th["nash_support_min"]
+        target = f"at least {k_min} strategies in the Nash mixture"
+        rt = t.get("ratings")
+        rv = rt[rt["variant"] == v] if rt is not None and len(rt) else None
+        if rv is not None and len(rv) and rv["nash_p"].notna().all():
+            p = rv["nash_p"].to_numpy(float)
+            share = rv["nash_support"].to_numpy(float)
+            val = float((p > 1e-6).sum())
+            if np.isfinite(share).all():
+                # a mixture has at least one strategy, whatever the bootstrap says
+                lo = max(1.0, float((share >= 0.975).sum()))
+                hi = max(lo, float((share > 0.025).sum()))
+            else:
+                lo = hi = _NAN
+            s = status(lo, hi, k_min, None)
+            supp = rv[p > 1e-6].sort_values("nash_p", ascending=False)
+            parts = ", ".join(f"{r.strategy} {100 * r.nash_p:.0f}%" for r in supp.itertuples())
+            eff = 1.0 / float(np.sum(p**2))
+            detail = (
+                f"{int(val)} strateg{'y' if val == 1 else 'ies'} in the Nash mixture "
+                f"[{_num(lo)}, {_num(hi)}] ({parts}; effective number {eff:.1f}; "
+                f"n={fmt_int(games)} games; target at least {k_min})"
+            )
+        else:
+            val = lo = hi = _NAN
+            s = "unclear"
+            detail = f"not measured: {MISSING_REASONS['nash']}"
+        rows.append(
+            _row(
+                v,
+                "diversity",
+                val,
+                lo,
+                hi,
+                games,
+                target,
+                s,
+                detail,
+                _DIVERSITY_POINTS * max(0.0, k_min - val) if np.isfinite(val) else 0.0,
+                field_text,
+            )
+        )
+
+        # length: mean rounds per game
+        r_lo, r_hi = th["rounds_min"], th["rounds_max"]
+        target = f"{r_lo}–{r_hi} rounds on average"
+        mr = _first(t["metrics"], v)
+        if mr is not None and np.isfinite(mr["duration"]):
+            val = float(mr["duration"])
+            half = (float(mr["duration_hi"]) - float(mr["duration_lo"])) / 2 * math.sqrt(_DEFF)
+            lo, hi = val - half, val + half
+            s = status(lo, hi, r_lo, r_hi)
+            bound = r_lo if val < r_lo else r_hi
+            detail = (
+                f"games last {val:.1f} rounds [{lo:.1f}, {hi:.1f}] on average "
+                f"(n={fmt_int(games)} games; target {r_lo}–{r_hi})"
+            )
+            ex = _excess(val, r_lo, r_hi, scale=bound)
+        else:
+            val = lo = hi = _NAN
+            s, ex = "unclear", 0.0
+            detail = "not measured: no game lengths in these runs"
+        rows.append(_row(v, "length", val, lo, hi, games, target, s, detail, ex, field_text))
+
+        # draws
+        mx = th["draw_rate_max"]
+        vr = _first(t["variants"], v)
+        draws = sum(int(r.draws) for r in vruns)
+        val = draws / games if games else _NAN
+        lo, hi = (float(vr["draw_lo"]), float(vr["draw_hi"])) if vr is not None else (_NAN, _NAN)
+        s = status(lo, hi, None, mx)
+        detail = (
+            f"{_pct_ci(val, lo, hi)} of {fmt_int(games)} games are drawn "
+            f"(target at most {100 * mx:g}%)"
+        )
+        rows.append(
+            _row(
+                v,
+                "draws",
+                val,
+                lo,
+                hi,
+                games,
+                f"at most {100 * mx:g}% of games",
+                s,
+                detail,
+                _excess(val, None, mx),
+                field_text,
+            )
+        )
+
+        # round cap
+        mx = th["round_cap_max"]
+        k = _cap_count(vruns)
+        val = k / games if games else _NAN
+        lo, hi = game_level_ci(k, games)
+        s = status(lo, hi, None, mx)
+        detail = (
+            f"{_pct_ci(val, lo, hi)} of {fmt_int(games)} games end at the round cap "
+            f"({fmt_int(k)} games; target at most {100 * mx:g}%)"
+        )
+        rows.append(
+            _row(
+                v,
+                "round_cap",
+                val,
+                lo,
+                hi,
+                games,
+                f"at most {100 * mx:g}% of games",
+                s,
+                detail,
+                _excess(val, None, mx),
+                field_text,
+            )
+        )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _num(x) -> str:
+    return "—" if x is None or not np.isfinite(x) else f"{x:.0f}"
+
+
+def overall(assessment: pd.DataFrame, variant: str) -> tuple[str, str]:
+    """(status, line) of one variant: "balanced", "not balanced" or "not shown"."""
+    sub = assessment[assessment["variant"] == variant]
+    if not len(sub):
+        return "unclear", f"{variant}: no verdict (no runs of this ruleset)"
+    field = str(sub["field"].iloc[0])
+    n = (
+        int(sub.loc[sub["property"] == "draws", "n"].max())
+        if (sub["property"] == "draws").any()
+        else 0
+    )
+    under = f"under the strategies {field}; {fmt_int(n)} games"
+    fails = list(sub.loc[sub["status"] == "fails", "label"])
+    unclear = list(sub.loc[sub["status"] == "unclear", "label"])
+    if not fails and not unclear:
+        return "meets", f"{variant}: balanced — every property meets its target ({under})"
+    if fails:
+        text = f"{variant}: not balanced — fails {', '.join(fails)}"
+        if unclear:
+            text += f"; unclear: {', '.join(unclear)}"
+        return "fails", text + f" ({under})"
+    return (
+        "unclear",
+        f"{variant}: not shown balanced — unclear: {', '.join(unclear)}; more games needed "
+        f"({under})",
+    )
+
+
+def verdict_lines(assessment: pd.DataFrame, variant: str) -> list[str]:
+    """The overall line of ``variant``, then one line per property."""
+    sub = assessment[assessment["variant"] == variant]
+    return [overall(assessment, variant)[1], *(str(x) for x in sub["text"])]
+
+
+def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
+    """One line per pairing (variant, a, b) whose share of games stopped at
+    the round cap is above ``limit``, largest first, with its 95% interval
+    (the two games of a deal counted as one: a run keeps no per-deal end
+    reasons) and its games."""
+    found = []
+    for (v, a, b), res in runs.items():
+        if not res.games:
+            continue
+        i = _end_index(res)
+        if i is None or i >= len(res.reasons):
+            continue
+        k = int(res.reasons[i])
+        share = k / res.games
+        if share > limit:
+            lo, hi = game_level_ci(k, res.games)
+            found.append(
+                (
+                    -share,
+                    f"warning: {v}, {a} vs {b}: {_pct_ci(share, lo, hi)} of "
+                    f"{fmt_int(res.games)} games end at the round cap (draws), above "
+                    f"{100 * limit:g}%",
+                )
+            )
+    return [line for _, line in sorted(found, key=lambda x: x[0])]
+
+
+def problems(assessment: pd.DataFrame, limit: int = 5) -> pd.DataFrame:
+    """The failing properties, largest first: ranked by how far the value
+    lies beyond its target (points of a share; per cent of the bound for
+    counts and rounds); at most ``limit`` rows."""
+    if assessment is None or not len(assessment):
+        return pd.DataFrame(columns=COLUMNS)
+    f = assessment[assessment["status"] == "fails"]
+    return f.sort_values(["excess", "variant", "property"], ascending=[False, True, True]).head(
+        limit
+    )
