@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from balance import config, meta, metrics, tables
+from balance import config, design, meta, metrics, tables
 from balance.errors import UserError
 from balance.registry import get_game
-from balance.stats import mean_sd_from_hist, wilson
+from balance.stats import mean_sd_from_hist
 from balance.stats.normal import z_crit
 
 MAX_POINTS = 64  # a grid larger than this is almost surely a typo
@@ -113,8 +113,7 @@ def _share(k: float, n: float) -> tuple[float, float, float]:
     """A share with a Wilson interval at effective n = games / 2 (see the module)."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    lo, hi = wilson(k / 2.0, n / 2.0)
-    return k / n, float(lo), float(hi)
+    return (k / n, *design.game_level_ci(k, n))
 
 
 def _widen(value: float, lo: float, hi: float) -> tuple[float, float]:

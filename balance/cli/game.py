@@ -19,6 +19,7 @@ from balance.cli.options import (
     SeedOpt,
     ThreadsOpt,
     VariantOpt,
+    VerdictOpt,
 )
 from balance.cli.output import echo_json, records, table
 from balance.config import rule_text, with_rules
@@ -47,6 +48,36 @@ def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
 
 
 CLI_KEYS = ("strategy", "strategies", "variants", "bench")
+
+
+def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict) -> None:
+    """The balance verdict of each ruleset (``balance.design``), in plain words,
+    and a warning line for each pairing with more than 5% round-cap draws."""
+    from balance import design
+
+    a = design.assess(runs, vnames, snames, thresholds, tables=t)
+    for v in vnames:
+        lines = design.verdict_lines(a, v)
+        if not lines:
+            continue
+        typer.echo(f"Balance verdict for {lines[0]}")
+        for line in lines[1:]:
+            typer.echo(f"  {line}")
+    for line in design.cap_warnings(runs, thresholds["round_cap_max"]):
+        typer.echo(line)
+
+
+def verdict_word(assessment, variant: str) -> str:
+    """``balanced``, ``not balanced: <failing properties>`` or ``unclear: <…>``."""
+    from balance import design
+
+    status = design.overall(assessment, variant)[0]
+    sub = assessment[assessment["variant"] == variant]
+    if status == "meets":
+        return "balanced"
+    word = "not balanced" if status == "fails" else "unclear"
+    labels = sub.loc[sub["status"] == status, "label"]
+    return f"{word}: {', '.join(labels)}" if len(labels) else word
 
 
 def _save_figure(fig, path: Path) -> None:
@@ -208,13 +239,15 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         ] = None,
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
+        verdict_config: VerdictOpt = None,
         as_json: JsonOpt = False,
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
         luck vs skill, and each variant's paired difference from base (Holm)."""
-        from balance import analysis, fmt
+        from balance import analysis, design, fmt
 
         variants = with_rules(variants, rule)
+        thresholds = design.load_thresholds(game, verdict_config)  # checked before any game
         t, vnames, snames, runs = analysis.compare_command(
             game, variants, strategies, n, seed, threads, batch_size, results, precision, max_games
         )
@@ -223,7 +256,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
 
             ch.all_charts(t, charts, matrix_variants=vnames)
         if as_json:
-            echo_json({k: records(v) for k, v in t.items() if k != "rounds"})
+            out = {k: records(v) for k, v in t.items() if k != "rounds"}
+            out["verdict"] = records(design.assess(runs, vnames, snames, thresholds, tables=t))
+            out["round_cap_warnings"] = design.cap_warnings(runs, thresholds["round_cap_max"])
+            echo_json(out)
             return
         m = t["matrix"]
         for v in vnames:
@@ -260,6 +296,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "games",
                 "rounds mean (sd)",
                 "draws [95% CI]",
+                "of which round cap",
                 "best vs random [95% CI]",
                 "games to be 95% ahead",
             ],
@@ -269,6 +306,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     fmt.fmt_int(r.games),
                     f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
                     fmt.fmt_pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
+                    fmt.fmt_pct_ci(
+                        r.timeouts / r.games, *design.game_level_ci(r.timeouts, r.games)
+                    ),
                     (
                         f"{r.best_strategy} "
                         + fmt.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)
@@ -280,6 +320,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 for r in vt.itertuples()
             ],
         )
+        if not vt["best_strategy"].astype(bool).all():
+            typer.echo(f"— best vs random: {design.MISSING_REASONS['best_strategy']}.")
+        if vt["games_needed"].isna().any():
+            typer.echo(f"— games to be 95% ahead: {design.MISSING_REASONS['games_needed']}.")
         d = t["diffs"]
         if len(d):
             table(
@@ -306,6 +350,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     for r in d.itertuples()
                 ],
             )
+        print_verdicts(game, runs, vnames, snames, t, thresholds)
 
     @sub.command("sweep")
     def sweep(
@@ -335,17 +380,19 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         ] = None,
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
+        verdict_config: VerdictOpt = None,
         as_json: JsonOpt = False,
     ):
         """Play the field at each value of one or more rules, on the same deals,
         and show every design metric against the value with its 95% CI: seat
         advantage, strategy spread and Nash support, game length, draws and
         round-cap share, lead changes and comebacks."""
-        from balance import fmt
+        from balance import design, fmt
         from balance import sweep as sw
 
         if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
+        thresholds = design.load_thresholds(game, verdict_config)
         res = sw.sweep_command(
             game,
             variant,
@@ -361,6 +408,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         )
         df = res["table"]
         keys = [a.key for a in res["axes"]]
+        verdict = design.assess(
+            res["runs"], res["variants"], res["strategies"], thresholds, tables=res["tables"]
+        )
+        df["verdict"] = [verdict_word(verdict, v) for v in res["variants"]]
         if chart is None:
             chart = Path("reports") / f"{game}-sweep-{'-'.join(keys)}.svg"
         fig = sw.sweep_chart(
@@ -374,6 +425,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 {
                     "axes": {a.key: list(a.values) for a in res["axes"]},
                     "points": records(df),
+                    "verdict": records(verdict),
+                    "round_cap_warnings": design.cap_warnings(
+                        res["runs"], thresholds["round_cap_max"]
+                    ),
                     "chart": str(chart),
                 }
             )
@@ -394,6 +449,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "round cap",
                 "lead changes",
                 "comebacks",
+                "verdict",
             ],
             [
                 [
@@ -409,6 +465,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     fmt.fmt_pct_ci(r["cap_share"], r["cap_lo"], r["cap_hi"]),
                     f"{r['lead_changes']:.2f} [{r['lead_changes_lo']:.2f}, {r['lead_changes_hi']:.2f}]",
                     fmt.fmt_pct_ci(r["comeback_share"], r["comeback_lo"], r["comeback_hi"]),
+                    r["verdict"],
                 ]
                 for r in df.to_dict(orient="records")
             ],
@@ -418,6 +475,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             "Seat share, rounds, round cap, lead changes and comebacks: intervals count "
             "a deal's two games as one (conservative); scores and draws cluster by deal."
         )
+        for v in res["variants"]:
+            typer.echo(f"Balance verdict for {design.overall(verdict, v)[1]}")
+        for line in design.cap_warnings(res["runs"], thresholds["round_cap_max"]):
+            typer.echo(line)
         typer.echo(f"chart: {chart}")
 
     @sub.command("trace")

@@ -54,3 +54,11 @@ PrecisionOpt = Annotated[
 MaxGamesOpt = Annotated[
     int, typer.Option("--max-games", help="Upper bound on games per match with --precision.")
 ]
+VerdictOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--verdict-config",
+        help="A TOML file of balance-verdict thresholds overriding configs/verdict.toml "
+        "and the game's own (docs/verdicts.md lists the keys).",
+    ),
+]

@@ -221,8 +221,36 @@ def test_a_sweep_of_two_values_through_the_installed_script(tmp_path):
         assert p["games"] == 200 and p["variant"] == f"capacity={p['capacity']}"
         assert p["best_lo"] <= p["best_score"] <= p["best_hi"]
         assert p["rounds_lo"] <= p["rounds_mean"] <= p["rounds_hi"]
+    for p in points:
+        assert p["verdict"] == "balanced" or p["verdict"].startswith(
+            ("not balanced: ", "unclear: ")
+        )
+    props = {(r["variant"], r["property"]) for r in out["verdict"]}
+    assert ("capacity=11", "seat_fairness") in props or len(props) >= 2
     # more stamina per round shortens the game (Tosk T7: capacity is the stamina to spend)
     assert points[1]["rounds_mean"] < points[0]["rounds_mean"]
     assert (tmp_path / "s.svg").read_text().lstrip().startswith("<?xml")
     bad = run_cli(["tosk", "sweep", "--rule", "capacity=11", "-n", "20"], tmp_path)
     assert bad.returncode == 2 and "several values" in bad.stderr
+
+
+def test_compare_prints_a_verdict_and_warns_of_round_cap_draws(tmp_path):
+    """Potent Healing (Tosk T9: "discard up to 2 cards to restore 2 HP each")
+    stalls: turtle against balanced ends at the round cap in most games.
+    `compare` must say so in a warning line and in the verdict, not hide it."""
+    args = ["tosk", "compare", "--variants", "potent-healing", "--strategies", "balanced,turtle"]
+    out = _ok(run_cli([*args, "-n", "400"], tmp_path))
+    assert "Balance verdict for potent-healing: not balanced" in out
+    assert "round-cap draws: fails" in out
+    warn = [line for line in out.splitlines() if line.startswith("warning: potent-healing")]
+    assert warn and "end at the round cap (draws), above 5%" in warn[0]
+    assert "of which" in out  # the round-cap column of the variants table
+    js = json.loads(_ok(run_cli([*args, "-n", "400", "--json"], tmp_path)))
+    assert js["round_cap_warnings"] and {r["variant"] for r in js["verdict"]} == {
+        "base",
+        "potent-healing",
+    }
+    bad = tmp_path / "v.toml"
+    bad.write_text("seat_share_mni = 0.4\n")
+    res = run_cli([*args, "-n", "20", "--verdict-config", str(bad)], tmp_path)
+    assert res.returncode == 2 and "seat_share_mni" in res.stderr
