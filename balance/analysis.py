@@ -4,7 +4,7 @@ tables. The CLI only parses options and prints what these return."""
 
 from __future__ import annotations
 
-from balance import config, runner, stats, tables
+from balance import config, experiments, runner, stats, tables
 from balance.errors import UserError
 from balance.stats import wilson
 from balance.store import Store
@@ -37,6 +37,15 @@ def simulate_command(
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
     spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
+    plan = {
+        "variant": experiments.ruleset_plan(rs),
+        "a": experiments.strategy_plan(sa),
+        "b": experiments.strategy_plan(sb),
+        "n": n,
+        "seed": seed,
+        "per_game": per_game,
+        **({"precision": precision, "max_games": max_games} if precision is not None else {}),
+    }
 
     store = Store(results)
     t0 = time.perf_counter()
@@ -53,6 +62,7 @@ def simulate_command(
         )[0]
         spec = res.spec
         n = res.games
+    experiments.record(results, game, "simulate", plan, [res.key])
     elapsed = time.perf_counter() - t0
     row = tables.run_row(res)
     row.update(
@@ -153,6 +163,7 @@ def compare_command(
     store_only: bool = False,
     with_tables: bool = True,
     reference: bool = True,
+    record_as: str | None = "compare",
 ) -> tuple[dict, list, list, dict]:
     """Run (or read) the round robin of ``strategies`` under every variant.
 
@@ -161,6 +172,8 @@ def compare_command(
     ``max_games`` is reached). Returns (tables, variant names, strategy names,
     run results by key). With ``reference`` (the default), base is played too
     when it is not listed: each variant's difference is measured against it.
+    The experiment is recorded in the store under the command name
+    ``record_as`` (None: the caller records its own, e.g. a study).
     """
     from itertools import combinations
 
@@ -197,6 +210,15 @@ def compare_command(
     if precision is not None:
         res = refine_to_precision(specs, res, precision, max_games, run)
 
+    if record_as and not store_only:
+        plan = {
+            "variants": [experiments.ruleset_plan(r) for r in rulesets],
+            "strategies": [experiments.strategy_plan(s) for s in strats],
+            "n": n,
+            "seed": seed,
+            **({"precision": precision, "max_games": max_games} if precision is not None else {}),
+        }
+        experiments.record(results, game, record_as, plan, [r.key for r in res])
     runs = dict(zip(keys, res, strict=False))
     vnames = [r.name for r in rulesets]
     snames = [s.name for s in strats]
@@ -216,8 +238,10 @@ def cards_runs(
     results,
     restricted: bool = True,
     store_only: bool = False,
+    record_as: str | None = "cards",
 ) -> tuple[list, list]:
-    """The card-value runs: the standard run, then one per forbidden rank."""
+    """The card-value runs: the standard run, then one per forbidden rank
+    (recorded as the experiment ``record_as``; None: the caller records it)."""
 
     n = runner.check_games(n)
     runner.check_seed(seed)
@@ -235,6 +259,16 @@ def cards_runs(
         label=f"{game}: card value",
         store_only=store_only,
     )
+    if record_as and not store_only:
+        plan = {
+            "variant": experiments.ruleset_plan(rs),
+            "strategy": experiments.strategy_plan(s),
+            "vs": experiments.strategy_plan(o),
+            "n": n,
+            "seed": seed,
+            "restricted": restricted,
+        }
+        experiments.record(results, game, record_as, plan, [r.key for r in res])
     return res, ranks
 
 
@@ -339,6 +373,19 @@ def sprt_command(
             for res in cur.values():
                 res.manifest = runner.run_manifest(res.spec, 0.0, threads)
                 runner.save_run(store, res)
+            plan = {
+                "variant": experiments.ruleset_plan(ra),
+                "vs": experiments.ruleset_plan(rb),
+                "strategy": experiments.strategy_plan(s),
+                "opponents": [experiments.strategy_plan(o) for o in opps],
+                "delta": delta,
+                "alpha": alpha,
+                "beta": beta,
+                "batch": batch,
+                "max_games": max_games,
+                "seed": seed,
+            }
+            experiments.record(results, game, "sprt", plan, [r.key for r in cur.values()])
             out["final"] = True
             out["opponents"] = [o.name for o in opps]
             out["variant"], out["vs"], out["strategy"] = ra.name, rb.name, s.name

@@ -9,6 +9,7 @@ and handed to ``balance.report`` for rendering.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -82,7 +83,16 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
     runs (a file that fails its checksum, counts that do not add up: see
     :func:`balance.runner.load_run`), which are left where they are; the
     second value lists why each skipped run was skipped, damaged ones first.
+    Stored entries that are not runs (an analysis's own tables, e.g. a
+    regression's chunks: a manifest with a ``kind`` and no run config) are
+    passed over without a word.
     """
+    runs, skipped, _ = _load_runs(paths)
+    return runs, skipped
+
+
+def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
+    """:func:`load_runs`, and the folder each run was read from (by key)."""
     from concurrent.futures import ThreadPoolExecutor
 
     todo, skipped, damaged, seen = [], [], [], set()
@@ -107,6 +117,8 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
                     f"{folder}: manifest.json cannot be read ({e.strerror or e}); left out"
                 )
                 continue
+            if "resolved_config" not in manifest and "kind" in manifest:
+                continue  # an analysis's stored tables, not a run
             try:
                 resolved = manifest["resolved_config"]
                 game = get_game(resolved["game"])
@@ -143,13 +155,14 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         loaded = list(pool.map(load, todo))
-    runs = []
+    runs, where = [], {}
     for (folder, _, _), res in zip(todo, loaded, strict=False):
         if isinstance(res, Damaged):
             damaged.append(f"{folder}: {res}; left out")
         else:
             runs.append(res)
-    return runs, damaged + skipped
+            where[res.key] = folder
+    return runs, damaged + skipped, where
 
 
 def _base_strategy_name(strategy) -> str:
@@ -187,9 +200,13 @@ def organise(runs: list) -> dict[str, dict]:
             chosen[k2] = r
     out: dict[str, dict] = {}
     for (game, variant, _, a, fa, b, fb), r in chosen.items():
-        g = out.setdefault(game, {"matches": {}, "card_base": {}, "restricted": {}, "loadouts": []})
+        g = out.setdefault(
+            game, {"matches": {}, "card_base": {}, "restricted": {}, "loadouts": [], "listed": []}
+        )
         if r.spec.experiment == loadouts.EXPERIMENT:  # a loadout-matrix run
             g["loadouts"].append(r)
+        elif (fa or fb or a == b) and r.cards is None:  # card runs of a game without
+            g.setdefault("listed", []).append(r)  # card counters: in the run list only
         elif fa or fb:
             g["restricted"].setdefault(
                 (variant, _base_strategy_name(r.spec.a), b, r.spec.seed), []
@@ -258,6 +275,7 @@ def _all_runs(group: dict) -> list:
         *group["card_base"].values(),
         *(x for rs in group["restricted"].values() for x in rs),
         *group.get("loadouts", []),
+        *group.get("listed", []),
     ]:
         if r.key not in seen:
             seen.add(r.key)
@@ -348,24 +366,379 @@ def build_page(
     }
 
 
+# --------------------------------------------------------------------------- experiments
+WHERE_KEYS = ("game", "variant", "strategy", "command", "experiment", "seed")
+
+
+@dataclass
+class Section:
+    """The runs of one experiment (or of several, pooled) and what heads them."""
+
+    game: str
+    records: list[dict]  # the experiment records (one, or several when pooled)
+    runs: list  # the runs of the section (each once)
+    recorded: int = 0  # runs the records name (0: runs without a record)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return sum(r.games for r in self.runs)
+
+
+def parse_where(items: list[str] | None) -> dict[str, list[str]]:
+    """``--where key=value`` (repeatable: values of one key are alternatives,
+    different keys must all hold) as {key: [values]}; a bad one is one line."""
+    out: dict[str, list[str]] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not sep or not value:
+            raise UserError(f"--where takes key=value (e.g. --where variant=base), got '{item}'")
+        if key not in WHERE_KEYS:
+            raise UserError(f"--where: unknown key '{key}'; the keys are {', '.join(WHERE_KEYS)}")
+        if key == "seed":
+            try:
+                value = str(int(value))
+            except ValueError:
+                raise UserError(f"--where seed= takes a whole number, got '{value}'") from None
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def _strategy_names(side) -> set[str]:
+    """A side's names a filter may use: ``turtle@Deck-noX`` answers to itself,
+    ``turtle@Deck`` and ``turtle``."""
+    name = side.name
+    names = {name, _base_strategy_name(side)}
+    names |= {n.split("@", 1)[0] for n in list(names)}
+    return names
+
+
+def _run_matches(r, where: dict) -> bool:
+    s = r.spec
+    if "variant" in where and s.ruleset.name not in where["variant"]:
+        return False
+    if "seed" in where and str(s.seed) not in where["seed"]:
+        return False
+    if "strategy" in where:
+        names = _strategy_names(s.a) | _strategy_names(s.b)
+        if not names & set(where["strategy"]):
+            return False
+    return True
+
+
+def _record_matches(rec: dict, where: dict) -> bool:
+    if "game" in where and rec["game"] not in where["game"]:
+        return False
+    if "experiment" in where and not any(rec["id"].startswith(v) for v in where["experiment"]):
+        return False
+    if "command" in where:
+        wanted = {
+            " ".join(v.split()[1:]) if v.split()[0] == rec["game"] and len(v.split()) > 1 else v
+            for v in where["command"]
+        }
+        if rec["command"] not in wanted:
+            return False
+    return True
+
+
+def experiment_sections(runs: list, where_from: dict) -> tuple[list[Section], list[str]]:
+    """The runs grouped by the experiments that made them.
+
+    ``where_from``: the folder each run was read from (by key); each game
+    folder's ``_experiments`` records say which runs each experiment used. A
+    run may be in several experiments. Runs that no record names are grouped
+    by the command line in their manifest ("runs without an experiment
+    record"). The second value: lines about unreadable records."""
+    from balance import experiments
+
+    by_key = {r.key: r for r in runs}
+    records, bad = [], []
+    for game_folder in sorted({Path(f).parent for f in where_from.values()}):
+        recs, b = experiments.read_folder(game_folder)
+        records += recs
+        bad += b
+    records.sort(key=lambda rec: (rec.get("date") or "", rec["id"]))
+    sections, covered = [], set()
+    for rec in records:
+        rs = [by_key[k] for k in dict.fromkeys(rec["runs"]) if k in by_key]
+        rs = [r for r in rs if r.spec.game == rec["game"]]
+        if rs:
+            sections.append(Section(rec["game"], [rec], rs, len(set(rec["runs"]))))
+            covered |= {r.key for r in rs}
+    legacy: dict[tuple, list] = {}
+    for r in runs:
+        if r.key not in covered:
+            cmd = str((r.manifest or {}).get("command", "") or "")
+            legacy.setdefault((r.spec.game, cmd), []).append(r)
+    for (game, cmd), rs in sorted(legacy.items()):
+        sections.append(Section(game, [experiments.legacy(game, cmd)], rs))
+    return sections, bad
+
+
+def _variant_design(r) -> str:
+    """What makes a variant label's rules: the resolved rules and card set."""
+    resolved = (r.manifest or {}).get("resolved_config") or {}
+    return config_hash(
+        {"rules": r.spec.ruleset.rules, "card_set": resolved.get("card_set_digest")}
+    )[:8]
+
+
+def _side_design(r, side) -> str:
+    from balance.experiments import side_digest
+    from balance.runner import side_record
+
+    rec = side_record(side)
+    if r.spec.experiment == loadouts.EXPERIMENT:
+        rec.pop("loadout", None)  # the loadout matrix's axis, tabulated by loadout
+    return side_digest(rec)
+
+
+def _conflicts(runs: list) -> tuple[dict, dict]:
+    """Labels that name different designs among ``runs``: variant name →
+    its rules digests, strategy name → its spec digests (only names with
+    more than one)."""
+    variants: dict[str, set] = {}
+    sides: dict[str, set] = {}
+    for r in runs:
+        variants.setdefault(r.spec.ruleset.name, set()).add(_variant_design(r))
+        for side in (r.spec.a, r.spec.b):
+            sides.setdefault(side.name, set()).add(_side_design(r, side))
+    return (
+        {k: v for k, v in variants.items() if len(v) > 1},
+        {k: v for k, v in sides.items() if len(v) > 1},
+    )
+
+
+def _relabel_variants(runs: list, names: dict) -> list:
+    """Runs whose variant label names different rules get the label
+    ``name (rules <digest>)``: never one cell for two designs. The run keeps
+    its stored key."""
+    from dataclasses import replace
+
+    out = []
+    for r in runs:
+        name = r.spec.ruleset.name
+        if name not in names:
+            out.append(r)
+            continue
+        spec = replace(
+            r.spec, ruleset=replace(r.spec.ruleset, name=f"{name} (rules {_variant_design(r)})")
+        )
+        spec.__dict__["key"] = r.spec.key  # the stored run's key (cached_property's slot)
+        out.append(replace(r, spec=spec))
+    return out
+
+
+def _sections(runs: list, where_from: dict, where: dict, pool: bool) -> tuple[list, list[str]]:
+    """The report's sections: one per experiment, or one pooling them all."""
+    sections, bad = experiment_sections(runs, where_from)
+    kept = []
+    for sec in sections:
+        if not _record_matches(sec.records[0], where):
+            continue
+        rs = [r for r in sec.runs if _run_matches(r, where)]
+        if rs:
+            sec.runs = rs
+            kept.append(sec)
+    if not kept:
+        what = " ".join(f"{k}={v}" for k, vs in where.items() for v in vs)
+        raise UserError(
+            "no stored run matches "
+            + (f"--where {what}" if what else "these paths")
+            + " (balance report --list shows the experiments in a store)"
+        )
+    if pool:
+        pooled: dict[str, Section] = {}
+        for sec in kept:
+            p = pooled.setdefault(sec.game, Section(sec.game, [], []))
+            p.records += sec.records
+            seen = {r.key for r in p.runs}
+            p.runs += [r for r in sec.runs if r.key not in seen]
+            p.recorded += sec.recorded
+        kept = list(pooled.values())
+    for sec in kept:
+        variants, sides = _conflicts(sec.runs)
+        if pool and len(sec.records) > 1 and sides:
+            name, digests = sorted(sides.items())[0]
+            raise UserError(
+                f"cannot pool: strategy '{name}' has {len(digests)} different specs among "
+                f"these runs ({', '.join(sorted(digests))}); report the experiments apart "
+                "(without --pool, or --where experiment=ID)"
+            )
+        if variants:
+            sec.runs = _relabel_variants(sec.runs, variants)
+            sec.notes.append(
+                "Variant label"
+                + ("s " if len(variants) > 1 else " ")
+                + ", ".join(f"'{v}'" for v in sorted(variants))
+                + (" name" if len(variants) > 1 else " names")
+                + " different rules among these runs; each set of rules is shown "
+                "apart, labelled by its rules digest."
+            )
+        if sides:
+            sec.notes.append(
+                "Strategy name"
+                + ("s " if len(sides) > 1 else " ")
+                + ", ".join(f"'{v}'" for v in sorted(sides)[:5])
+                + (f" (+{len(sides) - 5} more)" if len(sides) > 5 else "")
+                + (" stand" if len(sides) > 1 else " stands")
+                + " for different specs or decks among these runs, so they are "
+                "listed below, not tabulated together."
+            )
+    return kept, bad
+
+
+def _header(sec: Section, pool: bool) -> tuple[str, list[str], dict]:
+    """A section's name, its opening lines and its manifest block."""
+    from balance.experiments import LEGACY, describe_plan
+
+    title = get_game(sec.game).title
+    lines, extra = [], {}
+    if len(sec.records) > 1:
+        name = f"{title}: {len(sec.records)} experiments pooled"
+        lines.append(
+            f"This section pools the runs of {len(sec.records)} experiments: "
+            + "; ".join(
+                f"{rec['id'][:12]} ({rec.get('command_line') or rec['command']})"
+                for rec in sec.records
+            )
+            + ". Where two runs play the same matchup, the one with more games is shown."
+        )
+        extra["experiments"] = ", ".join(rec["id"] for rec in sec.records)
+    else:
+        rec = sec.records[0]
+        cmd = rec.get("command_line") or rec["command"]
+        if rec.get("legacy"):
+            name = f"{title}: {rec['command']} ({LEGACY})"
+            lines.append(f"Runs without an experiment record, made by `{cmd}`.")
+        else:
+            name = f"{title}: {rec['command']} {rec['id'][:8]}"
+            plan = describe_plan(rec.get("plan") or {})
+            lines.append(
+                f"Experiment {rec['id']}: `{cmd}`"
+                + (f" ({rec['date']})" if rec.get("date") else "")
+                + (f"; plan: {plan}" if plan else "")
+                + "."
+            )
+        extra["experiment"] = rec["id"]
+        extra["experiment_command"] = cmd
+    if sec.recorded and len(sec.runs) < sec.recorded:
+        lines.append(
+            f"{len(sec.runs):,} of the {sec.recorded:,} runs the experiment"
+            f"{'s' if len(sec.records) > 1 else ''} recorded are shown (the others were "
+            "filtered out, not given, missing, damaged or made by another engine version)."
+        )
+    lines += sec.notes
+    return name, lines, extra
+
+
+def section_page(sec: Section, cache_dir: Path | None = None, pool: bool = False) -> dict:
+    """The page section of one experiment (or of a pool of them)."""
+    listed = sec.records[0].get("view") == "runs" or any("not tabulated" in n for n in sec.notes)
+    if listed:
+        group = {"matches": {}, "card_base": {}, "restricted": {}, "loadouts": [], "listed": []}
+        group["listed"] = list(sec.runs)
+    else:
+        group = organise(sec.runs)[sec.game]
+    name, lines, extra = _header(sec, pool)
+    if listed and sec.records[0].get("view") == "runs":
+        lines.append(
+            f"Its own page (made by `balance {sec.game} {sec.records[0]['command']}`) "
+            "shows the analysis; here are the runs it played."
+        )
+    page = build_page(sec.game, group, extra_manifest=extra, cache_dir=cache_dir)
+    page["name"] = name
+    page["summary"] = [*lines, *page.get("summary", [])]
+    return page
+
+
+def list_experiments(paths: list[Path]) -> list[dict]:
+    """``balance report --list``: one row per experiment found under ``paths``."""
+    from balance import experiments
+
+    runs, _, where_from = _load_runs(paths)
+    sections, _ = experiment_sections(runs, where_from)
+    rows = [
+        {
+            "id": sec.records[0]["id"],
+            "game": sec.game,
+            "command": sec.records[0]["command"],
+            "date": sec.records[0].get("date") or "",
+            "runs": len(sec.runs),
+            "recorded": sec.recorded,
+            "games": sec.games,
+            "command_line": sec.records[0].get("command_line") or "",
+        }
+        for sec in sections
+    ]
+    # experiments with no stored run here (e.g. an analysis that keeps only its tables)
+    shown = {r["id"] for r in rows}
+    for folder in sorted({Path(f).parent for f in where_from.values()} | _game_folders(paths)):
+        for rec in experiments.read_folder(folder)[0]:
+            if rec["id"] not in shown:
+                shown.add(rec["id"])
+                rows.append(
+                    {
+                        "id": rec["id"],
+                        "game": rec["game"],
+                        "command": rec["command"],
+                        "date": rec.get("date") or "",
+                        "runs": 0,
+                        "recorded": len(rec["runs"]),
+                        "games": 0,
+                        "command_line": rec.get("command_line") or "",
+                    }
+                )
+    return rows
+
+
+def _game_folders(paths: list[Path]) -> set[Path]:
+    """Folders under ``paths`` that hold experiment records."""
+    from balance.experiments import FOLDER
+
+    out = set()
+    for p in paths:
+        p = Path(p)
+        if (p / FOLDER).is_dir():
+            out.add(p)
+        out |= {d.parent for d in p.glob(f"*/{FOLDER}") if d.is_dir()}
+    return out
+
+
 def report_from_runs(
-    paths: list[Path], out: Path, results=None, title: str | None = None
+    paths: list[Path],
+    out: Path,
+    results=None,
+    title: str | None = None,
+    where: list[str] | None = None,
+    pool: bool = False,
 ) -> tuple[Path, list[str]]:
-    """``balance report RUNS -o OUT``: one self-contained page for the given runs."""
+    """``balance report RUNS -o OUT``: one self-contained page for the given
+    runs, a section per experiment (:func:`experiment_sections`), filtered by
+    ``where`` (``key=value`` items, :func:`parse_where`). Run folders named
+    one by one, or ``pool``, make one section pooling them; it says which
+    experiments it pools and never puts two designs under one label (a
+    variant label with different rules is shown apart; a strategy name with
+    different specs is refused)."""
 
     out = Path(out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"-o must name an .html file, got '{out}'")
-    runs, skipped = load_runs(paths)
+    conditions = parse_where(where)
+    runs, skipped, where_from = _load_runs(paths)
     if not runs:
         raise UserError(
             "none of the given runs can be used: " + (skipped[0] if skipped else "no runs")
         )
-    groups = organise(runs)
+    pool = pool or all((Path(p) / "manifest.json").is_file() for p in paths)
+    sections, bad = _sections(runs, where_from, conditions, pool)
     cache = chart_cache(results)
-    pages = [build_page(game, groups[game], cache_dir=cache) for game in GAMES if game in groups]
+    order = {g: i for i, g in enumerate(GAMES)}
+    sections.sort(key=lambda sec: order.get(sec.game, len(order)))
+    pages = [section_page(sec, cache_dir=cache, pool=pool) for sec in sections]
     if title:
         for p in pages:
             p["title"] = title
     path = report.write_page(out, pages)
-    return path, skipped
+    return path, skipped + bad

@@ -17,7 +17,7 @@ import math
 import time
 from pathlib import Path
 
-from balance import analysis, pages, report
+from balance import analysis, experiments, pages, report
 from balance.config import load_study
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
@@ -55,6 +55,7 @@ def study_runs(
         max_games=_scaled(int(plan["max_games_per_pair"]), scale),
         store_only=store_only,
         with_tables=False,
+        record_as=None,  # the study records itself (study_game)
     )
     cres = []
     if plan.get("cards_strategy"):  # games with a card catalogue: the card-value runs
@@ -70,6 +71,7 @@ def study_runs(
             1 << 15,
             results,
             store_only=store_only,
+            record_as=None,
         )
     if plan.get("loadout_strategy"):  # games with loadouts: the loadout matrix
         from balance import loadouts, runner
@@ -130,6 +132,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
             indent=1,
         ),
     )
+    experiments.record(results, game, "study", {**plan, "scale": scale}, [r.key for r in runs])
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)

@@ -209,6 +209,7 @@ def sweep_command(
         precision,
         max_games,
         reference=False,
+        record_as="sweep",  # the store's experiment record: one per sweep
     )
     t.update(meta.meta_tables(runs, vnames, snames))
     rows = []

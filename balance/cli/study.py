@@ -34,9 +34,42 @@ def report_cmd(
         ),
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Page title (with RUNS).")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--where",
+            help="Only runs where KEY=VALUE (repeatable; one key's values are "
+            "alternatives, different keys must all hold). Keys: game, variant, "
+            "strategy, command, experiment (an id prefix), seed.",
+        ),
+    ] = None,
+    pool: Annotated[
+        bool,
+        typer.Option(
+            "--pool",
+            help="One section pooling the runs of every experiment (the page names "
+            "them; a strategy name with different specs is refused).",
+        ),
+    ] = False,
+    list_: Annotated[
+        bool,
+        typer.Option(
+            "--list",
+            "--experiments",
+            help="Print the experiments in the store (or RUNS): id, command, date, "
+            "runs, games; write nothing.",
+        ),
+    ] = False,
     results: ResultsOpt = None,
 ):
-    """Build a self-contained HTML report from stored runs (nothing is simulated)."""
+    """Build a self-contained HTML report from stored runs (nothing is simulated).
+
+    Given a store folder (e.g. results/tosk), the page has one section per
+    experiment (the command and plan that made the runs, recorded in the
+    store), never pooling runs of different experiments; --pool, or run
+    folders named one by one, pool them into one section that says so.
+    Without RUNS: the latest `balance study` (with --where, --pool or --list:
+    the whole store)."""
     import gc
 
     from balance import meta, pages, study, tables  # noqa: F401  (loaded before the freeze)
@@ -46,9 +79,21 @@ def report_cmd(
     # multipletests asks for cheap (0.4 s of a report otherwise).
     gc.freeze()
 
+    if not runs and (where or pool or list_):
+        from balance.store import results_dir
+
+        root = results_dir(results)
+        if not root.is_dir():
+            raise UserError(f"no results store at '{root}'; run a command first (or name RUNS)")
+        runs = [root]
+    if list_:
+        _list_experiments(list(runs))
+        return
     if runs:
         out = writable_file(out or Path("reports/report.html"), "--out")
-        path, skipped = pages.report_from_runs(list(runs), out, results, title)
+        path, skipped = pages.report_from_runs(
+            list(runs), out, results, title, where=where, pool=pool
+        )
         if skipped:
             typer.echo(
                 f"skipped {len(skipped)} run(s) (damaged, or made by another version), "
@@ -63,6 +108,36 @@ def report_cmd(
             )
         path = study.report_study(writable_dir(out or Path("reports"), "--out"), results)
     typer.echo(f"report: {path}")
+
+
+def _list_experiments(paths: list[Path]) -> None:
+    from balance import fmt, pages
+    from balance.cli.output import table
+
+    rows = pages.list_experiments(paths)
+    if not rows:
+        raise UserError(f"no stored runs or experiments under {', '.join(map(str, paths))}")
+    table(
+        "Experiments in the store (balance report --where experiment=ID shows one)",
+        ["id", "game", "command", "date", "runs", "games", "command line"],
+        [
+            [
+                r["id"] if not r["id"].startswith("cmd-") else f"{r['id']} (no record)",
+                r["game"],
+                r["command"],
+                r["date"][:16].replace("T", " "),
+                fmt.fmt_int(r["runs"])
+                + (
+                    f" of {fmt.fmt_int(r['recorded'])}"
+                    if r["recorded"] not in (0, r["runs"])
+                    else ""
+                ),
+                fmt.fmt_int(r["games"]),
+                r["command_line"],
+            ]
+            for r in rows
+        ],
+    )
 
 
 # --scale: below 1/1000 of the plan a study's precision targets pass ±50 points and

@@ -33,6 +33,20 @@ LoadoutStrategyOpt = Annotated[
 PairingGamesOpt = Annotated[int, typer.Option("-n", help="Games per loadout pairing.")]
 
 
+def _record(command: str, variant: str, pairings, n: int, seed: int, results, runs) -> None:
+    """Record a loadout-matrix experiment (every pairing's matrix) in the store."""
+    from balance import experiments
+
+    first = runs[0][0].spec
+    plan = {
+        "variant": experiments.ruleset_plan(first.ruleset),
+        "pairings": [f"{a}:{b}" for a, b in pairings],
+        "n": n,
+        "seed": seed,
+    }
+    experiments.record(results, GAME, command, plan, [r.key for rs in runs for r in rs])
+
+
 def clash_loadouts(
     strategy: LoadoutStrategyOpt = "counter",
     vs: Annotated[
@@ -74,6 +88,7 @@ def clash_loadouts(
     runs = [
         loadouts.run_matrix(GAME, variant, a, b, n, seed, threads, results) for a, b in pairings
     ]
+    _record("loadouts", variant, pairings, n, seed, results, runs)
     t = loadouts.loadout_tables(GAME, runs[0])
     more = len(runs) > 1
     if more:
@@ -177,6 +192,7 @@ def clash_ranges(
     from balance import fmt, loadouts
 
     runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
+    _record("ranges", variant, [(strategy, strategy)], n, seed, results, [runs])
     t = loadouts.ranges_by_loadout(GAME, runs)
     if as_json:
         echo_json(records(t))
@@ -217,7 +233,16 @@ def clash_initiative(
     from balance import analysis, fmt, loadouts
 
     _, _, _, runs = analysis.compare_command(
-        GAME, variant, strategies, n, seed, threads, 1 << 15, results, with_tables=False
+        GAME,
+        variant,
+        strategies,
+        n,
+        seed,
+        threads,
+        1 << 15,
+        results,
+        with_tables=False,
+        record_as="initiative",
     )
     t = loadouts.initiative_table(list(runs.values()))
     if as_json:

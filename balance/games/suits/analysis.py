@@ -324,6 +324,8 @@ def run_tasks(
     loaded = store.load("_suits_tasks", key, parse=parse, recompute=not store_only)
     if loaded is not None:
         manifest, t = loaded
+        if not store_only:
+            _record_tasks(plan, rs, key, results)
         return TasksResult(plan, *(t[k].to_pandas() for k in names), manifest=manifest, cached=True)
     if store_only:
         raise UserError(
@@ -361,7 +363,21 @@ def run_tasks(
     store.save(
         "_suits_tasks", key, res.manifest, {k: pl.from_pandas(v) for k, v in res.tables().items()}
     )
+    _record_tasks(plan, rs, key, results)
     return res
+
+
+def _record_tasks(plan: TasksPlan, rs, key: str, results) -> None:
+    """The Task analysis as an experiment: no runs; the record names its stored tables."""
+    from balance import experiments
+
+    experiments.record(
+        results,
+        GAME,
+        "tasks",
+        {**asdict(plan), "variant": experiments.ruleset_plan(rs), "entry": f"_suits_tasks/{key}"},
+        [],
+    )
 
 
 def _lasting_row(mode: str, t: int, rd: dict, characters: int) -> dict:
@@ -503,6 +519,21 @@ def run_struggle(
         label=f"suits: {len(specs)} policy matches",
         store_only=store_only,
     )
+    if not store_only:  # the experiment: this plan and its runs
+        from balance import experiments
+
+        experiments.record(
+            results,
+            GAME,
+            "struggle",
+            {
+                **asdict(plan),
+                "variants": [
+                    experiments.ruleset_plan(r) for r in dict.fromkeys(s.ruleset for s in specs)
+                ],
+            },
+            [r.key for r in runs],
+        )
     res = analyse_struggle(plan, runs)
     rs = specs[0].ruleset
     res.manifest = _manifest(

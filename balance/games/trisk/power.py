@@ -1266,6 +1266,25 @@ def run_power(
             "saving": 1 - med**2,
         }
     cards = cards.sort_values("effect", ascending=False, kind="stable").reset_index(drop=True)
+    if not store_only:  # the experiment: this plan and the runs its figures come from
+        from dataclasses import asdict
+
+        from balance import experiments
+
+        experiments.record(
+            results,
+            GAME,
+            "power",
+            {
+                **asdict(plan),
+                "variant": experiments.ruleset_plan(ctx.ruleset),
+                "card_set_digest": ctx.cardset.digest,
+                "regression": regression,
+                "finishes": finishes,
+            },
+            [r.key for r in runs.have.values()],
+            view="runs",
+        )
     elapsed = time.perf_counter() - t0
     return PowerResult(
         plan=plan,

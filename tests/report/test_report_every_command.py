@@ -1,0 +1,102 @@
+"""Every store a command can write, ``balance report`` can read.
+
+Small instances of every command that plays games run into ONE store through
+the command line (``python -m balance.cli`` in a fresh process: this tree's
+code); then ``balance report <store>`` exits 0 with no traceback, names each
+experiment in its own section, and ``--list`` lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests import ROOT
+
+# (command, the experiment's command name)
+COMMANDS = [
+    (["tosk", "simulate", "-n", "200"], "simulate"),
+    (
+        ["tosk", "compare", "--variants", "base,force", "--strategies", "aggressor,turtle"]
+        + ["-n", "200"],
+        "compare",
+    ),
+    (
+        ["tosk", "sprt", "--vs", "force", "--strategy", "turtle", "--opponents", "aggressor"]
+        + ["--batch", "50", "--max-games", "200"],
+        "sprt",
+    ),
+    (["tosk", "cards", "-n", "200"], "cards"),
+    (
+        ["trisk", "compare", "--variants", "base", "--strategies", "tempo,control", "-n", "40"],
+        "compare",
+    ),
+    (
+        ["trisk", "power", "--cards", "Bear", "--games", "20", "--max-games", "40"]
+        + ["--scale", "0.05", "--no-regression", "--out", "{tmp}/power.html"],
+        "power",
+    ),
+    (["clash", "loadouts", "-n", "2"], "loadouts"),
+    (["clash", "ranges", "-n", "2"], "ranges"),
+    (["clash", "initiative", "--strategies", "random,counter", "-n", "200"], "initiative"),
+    (["suits", "tasks", "-n", "200", "--characters", "20"], "tasks"),
+    (
+        ["suits", "struggle", "--policies", "high-defend-hand,low-absorb-deck", "-n", "100"],
+        "struggle",
+    ),
+]
+
+
+def _cli(args: list[str], tmp) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "balance.cli", *args, "--results", str(tmp / "results")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.slow  # eleven commands and a report of all of them: about 3 minutes
+def test_a_store_of_every_command_makes_a_report(tmp_path):
+    for args, _ in COMMANDS:
+        res = _cli([a.replace("{tmp}", str(tmp_path)) for a in args], tmp_path)
+        assert res.returncode == 0, (args, res.stderr[-2000:])
+    store = tmp_path / "results"
+    recs = {
+        (p.parent.parent.name, json.loads(p.read_text())["command"])
+        for p in store.glob("*/_experiments/*.json")
+    }
+    want = {(args[0], name) for args, name in COMMANDS}
+    assert want <= recs, want - recs
+
+    listed = _cli(["report", "--list"], tmp_path)
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+    for _, name in COMMANDS:
+        assert name in listed.stdout
+
+    out = tmp_path / "report.html"
+    rep = _cli(["report", str(store), "-o", str(out)], tmp_path)
+    assert rep.returncode == 0, rep.stderr[-3000:]
+    assert "Traceback" not in rep.stderr and "skipped" not in rep.stderr
+    html = out.read_text(encoding="utf-8")
+    ids = [json.loads(p.read_text()) for p in store.glob("*/_experiments/*.json")]
+    for rec in ids:
+        if rec["runs"]:  # the Task analysis keeps tables, not runs: listed, no section
+            assert f"{rec['command']} {rec['id'][:8]}</h2>" in html, rec["command_line"]
+    assert "pools the runs" not in html
+
+    # a filter picks one experiment's section; a bad key is one line, exit 2
+    one = _cli(
+        ["report", str(store / "trisk"), "--where", "command=trisk power", "-o", str(out)],
+        tmp_path,
+    )
+    assert one.returncode == 0, one.stderr[-2000:]
+    html = out.read_text(encoding="utf-8")
+    assert html.count("<h2>Trisk: ") == 1 and "<h2>Trisk: power " in html
+    bad = _cli(["report", str(store), "--where", "colour=red", "-o", str(out)], tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().count("\n") == 0 and "the keys are game, variant" in bad.stderr
