@@ -42,8 +42,9 @@ def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> No
         title,
         columns,
         [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
-        left=len(columns),
-    )  # text columns: left-aligned
+        left=len(columns),  # text columns: left-aligned
+        keep=1,  # the name is never cut; long text wraps on a narrow terminal
+    )
 
 
 #: What the stat columns of ``balance trisk cards`` mean (printed under the table).
