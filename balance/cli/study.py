@@ -62,7 +62,9 @@ def report_cmd(
                 "give -o a folder (e.g. reports), or name runs to write one file"
             )
         path = study.report_study(writable_dir(out or Path("reports"), "--out"), results)
-    typer.echo(f"report: {path}")
+    from balance.store import results_dir
+
+    typer.echo(f"report: {path} (from the store {results_dir(results)}; nothing simulated)")
 
 
 # --scale: below 1/1000 of the plan a study's precision targets pass ±50 points and
@@ -81,7 +83,7 @@ def study_cmd(
     results: ResultsOpt = None,
 ):
     """The default study of every game: writes reports/index.html."""
-    from balance import study
+    from balance import runner, study
 
     if not SCALE_MIN <= scale <= SCALE_MAX:
         raise UserError(
@@ -89,5 +91,7 @@ def study_cmd(
             f"default plan, 4 halves every CI), got {scale}"
         )
     writable_dir(out, "--out")
-    path = study.run_study(out, scale=scale, threads=threads, results=results)
-    typer.echo(f"report: {path}")
+    with runner.tally() as played:
+        path = study.run_study(out, scale=scale, threads=threads, results=results)
+    typer.echo(f"matches: {played.line()}")
+    typer.echo(f"report: {path} (tables and charts under {out}/<game>/)")

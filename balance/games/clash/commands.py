@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
-from balance.cli.output import echo_json, records, show_bench, table
+from balance.cli.output import done, echo_json, records, show_bench, table
 from balance.errors import UserError
 
 GAME = "clash"
@@ -57,7 +57,7 @@ def clash_loadouts(
     """The loadout matrix, every legal loadout against every one (27 × 27; 30 × 30 with
     allow_shield_spear), seat-swapped: item pairs, maneuvers, each item's marginal
     value, the best response to each loadout and the Nash-averaged strength."""
-    from balance import fmt, loadouts
+    from balance import fmt, loadouts, runner
 
     pairings = [(strategy, vs or strategy)]
     for item in (also or "").split(","):
@@ -68,15 +68,17 @@ def clash_loadouts(
         raise UserError("a strategy pairing is listed twice (--strategy/--vs and --also)")
     for a, b in pairings:  # every name is checked before the first game is played
         loadouts.loadout_specs(GAME, variant, a, b, 2, seed)
-    runs = [
-        loadouts.run_matrix(GAME, variant, a, b, n, seed, threads, results) for a, b in pairings
-    ]
+    with runner.tally() as played:
+        runs = [
+            loadouts.run_matrix(GAME, variant, a, b, n, seed, threads, results) for a, b in pairings
+        ]
     t = loadouts.loadout_tables(GAME, runs[0])
     more = len(runs) > 1
     if more:
         t["loadout_pairings"] = loadouts.pairing_choice_table(GAME, sum(runs, []))
     if as_json:
         echo_json({k: records(v) for k, v in t.items()})
+        done(played.line(), True)
         return
     games = fmt.fmt_int(int(t["loadout_matrix"]["games"].min()))
     pct = fmt.fmt_pct_ci
@@ -156,6 +158,7 @@ def clash_loadouts(
             ["choice", "kind", *names],
             rows,
         )
+    done(played.line())
 
 
 def clash_ranges(
@@ -169,12 +172,14 @@ def clash_ranges(
 ):
     """Where each loadout wins its rounds: the share of rounds won at each range,
     against the field of all loadouts (the loadout matrix's runs)."""
-    from balance import fmt, loadouts
+    from balance import fmt, loadouts, runner
 
-    runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
+    with runner.tally() as played:
+        runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
     t = loadouts.ranges_by_loadout(GAME, runs)
     if as_json:
         echo_json(records(t))
+        done(played.line(), True)
         return
     rows = []
     for name, g in t.groupby("loadout", sort=False):
@@ -192,6 +197,7 @@ def clash_ranges(
         ["loadout", "Hand", "Arm", "Step", "Reach"],
         rows,
     )
+    done(played.line())
 
 
 def clash_initiative(
@@ -207,14 +213,17 @@ def clash_initiative(
     as_json: JsonOpt = False,
 ):
     """The value of winning the opening bid, by the size of the winning bid."""
-    from balance import analysis, fmt, loadouts
+    from balance import analysis, fmt, loadouts, runner
 
-    _, _, _, runs = analysis.compare_command(
-        GAME, variant, strategies, n, seed, threads, 1 << 15, results, with_tables=False
-    )
+    with runner.tally() as played:
+        _, _, snames, runs = analysis.compare_command(
+            GAME, variant, strategies, n, seed, threads, 1 << 15, results, with_tables=False
+        )
     t = loadouts.initiative_table(list(runs.values()))
+    what = f"{len(runs)} pairings of {len(snames)} strategies under {variant}: " + played.line()
     if as_json:
         echo_json(records(t))
+        done(what, True)
         return
     table(
         "The opening bid's winner: win rate by the size of its winning bid (all pairings pooled)",
@@ -230,6 +239,7 @@ def clash_initiative(
             for r in t.itertuples()
         ],
     )
+    done(what)
 
 
 def bench_clash(

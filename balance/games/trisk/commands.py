@@ -460,9 +460,11 @@ def power(
         )
     if res.finishes:
         typer.echo(f"Finishes: {res.finishes['text']}")
+    from balance.store import results_dir
+
     typer.echo(
-        f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "
-        f"{fmt.fmt_seconds(elapsed)}. Page: {page}"
+        f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store "
+        f"{results_dir(results)} (seed {plan.seed}); {fmt.fmt_seconds(elapsed)}. Page: {page}"
     )
     sys.stdout.flush()
 
