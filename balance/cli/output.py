@@ -127,7 +127,7 @@ def table(
     from rich.text import Text
 
     cells = [[str(x) for x in r] for r in rows]
-    t = Table(title=Text(title), title_justify="left", header_style="bold")
+    t = Table(header_style="bold")
     keep = left if keep is None else keep
     for i, c in enumerate(columns):
         justify = "left" if i < left else "right"
@@ -141,8 +141,11 @@ def table(
     width = terminal_width()
     if width is None:
         wide = Console(width=100_000)
-        width = max(80, Measurement.get(wide, wide.options, t).maximum)
-    Console(width=width).print(t)
+        width = max(80, Measurement.get(wide, wide.options, t).maximum, Text(title).cell_len)
+    console = Console(width=width)
+    if title:  # above the table, on one line when there is room (not at the table's width)
+        console.print(Text(title, style="italic"))
+    console.print(t)
 
 
 def done(line: str, as_json: bool = False) -> None:
