@@ -587,8 +587,10 @@ class _Progress:
             f"{self.label}: {self.done:,} / {self.total:,} {self.unit} ({frac:.0%}), "
             f"{fmt_seconds(elapsed)} elapsed"
         )
-        if final:
+        if final and self.done >= self.total:
             text = f"{self.label}: {self.done:,} {self.unit} done in {fmt_seconds(elapsed)}"
+        elif final:  # stopped early (an error, Ctrl-C)
+            text = f"{self.label}: stopped at {self.done:,} / {self.total:,} {self.unit}"
         elif 0 < frac < 1:
             text += f", ~{fmt_seconds(elapsed * (1 - frac) / frac)} left"
         print(text, file=sys.stderr, flush=True)

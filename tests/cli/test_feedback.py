@@ -140,6 +140,8 @@ def test_quick_work_prints_no_progress_and_every_30_s_a_line(monkeypatch, capsys
         clock.t += 31
         bar.advance(1)
     assert len(capsys.readouterr().err.splitlines()) == 3
+    bar.close()  # stopped before the end (an error, Ctrl-C): says where
+    assert capsys.readouterr().err == "slow: stopped at 3 / 1,000 games\n"
 
 
 def test_the_environment_chooses_lines_or_nothing(monkeypatch, capsys):
