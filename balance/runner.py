@@ -801,7 +801,9 @@ class Tally:
         seed = (
             f"seed {seeds[0]}"
             if len(seeds) == 1
-            else f"seeds {', '.join(map(str, seeds[:4]))}{', …' if len(seeds) > 4 else ''}"
+            else f"seeds {', '.join(map(str, seeds))}"
+            if len(seeds) <= 3
+            else f"{len(seeds):,} seeds"
         )
 
         def runs(k: int) -> str:

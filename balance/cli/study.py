@@ -93,5 +93,5 @@ def study_cmd(
     writable_dir(out, "--out")
     with runner.tally() as played:
         path = study.run_study(out, scale=scale, threads=threads, results=results)
-    typer.echo(f"matches: {played.line()}")
+    typer.echo(f"played: {played.line()}")
     typer.echo(f"report: {path} (tables and charts under {out}/<game>/)")
