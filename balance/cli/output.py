@@ -155,11 +155,22 @@ def done(line: str, as_json: bool = False) -> None:
         typer.echo(line, err=as_json)
 
 
-def show_bench(res: dict, as_json: bool) -> None:
-    """A bench's figures: JSON, or one aligned line each."""
+def bench_played(n: int, strategies: str) -> str:
+    """What ``balance bench <game>`` plays (``bench.bench_game``), for its last line."""
+    return (
+        f"timed {n:,} games of {strategies} twice at each thread count, in memory, and short "
+        "runs in fresh processes (a cold compile in a temporary cache); nothing stored"
+    )
+
+
+def show_bench(res: dict, as_json: bool, played: str = "") -> None:
+    """A bench's figures: JSON, or one aligned line each; then ``played``,
+    what it ran and wrote (:func:`done`)."""
     if as_json:
         echo_json(res)
+        done(played, True)
         return
     width = max(map(len, res)) + 2
     for k, v in res.items():
         typer.echo(f"{k:<{width}}{v}")
+    done(played)

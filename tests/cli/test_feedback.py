@@ -304,3 +304,32 @@ def test_trisk_cards_is_compact_with_a_legend_and_wide_on_request():
     assert "Attack @1; Mentor (active @1): level 2 -> own_creation" in wide  # never cut
     assert "abilities: each with its level" in " ".join(wide.split())
     assert _invoke(["trisk", "cards", "--all"]).stdout == wide
+
+
+# ---------------------------------------------------------------- the study's steps
+
+
+def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, capsys, tmp_path):
+    """One line per step on stderr (the games' own work is stubbed: this is
+    the study's loop, not its figures)."""
+    from balance import study
+    from balance.registry import GAMES
+
+    class Compiled:  # a finished background compile
+        def poll(self):
+            return 0
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(study, "_prewarm", lambda game: Compiled())
+    monkeypatch.setattr(study, "study_game", lambda name, *a: study._step(f"{name}: …") or {})
+    monkeypatch.setattr(study.report, "write_index", lambda out, pages: out / "index.html")
+    assert study.run_study(tmp_path) == tmp_path / "index.html"
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    names = list(GAMES)
+    expected = []
+    for i, name in enumerate(names, 1):
+        expected += [f"study: game {i} of {len(names)}: {name}", f"study: {name}: …"]
+    assert captured.err.splitlines() == [*expected, "study: the index page"]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
-from balance.cli.output import done, echo_json, records, show_bench, table
+from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.errors import UserError
 
 GAME = "clash"
@@ -263,4 +263,10 @@ def bench_clash(
     res = bench.bench_game(GAME, n, a="counter", b="aggressive")
     if matrix_games:
         res.update(bench.bench_matrix(GAME, "counter", matrix_games))
-    show_bench(res, as_json)
+    played = bench_played(n, "counter vs aggressive")
+    if matrix_games:
+        played += (
+            f"; the loadout matrix at {matrix_games:,} games a cell in a fresh process, "
+            "into a temporary store"
+        )
+    show_bench(res, as_json, played)

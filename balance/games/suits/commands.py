@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, ThreadsOpt, VariantOpt
-from balance.cli.output import done, echo_json, records, show_bench, table
+from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.errors import UserError
 
 PageOpt = Annotated[
@@ -336,4 +336,4 @@ def bench_suits(
         raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
     res = suits_bench.bench_tasks(tasks_n)
     res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
-    show_bench(res, as_json)
+    show_bench(res, as_json, f"{tasks_n:,} Task draws, then " + bench_played(n, f"{a} vs {b}"))

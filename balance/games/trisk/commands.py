@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt
-from balance.cli.output import echo_json, show_bench, table, terminal_width
+from balance.cli.output import bench_played, echo_json, show_bench, table, terminal_width
 from balance.errors import UserError
 
 CardSetOpt = Annotated[
@@ -504,4 +504,7 @@ def bench_trisk(
     res = bench.bench_game("trisk", n, a=a, b=b, pure_n=40)
     if power:
         res.update(trisk_bench.bench_power())
-    show_bench(res, as_json)
+    played = bench_played(n, f"{a} vs {b}")
+    if power:
+        played += "; the equal-power test in a fresh process, into a temporary store"
+    show_bench(res, as_json, played)
