@@ -6,10 +6,12 @@ played and where it was stored, tables that never cut a name, and
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import subprocess
 import sys
+from typing import NamedTuple
 
 import pytest
 from typer.testing import CliRunner
@@ -17,6 +19,33 @@ from typer.testing import CliRunner
 from balance import registry, runner
 from balance.cli import output
 from tests import ROOT
+
+
+class Captured(NamedTuple):
+    out: str
+    err: str
+
+
+class Streams:
+    """stdout and stderr as plain string buffers (no terminal), read and reset
+    like pytest's capsys (whose fixture would mark these quick tests slow:
+    tests/conftest.py takes its ``_start(`` for a process). Made in the test's
+    body: pytest sets its own capture back after the fixtures."""
+
+    def __init__(self, monkeypatch):
+        self.monkeypatch = monkeypatch
+        self._reset()
+
+    def _reset(self):
+        self.o, self.e = io.StringIO(), io.StringIO()
+        self.monkeypatch.setattr(sys, "stdout", self.o)
+        self.monkeypatch.setattr(sys, "stderr", self.e)
+
+    def readouterr(self) -> Captured:
+        got = Captured(self.o.getvalue(), self.e.getvalue())
+        self._reset()
+        return got
+
 
 # ---------------------------------------------------------------- the compile notice
 
@@ -38,10 +67,11 @@ def _load(path, name):
 
 
 @pytest.mark.slow  # a (tiny) real compile
-def test_the_notice_is_printed_on_a_cold_compile_and_not_when_cached(tmp_path, monkeypatch, capsys):
+def test_the_notice_is_printed_on_a_cold_compile_and_not_when_cached(tmp_path, monkeypatch):
     """A kernel missing from numba's on-disk cache (an empty cache folder)
     compiles and says so on stderr; the same kernel again, in a fresh
     dispatcher (a new process would make one), loads from the cache: silence."""
+    streams = Streams(monkeypatch)
     import numba
 
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
@@ -52,14 +82,14 @@ def test_the_notice_is_printed_on_a_cold_compile_and_not_when_cached(tmp_path, m
     src.write_text(KERNEL)
 
     assert _load(src, "fb_kernel_first").add_one(1) == 2
-    captured = capsys.readouterr()
+    captured = streams.readouterr()
     assert captured.err == "compiling the simulation kernels (first run only; about a minute)\n"
     assert captured.out == ""
     assert list((tmp_path / "cache").rglob("*.nbi")), "numba wrote its cache index"
 
     registry._announced.clear()  # as in a new process
     assert _load(src, "fb_kernel_again").add_one(2) == 3
-    assert capsys.readouterr().err == ""  # loaded from the cache: nothing compiled
+    assert streams.readouterr().err == ""  # loaded from the cache: nothing compiled
 
 
 def test_the_notice_names_the_game_once(monkeypatch):
@@ -76,7 +106,8 @@ def test_the_notice_names_the_game_once(monkeypatch):
     assert registry.compile_notice("kernels.aggregate") is None
 
 
-def test_the_listener_prints_the_notice_on_stderr(monkeypatch, capsys):
+def test_the_listener_prints_the_notice_on_stderr(monkeypatch):
+    streams = Streams(monkeypatch)
     monkeypatch.setattr(registry, "_announced", set())
 
     class FakeDispatcher:
@@ -87,7 +118,7 @@ def test_the_listener_prints_the_notice_on_stderr(monkeypatch, capsys):
     d.py_func.__func__.__module__ = registry.get_game("trisk").engine + ".engine"
     registry._on_compile(d)
     registry._on_compile(d)
-    out = capsys.readouterr()
+    out = streams.readouterr()
     assert out.err == "compiling the trisk engine (first run only; about a minute)\n"
     assert out.out == ""
 
@@ -117,10 +148,11 @@ def _progress(monkeypatch, env: str | None, step_s: float, total=1_000, steps=10
     return bar
 
 
-def test_without_a_terminal_progress_is_plain_lines_at_every_tenth(monkeypatch, capsys):
+def test_without_a_terminal_progress_is_plain_lines_at_every_tenth(monkeypatch):
+    streams = Streams(monkeypatch)
     bar = _progress(monkeypatch, None, step_s=3.0, total=1_200_000, label="tosk: 3 matches")
     assert bar.mode == "lines"  # pytest's stderr is no terminal
-    lines = capsys.readouterr().err.splitlines()
+    lines = streams.readouterr().err.splitlines()
     assert lines[0] == (
         "tosk: 3 matches: 120,000 / 1,200,000 games (10%), 3.0 s elapsed, ~27.0 s left"
     )
@@ -129,9 +161,10 @@ def test_without_a_terminal_progress_is_plain_lines_at_every_tenth(monkeypatch, 
     assert lines[-1] == "tosk: 3 matches: 1,200,000 games done in 30.0 s"
 
 
-def test_quick_work_prints_no_progress_and_every_30_s_a_line(monkeypatch, capsys):
+def test_quick_work_prints_no_progress_and_every_30_s_a_line(monkeypatch):
+    streams = Streams(monkeypatch)
     _progress(monkeypatch, None, step_s=0.1)  # over in a second: nothing
-    assert capsys.readouterr().err == ""
+    assert streams.readouterr().err == ""
     # slow work: a line every 30 s even between tenths
     monkeypatch.delenv("BALANCE_PROGRESS", raising=False)
     clock = Clock()
@@ -139,16 +172,17 @@ def test_quick_work_prints_no_progress_and_every_30_s_a_line(monkeypatch, capsys
     for _ in range(3):
         clock.t += 31
         bar.advance(1)
-    assert len(capsys.readouterr().err.splitlines()) == 3
+    assert len(streams.readouterr().err.splitlines()) == 3
     bar.close()  # stopped before the end (an error, Ctrl-C): says where
-    assert capsys.readouterr().err == "slow: stopped at 3 / 1,000 games\n"
+    assert streams.readouterr().err == "slow: stopped at 3 / 1,000 games\n"
 
 
-def test_the_environment_chooses_lines_or_nothing(monkeypatch, capsys):
+def test_the_environment_chooses_lines_or_nothing(monkeypatch):
+    streams = Streams(monkeypatch)
     _progress(monkeypatch, "lines", step_s=0.01)  # forced: at once, quick or not
-    assert len(capsys.readouterr().err.splitlines()) == 10
+    assert len(streams.readouterr().err.splitlines()) == 10
     _progress(monkeypatch, "0", step_s=3.0)
-    assert capsys.readouterr().err == ""
+    assert streams.readouterr().err == ""
     monkeypatch.delenv("BALANCE_PROGRESS")
     assert runner._Progress(10, "x", False).mode == "off"  # the caller wants none
     monkeypatch.setenv("BALANCE_PROGRESS", "1")
@@ -242,20 +276,21 @@ def test_without_a_terminal_the_installed_command_prints_progress(tmp_path):
 LONG = "high-defend-hand-then-absorb-from-deck-x"  # 40 characters
 
 
-def _table(monkeypatch, capsys, width):
+def _table(monkeypatch, width):
+    streams = Streams(monkeypatch)
     monkeypatch.setattr(output, "terminal_width", lambda: width)
     output.table(
         "Each policy against the field",
         ["policy", *[f"score vs opponent {i} [95% CI]" for i in range(6)]],
         [[LONG, *["52.3% [51.3, 53.3]"] * 6], ["low", *["47.7% [46.7, 48.7]"] * 6]],
     )
-    return capsys.readouterr().out
+    return streams.readouterr().out
 
 
 @pytest.mark.parametrize("width", [80, 220, None])
-def test_a_table_never_cuts_a_name(monkeypatch, capsys, width):
+def test_a_table_never_cuts_a_name(monkeypatch, width):
     assert len(LONG) == 40
-    out = _table(monkeypatch, capsys, width)
+    out = _table(monkeypatch, width)
     assert LONG in out and "…" not in out
     if width is not None:
         assert max(len(line) for line in out.splitlines()) <= width
@@ -264,8 +299,8 @@ def test_a_table_never_cuts_a_name(monkeypatch, capsys, width):
         assert row.count("52.3% [51.3, 53.3]") == 6
 
 
-def test_without_a_terminal_a_table_is_as_wide_as_its_content(monkeypatch, capsys):
-    out = _table(monkeypatch, capsys, None)
+def test_without_a_terminal_a_table_is_as_wide_as_its_content(monkeypatch):
+    out = _table(monkeypatch, None)
     rows = [line for line in out.splitlines() if "[51.3" in line or "[46.7" in line]
     assert len(rows) == 2  # no row wrapped
     assert all(len(line) < 300 for line in out.splitlines())
@@ -309,9 +344,10 @@ def test_trisk_cards_is_compact_with_a_legend_and_wide_on_request():
 # ---------------------------------------------------------------- the study's steps
 
 
-def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, capsys, tmp_path):
+def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path):
     """One line per step on stderr (the games' own work is stubbed: this is
     the study's loop, not its figures)."""
+    streams = Streams(monkeypatch)
     from balance import study
     from balance.registry import GAMES
 
@@ -326,7 +362,7 @@ def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, capsys, tmp_pa
     monkeypatch.setattr(study, "study_game", lambda name, *a: study._step(f"{name}: …") or {})
     monkeypatch.setattr(study.report, "write_index", lambda out, pages: out / "index.html")
     assert study.run_study(tmp_path) == tmp_path / "index.html"
-    captured = capsys.readouterr()
+    captured = streams.readouterr()
     assert captured.out == ""
     names = list(GAMES)
     expected = []
