@@ -79,7 +79,12 @@ class Game:
         return sorted(p.stem for p in self.strategy_files.glob("*.toml"))
 
     def engine_module(self):
+        watch_compiles()  # from the first engine on, a cold compile says so
         return _module(self.engine)
+
+    def owns_module(self, name: str) -> bool:
+        """Whether the module ``name`` is part of this game's engine or strategies."""
+        return any(name == m or name.startswith(m + ".") for m in (self.engine, self.strategies))
 
     def strategy_module(self):
         return _module(self.strategies)
@@ -139,6 +144,57 @@ def _discover() -> None:
 
 
 _discover()
+
+
+# ---- the compile notice ----------------------------------------------------
+# numba compiles a kernel the first time it is called, unless its on-disk cache
+# (kernels/jit.py: one folder per hash of the kernel sources) holds it: then it
+# is loaded in a fraction of a second. A cold compile of an engine takes up to
+# a minute, silent; numba announces it ("numba:compile", fired only on a cache
+# miss, never for a cached load), so the notice is printed exactly when the
+# game's kernels are not in the cache, before the wait.
+
+_announced: set[str] = set()  # what has been announced in this process
+
+
+def compile_notice(module: str) -> str | None:
+    """The line announcing a cold compile of a kernel of ``module``, or None
+    if it was said already in this process (once per game; kernels no game
+    owns, the shared ones, once, and only if nothing was announced before)."""
+    game = next((g.name for g in GAMES.values() if g.owns_module(module)), None)
+    if game is None:
+        if _announced:
+            return None
+        _announced.add("")
+        return "compiling the simulation kernels (first run only; about a minute)"
+    if game in _announced:
+        return None
+    _announced.add(game)
+    return f"compiling the {game} engine (first run only; about a minute)"
+
+
+def _on_compile(dispatcher) -> None:
+    import sys
+
+    line = compile_notice(getattr(getattr(dispatcher, "py_func", None), "__module__", "") or "")
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
+
+
+@cache
+def watch_compiles() -> None:
+    """Install (once) numba's compile listener that prints :func:`compile_notice`
+    on stderr when a kernel is compiled rather than loaded from the cache."""
+    from numba.core import event
+
+    class _Notice(event.Listener):
+        def on_start(self, ev):
+            _on_compile((ev.data or {}).get("dispatcher"))
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", _Notice())
 
 
 def get_game(name: str) -> Game:

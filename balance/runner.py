@@ -531,23 +531,87 @@ def _from_row(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResu
     )
 
 
-class _Progress:
-    """A rich progress bar that appears only once the work has run a second."""
+def progress_mode(wanted: bool = True) -> str:
+    """How progress is shown on stderr: ``"bar"`` (a rich bar, on a terminal),
+    ``"lines"`` (periodic plain lines: no terminal, e.g. a log file or CI) or
+    ``"off"``. ``$BALANCE_PROGRESS`` overrides: ``1``/``bar`` forces the bar,
+    ``lines`` the lines (from the start, every 10%), ``0``/``off`` silences both."""
+    env = os.environ.get("BALANCE_PROGRESS", "").strip().lower()
+    if not wanted or env in ("0", "off", "none"):
+        return "off"
+    if env in ("1", "bar"):
+        return "bar"
+    if env == "lines":
+        return "lines"
+    return "bar" if sys.stderr.isatty() else "lines"
 
-    def __init__(self, total: int, label: str, enabled: bool):
+
+class _Progress:
+    """Progress of ``total`` games on stderr, in the way :func:`progress_mode`
+    says: a rich bar that appears once the work has run a second, or plain
+    lines (``<label>: 120,000 / 1,200,000 games (10%), 12.0 s elapsed, ~1 min
+    48 s left``) at every 10% or 30 s, from 2 s on (at once with
+    ``$BALANCE_PROGRESS=lines``), and a last one when it is done.
+
+    ``enabled`` is whether the caller wants progress at all (False under
+    ``--json`` in some commands); ``clock`` is for the tests."""
+
+    LINE_STEP = 0.10  # a line at every tenth of the work
+    LINE_EVERY_S = 30.0  # or after this long without one
+    LINE_AFTER_S = 2.0  # nothing for work that is over sooner (automatic mode)
+
+    def __init__(
+        self, total: int, label: str, enabled: bool, clock=time.perf_counter, unit: str = "games"
+    ):
         self.total = total
         self.label = label
-        self.enabled = enabled and total > 0
-        self.start = time.perf_counter()
+        self.unit = unit
+        self.mode = progress_mode(enabled) if total > 0 else "off"
+        self.enabled = self.mode != "off"
+        self.clock = clock
+        self.start = clock()
         self.done = 0
         self.bar = None
         self.task = None
+        self.forced = os.environ.get("BALANCE_PROGRESS", "").strip().lower() == "lines"
+        self.lines = 0  # lines printed
+        self.last_t = self.start
+        self.last_step = 0  # tenths reported so far
+
+    def _line(self, now: float, final: bool = False) -> None:
+        from balance.fmt import fmt_seconds
+
+        elapsed = now - self.start
+        frac = self.done / self.total
+        text = (
+            f"{self.label}: {self.done:,} / {self.total:,} {self.unit} ({frac:.0%}), "
+            f"{fmt_seconds(elapsed)} elapsed"
+        )
+        if final and self.done >= self.total:
+            text = f"{self.label}: {self.done:,} {self.unit} done in {fmt_seconds(elapsed)}"
+        elif final:  # stopped early (an error, Ctrl-C)
+            text = f"{self.label}: stopped at {self.done:,} / {self.total:,} {self.unit}"
+        elif 0 < frac < 1:
+            text += f", ~{fmt_seconds(elapsed * (1 - frac) / frac)} left"
+        print(text, file=sys.stderr, flush=True)
+        self.lines += 1
+        self.last_t = now
 
     def advance(self, n: int) -> None:
         self.done += n
-        if not self.enabled:
+        if self.mode == "lines":
+            now = self.clock()
+            step = int(self.done / self.total / self.LINE_STEP + 1e-9)
+            if (
+                step > self.last_step or now - self.last_t >= self.LINE_EVERY_S
+            ) and self.done < self.total:
+                if self.forced or now - self.start >= self.LINE_AFTER_S:
+                    self._line(now)
+                self.last_step = step
             return
-        if self.bar is None and time.perf_counter() - self.start > 1.0:
+        if self.mode != "bar":
+            return
+        if self.bar is None and self.clock() - self.start > 1.0:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
@@ -561,7 +625,7 @@ class _Progress:
                 TextColumn("{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("games"),
+                TextColumn(self.unit),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
@@ -574,6 +638,8 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+        if self.mode == "lines" and self.lines and self.done:
+            self._line(self.clock(), final=True)
 
 
 def simulate_run(
@@ -674,7 +740,7 @@ def run_many(
     bar = _Progress(
         sum(specs[i].n_games - (extend[i].games if i in extend else 0) for i in todo),
         label,
-        progress and sys.stderr.isatty() or os.environ.get("BALANCE_PROGRESS") == "1",
+        progress,
     )
     try:
         for i in todo:
@@ -686,7 +752,92 @@ def run_many(
             results[i] = res
     finally:
         bar.close()
+    for i, res in enumerate(results):
+        if res is not None:
+            played = 0 if res.cached else res.games - (extend[i].games if i in extend else 0)
+            for t in _TALLIES:
+                t.add(res, played, store)
     return results  # type: ignore[return-value]
+
+
+# ---- what a command played: a tally of run_many's work ------------------------
+_TALLIES: list[Tally] = []
+
+
+@dataclass
+class Tally:
+    """The runs :func:`run_many` played or read while the tally was open
+    (:func:`tally`): what a command says it did in its last line."""
+
+    simulated_runs: int = 0
+    simulated_games: int = 0  # games played now (a run extended: only the new ones)
+    read_runs: int = 0
+    read_games: int = 0
+    seeds: set = field(default_factory=set)
+    stores: dict = field(default_factory=dict)  # folder -> True if a run was written there
+
+    def add(self, res: RunResult, played: int, store: Store | None) -> None:
+        self.seeds.add(res.spec.seed)
+        if res.cached:
+            self.read_runs += 1
+            self.read_games += res.games
+        else:
+            self.simulated_runs += 1
+            self.simulated_games += played
+        if store is not None:
+            folder = store.root / res.spec.game
+            self.stores[folder] = self.stores.get(folder, False) or not res.cached
+
+    @property
+    def runs(self) -> int:
+        return self.simulated_runs + self.read_runs
+
+    def line(self) -> str:
+        """``simulated 300,000 games in 15 runs (seed 1); stored in results/clash``,
+        or what was read from the store; "" when nothing was played or read."""
+        if not self.runs:
+            return ""
+        seeds = sorted(self.seeds)
+        seed = (
+            f"seed {seeds[0]}"
+            if len(seeds) == 1
+            else f"seeds {', '.join(map(str, seeds))}"
+            if len(seeds) <= 3
+            else f"{len(seeds):,} seeds"
+        )
+
+        def runs(k: int) -> str:
+            return f"{k:,} run{'' if k == 1 else 's'}"
+
+        parts = []
+        if self.simulated_runs:
+            parts.append(f"simulated {self.simulated_games:,} games in {runs(self.simulated_runs)}")
+        if self.read_runs:
+            parts.append(f"read {runs(self.read_runs)} ({self.read_games:,} games) from the store")
+        else:
+            parts.append("nothing read from the store")
+        text = f"{', '.join(parts)} ({seed})"
+        written = [str(f) for f, w in self.stores.items() if w]
+        if written:
+            text += f"; stored in {', '.join(written)}"
+        elif self.stores:
+            text += f"; store: {', '.join(str(f) for f in self.stores)}; nothing simulated"
+        elif self.simulated_runs:
+            text += "; not stored"
+        return text
+
+
+class tally:
+    """``with runner.tally() as t: ...; t.line()``: what the runs played
+    inside the block did (nested tallies each see every run)."""
+
+    def __enter__(self) -> Tally:
+        self.t = Tally()
+        _TALLIES.append(self.t)
+        return self.t
+
+    def __exit__(self, *exc) -> None:
+        _TALLIES.remove(self.t)
 
 
 def load_run(folder, spec: RunSpec, stored: tuple[dict, dict | None] | None = None) -> RunResult:

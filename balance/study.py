@@ -112,9 +112,17 @@ def study_runs(
     return [*runs.values(), *cres], extra
 
 
+def _step(line: str) -> None:
+    """One line on stderr saying which step of the study is running."""
+    import sys
+
+    print(f"study: {line}", file=sys.stderr, flush=True)
+
+
 def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     """Run one game's study plan; write its tables and charts; return its page."""
     t0 = time.perf_counter()
+    _step(f"{game}: the matches of configs/{game}/study.toml (scale {scale:g})")
     runs, extra = study_runs(game, scale, threads, results)
     plan = load_study(game)
     home = get_game(game)
@@ -136,6 +144,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
+    _step(f"{game}: tables, charts and its page ({len(runs)} runs)")
     page = pages.build_page(
         game,
         group,
@@ -145,6 +154,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
         cache_dir=chart_cache(results),
     )
     if extras:
+        _step(f"{game}: its own pages")
         page["links"] = extras(out, plan, scale, threads, results, False)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
@@ -184,10 +194,14 @@ def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path
     warm = {name: _prewarm(name) for name in names[1:]}
     pages_ = []
     try:
-        for name in names:
+        for i, name in enumerate(names, 1):
+            _step(f"game {i} of {len(names)}: {name}")
             if name in warm:
+                if warm[name].poll() is None:
+                    _step(f"{name}: waiting for its engine to finish compiling (first run only)")
                 warm[name].wait()  # its compiled code is in the cache now (or it failed: no harm)
             pages_.append(study_game(name, out, scale, threads, results))
+        _step("the index page")
     finally:
         for p in warm.values():
             if p.poll() is None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt
-from balance.cli.output import show_bench
+from balance.cli.output import bench_played, show_bench
 from balance.registry import Game
 
 
@@ -30,11 +30,18 @@ def add_bench(bench_app: typer.Typer, game: Game, defaults: dict) -> None:
         """Games/s at 1 and 2 threads, numba vs pure Python, compile time, memory."""
         from balance import bench
 
-        show_bench(bench.bench_game(game.name, n, a=a, b=b), as_json)
+        show_bench(
+            bench.bench_game(game.name, n, a=a, b=b), as_json, bench_played(n, f"{a} vs {b}")
+        )
 
 
 def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
     """Seconds to build the default study's report from the store (target < 10 s)."""
     from balance import bench
 
-    show_bench(bench.bench_report(results), as_json)
+    show_bench(
+        bench.bench_report(results),
+        as_json,
+        "built the study's report from the store 5 times in fresh processes, into a "
+        "temporary folder; nothing simulated or kept",
+    )

@@ -92,25 +92,85 @@ def records(df) -> list[dict]:
     return df.to_dict(orient="records")
 
 
-def table(title: str, columns: list[str], rows: list[list[str]], left: int = 1) -> None:
-    """Print a table; all text is literal (names from configs are never markup)."""
+def terminal_width() -> int | None:
+    """The width of the terminal stdout writes to, or None when it is not one
+    (a pipe, a file, a test's capture)."""
+    import shutil
+    import sys
+
+    try:
+        if not sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def table(
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    left: int = 1,
+    keep: int | None = None,
+) -> None:
+    """Print a table; all text is literal (names from configs are never markup).
+
+    On a terminal the table takes its real width; elsewhere (a pipe, a file)
+    as wide as its content needs, so nothing is wrapped. The first ``left``
+    columns are left-aligned (text), the others right-aligned (figures). The
+    first ``keep`` columns (default: ``left``), the names, are never wrapped,
+    cut or ellipsised; when a terminal is too narrow, the other columns wrap
+    (at spaces first) rather than lose a character."""
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=Text(title), title_justify="left", header_style="bold")
+    cells = [[str(x) for x in r] for r in rows]
+    t = Table(header_style="bold")
+    keep = left if keep is None else keep
     for i, c in enumerate(columns):
-        t.add_column(Text(c), justify="left" if i < left else "right")
-    for r in rows:
-        t.add_row(*(Text(str(x)) for x in r))
-    Console(width=max(120, len(columns) * 14)).print(t)
+        justify = "left" if i < left else "right"
+        if i < keep:
+            longest = max([Text(r[i]).cell_len for r in cells if i < len(r)] + [Text(c).cell_len])
+            t.add_column(Text(c), justify=justify, no_wrap=True, min_width=longest)
+        else:
+            t.add_column(Text(c), justify=justify, overflow="fold")
+    for r in cells:
+        t.add_row(*(Text(x) for x in r))
+    width = terminal_width()
+    if width is None:
+        wide = Console(width=100_000)
+        width = max(80, Measurement.get(wide, wide.options, t).maximum, Text(title).cell_len)
+    console = Console(width=width)
+    if title:  # above the table, on one line when there is room (not at the table's width)
+        console.print(Text(title, style="italic"))
+    console.print(t)
 
 
-def show_bench(res: dict, as_json: bool) -> None:
-    """A bench's figures: JSON, or one aligned line each."""
+def done(line: str, as_json: bool = False) -> None:
+    """A command's last line, what it played and wrote: on stdout after its
+    tables, on stderr under ``--json`` (stdout is the JSON alone)."""
+    if line:
+        typer.echo(line, err=as_json)
+
+
+def bench_played(n: int, strategies: str) -> str:
+    """What ``balance bench <game>`` plays (``bench.bench_game``), for its last line."""
+    return (
+        f"timed {n:,} games of {strategies} twice at each thread count, in memory, and short "
+        "runs in fresh processes (a cold compile in a temporary cache); nothing stored"
+    )
+
+
+def show_bench(res: dict, as_json: bool, played: str = "") -> None:
+    """A bench's figures: JSON, or one aligned line each; then ``played``,
+    what it ran and wrote (:func:`done`)."""
     if as_json:
         echo_json(res)
+        done(played, True)
         return
     width = max(map(len, res)) + 2
     for k, v in res.items():
         typer.echo(f"{k:<{width}}{v}")
+    done(played)

@@ -107,7 +107,9 @@ def report_cmd(
                 "give -o a folder (e.g. reports), or name runs to write one file"
             )
         path = study.report_study(writable_dir(out or Path("reports"), "--out"), results)
-    typer.echo(f"report: {path}")
+    from balance.store import results_dir
+
+    typer.echo(f"report: {path} (from the store {results_dir(results)}; nothing simulated)")
 
 
 def _list_experiments(paths: list[Path]) -> None:
@@ -156,7 +158,7 @@ def study_cmd(
     results: ResultsOpt = None,
 ):
     """The default study of every game: writes reports/index.html."""
-    from balance import study
+    from balance import runner, study
 
     if not SCALE_MIN <= scale <= SCALE_MAX:
         raise UserError(
@@ -164,5 +166,7 @@ def study_cmd(
             f"default plan, 4 halves every CI), got {scale}"
         )
     writable_dir(out, "--out")
-    path = study.run_study(out, scale=scale, threads=threads, results=results)
-    typer.echo(f"report: {path}")
+    with runner.tally() as played:
+        path = study.run_study(out, scale=scale, threads=threads, results=results)
+    typer.echo(f"played: {played.line()}")
+    typer.echo(f"report: {path} (tables and charts under {out}/<game>/)")

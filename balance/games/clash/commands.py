@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
-from balance.cli.output import echo_json, records, show_bench, table
+from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.config import with_rules
 from balance.errors import UserError
 
@@ -74,7 +74,7 @@ def clash_loadouts(
     allow_shield_spear), seat-swapped: item pairs, maneuvers, each item's marginal
     value, the best response to each loadout and the Nash-averaged strength."""
     variant = with_rules(variant, rule)
-    from balance import fmt, loadouts
+    from balance import fmt, loadouts, runner
 
     pairings = [(strategy, vs or strategy)]
     for item in (also or "").split(","):
@@ -85,9 +85,10 @@ def clash_loadouts(
         raise UserError("a strategy pairing is listed twice (--strategy/--vs and --also)")
     for a, b in pairings:  # every name is checked before the first game is played
         loadouts.loadout_specs(GAME, variant, a, b, 2, seed)
-    runs = [
-        loadouts.run_matrix(GAME, variant, a, b, n, seed, threads, results) for a, b in pairings
-    ]
+    with runner.tally() as played:
+        runs = [
+            loadouts.run_matrix(GAME, variant, a, b, n, seed, threads, results) for a, b in pairings
+        ]
     _record("loadouts", variant, pairings, n, seed, results, runs)
     t = loadouts.loadout_tables(GAME, runs[0])
     more = len(runs) > 1
@@ -95,6 +96,7 @@ def clash_loadouts(
         t["loadout_pairings"] = loadouts.pairing_choice_table(GAME, sum(runs, []))
     if as_json:
         echo_json({k: records(v) for k, v in t.items()})
+        done(played.line(), True)
         return
     games = fmt.fmt_int(int(t["loadout_matrix"]["games"].min()))
     pct = fmt.fmt_pct_ci
@@ -174,6 +176,7 @@ def clash_loadouts(
             ["choice", "kind", *names],
             rows,
         )
+    done(played.line())
 
 
 def clash_ranges(
@@ -189,13 +192,15 @@ def clash_ranges(
     """Where each loadout wins its rounds: the share of rounds won at each range,
     against the field of all loadouts (the loadout matrix's runs)."""
     variant = with_rules(variant, rule)
-    from balance import fmt, loadouts
+    from balance import fmt, loadouts, runner
 
-    runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
+    with runner.tally() as played:
+        runs = loadouts.run_matrix(GAME, variant, strategy, strategy, n, seed, threads, results)
     _record("ranges", variant, [(strategy, strategy)], n, seed, results, [runs])
     t = loadouts.ranges_by_loadout(GAME, runs)
     if as_json:
         echo_json(records(t))
+        done(played.line(), True)
         return
     rows = []
     for name, g in t.groupby("loadout", sort=False):
@@ -213,6 +218,7 @@ def clash_ranges(
         ["loadout", "Hand", "Arm", "Step", "Reach"],
         rows,
     )
+    done(played.line())
 
 
 def clash_initiative(
@@ -230,23 +236,26 @@ def clash_initiative(
 ):
     """The value of winning the opening bid, by the size of the winning bid."""
     variant = with_rules(variant, rule)
-    from balance import analysis, fmt, loadouts
+    from balance import analysis, fmt, loadouts, runner
 
-    _, _, _, runs = analysis.compare_command(
-        GAME,
-        variant,
-        strategies,
-        n,
-        seed,
-        threads,
-        1 << 15,
-        results,
-        with_tables=False,
-        record_as="initiative",
-    )
+    with runner.tally() as played:
+        _, _, snames, runs = analysis.compare_command(
+            GAME,
+            variant,
+            strategies,
+            n,
+            seed,
+            threads,
+            1 << 15,
+            results,
+            with_tables=False,
+            record_as="initiative",
+        )
     t = loadouts.initiative_table(list(runs.values()))
+    what = f"{len(runs)} pairings of {len(snames)} strategies under {variant}: " + played.line()
     if as_json:
         echo_json(records(t))
+        done(what, True)
         return
     table(
         "The opening bid's winner: win rate by the size of its winning bid (all pairings pooled)",
@@ -262,6 +271,7 @@ def clash_initiative(
             for r in t.itertuples()
         ],
     )
+    done(what)
 
 
 def bench_clash(
@@ -285,4 +295,10 @@ def bench_clash(
     res = bench.bench_game(GAME, n, a="counter", b="aggressive")
     if matrix_games:
         res.update(bench.bench_matrix(GAME, "counter", matrix_games))
-    show_bench(res, as_json)
+    played = bench_played(n, "counter vs aggressive")
+    if matrix_games:
+        played += (
+            f"; the loadout matrix at {matrix_games:,} games a cell in a fresh process, "
+            "into a temporary store"
+        )
+    show_bench(res, as_json, played)

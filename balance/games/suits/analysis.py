@@ -25,7 +25,6 @@ ordinary runs, so ``balance report`` rebuilds the page without simulating.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -338,9 +337,7 @@ def run_tasks(
     vec = rs.vector()
     suit = parse_suit(plan.suit)
     texts = examples()[suit_keys()[suit]]
-    bar = runner._Progress(
-        13 * (1 + len(eng.MODES)), "suits: task odds", progress and sys.stderr.isatty()
-    )
+    bar = runner._Progress(13 * (1 + len(eng.MODES)), "suits: task odds", progress, unit="targets")
     try:
         fresh = fresh_table(vec, rs.rules, suit, plan.hands, plan.seed, texts)
         bar.advance(13)

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
-from balance.cli.output import echo_json, records, show_bench, table
+from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.config import with_rules
 from balance.errors import UserError
 
@@ -88,7 +88,18 @@ def tasks(
     plan = suits.TasksPlan(variant, n, characters, suit, seed).check()
     set_threads(threads)
     res = suits.run_tasks(plan, threads=threads, results=results, progress=not as_json)
+    from balance.store import results_dir
+
+    where = results_dir(results) / "_suits_tasks"
+    what = (
+        f"{'read from the store' if res.cached else 'simulated'} {fmt.fmt_int(plan.hands)} "
+        f"hands and {fmt.fmt_int(plan.characters)} characters per target "
+        f"(13 targets, seed {plan.seed}, {plan.variant}); "
+        + (f"store: {where}" if res.cached else f"stored in {where}")
+        + (f"; page: {page}" if page else "")
+    )
     if _page_and_json(res, page, as_json, tasks=res):
+        done(what, True)
         return
     rows = []
     for r in res.fresh.itertuples():
@@ -155,9 +166,8 @@ def tasks(
     typer.echo(
         f"simulation vs exact: largest gap {worst:.2f} standard errors over "
         f"{len(res.fresh) * 3} comparisons"
-        + (" (read from the store)" if res.cached else "")
-        + (f"; page: {page}" if page else "")
     )
+    done(what)
 
 
 def struggle(
@@ -187,7 +197,7 @@ def struggle(
     lowest likely to win; defend or absorb; damage from the hand or the deck.
     Score against the field, what each choice is worth, how long struggles last
     and the defender's tie advantage."""
-    from balance import config, fmt
+    from balance import config, fmt, runner
     from balance.games.suits import analysis as suits
     from balance.runner import check_games, set_threads
 
@@ -203,8 +213,11 @@ def struggle(
         config.load_strategy("suits", p)
     plan = suits.StrugglePlan(vs, pols, check_games(n), seed).check()
     set_threads(threads)
-    res = suits.run_struggle(plan, threads=threads, results=results, progress=not as_json)
+    with runner.tally() as played:
+        res = suits.run_struggle(plan, threads=threads, results=results, progress=not as_json)
+    what = played.line() + (f"; page: {page}" if page else "")
     if _page_and_json(res, page, as_json, struggle=res):
+        done(what, True)
         return
     table(
         f"Each policy against the field ({fmt.fmt_int(plan.games)} struggles per pairing)",
@@ -292,8 +305,7 @@ def struggle(
             ],
             left=2,
         )
-    if page:
-        typer.echo(f"page: {page}")
+    done(what)
 
 
 def register(app: typer.Typer) -> None:
@@ -329,4 +341,4 @@ def bench_suits(
         raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
     res = suits_bench.bench_tasks(tasks_n)
     res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
-    show_bench(res, as_json)
+    show_bench(res, as_json, f"{tasks_n:,} Task draws, then " + bench_played(n, f"{a} vs {b}"))

@@ -17,7 +17,7 @@ from balance.cli.options import (
     ThreadsOpt,
     VariantOpt,
 )
-from balance.cli.output import echo_json, records, table
+from balance.cli.output import done, echo_json, records, table
 from balance.config import with_rules
 from balance.errors import UserError
 from balance.paths import dir_option
@@ -112,11 +112,13 @@ def tosk_cards(
     """Card value per rank and suit: played WR, games-in-hand WR, improvement
     when in hand (observational), and the paired effect of forbidding a rank."""
     variant = with_rules(variant, rule)
-    from balance import analysis, fmt
+    from balance import analysis, fmt, runner
 
-    t = analysis.cards_command(
-        "tosk", variant, strategy, vs, n, seed, threads, batch_size, results, restricted
-    )
+    with runner.tally() as played:
+        t = analysis.cards_command(
+            "tosk", variant, strategy, vs, n, seed, threads, batch_size, results, restricted
+        )
+    what = played.line()
     if charts is not None:
         from balance import charts as ch
 
@@ -125,8 +127,10 @@ def tosk_cards(
             charts,
             card_variant=t["by_card"]["variant"].iloc[0],
         )
+        what += f"; charts in {charts}"
     if as_json:
         echo_json({k: records(v) for k, v in t.items()})
+        done(what, True)
         return
     for key, label in (("by_rank", "rank"), ("by_suit", "suit")):
         df = t[key]
@@ -171,3 +175,4 @@ def tosk_cards(
                 for _, r in df.iterrows()
             ],
         )
+    done(what)

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt
-from balance.cli.output import echo_json, show_bench, table
+from balance.cli.output import bench_played, echo_json, show_bench, table, terminal_width
 from balance.errors import UserError
 
 CardSetOpt = Annotated[
@@ -42,20 +42,81 @@ def _show(rows: list[dict], title: str, columns: list[str], as_json: bool) -> No
         title,
         columns,
         [[("" if r.get(c) is None else r.get(c)) for c in columns] for r in rows],
-        left=len(columns),
-    )  # text columns: left-aligned
+        left=len(columns),  # text columns: left-aligned
+        keep=1,  # the name is never cut; long text wraps on a narrow terminal
+    )
 
 
-#: What the stat columns of ``balance trisk cards`` mean (printed under the table).
-CARD_LEGEND = (
-    "MIG, CUN, WIS: the card's Might, Cunning and Wisdom (0-9); a Primal may play it only if "
-    "none is above the Primal's own, so they restrict who plays a card, not its power. HP: hit "
-    "points; AP: attack power (the damage its attack deals); MP: magic power (the X of its "
-    "abilities). attack: the level from which it may attack. points: its value under the "
-    "set's point budget (configs/trisk/BUDGET.md); target: what its type must have "
-    "(Creation, Upgrade by chain depth, Sorcery; Primals are exempt); budget: 'on', or how "
-    "far off it is."
-)
+#: What every column of ``balance trisk cards`` means (the rulebook's Stats
+#: table, /work/shared/rules/trisk.txt, and the point budget); the legend under
+#: the table explains the columns it shows, in this order.
+CARD_COLUMNS = {
+    "name": None,
+    "type": "type: Primal, Creation, Upgrade or Sorcery",
+    "kind": "kind: the creature it is (an Upgrade goes onto the kind its type line names)",
+    "MIG": "MIG, CUN, WIS: Might, Cunning and Wisdom, the Red, Green and Blue shades "
+    "(0-9); a Primal may play a card only if none of the three is above its own, so "
+    "they decide who plays a card, not its power",
+    "CUN": None,
+    "WIS": None,
+    "HP": "HP: hit points, the damage it can take before it is destroyed",
+    "AP": "AP: attack points, the damage it deals when it attacks",
+    "MP": "MP: magic points, the X of Blessings and Curses (the Primal's MP) or of a "
+    "Ritual (the sacrificed creation's)",
+    "attack": "attack: the level from which it may attack",
+    "abilities": "abilities: each with its level (@) and what it does (balance trisk skills)",
+    "points": "points: its value under the set's point budget (configs/trisk/BUDGET.md)",
+    "target": "target: the points its type must have (Creation, Upgrade by chain depth, "
+    "Sorcery; Primals are exempt)",
+    "budget": "budget: 'on' its target, 'OFF' by how many points, or 'exempt' (Primals)",
+    "Primals": "Primals: how many of the set's Primals may play it (--wide names them)",
+    "primals": "primals: the Primals that may play it",
+}
+#: The default table's columns (fits 100 columns); --wide shows WIDE_COLUMNS.
+COMPACT_COLUMNS = [
+    "name",
+    "type",
+    "MIG",
+    "CUN",
+    "WIS",
+    "HP",
+    "AP",
+    "MP",
+    "attack",
+    "budget",
+    "Primals",
+]
+WIDE_COLUMNS = [
+    "name",
+    "type",
+    "kind",
+    "MIG",
+    "CUN",
+    "WIS",
+    "HP",
+    "AP",
+    "MP",
+    "attack",
+    "abilities",
+    "points",
+    "target",
+    "budget",
+    "primals",
+]
+
+
+def card_legend(columns: list[str], width: int = 100) -> str:
+    """The legend explaining every abbreviation and column among ``columns``,
+    wrapped at ``width``."""
+    import textwrap
+
+    text = "Columns: " + "; ".join(CARD_COLUMNS[c] for c in columns if CARD_COLUMNS.get(c)) + "."
+    return textwrap.fill(text, width=width, break_on_hyphens=False)
+
+
+def _count(names: str) -> str:
+    """How many names a comma-separated list holds."""
+    return str(len([n for n in names.split(",") if n.strip()]))
 
 
 def _budget_cell(r: dict) -> str:
@@ -78,14 +139,28 @@ def budget_summary(rows: list[dict]) -> str:
     )
 
 
-def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
-    """The card set: every card's stats, abilities, budget points against its
-    target (off-budget cards flagged) and who can play it.
+def cards(
+    card_set: CardSetOpt = "reference",
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            "--all",
+            help="Every column: kind, abilities, budget points and target, and the "
+            "Primals that may play each card (wide: about 200 columns or more).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The card set: every card's stats and whether it is on its point budget,
+    with a legend of the columns; --wide adds its kind, abilities, points,
+    budget target and the Primals that may play it.
 
     MIG, CUN, WIS: Might, Cunning and Wisdom (0-9), which Primals may play the
-    card; HP: hit points; AP: attack power; MP: magic power (X of abilities);
-    points and target: the point budget of configs/trisk/BUDGET.md. With
-    --json each card also has off_by (points - target) and off_budget."""
+    card; HP: hit points; AP: attack points; MP: magic points (X of Blessings,
+    Curses and Rituals); points and target: the point budget of
+    configs/trisk/BUDGET.md. With --json (every field, whatever --wide) each
+    card also has off_by (points - target) and off_budget."""
     from balance.games.trisk import cards as trisk_cards
 
     cs = trisk_cards.load_card_set(card_set, _base_rules())
@@ -93,34 +168,31 @@ def cards(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
     if as_json:
         _show(rows, "", [], True)
         return
-    shown = [
-        {**r, "target": "" if r["target"] is None else r["target"], "budget": _budget_cell(r)}
-        for r in rows
-    ]
-    _show(
-        shown,
-        f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})",
-        [
-            "name",
-            "type",
-            "kind",
-            "MIG",
-            "CUN",
-            "WIS",
-            "HP",
-            "AP",
-            "MP",
-            "attack",
-            "abilities",
-            "points",
-            "target",
-            "budget",
-            "primals",
-        ],
-        False,
-    )
+    title = f"Trisk card set '{cs.name}' ({len(rows)} cards, digest {cs.digest[:12]})"
+    if wide:
+        shown = [
+            {**r, "target": "" if r["target"] is None else r["target"], "budget": _budget_cell(r)}
+            for r in rows
+        ]
+        _show(shown, title, WIDE_COLUMNS, False)
+        columns = WIDE_COLUMNS
+    else:
+        columns = COMPACT_COLUMNS
+        table(
+            title,
+            columns,
+            [
+                [r["name"], r["type"]]
+                + [str(r[c]) for c in ("MIG", "CUN", "WIS", "HP", "AP", "MP", "attack")]
+                + [_budget_cell(r), "" if r["type"] == "Primal" else _count(r["primals"])]
+                for r in rows
+            ],
+            left=2,
+        )
     typer.echo(budget_summary(rows))
-    typer.echo(CARD_LEGEND)
+    typer.echo(card_legend(columns, min(100, terminal_width() or 100)))
+    if not wide:
+        typer.echo("More columns (kind, abilities, points, target, primals): --wide.")
 
 
 def skills(card_set: CardSetOpt = "reference", as_json: JsonOpt = False) -> None:
@@ -388,9 +460,11 @@ def power(
         )
     if res.finishes:
         typer.echo(f"Finishes: {res.finishes['text']}")
+    from balance.store import results_dir
+
     typer.echo(
-        f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store; "
-        f"{fmt.fmt_seconds(elapsed)}. Page: {page}"
+        f"{res.runs_simulated:,} runs simulated, {res.runs_read:,} read from the store "
+        f"{results_dir(results)} (seed {plan.seed}); {fmt.fmt_seconds(elapsed)}. Page: {page}"
     )
     sys.stdout.flush()
 
@@ -430,4 +504,7 @@ def bench_trisk(
     res = bench.bench_game("trisk", n, a=a, b=b, pure_n=40)
     if power:
         res.update(trisk_bench.bench_power())
-    show_bench(res, as_json)
+    played = bench_played(n, f"{a} vs {b}")
+    if power:
+        played += "; the equal-power test in a fresh process, into a temporary store"
+    show_bench(res, as_json, played)

@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -1804,7 +1803,7 @@ def run_regression(
     bar = runner._Progress(
         plan.regression_pairs * plan.regression_games,
         "trisk power: regression decks",
-        progress and sys.stderr.isatty(),
+        progress,
     )
     try:
         for i in range(n_chunks):
