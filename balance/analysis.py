@@ -387,6 +387,8 @@ def sprt_command(
             }
             experiments.record(results, game, "sprt", plan, [r.key for r in cur.values()])
             out["final"] = True
+            out["store"] = str(store.root / game)
+            out["runs"] = len(cur)
             out["opponents"] = [o.name for o in opps]
             out["variant"], out["vs"], out["strategy"] = ra.name, rb.name, s.name
             yield out

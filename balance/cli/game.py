@@ -21,7 +21,7 @@ from balance.cli.options import (
     VariantOpt,
     VerdictOpt,
 )
-from balance.cli.output import echo_json, records, table
+from balance.cli.output import done, echo_json, records, table
 from balance.config import rule_text, with_rules
 from balance.errors import UserError
 from balance.paths import check_keys, dir_option, load_toml
@@ -244,12 +244,26 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
         luck vs skill, and each variant's paired difference from base (Holm)."""
-        from balance import analysis, design, fmt
+        from balance import analysis, design, fmt, runner
 
         variants = with_rules(variants, rule)
         thresholds = design.load_thresholds(game, verdict_config)  # checked before any game
-        t, vnames, snames, runs = analysis.compare_command(
-            game, variants, strategies, n, seed, threads, batch_size, results, precision, max_games
+        with runner.tally() as played:
+            t, vnames, snames, runs = analysis.compare_command(
+                game,
+                variants,
+                strategies,
+                n,
+                seed,
+                threads,
+                batch_size,
+                results,
+                precision,
+                max_games,
+            )
+        what = (
+            f"{len(runs)} matches ({len(snames)} strategies × {len(vnames)} rule sets): "
+            + played.line()
         )
         if charts is not None:
             from balance import charts as ch
@@ -260,6 +274,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             out["verdict"] = records(design.assess(runs, vnames, snames, thresholds, tables=t))
             out["round_cap_warnings"] = design.cap_warnings(runs, thresholds["round_cap_max"])
             echo_json(out)
+            done(what, True)
             return
         m = t["matrix"]
         for v in vnames:
@@ -351,6 +366,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 ],
             )
         print_verdicts(game, runs, vnames, snames, t, thresholds)
+        if charts is not None:
+            typer.echo(f"charts: {charts}")
+        done(what)
 
     @sub.command("sweep")
     def sweep(
@@ -387,25 +405,27 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         and show every design metric against the value with its 95% CI: seat
         advantage, strategy spread and Nash support, game length, draws and
         round-cap share, lead changes and comebacks."""
-        from balance import design, fmt
+        from balance import design, fmt, runner
         from balance import sweep as sw
 
         if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
         thresholds = design.load_thresholds(game, verdict_config)
-        res = sw.sweep_command(
-            game,
-            variant,
-            rule,
-            strategies,
-            n,
-            seed,
-            threads,
-            batch_size,
-            results,
-            precision,
-            max_games,
-        )
+        with runner.tally() as played:
+            res = sw.sweep_command(
+                game,
+                variant,
+                rule,
+                strategies,
+                n,
+                seed,
+                threads,
+                batch_size,
+                results,
+                precision,
+                max_games,
+            )
+        what = f"{len(res['runs'])} matches at {len(res['points'])} points: " + played.line()
         df = res["table"]
         keys = [a.key for a in res["axes"]]
         verdict = design.assess(
@@ -432,6 +452,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     "chart": str(chart),
                 }
             )
+            done(what, True)
             return
         games = fmt.fmt_int(int(df["games"].iloc[0]))
         table(
@@ -480,6 +501,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         for line in design.cap_warnings(res["runs"], thresholds["round_cap_max"]):
             typer.echo(line)
         typer.echo(f"chart: {chart}")
+        done(what)
 
     @sub.command("trace")
     def trace(
@@ -735,11 +757,18 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             "no change": f"{last['vs']} does not change {last['strategy']}'s score by {delta:g} points or more",
             "continue": f"undecided after {fmt.fmt_int(last['games'])} games per rule set (--max-games reached)",
         }[last["decision"]]
+        what = (
+            f"sequential test of {last['vs']} against {last['variant']}: played "
+            f"{fmt.fmt_int(2 * last['games'])} games in {last['runs']} runs (seed {seed}); "
+            f"stored in {last['store']}"
+        )
         if as_json:
             echo_json({"verdict": verdict, "steps": steps})
+            done(what, True)
             return
         typer.echo(
             f"verdict: {verdict} (vs {last['variant']}; Δ = "
             f"{fmt.fmt_pp_ci(last['diff'], last['lo'], last['hi'], last['n_pairs'])} pairs; "
             f"α={alpha:g}, β={beta:g}; opponents: {', '.join(last['opponents'])})"
         )
+        done(what)
