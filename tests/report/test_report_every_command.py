@@ -1,8 +1,8 @@
 """Every store a command can write, ``balance report`` can read.
 
-Small instances of every command that plays games run into ONE store through
-the command line (``python -m balance.cli`` in a fresh process: this tree's
-code); then ``balance report <store>`` exits 0 with no traceback, names each
+Small instances of every command that plays games (a designer's own rules
+and a sweep among them) run into ONE store through the installed ``balance``
+script in a fresh process; then ``balance report <store>`` exits 0 with no traceback, names each
 experiment in its own section, and ``--list`` lists them.
 """
 
@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from tests import ROOT
+from tests.cli.test_cli import BASE_CMD
 
 # (command, the experiment's command name)
 COMMANDS = [
     (["tosk", "simulate", "-n", "200"], "simulate"),
+    (  # a designer's own rules: a file, a shipped variant and an override
+        ["tosk", "simulate", "-n", "200", "-v", "force+{tmp}/hand7.toml", "--rule", "capacity=12"],
+        "simulate",
+    ),
+    (
+        ["tosk", "sweep", "--rule", "capacity=11,13", "--strategies", "balanced,random"]
+        + ["-n", "100", "--chart", "{tmp}/sweep.svg"],
+        "sweep",
+    ),
     (
         ["tosk", "compare", "--variants", "base,force", "--strategies", "aggressor,turtle"]
         + ["-n", "200"],
@@ -52,7 +61,7 @@ COMMANDS = [
 
 def _cli(args: list[str], tmp) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "balance.cli", *args, "--results", str(tmp / "results")],
+        [*BASE_CMD, *args, "--results", str(tmp / "results")],  # the installed script
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -62,6 +71,7 @@ def _cli(args: list[str], tmp) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow  # eleven commands and a report of all of them: about 3 minutes
 def test_a_store_of_every_command_makes_a_report(tmp_path):
+    (tmp_path / "hand7.toml").write_text("[rules]\nmax_hand = 7\n")
     for args, _ in COMMANDS:
         res = _cli([a.replace("{tmp}", str(tmp_path)) for a in args], tmp_path)
         assert res.returncode == 0, (args, res.stderr[-2000:])
