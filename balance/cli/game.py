@@ -17,6 +17,7 @@ from balance.cli.options import (
     ResultsOpt,
     RuleOpt,
     SeedOpt,
+    StrategiesOpt,
     ThreadsOpt,
     VariantOpt,
     VerdictOpt,
@@ -221,9 +222,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ),
         ] = default_variants,
         rule: RuleOpt = None,
-        strategies: Annotated[
-            str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
-        ] = standard,
+        strategies: StrategiesOpt = standard,
         n: Annotated[int, typer.Option("-n", help="Games per strategy pair and variant.")] = 9604,
         seed: SeedOpt = 1,
         threads: ThreadsOpt = None,
@@ -381,9 +380,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ),
         ],
         variant: VariantOpt = "base",
-        strategies: Annotated[
-            str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
-        ] = standard,
+        strategies: StrategiesOpt = standard,
         n: Annotated[int, typer.Option("-n", help="Games per strategy pair and point.")] = 4000,
         seed: SeedOpt = 1,
         threads: ThreadsOpt = None,

@@ -62,3 +62,6 @@ VerdictOpt = Annotated[
         "and the game's own (docs/verdicts.md lists the keys).",
     ),
 ]
+StrategiesOpt = Annotated[
+    str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
+]
