@@ -69,7 +69,8 @@ def _ok(res: subprocess.CompletedProcess) -> str:
 
 def _runs(folder: Path) -> list[Path]:
     root = folder / "results" / "tosk"
-    return sorted(p for p in root.iterdir()) if root.exists() else []
+    # run folders only: not the store's records (``_experiments``) nor temporary folders
+    return sorted(p for p in root.iterdir() if p.name[0] not in "_.") if root.exists() else []
 
 
 # ---------------------------------------------------------------- tosk play

@@ -366,7 +366,8 @@ def test_sprt_stops_when_the_answer_is_known(tmp_path):
         20000,
     )
     lines = text.strip().splitlines()
-    assert lines[-1].startswith("verdict: ")
+    assert lines[-2].startswith("verdict: ")
+    assert lines[-1].startswith("sequential test of potent-healing against base: played ")
     assert "LLR" in lines[0]
     out = json.loads(
         ok(
