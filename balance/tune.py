@@ -440,6 +440,7 @@ class TuneResult:
     run_keys: list
     popsize: int
     pick_index: int = -1
+    fresh_keys: list = field(default_factory=list)  # the runs of the fresh re-evaluation
 
     @property
     def s_per_eval(self) -> float:
@@ -507,8 +508,13 @@ def tune(
     fresh = fresh_seed(seed)
     fgames = games * refine
     finalists = best_distinct(history, top)
-    sides = [base] + [obj.side(ev.spec) for ev in finalists]
-    runs = obj.runs(sides, fgames, fresh, progress=progress, label="fresh deals")
+    # a finalist that plays exactly as the base (its start) shares the base's runs
+    same = [np.array_equal(obj.side(ev.spec).vector(), base.vector()) for ev in finalists]
+    new = [obj.side(ev.spec) for ev, s in zip(finalists, same, strict=True) if not s]
+    n_search = len(obj.played)
+    played = iter(obj.runs([base, *new], fgames, fresh, progress=progress, label="fresh deals"))
+    base_runs = next(played)
+    runs = [base_runs] + [base_runs if s else next(played) for s in same]
     base_row = score_row(runs[0])
     rows = []
     for ev, r in zip(finalists, runs[1:], strict=True):
@@ -539,6 +545,7 @@ def tune(
         search_s=search_s,
         evaluated=evaluated,
         run_keys=obj.played,
+        fresh_keys=obj.played[n_search:],
         popsize=pop,
         pick_index=rows[pick]["index"],
     )
@@ -708,8 +715,7 @@ def record(results, res: TuneResult, command: str) -> None:
         "seed": res.seed,
         "space": [[p.key, p.lo, p.hi] for p in res.space.params],
     }
-    k = len(res.opponents) * (1 + len(res.finalists))
-    experiments.record(results, res.game, command, plan, res.run_keys[-k:], view="runs")
+    experiments.record(results, res.game, command, plan, res.fresh_keys, view="runs")
 
 
 # ---- exploitability ----------------------------------------------------------------------
