@@ -298,7 +298,7 @@ def search(
     history: list[Evaluation] = []
 
     def run(batch: list[np.ndarray]) -> list[float]:
-        values = [sp.values(u) for u in batch]
+        values = [sp.values(u[: sp.dim]) for u in batch]
         specs = [sp.spec(v) for v in values]
         got = evaluate(specs)
         if len(got) != len(specs):
@@ -313,6 +313,8 @@ def search(
         return out
 
     x0 = np.clip(sp.to_unit(sp.start()), 0.0, 1.0)
+    if sp.dim == 1:  # cma needs two dimensions: a second one that nothing reads
+        x0 = np.array([x0[0], 0.5])
     state = np.random.get_state()  # cma seeds numpy's global generator: put it back
     try:
         run([x0])
