@@ -51,7 +51,7 @@ from balance.store import Store, write_text_atomic
 WEIGHT_BOUNDS = (-10.0, 10.0)  # a section's feature weight
 TEMPERATURE_BOUNDS = (0.0, 2.0)  # any scalar whose name holds "temperature"
 DECIMALS = 3  # weights are rounded to this many decimals before they are played
-SIGMA0 = 0.25  # CMA-ES's first step, in bound-scaled coordinates ([0, 1] per key)
+SIGMA0 = 0.01  # CMA-ES's first step, as a share of each key's range (measured: docs/tuning.md)
 TOP = 3  # candidates of the search played again on fresh deals
 REFINE = 4  # ... with this many times the games per evaluation
 
@@ -443,14 +443,19 @@ class TuneResult:
     popsize: int
     pick_index: int = -1
     fresh_keys: list = field(default_factory=list)  # the runs of the fresh re-evaluation
+    sigma0: float = SIGMA0
 
     @property
     def s_per_eval(self) -> float:
         return self.search_s / self.evaluated if self.evaluated else float("nan")
 
 
-def check_options(budget: int, games: int, top: int = TOP, refine: int = REFINE) -> int:
+def check_options(
+    budget: int, games: int, top: int = TOP, refine: int = REFINE, step: float = SIGMA0
+) -> int:
     """Validate the tune options before any game; returns games as deal pairs."""
+    if not 0 < step <= 0.5:
+        raise UserError(f"--step must be above 0 and at most 0.5 (of each key's range), got {step}")
     if budget < 1:
         raise UserError(f"--budget must be at least 1 evaluation, got {budget}")
     if budget > 100_000:
@@ -478,6 +483,7 @@ def tune(
     top: int = TOP,
     refine: int = REFINE,
     popsize: int | None = None,
+    sigma0: float = SIGMA0,
     progress: bool = True,
 ) -> TuneResult:
     """Tune ``base``'s weights against ``opponents`` (module docstring).
@@ -485,7 +491,7 @@ def tune(
     Every match is a stored run in ``results`` (``None``: the default store),
     so the same call again reads its evaluations back and returns the same
     result; a call with a larger ``budget`` continues a smaller one."""
-    games = check_options(budget, games, top, refine)
+    games = check_options(budget, games, top, refine, sigma0)
     runner.check_seed(seed)
     if not opponents:
         raise UserError("--vs: name at least one opponent")
@@ -501,7 +507,7 @@ def tune(
     )
     t0 = time.perf_counter()
     try:
-        history = search(sp, obj, budget, seed, popsize=popsize, progress=bar)
+        history = search(sp, obj, budget, seed, popsize=popsize, sigma0=sigma0, progress=bar)
     finally:
         bar.close()
     search_s = time.perf_counter() - t0
@@ -550,6 +556,7 @@ def tune(
         fresh_keys=obj.played[n_search:],
         popsize=pop,
         pick_index=rows[pick]["index"],
+        sigma0=sigma0,
     )
 
 
@@ -593,7 +600,7 @@ def provenance(res: TuneResult, command: str | None = None) -> dict:
         "tuned_keys": [p.key for p in res.space.params],
         "fixed_keys": list(res.space.fixed),
         "bounds": res.space.source,
-        "optimiser": f"CMA-ES (cma {cma.__version__}), popsize {res.popsize}",
+        "optimiser": f"CMA-ES (cma {cma.__version__}), popsize {res.popsize}, step {res.sigma0:g}",
         "date": runner.utc_now(),
         "toolkit_version": __version__,
     }
@@ -684,6 +691,7 @@ def result_json(res: TuneResult, out: Path | None = None) -> dict:
         "fresh_seed": res.fresh_seed,
         "fresh_games_per_opponent": res.fresh_games,
         "popsize": res.popsize,
+        "step": res.sigma0,
         "tuned_keys": [p.key for p in res.space.params],
         "fixed_keys": list(res.space.fixed),
         "widened_keys": list(res.space.widened),
@@ -750,6 +758,7 @@ def exploit(
     bounds=None,
     top: int = TOP,
     refine: int = REFINE,
+    sigma0: float = SIGMA0,
     progress: bool = True,
 ) -> ExploitResult:
     """Tune a best response to ``target``: from ``start``, else from the named
@@ -757,7 +766,7 @@ def exploit(
     against it on ``seed``; the tuned response's fresh score minus ½ is the
     target's exploitability at this budget (the base's fresh score is the best
     named response's)."""
-    games = check_options(budget, games, top, refine)
+    games = check_options(budget, games, top, refine, sigma0)
     ruleset = ruleset or config.resolve_variant(game, "base")
     screen = []
     if start is None:
@@ -784,6 +793,7 @@ def exploit(
         bounds=bounds,
         top=top,
         refine=refine,
+        sigma0=sigma0,
         progress=progress,
     )
     return ExploitResult(target, screen, tr)

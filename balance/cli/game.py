@@ -807,7 +807,7 @@ def _tune_lines(r, out) -> None:
     t, b, d = r.tuned_score, r.base_score, r.diff
     typer.echo(
         f"Tuned {r.base.name} against {', '.join(o.name for o in r.opponents)} "
-        f"({r.game} {r.ruleset.name}): CMA-ES over {r.space.dim} weights "
+        f"({r.game} {r.ruleset.name}): CMA-ES (step {r.sigma0:g}) over {r.space.dim} weights "
         f"(held: {', '.join(r.space.fixed) or 'none'}), {r.budget} evaluations of "
         f"{fmt.fmt_int(r.games)} games per opponent on seed {r.seed}"
     )
@@ -879,6 +879,14 @@ RefineOpt = Annotated[
     int,
     typer.Option("--refine", help="Games of the fresh re-evaluation, as a multiple of --games."),
 ]
+StepOpt = Annotated[
+    float,
+    typer.Option(
+        "--step",
+        help="The search's first step, as a share of each weight's range (small: stay near "
+        "the base).",
+    ),
+]
 BoundsOpt = Annotated[
     str | None,
     typer.Option(
@@ -920,6 +928,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         bounds: BoundsOpt = None,
         top: TopOpt = 3,
         refine: RefineOpt = 4,
+        step: StepOpt = 0.01,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -929,7 +938,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         from balance import config, runner
         from balance import tune as tu
 
-        tu.check_options(budget, games, top, refine)
+        tu.check_options(budget, games, top, refine, step)
         runner.check_seed(seed)
         rs = config.resolve_variant(game, with_rules(variant, rule))
         base = config.load_strategy(game, strategy)
@@ -951,6 +960,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 bounds=bounds,
                 top=top,
                 refine=refine,
+                sigma0=step,
             )
         tu.write_strategy(r, path)
         tu.record(results, r, "tune")
@@ -995,6 +1005,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         bounds: BoundsOpt = None,
         top: TopOpt = 3,
         refine: RefineOpt = 4,
+        step: StepOpt = 0.01,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -1006,7 +1017,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
 
         if (target is None) == (not every):
             raise UserError("name one strategy to exploit, or --all (not both)")
-        tu.check_options(budget, games, top, refine)
+        tu.check_options(budget, games, top, refine, step)
         runner.check_seed(seed)
         rs = config.resolve_variant(game, with_rules(variant, rule))
         targets = (
@@ -1036,6 +1047,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                         bounds=bounds,
                         top=top,
                         refine=refine,
+                        sigma0=step,
                     )
                 )
         for e, p in zip(found, paths, strict=True):

@@ -45,7 +45,7 @@ def toy_evaluate(specs):
 
 
 def test_search_recovers_the_optimum_of_a_noisy_quadratic():
-    hist = tune.search(toy_space(), toy_evaluate, 300, seed=4)
+    hist = tune.search(toy_space(), toy_evaluate, 300, seed=4, sigma0=0.2)  # a far optimum
     assert len(hist) == 300
     assert hist[0].values.tolist() == [0.0, 0.0, 0.0, 1.0]  # the base comes first
     best = tune.best_distinct(hist, 1)[0]
@@ -228,6 +228,7 @@ def test_tosk_tuning_finds_that_a_lethal_play_is_worth_taking(tmp_path):
         seed=11,
         results=tmp_path / "results",
         bounds=bounds,
+        sigma0=0.25,  # the optimum is far from the start: a broad first step
         progress=False,
     )
     assert [p.key for p in r.space.params] == ["play.lethal"]
