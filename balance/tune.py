@@ -464,7 +464,9 @@ def check_options(
         raise UserError(f"--top must be at least 1, got {top}")
     if refine < 1:
         raise UserError(f"--refine must be at least 1, got {refine}")
-    return runner.check_games(games, "--games")
+    games = runner.check_games(games, "--games")
+    runner.check_games(games * refine, "--games × --refine (the fresh re-evaluation)")
+    return games
 
 
 def tune(
@@ -473,8 +475,8 @@ def tune(
     opponents: list,
     *,
     ruleset: config.Ruleset | None = None,
-    budget: int = 60,
-    games: int = 2000,
+    budget: int = 100,
+    games: int = 1000,
     seed: int = 1,
     results=None,
     threads: int | None = None,
@@ -531,7 +533,7 @@ def tune(
     diff = stats.paired_diff(deal_points(runs[1 + pick]) - deal_points(runs[0]))
     import cma
 
-    pop = popsize or int(cma.CMAOptions().eval("popsize", loc={"N": sp.dim}))
+    pop = popsize or int(cma.CMAOptions().eval("popsize", loc={"N": max(sp.dim, 2)}))
     return TuneResult(
         game=game,
         name=label,
@@ -750,8 +752,8 @@ def exploit(
     responders: list | None = None,
     start: config.Strategy | None = None,
     ruleset: config.Ruleset | None = None,
-    budget: int = 60,
-    games: int = 2000,
+    budget: int = 100,
+    games: int = 1000,
     seed: int = 1,
     results=None,
     threads: int | None = None,

@@ -915,7 +915,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         ] = "field",
         variant: VariantOpt = "base",
         rule: RuleOpt = None,
-        budget: BudgetOpt = 60,
+        budget: BudgetOpt = 100,
         games: GamesOpt = 1000,
         seed: SeedOpt = 1,
         out: Annotated[
@@ -991,7 +991,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         ] = None,
         variant: VariantOpt = "base",
         rule: RuleOpt = None,
-        budget: BudgetOpt = 60,
+        budget: BudgetOpt = 100,
         games: GamesOpt = 1000,
         seed: SeedOpt = 1,
         out: Annotated[

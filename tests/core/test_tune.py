@@ -334,3 +334,39 @@ def test_tuned_side_keeps_the_base_deck_or_loadout(tmp_path, game, base, opp):
     assert (back.deck is None) == (b.deck is None) and back.loadout == b.loadout
     if b.deck is not None:
         assert back.deck.name == b.deck.name
+
+
+@pytest.mark.slow
+def test_the_toy_game_is_tuned_with_nothing_but_a_bounds_file(tmp_path):
+    """The core names no game: a fifth game registered from a test is tuned
+    through the same code (its one scalar has no range until a bounds file
+    gives it one)."""
+    from balance.registry import register, unregister
+    from tests.core.test_toy_game import TOY
+
+    register(TOY)
+    try:
+        base = config.load_strategy("toy", "never")
+        with pytest.raises(UserError, match="nothing is left to tune"):
+            tune.space("toy", base)
+        bounds = _bounds(tmp_path, "[bounds]\nboost_below = [0.0, 13.0]\n")
+        r = tune.tune(
+            "toy",
+            base,
+            [config.load_strategy("toy", "bold")],
+            budget=8,
+            games=40,
+            seed=2,
+            results=tmp_path / "results",
+            bounds=bounds,
+            sigma0=0.3,
+            top=2,
+            refine=1,
+            progress=False,
+        )
+        assert [p.key for p in r.space.params] == ["boost_below"]
+        assert 0.0 <= r.tuned.spec["boost_below"] <= 13.0
+        path = tune.write_strategy(r, tmp_path / "toy.toml")
+        assert config.load_strategy("toy", str(path)).spec == r.tuned.spec
+    finally:
+        unregister(TOY.name)
