@@ -713,9 +713,10 @@ def result_json(res: TuneResult, out: Path | None = None) -> dict:
     }
 
 
-def record(results, res: TuneResult, command: str) -> None:
-    """The experiment record of a tune: its plan and the fresh runs its figures
-    come from."""
+def record(results, res: TuneResult, command: str, extra_keys=()) -> None:
+    """The experiment record of a tune: its plan and every run it played or
+    read (the search's, then the fresh re-evaluation's, whose figures it
+    prints; ``extra_keys``: runs played before, e.g. exploit's screen)."""
     from balance import experiments
 
     plan = {
@@ -725,9 +726,11 @@ def record(results, res: TuneResult, command: str) -> None:
         "budget": res.budget,
         "games": res.games,
         "seed": res.seed,
+        "step": res.sigma0,
         "space": [[p.key, p.lo, p.hi] for p in res.space.params],
     }
-    experiments.record(results, res.game, command, plan, res.fresh_keys, view="runs")
+    keys = [*extra_keys, *res.run_keys]
+    experiments.record(results, res.game, command, plan, keys, view="runs")
 
 
 # ---- exploitability ----------------------------------------------------------------------
@@ -738,6 +741,7 @@ class ExploitResult:
     target: config.Strategy
     screen: list[dict]  # every named response: {name, score, lo, hi}
     tune: TuneResult
+    screen_keys: list = field(default_factory=list)  # the runs of the screen
 
     @property
     def exploitability(self) -> dict:
@@ -770,13 +774,14 @@ def exploit(
     named response's)."""
     games = check_options(budget, games, top, refine, sigma0)
     ruleset = ruleset or config.resolve_variant(game, "base")
-    screen = []
+    screen, screen_keys = [], []
     if start is None:
         pool = responders or [config.load_strategy(game, s) for s in config.strategy_names(game)]
         specs = [runner.RunSpec(ruleset, s, target, games, seed) for s in pool]
         res = runner.run_many(
             specs, store=Store(results), threads=threads, progress=progress, label="responses"
         )
+        screen_keys = [r.key for r in res]
         for s, r in zip(pool, res, strict=True):
             screen.append({"name": s.name, **score_row([r])})
         start = pool[max(range(len(pool)), key=lambda i: (screen[i]["score"], -i))]
@@ -798,4 +803,4 @@ def exploit(
         sigma0=sigma0,
         progress=progress,
     )
-    return ExploitResult(target, screen, tr)
+    return ExploitResult(target, screen, tr, screen_keys)

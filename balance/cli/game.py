@@ -1052,7 +1052,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 )
         for e, p in zip(found, paths, strict=True):
             tu.write_strategy(e.tune, p)
-            tu.record(results, e.tune, "exploit")
+            tu.record(results, e.tune, "exploit", e.screen_keys)
         what = f"exploit of {len(found)} strateg{'y' if len(found) == 1 else 'ies'}: " + (
             played.line()
         )

@@ -46,6 +46,12 @@ def test_tune_writes_a_strategy_every_command_accepts(tmp_path):
     assert "Traceback" not in p.stderr
     text = out.read_text(encoding="utf-8")
     assert "# provenance: " in text and "# command: balance tosk tune" in text
+    # every evaluation is a stored run, and the experiment record names them all
+    store = tmp_path / "results" / "tosk"
+    runs = {d.name for d in store.iterdir() if not d.name.startswith("_")}
+    (rec,) = [json.loads(f.read_text()) for f in (store / "_experiments").glob("*.json")]
+    assert rec["command"] == "tune" and set(rec["runs"]) == runs
+    assert len(runs) >= 2 * 6  # two opponents per evaluation (the base's fresh runs besides)
     # the same tune again reads every evaluation from the store, and says the same
     q = cli([*args, "--budget", 6, "--games", 100, "--seed", 3, "--json"], tmp_path)
     assert q.returncode == 0, q.stderr
