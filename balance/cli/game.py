@@ -769,3 +769,348 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             f"α={alpha:g}, β={beta:g}; opponents: {', '.join(last['opponents'])})"
         )
         done(what)
+
+    add_tune_commands(sub, home, defaults)
+
+
+def _opponents(game: str, vs: str, field: list) -> list:
+    """``--vs``: strategies (names or .toml paths), or ``field``: the game's
+    compare defaults (``cli.toml``)."""
+    from balance import config
+
+    items = [t.strip() for t in vs.split(",") if t.strip()]
+    if not items:
+        raise UserError("--vs: name at least one opponent (a strategy, a .toml path, or 'field')")
+    if "field" in items:
+        if len(items) > 1:
+            raise UserError("--vs: 'field' cannot be listed with other opponents")
+        items = [str(s) for s in field]
+    return config.parse_strategy_list(game, ",".join(items))
+
+
+def _check_name(name: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}", name):
+        raise UserError(
+            f"--name '{name[:40]}': use 1 to 80 letters, digits, '.', '_' or '-' "
+            "(it names the strategy and its file)"
+        )
+    return name
+
+
+def _tune_lines(r, out) -> None:
+    """What ``tune`` prints: both sides on the same fresh deals, the paired
+    difference, the finalists and the cost of the search."""
+    from balance import fmt
+
+    t, b, d = r.tuned_score, r.base_score, r.diff
+    typer.echo(
+        f"Tuned {r.base.name} against {', '.join(o.name for o in r.opponents)} "
+        f"({r.game} {r.ruleset.name}): CMA-ES (step {r.sigma0:g}) over {r.space.dim} weights "
+        f"(held: {', '.join(r.space.fixed) or 'none'}), {r.budget} evaluations of "
+        f"{fmt.fmt_int(r.games)} games per opponent on seed {r.seed}"
+    )
+    table(
+        f"Score (win + ½ draw) on fresh deals: seed {r.fresh_seed}, "
+        f"{fmt.fmt_int(r.fresh_games)} games per opponent; 95% CIs clustered by deal",
+        ["side", "score [95% CI]", "games", "deals"],
+        [
+            [
+                f"{r.base.name} (base)",
+                fmt.fmt_pct_ci(b["score"], b["lo"], b["hi"]),
+                fmt.fmt_int(b["games"]),
+                fmt.fmt_int(b["deals"]),
+            ],
+            [
+                f"{r.tuned.name} (tuned)",
+                fmt.fmt_pct_ci(t["score"], t["lo"], t["hi"]),
+                fmt.fmt_int(t["games"]),
+                fmt.fmt_int(t["deals"]),
+            ],
+        ],
+    )
+    typer.echo(
+        f"difference tuned − base: {fmt.fmt_pp_ci(d['mean'], d['lo'], d['hi'])} "
+        f"(paired by deal, {fmt.fmt_int(d['n'])} deals, p = {fmt.fmt_p(d['p'])})"
+    )
+    table(
+        f"The {len(r.finalists)} best candidates of the search, played again on the fresh "
+        "deals (the screen score is on the search's deals: it carries the winner's curse)",
+        ["evaluation", "screen score", "fresh score [95% CI]", "picked"],
+        [
+            [
+                str(f["index"]),
+                f"{100 * f['screen']:.1f}%",
+                fmt.fmt_pct_ci(f["score"], f["lo"], f["hi"]),
+                "yes" if f["index"] == r.pick_index else "",
+            ]
+            for f in r.finalists
+        ],
+        left=1,
+    )
+    sim = r.evaluated
+    cost = (
+        f"{sim} simulated in {r.search_s:.1f} s ({r.s_per_eval:.2f} s per evaluation)"
+        if sim
+        else f"none simulated ({r.search_s:.1f} s)"
+    )
+    typer.echo(
+        f"search: {len(r.history)} evaluations (popsize {r.popsize}), {cost}, "
+        f"{len(r.history) - sim} read from the store"
+    )
+    if out is not None:
+        typer.echo(f"wrote {out} (a strategy like any other: --a {out})")
+
+
+BudgetOpt = Annotated[
+    int,
+    typer.Option("--budget", help="Candidates the search plays (evaluations, base included)."),
+]
+GamesOpt = Annotated[
+    int,
+    typer.Option("--games", help="Games per opponent per evaluation (seat-swapped pairs)."),
+]
+TopOpt = Annotated[
+    int,
+    typer.Option("--top", help="Best candidates played again on fresh deals."),
+]
+RefineOpt = Annotated[
+    int,
+    typer.Option("--refine", help="Games of the fresh re-evaluation, as a multiple of --games."),
+]
+StepOpt = Annotated[
+    float,
+    typer.Option(
+        "--step",
+        help="The search's first step, as a share of each weight's range (small: stay near "
+        "the base).",
+    ),
+]
+BoundsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--bounds",
+        help="A tune.toml of bounds and fixed keys (default configs/<game>/tune.toml).",
+    ),
+]
+
+
+def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
+    """``tune`` and ``exploit`` (:mod:`balance.tune`, ``docs/tuning.md``)."""
+    game = home.name
+    default_strategy = str(defaults["strategy"])
+    field = list(defaults["strategies"])
+
+    @sub.command("tune")
+    def tune_cmd(
+        strategy: Annotated[
+            str, typer.Option("--strategy", help="The strategy to tune (its weights start here).")
+        ] = default_strategy,
+        vs: Annotated[
+            str,
+            typer.Option(
+                "--vs", help="Opponents, comma-separated (names or .toml paths), or 'field'."
+            ),
+        ] = "field",
+        variant: VariantOpt = "base",
+        rule: RuleOpt = None,
+        budget: BudgetOpt = 100,
+        games: GamesOpt = 1000,
+        seed: SeedOpt = 1,
+        out: Annotated[
+            Path | None,
+            typer.Option("--out", help="Where to write it (default tuned/<game>-<name>.toml)."),
+        ] = None,
+        name: Annotated[
+            str | None, typer.Option("--name", help="The tuned strategy's name.")
+        ] = None,
+        bounds: BoundsOpt = None,
+        top: TopOpt = 3,
+        refine: RefineOpt = 4,
+        step: StepOpt = 0.01,
+        threads: ThreadsOpt = None,
+        results: ResultsOpt = None,
+        as_json: JsonOpt = False,
+    ):
+        """Tune a strategy's weights with CMA-ES against --vs: every candidate on the
+        same deals, the best few again on fresh deals; writes a strategy TOML."""
+        from balance import config, runner
+        from balance import tune as tu
+
+        tu.check_options(budget, games, top, refine, step)
+        runner.check_seed(seed)
+        rs = config.resolve_variant(game, with_rules(variant, rule))
+        base = config.load_strategy(game, strategy)
+        opponents = _opponents(game, vs, field)
+        name = _check_name(name or f"{base.name.partition('@')[0]}-tuned")
+        path = tu.check_out(out if out is not None else tu.default_out(game, name))
+        with runner.tally() as played:
+            r = tu.tune(
+                game,
+                base,
+                opponents,
+                ruleset=rs,
+                budget=budget,
+                games=games,
+                seed=seed,
+                results=results,
+                threads=threads,
+                name=name,
+                bounds=bounds,
+                top=top,
+                refine=refine,
+                sigma0=step,
+            )
+        tu.write_strategy(r, path)
+        tu.record(results, r, "tune")
+        what = f"tune of {base.name}: " + played.line()
+        if as_json:
+            echo_json(tu.result_json(r, path))
+            done(what, True)
+            return
+        _tune_lines(r, path)
+        done(what)
+
+    @sub.command("exploit")
+    def exploit_cmd(
+        target: Annotated[
+            str | None,
+            typer.Argument(help="The strategy to exploit (a name or a .toml path)."),
+        ] = None,
+        every: Annotated[
+            bool, typer.Option("--all", help="Every named strategy, one after another.")
+        ] = False,
+        start: Annotated[
+            str | None,
+            typer.Option(
+                "--from",
+                help="Start the response here (default: the named strategy that beats "
+                "the target most).",
+            ),
+        ] = None,
+        variant: VariantOpt = "base",
+        rule: RuleOpt = None,
+        budget: BudgetOpt = 100,
+        games: GamesOpt = 1000,
+        seed: SeedOpt = 1,
+        out: Annotated[
+            Path,
+            typer.Option(
+                "--out",
+                help="Folder for the responses (<game>-exploit-<strategy>.toml).",
+                callback=dir_option("--out"),
+            ),
+        ] = Path("tuned"),
+        bounds: BoundsOpt = None,
+        top: TopOpt = 3,
+        refine: RefineOpt = 4,
+        step: StepOpt = 0.01,
+        threads: ThreadsOpt = None,
+        results: ResultsOpt = None,
+        as_json: JsonOpt = False,
+    ):
+        """How exploitable a strategy is: tune a best response to it and report how far
+        it beats it (exploitability = the response's score − 50%, on fresh deals)."""
+        from balance import config, fmt, runner
+        from balance import tune as tu
+
+        if (target is None) == (not every):
+            raise UserError("name one strategy to exploit, or --all (not both)")
+        tu.check_options(budget, games, top, refine, step)
+        runner.check_seed(seed)
+        rs = config.resolve_variant(game, with_rules(variant, rule))
+        targets = (
+            [config.load_strategy(game, s) for s in config.strategy_names(game)]
+            if every
+            else [config.load_strategy(game, target)]
+        )
+        first = config.load_strategy(game, start) if start is not None else None
+        paths = []
+        for t in targets:
+            name = _check_name(f"exploit-{t.name.partition('@')[0]}")
+            paths.append(tu.check_out(out / f"{game}-{name}.toml"))
+        found = []
+        with runner.tally() as played:
+            for t in targets:
+                found.append(
+                    tu.exploit(
+                        game,
+                        t,
+                        start=first,
+                        ruleset=rs,
+                        budget=budget,
+                        games=games,
+                        seed=seed,
+                        results=results,
+                        threads=threads,
+                        bounds=bounds,
+                        top=top,
+                        refine=refine,
+                        sigma0=step,
+                    )
+                )
+        for e, p in zip(found, paths, strict=True):
+            tu.write_strategy(e.tune, p)
+            tu.record(results, e.tune, "exploit", e.screen_keys)
+        what = f"exploit of {len(found)} strateg{'y' if len(found) == 1 else 'ies'}: " + (
+            played.line()
+        )
+        rows = [
+            {
+                "strategy": e.target.name,
+                "best_named_response": e.tune.base.name,
+                "best_named_score": e.tune.base_score,
+                "tuned_score": {k: v for k, v in e.tune.tuned_score.items() if k != "spec"},
+                "exploitability": e.exploitability,
+                "difference": e.tune.diff,
+                "screen": e.screen,
+                "out": str(p),
+                "s_per_evaluation": e.tune.s_per_eval,
+            }
+            for e, p in zip(found, paths, strict=True)
+        ]
+        if as_json:
+            echo_json(rows)
+            done(what, True)
+            return
+        r0 = found[0].tune
+        table(
+            f"{home.title} {rs.name}: how far a tuned best response beats each strategy "
+            f"({budget} evaluations of {fmt.fmt_int(games)} games on seed {seed}; scores on "
+            f"fresh deals, {fmt.fmt_int(r0.fresh_games)} games each, seed {r0.fresh_seed}; "
+            "95% CIs clustered by deal)",
+            [
+                "strategy",
+                "best named response",
+                "its score [95% CI]",
+                "tuned response [95% CI]",
+                "exploitability [95% CI]",
+                "written",
+            ],
+            [
+                [
+                    e.target.name,
+                    e.tune.base.name,
+                    fmt.fmt_pct_ci(
+                        e.tune.base_score["score"], e.tune.base_score["lo"], e.tune.base_score["hi"]
+                    ),
+                    fmt.fmt_pct_ci(
+                        e.tune.tuned_score["score"],
+                        e.tune.tuned_score["lo"],
+                        e.tune.tuned_score["hi"],
+                    ),
+                    fmt.fmt_pp_ci(
+                        e.exploitability["mean"], e.exploitability["lo"], e.exploitability["hi"]
+                    ),
+                    str(p),
+                ]
+                for e, p in zip(found, paths, strict=True)
+            ],
+            left=2,
+        )
+        typer.echo(
+            "exploitability = the tuned response's score − 50% (a lower bound at this "
+            "budget: a stronger search may find more)"
+        )
+        done(what)
