@@ -364,6 +364,10 @@ class Strategy:
     # ``forbidden_ranks`` then masks card rows (restricted play)
     deck: object = None
     n_cards: int = 0  # rows of the card set the deck comes from (games with decks)
+    # games with decks: weights per Primal (``[by_primal."<name>"]`` tables of the
+    # file), ``("", top-level spec)`` first; :meth:`with_deck` plays the table of
+    # the deck's Primal, the top level for a Primal without one
+    by_primal: tuple = field(default=(), hash=False)
 
     def vector(self) -> np.ndarray:
         mod = get_game(self.game).strategy_module()
@@ -392,7 +396,11 @@ class Strategy:
         """The same strategy playing ``deck`` (named ``strategy@deck``); ``n_cards``
         is the number of rows of its card set."""
         base = self.name.split("@", 1)[0]
-        return replace(self, name=f"{base}@{deck.name}", deck=deck, n_cards=int(n_cards))
+        spec = self.spec
+        if self.by_primal:
+            table = dict(self.by_primal)
+            spec = table.get(deck_primal_name(deck) or "", table[""])
+        return replace(self, name=f"{base}@{deck.name}", deck=deck, n_cards=int(n_cards), spec=spec)
 
     def restricted_card(self, row: int, card_name: str) -> Strategy:
         """The same side forbidden to play card ``row``: drawn, never played."""
@@ -411,6 +419,15 @@ class Strategy:
             self.description,
             self.forbidden_ranks | (1 << rank_index),
         )
+
+
+def deck_primal_name(deck) -> str | None:
+    """The name of the Primal that leads ``deck`` (a built deck or a stored one)."""
+    name = getattr(deck, "primal_name", None)
+    if name:
+        return str(name)
+    names = getattr(deck, "card_names", ())
+    return str(names[int(deck.primal)]) if names else None
 
 
 def strategy_names(game: str) -> list[str]:
@@ -502,10 +519,12 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
     if hasattr(get_game(game).engine_module(), "LOADOUTS"):
         top.append("loadout")
     if get_game(game).card_sets:
-        top.append("deck")
+        top += ["deck", "by_primal"]
     check_keys(path, "the top level", data, top)
     spec: dict = {}
     for key, value in data.items():
+        if key == "by_primal":  # per-Primal weights (games with decks): checked by primal_specs
+            continue
         if key == "description":
             if not isinstance(value, str):
                 raise UserError(f"{path}: 'description' must be a string")
@@ -540,6 +559,37 @@ def _validate_strategy(game: str, path, data: dict) -> dict:
     if spec.get("prior_weight", 1.0) == 0.0:
         raise UserError(f"{path}: key 'prior_weight' must be > 0")
     return spec
+
+
+def primal_specs(game: str, path, data: dict, spec: dict) -> tuple:
+    """A strategy file's per-Primal weights (games with decks): ``[by_primal."<Primal
+    name>"]`` tables, each a whole strategy's weights (sections and scalars) played
+    when the side's deck is led by that Primal; ``("", spec)`` (the top level)
+    first. A Primal not in the reference card set is refused in one line."""
+    table = data.get("by_primal")
+    if table is None:
+        return ()
+    if not isinstance(table, dict) or not table:
+        raise UserError(f"{path}: 'by_primal' must hold tables [by_primal.\"<Primal name>\"]")
+    cs = get_game(game).card_set("reference")
+    primals = [n for i, n in enumerate(cs.names) if cs.type_of(i) == "Primal"]
+    out = [("", spec)]
+    for name, sub in table.items():
+        if name not in primals:
+            raise UserError(
+                f'{path}: [by_primal."{name}"] names no Primal of the reference set; '
+                f"a Primal is one of: {', '.join(primals)}"
+            )
+        if not isinstance(sub, dict):
+            raise UserError(f'{path}: [by_primal."{name}"] must be a table of weights')
+        bad = next((k for k in sub if k in ("name", "description", "deck", "by_primal")), None)
+        if bad is not None:
+            raise UserError(
+                f"{path}: [by_primal.\"{name}\"] holds weights only, not '{bad}' "
+                "(that key belongs at the top level)"
+            )
+        out.append((name, _validate_strategy(game, f"{path} [by_primal.{name}]", sub)))
+    return tuple(out)
 
 
 def load_strategy(game: str, name: str) -> Strategy:
@@ -587,6 +637,8 @@ def load_strategy(game: str, name: str) -> Strategy:
     if name.endswith(".toml") and "name" in data:
         label = data["name"]
     st = Strategy(game, label, spec, str(data.get("description", "")), 0)
+    if g.card_sets:
+        st = replace(st, by_primal=primal_specs(game, path, data, spec))
     if has_loadouts:
         if loadout_text is not None:
             loadout = parse_loadout(game, loadout_text, f"'{name}@{loadout_text}'")
@@ -598,6 +650,12 @@ def load_strategy(game: str, name: str) -> Strategy:
     if g.card_sets:
         st = _with_named_deck(game, st, deck_name or data.get("deck"))
     return st
+
+
+def reference_deck_names(game: str) -> list[str]:
+    """The reference decks of a game with decks, in file order."""
+    g = get_game(game)
+    return list(g.card_set_module().load_decks(g.card_set("reference")))
 
 
 def _with_named_deck(game: str, st: Strategy, deck_name: str | None) -> Strategy:
@@ -651,7 +709,17 @@ def load_study(game: str) -> dict:
             "cards_games",
             "loadout_strategy",
             "loadout_games",
+            "tuned",
             *get_game(game).study_keys,
         ],
     )
+    tuned = data.get("tuned")
+    if tuned is not None and (
+        not isinstance(tuned, str)
+        or tuned not in [str(s).partition("@")[0] for s in data.get("strategies", [])]
+    ):
+        raise UserError(
+            f"{path}: 'tuned' must name one of the study's strategies (the tuned one "
+            f"its verdicts are re-checked under), got {tuned!r}"
+        )
     return data

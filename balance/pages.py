@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from balance import __version__, charts, design, loadouts, meta, report, tables, verdicts
+from balance import __version__, charts, design, loadouts, meta, report, robust, tables, verdicts
 from balance.config import Ruleset, StoredDeck, Strategy
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
@@ -339,10 +339,13 @@ def build_page(
     extra_manifest: dict | None = None,
     cache_dir: Path | None = None,
     verdict_config: Path | None = None,
+    tuned: str | None = None,
 ) -> dict:
     """A report page for one game: tables, charts, verdicts, manifest, and
     the balance verdict per ruleset (:mod:`balance.design`; thresholds from
-    the configs and ``verdict_config``) with its round-cap warnings."""
+    the configs and ``verdict_config``) with its round-cap warnings. With
+    ``tuned`` (the name of a tuned strategy in the round robin), the headline
+    verdicts re-checked under tuned play (:mod:`balance.robust`)."""
 
     t, vnames, snames = game_tables(game, group)
     matches = group["matches"]
@@ -363,6 +366,8 @@ def build_page(
         "strategies": snames,
         "assessment": assessment,
         "cap_warnings": design.cap_warnings(matches, thresholds["round_cap_max"]),
+        "robust": robust.checks(matches, vnames, tuned, thresholds) if tuned and matches else None,
+        "tuned": tuned,
     }
 
 

@@ -1049,6 +1049,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "anchor": anchor,
         "verdict": _verdict_section(game, anchor),
         "cap_warnings": [str(w) for w in (game.get("cap_warnings") or [])],
+        "robust": _robust_section(game),
         "summary": [str(s) for s in (game.get("summary") or [])],
         "facts": _facts(tables, manifest),
         "links": _links(game),
@@ -1109,6 +1110,39 @@ def _value_text(r: Mapping[str, Any]) -> str:
     if prop == "diversity":
         return f"{_num(v, 0)} [{_num(lo, 0)}, {_num(hi, 0)}] strategies"
     return fmt_pct_ci(v, lo, hi)
+
+
+def _robust_section(game: Mapping[str, Any]) -> dict | None:
+    """The headline verdicts re-checked under tuned play (``game["robust"]``,
+    :func:`balance.robust.checks` and the game's own rows): one row each, the
+    verdict under the named strategies beside the same measure under tuned
+    play, and its status."""
+    from balance import robust
+
+    df = game.get("robust")
+    if not isinstance(df, pd.DataFrame) or df.empty:
+        return None
+    order = {s: i for i, s in enumerate((robust.DEPENDS, robust.UNCLEAR, robust.HOLDS))}
+    rows = [
+        {
+            "variant": str(r.variant),
+            "check": str(r.check),
+            "claim": str(r.claim),
+            "named": str(r.named),
+            "tuned": str(r.tuned),
+            "status": str(r.status),
+            "why": str(r.why),
+            "cls": {robust.HOLDS: "meets", robust.DEPENDS: "fails"}.get(str(r.status), "unclear"),
+        }
+        for r in df.itertuples()
+    ]
+    # the first rule set's checks first, in their own order; then the rest, the
+    # verdicts that depend on the strategy first
+    first = rows[0]["variant"]
+    rows = [r for r in rows if r["variant"] == first] + sorted(
+        (r for r in rows if r["variant"] != first), key=lambda r: order.get(r["status"], 9)
+    )
+    return {"summary": robust.summary(df), "tuned": str(game.get("tuned") or ""), "rows": rows}
 
 
 def _verdict_section(game: Mapping[str, Any], anchor: str) -> dict | None:
@@ -1308,6 +1342,8 @@ def render_index(games: Sequence[Mapping[str, Any]]) -> str:
             "chart": _headline_chart(g),
             "verdicts": _index_verdicts(g),
             "n_warnings": len(g.get("cap_warnings") or []),
+            "robust": _robust_section(g),
+            "robust_href": f"{g.get('file', '')}#game-0-{_slug(g.get('name'))}-tuned",
             "warnings_href": f"{g.get('file', '')}#game-0-{_slug(g.get('name'))}-round-cap",
             "summary": [str(x) for x in g.get("summary") or []],
             "facts": _facts(g.get("tables") or {}, g.get("manifest") or {}),

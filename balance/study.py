@@ -152,10 +152,11 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
         png=True,
         extra_manifest=extra,
         cache_dir=chart_cache(results),
+        tuned=plan.get("tuned"),
     )
     if extras:
         _step(f"{game}: its own pages")
-        page["links"] = extras(out, plan, scale, threads, results, False)
+        _add_links(page, extras(out, plan, scale, threads, results, False))
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
@@ -170,6 +171,24 @@ _WARM = (
     "s = config.load_strategy(g, config.load_study(g)['strategies'][0])\n"
     "runner.simulate_run(runner.RunSpec(config.resolve_variant(g, 'base'), s, s, 2, 1))\n"
 )
+
+
+def _add_links(page: dict, links: list[dict]) -> None:
+    """A game's own pages (its home's ``study_pages`` hook): their links, and the
+    verdicts they re-checked under tuned play (a link's ``"checks"``, rows of
+    :func:`balance.robust.row`), added to the page's."""
+    import pandas as pd
+
+    from balance import robust
+
+    page["links"] = [{k: v for k, v in link.items() if k != "checks"} for link in links]
+    rows = [r for link in links for r in link.get("checks") or []]
+    if rows:
+        old = page.get("robust")
+        new = pd.DataFrame(rows, columns=robust.COLUMNS)
+        page["robust"] = (
+            new if old is None or old.empty else pd.concat([old, new], ignore_index=True)
+        )
 
 
 def _prewarm(game: str):
@@ -266,14 +285,19 @@ def report_study(out: Path, results=None) -> Path:
                 f"the study record {rec} is damaged (its runs are not {game}'s); "
                 "run `balance study` again"
             )
+        plan = load_study(game)
         page = pages.build_page(
-            game, group, extra_manifest=data.get("extra"), cache_dir=chart_cache(results)
+            game,
+            group,
+            extra_manifest=data.get("extra"),
+            cache_dir=chart_cache(results),
+            tuned=plan.get("tuned"),
         )
         home = get_game(game)
         extras = home.hook(home.study_pages)
         # records written before the hooks keep the study's scale in "extra"
         scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
         if extras and type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
-            page["links"] = extras(out, load_study(game), float(scale), None, results, True)
+            _add_links(page, extras(out, plan, float(scale), None, results, True))
         pages_.append(page)
     return report.write_index(out, pages_)

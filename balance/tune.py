@@ -639,18 +639,63 @@ def strategy_text(res: TuneResult, command: str | None = None) -> str:
         lines.append(f"deck = {_toml_str(res.tuned.deck.name)}")
     if res.tuned.loadout is not None:
         lines.append(f"loadout = {_toml_str(res.tuned.name.partition('@')[2])}")
-    spec = res.tuned.spec
+    lines += _weight_lines(mod, res.tuned.spec)
+    return "\n".join(lines) + "\n"
+
+
+def _weight_lines(mod, spec: dict, table: str = "") -> list[str]:
+    """A spec's scalars and sections as TOML lines (under ``[table]`` if given)."""
+    lines = [f"[{table}]"] if table else []
     for key in mod.SCALARS:
         if key in spec:
             lines.append(f"{key} = {_toml_num(spec[key])}")
     for sec, (_, feats) in mod.SECTIONS.items():
         if sec not in spec:
             continue
-        lines.append(f"[{sec}]")
+        lines.append(f"[{table}.{sec}]" if table else f"[{sec}]")
         for f, _ in feats:
             if f in spec[sec]:
                 lines.append(f"{f} = {_toml_num(spec[sec][f])}")
+    return lines
+
+
+def per_primal_text(found: list[TuneResult], command: str | None = None) -> str:
+    """One strategy file of several tunes, one per deck (games with decks): the
+    first deck's file as :func:`strategy_text` writes it, then each deck's
+    weights as a ``[by_primal."<Primal>"]`` table (:func:`config.primal_specs`),
+    each headed by its own provenance."""
+    mod = get_game(found[0].game).strategy_module()
+    lines = [
+        f"# One tuned strategy per deck: {len(found)} tunes, each against the same "
+        "opponents; a side plays the table of its deck's Primal (the top level: "
+        f"{found[0].tuned.deck.name}'s)",
+        strategy_text(found[0], command).rstrip("\n"),
+    ]
+    for res in found:
+        primal = config.deck_primal_name(res.tuned.deck) or res.tuned.deck.name
+        t, b, d = res.tuned_score, res.base_score, res.diff
+        prov = provenance(res, command)
+        lines += [
+            "",
+            f"# {res.tuned.deck.name}: {res.base.name} tuned against {len(res.opponents)} "
+            f"opponents; fresh deals (seed {res.fresh_seed}, {t['games']:,} games): "
+            f"{pct_ci(t)}; the base: {pct_ci(b)}; difference {diff_text(d)}",
+            "# provenance: " + json.dumps(prov, sort_keys=True, default=str),
+            *_weight_lines(mod, res.tuned.spec, f"by_primal.{_toml_str(primal)}"),
+        ]
     return "\n".join(lines) + "\n"
+
+
+def write_per_primal(found: list[TuneResult], path, command: str | None = None) -> Path:
+    """Write :func:`per_primal_text` atomically and check that every deck's side
+    loads back as the strategy that was played."""
+    path = Path(path)
+    write_text_atomic(path, per_primal_text(found, command))
+    for res in found:
+        back = config.load_strategy(res.game, f"{path}@{res.tuned.deck.name}")
+        if back.spec != res.tuned.spec:  # pragma: no cover (a writer bug, never the user's)
+            raise RuntimeError(f"{path}: {res.tuned.deck.name}'s weights do not read back")
+    return path
 
 
 def default_out(game: str, name: str) -> Path:

@@ -785,6 +785,17 @@ def _opponents(game: str, vs: str, field: list) -> list:
         if len(items) > 1:
             raise UserError("--vs: 'field' cannot be listed with other opponents")
         items = [str(s) for s in field]
+    if any(t.endswith("@*") for t in items):  # games with decks: every reference deck
+        if not get_game(game).card_sets:
+            raise UserError(
+                f"--vs: '@*' (every reference deck) needs a game with decks; {game} has none"
+            )
+        decks = config.reference_deck_names(game)
+        items = [
+            f"{t[:-2]}@{d}" if t.endswith("@*") else t
+            for t in items
+            for d in (decks if t.endswith("@*") else [None])
+        ]
     return config.parse_strategy_list(game, ",".join(items))
 
 
@@ -929,6 +940,14 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         top: TopOpt = 3,
         refine: RefineOpt = 4,
         step: StepOpt = 0.01,
+        per_deck: Annotated[
+            str | None,
+            typer.Option(
+                "--per-deck",
+                help="Games with decks: tune the strategy once per deck ('all': every "
+                "reference deck, or names), into one file with a table per Primal.",
+            ),
+        ] = None,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -941,35 +960,62 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         tu.check_options(budget, games, top, refine, step)
         runner.check_seed(seed)
         rs = config.resolve_variant(game, with_rules(variant, rule))
-        base = config.load_strategy(game, strategy)
+        bases = [config.load_strategy(game, strategy)]
+        if per_deck is not None:
+            if not home.card_sets:
+                raise UserError(f"--per-deck needs a game with decks; {game} has none")
+            decks = config.reference_deck_names(game)
+            wanted = [t.strip() for t in per_deck.split(",") if t.strip()]
+            if wanted != ["all"]:
+                wanted = [config.unique_name(t, decks, f"{game} deck") for t in wanted]
+                if not wanted or len(set(wanted)) != len(wanted):
+                    raise UserError("--per-deck: name each deck once, or 'all'")
+            pure = strategy.partition("@")[0]
+            bases = [
+                config.load_strategy(game, f"{pure}@{d}")
+                for d in (decks if wanted == ["all"] else wanted)
+            ]
+        base = bases[0]
         opponents = _opponents(game, vs, field)
         name = _check_name(name or f"{base.name.partition('@')[0]}-tuned")
         path = tu.check_out(out if out is not None else tu.default_out(game, name))
+        found = []
         with runner.tally() as played:
-            r = tu.tune(
-                game,
-                base,
-                opponents,
-                ruleset=rs,
-                budget=budget,
-                games=games,
-                seed=seed,
-                results=results,
-                threads=threads,
-                name=name,
-                bounds=bounds,
-                top=top,
-                refine=refine,
-                sigma0=step,
-            )
-        tu.write_strategy(r, path)
-        tu.record(results, r, "tune")
-        what = f"tune of {base.name}: " + played.line()
+            for b in bases:
+                found.append(
+                    tu.tune(
+                        game,
+                        b,
+                        opponents,
+                        ruleset=rs,
+                        budget=budget,
+                        games=games,
+                        seed=seed,
+                        results=results,
+                        threads=threads,
+                        name=name,
+                        bounds=bounds,
+                        top=top,
+                        refine=refine,
+                        sigma0=step,
+                    )
+                )
+        if per_deck is None:
+            tu.write_strategy(found[0], path)
+        else:
+            tu.write_per_primal(found, path)
+        for r in found:
+            tu.record(results, r, "tune")
+        what = f"tune of {base.name if per_deck is None else f'{len(found)} decks'}: " + (
+            played.line()
+        )
         if as_json:
-            echo_json(tu.result_json(r, path))
+            rows = [tu.result_json(r, path) for r in found]
+            echo_json(rows[0] if per_deck is None else rows)
             done(what, True)
             return
-        _tune_lines(r, path)
+        for r in found:
+            _tune_lines(r, path if r is found[-1] else None)
         done(what)
 
     @sub.command("exploit")

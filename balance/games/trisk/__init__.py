@@ -14,7 +14,7 @@ GAME = register(
         card_sets="balance.games.trisk.cards",
         commands="balance.games.trisk.commands",
         study_pages="balance.games.trisk.study:pages",
-        study_keys=("power_scale",),
+        study_keys=("power_scale", "power_check_strategy"),
         order=3,
     )
 )

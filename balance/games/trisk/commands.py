@@ -335,6 +335,22 @@ def power(
             "power.toml: control; 'none' to skip).",
         ),
     ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            help="Who plays the card's deck: strategies, comma-separated (default from "
+            "power.toml: tempo; 'tuned' plays each deck's tuned weights).",
+        ),
+    ] = None,
+    field_: Annotated[
+        str | None,
+        typer.Option(
+            "--field",
+            help="Who plays the field's reference decks, comma-separated (default from "
+            "power.toml: tempo).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The equal-power test: is every card within ±δ of a neutral card?
@@ -365,6 +381,14 @@ def power(
         copies=copies,
         vs_card=vs_card.strip() if vs_card else None,
     )
+    for opt, key, text in (("--strategy", "strategies", strategy), ("--field", "field", field_)):
+        if text is not None:
+            from dataclasses import replace as _replace
+
+            names = tuple(t.strip() for t in text.split(",") if t.strip())
+            if not names or len(set(names)) != len(names):
+                raise UserError(f"{opt}: name each strategy once, e.g. tempo or tuned,control")
+            plan = _replace(plan, **{key: names})
     if check_strategy is not None:
         from dataclasses import replace as _replace
 

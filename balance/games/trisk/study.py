@@ -1,11 +1,19 @@
-"""Trisk's page in the default study: the equal-power test of every card."""
+"""Trisk's page in the default study: the equal-power test of every card, and
+its largest card verdicts re-checked under tuned play."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
+
+from balance import robust
+from balance.fmt import fmt_int, fmt_pp_ci
 from balance.games.trisk import power as trisk_power
+
+CHECKED_CARDS = 8  # the cards with the largest effects whose verdicts are re-checked
 
 
 def pages(
@@ -13,12 +21,16 @@ def pages(
 ) -> list[dict]:
     """Run ``balance trisk power`` at ``scale`` × the study plan's ``power_scale``
     of its default plan (through the store; with ``store_only``, every run must
-    be there) and write its page next to the study's; the link to it."""
+    be there) and write its page next to the study's; the link to it. With the
+    plan's ``power_check_strategy`` (the study's tuned strategy), each card's
+    effect is measured again under it, and the verdicts of the cards with the
+    largest effects come back as the link's ``checks``."""
     if not plan.get("power_scale"):
         return []
-    power = trisk_power.check_plan(
-        trisk_power.load_plan(None).scaled(float(plan["power_scale"]) * scale), "study"
-    )
+    power = trisk_power.load_plan(None).scaled(float(plan["power_scale"]) * scale)
+    if plan.get("power_check_strategy"):
+        power = replace(power, check_strategy=str(plan["power_check_strategy"]))
+    power = trisk_power.check_plan(power, "study")
 
     def log(line: str) -> None:
         print(line, file=sys.stderr)
@@ -27,6 +39,59 @@ def pages(
         power, results=results, threads=threads, progress=True, log=log, store_only=store_only
     )
     path = trisk_power.write_power_page(res, out / "trisk-power.html")
-    return [
-        {"text": f"The equal-power test of every card ({res.claim['text']})", "href": path.name}
-    ]
+    link = {"text": f"The equal-power test of every card ({res.claim['text']})", "href": path.name}
+    tuned = plan.get("tuned")
+    if tuned and power.check_strategy and robust.is_tuned(power.check_strategy, tuned):
+        link["checks"] = card_checks(res.cards, "+".join(power.strategies), tuned)
+    return [link]
+
+
+_EQUAL = ("equal", "equal within margin")
+
+
+def _call(verdict: str, direction: str) -> str:
+    """A card verdict's call: shown equal, shown stronger/weaker, or not shown."""
+    if verdict in _EQUAL:
+        return "equal"
+    if verdict == "not equal":
+        return f"not equal ({direction or 'different'})"
+    return "inconclusive"
+
+
+def card_checks(cards: pd.DataFrame, named: str, tuned: str, k: int = CHECKED_CARDS) -> list:
+    """Rows of :func:`balance.robust.row` for the ``k`` cards with the largest
+    effects under the plan's strategy (``named``): each card's effect and verdict
+    beside the same test with the deck played by ``tuned``. The status is
+    "depends on the strategy" where the power test flags it
+    (``depends_on_strategy``: shown equal under one and not equal under the
+    other, or shown different in opposite directions), "holds" where both
+    reach the same call and "unclear" where one is inconclusive."""
+    if cards is None or cards.empty or "effect2" not in cards.columns:
+        return []
+    top = cards.reindex(cards["effect"].abs().sort_values(ascending=False).index).head(k)
+    rows = []
+    for r in top.itertuples():
+        c1 = _call(str(r.verdict), str(getattr(r, "direction", "") or ""))
+        d2 = ""
+        if str(r.verdict2) == "not equal":
+            d2 = "stronger" if r.effect2 > 0 else "weaker"
+        c2 = _call(str(r.verdict2), d2)
+        if bool(r.depends_on_strategy):
+            st = robust.DEPENDS
+        elif c1 == c2 and c1 != "inconclusive":
+            st = robust.HOLDS
+        else:
+            st = robust.UNCLEAR
+        rows.append(
+            robust.row(
+                "base",
+                f"card: {r.card}",
+                f"{r.card} is {c1} (under {named})",
+                f"{fmt_pp_ci(r.effect, r.lo, r.hi)} n={fmt_int(r.games)} games: {c1}",
+                f"{fmt_pp_ci(r.effect2, r.lo2, r.hi2)} n={fmt_int(r.games2)} games under "
+                f"{tuned}: {c2}",
+                st,
+                f"{c1} under {named}; {c2} under {tuned}",
+            )
+        )
+    return rows
