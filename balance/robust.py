@@ -12,14 +12,17 @@ the named strategies, the same measurement under tuned play, both with their
   property status; an effect of the same sign, or no clear effect under either);
 * **depends on the strategy**: the calls disagree (a property meets its target
   under one field and fails it under the other; an effect is shown in opposite
-  directions; the named strongest strategy is beaten head to head);
+  directions, or shown under one strategy with an interval under the other
+  that excludes it; the named strongest strategy is beaten head to head);
 * **unclear**: one call is shown and the other cannot tell (its interval
   straddles the line): more games would settle it.
 
 The core checks, for every game with a round robin (:func:`checks`):
 
 * **strongest strategy**: the named strategy with the highest score against
-  the named field, and the tuned strategy's score against it head to head;
+  the named field, and the tuned strategy's score against it head to head
+  (it holds if the named one wins, or if the whole interval lies within 2
+  points of 50%: the tuner found nothing better);
   the row also says whether the tuner beat it by at least 5 points, or is
   within 2 points of it, with 95% confidence (:func:`margin_text`);
 * **the balance properties** of :mod:`balance.design` (seat fairness,
@@ -79,15 +82,51 @@ def call(lo: float, hi: float) -> str:
     return "+" if lo > 0 else "-" if hi < 0 else "0"
 
 
-def effect_status(named: str, tuned: str) -> str:
-    """The status of an effect measured twice (calls from :func:`call`)."""
+def effect_status(named: str, tuned: str, differ: bool = False) -> str:
+    """The status of an effect measured twice (calls from :func:`call`):
+    the same call holds; opposite shown signs depend on the strategy, and so
+    do different calls where the two effects differ significantly
+    (``differ``, :func:`effects_differ`, Holm over the family of checks); any
+    other pair of different calls is unclear."""
     if "?" in (named, tuned):
         return UNCLEAR
     if named == tuned:
         return HOLDS
-    if {named, tuned} == {"+", "-"}:
+    if {named, tuned} == {"+", "-"} or differ:
         return DEPENDS
     return UNCLEAR
+
+
+def diff_p(a: dict, b: dict) -> float:
+    """Two-sided p of "two independently measured effects (``mean``, ``lo``,
+    ``hi``: 95% intervals) are equal", from the standard errors the intervals
+    imply (normal); nan where an interval is missing."""
+    se = [(x["hi"] - x["lo"]) / (2 * _Z) for x in (a, b)]
+    if not all(math.isfinite(v) for v in se):
+        return float("nan")
+    s = math.sqrt(se[0] ** 2 + se[1] ** 2)
+    if s == 0:
+        return 1.0 if a["mean"] == b["mean"] else 0.0
+    return math.erfc(abs(a["mean"] - b["mean"]) / s / math.sqrt(2))
+
+
+def effects_differ(pairs: list[tuple[dict, dict]], alpha: float = 0.05) -> list[bool]:
+    """For a family of effects each measured under both strategies: does each
+    pair differ, Holm-adjusted over the family at ``alpha`` (so a page of 31
+    rule sets does not find a difference by looking 31 times)?"""
+    import numpy as np
+
+    from balance.stats import holm
+
+    if not pairs:
+        return []
+    p = np.array([diff_p(a, b) for a, b in pairs], float)
+    ok = np.isfinite(p)
+    out = np.zeros(len(p), bool)
+    if ok.any():
+        reject, _ = holm(p[ok], alpha)
+        out[ok] = np.asarray(reject, bool)
+    return [bool(x) for x in out]
 
 
 def property_status(named: str, tuned: str) -> str:
@@ -99,7 +138,7 @@ def property_status(named: str, tuned: str) -> str:
     return UNCLEAR
 
 
-_CALL_WORDS = {"+": "raises", "-": "lowers", "0": "no clear change to", "?": "no measure of"}
+CALL_WORDS = {"+": "raises", "-": "lowers", "0": "no clear change to", "?": "no measure of"}
 
 
 # --------------------------------------------------------------------------- scores
@@ -178,20 +217,18 @@ def strongest(matches: dict, variant: str, named: list, tuned: str, field: list)
         return best, row(
             variant, "strongest strategy", claim, named_fig, "not played", UNCLEAR, "no games"
         )
-    st = UNCLEAR
+    st, why = UNCLEAR, "the head-to-head interval holds 50% but is wider than ±2 points"
     if h2h["lo"] > 0.5:
-        st = DEPENDS
+        st, why = DEPENDS, f"{tuned} beats {best} head to head"
     elif h2h["hi"] < 0.5:
+        st, why = HOLDS, f"{best} beats {tuned} head to head"
+    elif h2h["lo"] >= 0.5 - WITHIN and h2h["hi"] <= 0.5 + WITHIN:
         st = HOLDS
+        why = f"the tuner found nothing more than {100 * WITHIN:.0f} points better than {best}"
     tuned_fig = (
         f"{tuned} scores {_pct(h2h)} head to head against {best} and {_pct(t_field)} "
         f"against the named field; {margin_text(h2h, tuned, best)}"
     )
-    why = {
-        DEPENDS: f"{tuned} beats {best} head to head",
-        HOLDS: f"{best} beats {tuned} head to head",
-        UNCLEAR: "the head-to-head interval holds 50%",
-    }[st]
     return best, row(variant, "strongest strategy", claim, named_fig, tuned_fig, st, why)
 
 
@@ -234,23 +271,28 @@ def variant_rows(
     rows = []
     b0 = score(matches, base, best, field)
     t0 = score(matches, base, tuned, field)
-    for v in variants:
-        if v == base:
-            continue
-        dn = difference(score(matches, v, best, field), b0)
-        dt = difference(score(matches, v, tuned, field), t0)
+    others = [v for v in variants if v != base]
+    effects = [
+        (
+            difference(score(matches, v, best, field), b0),
+            difference(score(matches, v, tuned, field), t0),
+        )
+        for v in others
+    ]
+    differ = effects_differ(effects)
+    for v, (dn, dt), dif in zip(others, effects, differ, strict=True):
         cn, ct = call(dn["lo"], dn["hi"]), call(dt["lo"], dt["hi"])
         rows.append(
             row(
                 v,
                 "variant effect on the best strategy",
-                f"{v} {_CALL_WORDS[cn]} {best}'s score",
+                f"{v} {CALL_WORDS[cn]} {best}'s score",
                 f"{best}: {fmt_pp_ci(dn['mean'], dn['lo'], dn['hi'], dn['n'])} against "
                 f"the named field, {v} vs {base}",
                 f"{tuned}: {fmt_pp_ci(dt['mean'], dt['lo'], dt['hi'], dt['n'])} against "
                 f"the same field",
-                effect_status(cn, ct),
-                f"{_CALL_WORDS[cn]} {best}; {_CALL_WORDS[ct]} {tuned}",
+                effect_status(cn, ct, dif),
+                f"{CALL_WORDS[cn]} {best}; {CALL_WORDS[ct]} {tuned}",
             )
         )
     return rows

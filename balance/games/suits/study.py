@@ -73,7 +73,7 @@ def policy_checks(struggle, tuned: str, threads, results, store_only: bool = Fal
         store_only=store_only,
     )
     pts = {p: r.pair_points.astype(float) for p, r in zip(pols, runs, strict=True)}
-    rows = []
+    found = []
     for f in struggle.factors[struggle.factors["variant"] == v].itertuples():
         idx = [name for name, _ in suits.FACTORS].index(f.choice)
         diffs = []
@@ -86,9 +86,14 @@ def policy_checks(struggle, tuned: str, threads, results, store_only: bool = Fal
                 diffs.append(pts[q] - pts[p])
         if not diffs:
             continue
-        d = paired_diff(np.mean(diffs, axis=0) / 4.0)
+        found.append((f, paired_diff(np.mean(diffs, axis=0) / 4.0), len(diffs)))
+    differ = robust.effects_differ(
+        [({"mean": f.effect, "lo": f.lo, "hi": f.hi}, d) for f, d, _ in found]
+    )
+    rows = []
+    for (f, d, n_pairs), dif in zip(found, differ, strict=True):
         c1, c2 = robust.call(f.lo, f.hi), robust.call(d["lo"], d["hi"])
-        words = {"+": "raises", "-": "lowers", "0": "no clear change to", "?": "no measure of"}
+        words = robust.CALL_WORDS
         rows.append(
             robust.row(
                 v,
@@ -96,9 +101,9 @@ def policy_checks(struggle, tuned: str, threads, results, store_only: bool = Fal
                 f"{f.choice} {f.from_level} → {f.to_level} {words[c1]} the score",
                 f"{fmt_pp_ci(f.effect, f.lo, f.hi, f.deals)} deals against the named policies",
                 f"{fmt_pp_ci(d['mean'], d['lo'], d['hi'], d['n'])} deals against {tuned}",
-                robust.effect_status(c1, c2),
+                robust.effect_status(c1, c2, dif),
                 f"{words[c1]} the score against the named policies; {words[c2]} it against "
-                f"{tuned} ({fmt_int(len(diffs))} policy pairs)",
+                f"{tuned} ({fmt_int(n_pairs)} policy pairs)",
             )
         )
     return rows
