@@ -164,6 +164,7 @@ def compare_command(
     with_tables: bool = True,
     reference: bool = True,
     record_as: str | None = "compare",
+    progress: bool = True,
 ) -> tuple[dict, list, list, dict]:
     """Run (or read) the round robin of ``strategies`` under every variant.
 
@@ -204,6 +205,7 @@ def compare_command(
             label=f"{game}: {len(todo)} matches",
             extend=extend,
             store_only=store_only,
+            progress=progress,
         )
 
     res = run(specs)

@@ -44,12 +44,13 @@ class Axis:
     values: tuple
 
 
-def parse_axis(game: str, text: str) -> Axis:
+def parse_axis(game: str, text: str, option: str = "--rule") -> Axis:
     """``key=9..15``, ``key=9..15:2`` (a step), ``key=9,11,13`` or
-    ``key=true,false``: each value typed and bounds-checked like ``--rule``."""
+    ``key=true,false``: each value typed and bounds-checked like ``--rule``
+    (``option`` names the option in an error)."""
     key, eq, spec = str(text).partition("=")
     key, spec = key.strip(), spec.strip()
-    where = f"--rule {text}"
+    where = f"{option} {text}"
     if not eq or not key or not spec:
         raise UserError(f"{where}: write key=LO..HI, key=LO..HI:STEP or key=V1,V2,...")
     if ".." in spec:
@@ -68,7 +69,7 @@ def parse_axis(game: str, text: str) -> Axis:
     if len(set(values)) != len(values):
         raise UserError(f"{where}: a value is listed twice")
     if len(values) < 2:
-        raise UserError(f"{where}: a sweep needs at least two values")
+        raise UserError(f"{where}: give at least two values (key=LO..HI or key=V1,V2)")
     return Axis(key, values)
 
 
@@ -191,11 +192,47 @@ def sweep_command(
 ) -> dict:
     """Play the field at every grid point on one seed; returns the axes, the
     points, one row per point (``point_row``), the runs and the compare tables."""
-    from balance import analysis
-
     get_game(game)
     axes, points, specs = grid(game, variant, rules)
-    for s in specs:  # every point is checked before the first game
+    res = evaluate(
+        game,
+        specs,
+        strategies,
+        n,
+        seed,
+        threads,
+        batch_size,
+        results,
+        precision,
+        max_games,
+        record_as="sweep",  # the store's experiment record: one per sweep
+    )
+    res["table"] = pd.DataFrame([{**p, **r} for p, r in zip(points, res["rows"], strict=True)])
+    return {"axes": axes, "points": points, **res}
+
+
+def evaluate(
+    game: str,
+    specs: list[str],
+    strategies: str,
+    n: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    precision: float | None = None,
+    max_games: int = 1_000_000,
+    record_as: str | None = None,
+    progress: bool = True,
+) -> dict:
+    """Play the field's round robin under each rules spec on one seed (common
+    random numbers) and measure every design metric of each (:func:`point_row`).
+    Every spec is resolved before the first game. Returns ``rows`` (one per
+    spec, in order), ``variants`` (their names), ``strategies``, ``runs`` and
+    the compare ``tables``."""
+    from balance import analysis
+
+    for s in specs:
         config.resolve_variant(game, s)
     t, vnames, snames, runs = analysis.compare_command(
         game,
@@ -209,18 +246,14 @@ def sweep_command(
         precision,
         max_games,
         reference=False,
-        record_as="sweep",  # the store's experiment record: one per sweep
+        record_as=record_as,
+        progress=progress,
     )
     t.update(meta.meta_tables(runs, vnames, snames))
-    rows = []
-    for p, v in zip(points, vnames, strict=True):
-        rows.append({**p, **point_row(runs, v, snames, t)})
     return {
-        "axes": axes,
-        "points": points,
+        "rows": [point_row(runs, v, snames, t) for v in vnames],
         "variants": vnames,
         "strategies": snames,
-        "table": pd.DataFrame(rows),
         "runs": runs,
         "tables": t,
     }

@@ -771,6 +771,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         done(what)
 
     add_tune_commands(sub, home, defaults)
+    from balance.cli.repair import add_repair_command
+
+    add_repair_command(sub, home, defaults)
 
 
 def _opponents(game: str, vs: str, field: list) -> list:
@@ -797,6 +800,22 @@ def _opponents(game: str, vs: str, field: list) -> list:
             for d in (decks if t.endswith("@*") else [None])
         ]
     return config.parse_strategy_list(game, ",".join(items))
+
+
+def _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step) -> dict:
+    """The options ``tune`` and ``exploit`` pass on to :func:`balance.tune.tune`."""
+    return {
+        "ruleset": rs,
+        "budget": budget,
+        "games": games,
+        "seed": seed,
+        "results": results,
+        "threads": threads,
+        "bounds": bounds,
+        "top": top,
+        "refine": refine,
+        "sigma0": step,
+    }
 
 
 def _check_name(name: str) -> str:
@@ -979,27 +998,9 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         opponents = _opponents(game, vs, field)
         name = _check_name(name or f"{base.name.partition('@')[0]}-tuned")
         path = tu.check_out(out if out is not None else tu.default_out(game, name))
-        found = []
+        opts = _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step)
         with runner.tally() as played:
-            for b in bases:
-                found.append(
-                    tu.tune(
-                        game,
-                        b,
-                        opponents,
-                        ruleset=rs,
-                        budget=budget,
-                        games=games,
-                        seed=seed,
-                        results=results,
-                        threads=threads,
-                        name=name,
-                        bounds=bounds,
-                        top=top,
-                        refine=refine,
-                        sigma0=step,
-                    )
-                )
+            found = [tu.tune(game, b, opponents, name=name, **opts) for b in bases]
         if per_deck is None:
             tu.write_strategy(found[0], path)
         else:
@@ -1076,26 +1077,9 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         for t in targets:
             name = _check_name(f"exploit-{t.name.partition('@')[0]}")
             paths.append(tu.check_out(out / f"{game}-{name}.toml"))
-        found = []
+        opts = _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step)
         with runner.tally() as played:
-            for t in targets:
-                found.append(
-                    tu.exploit(
-                        game,
-                        t,
-                        start=first,
-                        ruleset=rs,
-                        budget=budget,
-                        games=games,
-                        seed=seed,
-                        results=results,
-                        threads=threads,
-                        bounds=bounds,
-                        top=top,
-                        refine=refine,
-                        sigma0=step,
-                    )
-                )
+            found = [tu.exploit(game, t, start=first, **opts) for t in targets]
         for e, p in zip(found, paths, strict=True):
             tu.write_strategy(e.tune, p)
             tu.record(results, e.tune, "exploit", e.screen_keys)

@@ -1,0 +1,719 @@
+"""Balance repair: the smallest change of the rules that meets a designer's
+targets, with its confidence stated (``docs/repair.md``).
+
+A repair has three parts, each usable alone:
+
+* **Targets** (:func:`parse_target`): bounds on the design metrics the
+  toolkit already measures for a rule set (:func:`balance.sweep.point_row`),
+  written ``metric <= v``, ``metric >= v``, ``metric = c ± t`` or
+  ``metric = lo..hi``; :data:`METRICS` lists them, each with its unit and the
+  scale a violation is measured in.
+* **Moves** (:func:`parse_move`): the rule keys that may change and the values
+  each may take (``capacity=9..15``, ``force=true,false``), typed and
+  bounds-checked like ``--rule``.
+* **The search** (:func:`repair`): Optuna's NSGA-II over the moves, two
+  objectives, both minimised: the targets' total violation (each metric's
+  distance outside its target, in its own scale, summed) and the size of the
+  change (keys moved, plus each move's distance as a share of its range).
+  Every candidate plays the strategy field's round robin on one seed (common
+  random numbers: candidates differ by their rules, not their deals), every
+  match is a stored run, and the Optuna study lives in an SQLite database
+  inside the results store (``<store>/<game>/_repair/<id>.db``), so a search
+  that stopped is continued by asking for it again, and it can be opened with
+  Optuna's own tools (``optuna-dashboard sqlite:///...``).
+
+Then **verification**: the best few candidates of the Pareto front (least
+violation first, then smallest change) and the unchanged rules are played
+again on a fresh seed with more games; each target is judged from its 95%
+interval (:func:`balance.design.status`): **met** (inside the target),
+**not met** (wholly outside) or **unclear**. Only those figures are printed
+as the result; the search's own figures only rank. Each verified candidate
+is written as a variant file every command accepts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from balance import config, design, experiments, sweep
+from balance.errors import UserError
+from balance.paths import check_keys, load_toml
+from balance.registry import get_game
+from balance.store import results_dir, write_text_atomic
+
+# name: (value column, lo column, hi column, scale of one unit of violation, unit, meaning)
+METRICS = {
+    "seat_advantage": (
+        None,
+        None,
+        None,
+        1.0,
+        "points",
+        "size of the first seat's advantage: |2 × its share of decided games − 1|, in points",
+    ),
+    "seat_share": ("seat1_share", "seat1_lo", "seat1_hi", 0.01, "share", "first seat's share"),
+    "draws": ("draw_rate", "draw_lo", "draw_hi", 0.01, "share", "share of games drawn"),
+    "round_cap": ("cap_share", "cap_lo", "cap_hi", 0.01, "share", "share stopped at the cap"),
+    "rounds": ("rounds_mean", "rounds_lo", "rounds_hi", 1.0, "rounds", "mean rounds per game"),
+    "nash_support": (
+        "nash_support",
+        None,
+        None,
+        1.0,
+        "strategies",
+        "strategies in the max-entropy Nash mixture",
+    ),
+    "max_strategy_score": (
+        "best_score",
+        "best_lo",
+        "best_hi",
+        0.01,
+        "share",
+        "the best strategy's score against the field",
+    ),
+    "min_strategy_score": (
+        "worst_score",
+        "worst_lo",
+        "worst_hi",
+        0.01,
+        "share",
+        "the worst strategy's score against the field",
+    ),
+    "lead_changes": (
+        "lead_changes",
+        "lead_changes_lo",
+        "lead_changes_hi",
+        0.1,
+        "per game",
+        "lead changes per game",
+    ),
+    "comebacks": (
+        "comeback_share",
+        "comeback_lo",
+        "comeback_hi",
+        0.01,
+        "share",
+        "share of decided games won by the side that trailed",
+    ),
+}
+MET, NOT_MET, UNCLEAR = "met", "not met", "unclear"
+MAX_TRIALS = 10_000
+
+
+# --------------------------------------------------------------------------- targets
+@dataclass(frozen=True)
+class Target:
+    """``lo <= metric <= hi`` (either bound may be None: unbounded)."""
+
+    metric: str
+    lo: float | None
+    hi: float | None
+    text: str
+
+    def violation(self, value: float) -> float:
+        """How far ``value`` lies outside the target, in the metric's scale
+        (0 inside); an unmeasured value (nan) counts as 100 units."""
+        if value is None or not math.isfinite(value):
+            return 100.0
+        scale = METRICS[self.metric][3]
+        out = 0.0
+        if self.lo is not None and value < self.lo:
+            out = self.lo - value
+        if self.hi is not None and value > self.hi:
+            out = value - self.hi
+        return out / scale
+
+    def status(self, value: float, lo: float, hi: float) -> str:
+        """met / not met / unclear from the value's 95% interval (a metric with
+        no interval is judged from its value)."""
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            lo = hi = value
+        if not math.isfinite(value):
+            return UNCLEAR
+        st = design.status(lo, hi, self.lo, self.hi)
+        return {"meets": MET, "fails": NOT_MET}.get(st, UNCLEAR)
+
+
+_TARGET = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|=)\s*(.+?)\s*$")
+
+
+def _number(text: str, where: str) -> float:
+    t = text.strip().rstrip("%")
+    try:
+        v = float(t)
+    except ValueError:
+        raise UserError(f"{where}: '{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise UserError(f"{where}: '{text}' is not a finite number")
+    return v / 100 if text.strip().endswith("%") else v
+
+
+def parse_target(text: str) -> Target:
+    """``metric <= v``, ``metric >= v``, ``metric = c ± t`` (or ``c +- t``) or
+    ``metric = lo..hi``; a share may be written ``2%``. A mistake is one line."""
+    where = f"--target '{text}'"
+    m = _TARGET.match(str(text))
+    if not m:
+        raise UserError(
+            f"{where}: write metric<=V, metric>=V, metric=C±T or metric=LO..HI; "
+            f"metrics: {', '.join(METRICS)}"
+        )
+    metric, op, rest = m.groups()
+    if metric not in METRICS:
+        raise UserError(f"{where}: unknown metric '{metric}'; metrics: {', '.join(METRICS)}")
+    if op == "<=":
+        lo, hi = None, _number(rest, where)
+    elif op == ">=":
+        lo, hi = _number(rest, where), None
+    elif ".." in rest:
+        a, _, b = rest.partition("..")
+        lo, hi = _number(a, where), _number(b, where)
+    else:
+        parts = re.split(r"±|\+-|\+/-", rest)
+        if len(parts) != 2:
+            raise UserError(f"{where}: '=' takes C±T or LO..HI (e.g. rounds = 12 ± 2)")
+        c, t = _number(parts[0], where), _number(parts[1], where)
+        if t < 0:
+            raise UserError(f"{where}: the tolerance must be ≥ 0")
+        lo, hi = c - t, c + t
+    if lo is not None and hi is not None and lo > hi:
+        raise UserError(f"{where}: the lower bound is above the upper one")
+    return Target(metric, lo, hi, " ".join(str(text).split()))
+
+
+def metric_value(row: dict, metric: str) -> tuple[float, float, float]:
+    """A metric's value and 95% interval from a :func:`balance.sweep.point_row`
+    row (nan where it has no interval)."""
+    nan = float("nan")
+    if metric == "seat_advantage":
+        s, lo, hi = (row.get(k, nan) for k in ("seat1_share", "seat1_lo", "seat1_hi"))
+        v, a, b = (abs(200 * x - 100) if math.isfinite(x) else nan for x in (s, lo, hi))
+        if math.isfinite(lo) and math.isfinite(hi) and lo <= 0.5 <= hi:
+            return v, 0.0, max(a, b)
+        return v, min(a, b), max(a, b)
+    col, lo_c, hi_c = METRICS[metric][:3]
+    v = row.get(col, nan)
+    v = float(v) if v is not None else nan
+    if lo_c is None:
+        return v, nan, nan
+    return v, float(row.get(lo_c, nan)), float(row.get(hi_c, nan))
+
+
+# --------------------------------------------------------------------------- moves
+@dataclass(frozen=True)
+class Move:
+    """A rule key that may change, the values it may take and its base value."""
+
+    key: str
+    values: tuple
+    base: object
+
+    @property
+    def numeric(self) -> bool:
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in self.values)
+
+    def distance(self, value) -> float:
+        """How far ``value`` is from the base, as a share of the move's range
+        (booleans and strings: 1 if different)."""
+        if value == self.base:
+            return 0.0
+        if self.numeric and isinstance(self.base, int) and not isinstance(self.base, bool):
+            span = max(max(self.values), self.base) - min(min(self.values), self.base)
+            return abs(value - self.base) / span if span else 0.0
+        return 1.0
+
+
+def parse_move(game: str, text: str, base_rules: dict) -> Move:
+    """``key=LO..HI[:STEP]`` or ``key=V1,V2,...`` (values typed like
+    ``--rule``); the base value is the searched rule set's own."""
+    axis = sweep.parse_axis(game, str(text), "--move")
+    if axis.key not in base_rules:  # pragma: no cover (parse_axis refuses it first)
+        raise UserError(f"--move {text}: unknown rule key '{axis.key}'")
+    return Move(axis.key, axis.values, base_rules[axis.key])
+
+
+def change_size(point: dict, moves: list[Move]) -> float:
+    """Keys moved off their base value, plus each move's distance (0..1)."""
+    return float(sum((point[m.key] != m.base) + m.distance(point[m.key]) for m in moves))
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass
+class Plan:
+    """What a repair searches: the rules it starts from, the targets, the
+    moves, the field, and how many trials and games."""
+
+    game: str
+    variant: str
+    targets: list[Target]
+    moves: list[Move]
+    strategies: str
+    trials: int = 40
+    games: int = 400
+    verify_games: int = 2000
+    top: int = 3
+    seed: int = 1
+
+    def check(self) -> Plan:
+        from balance import runner
+
+        if not self.targets:
+            raise UserError("repair needs at least one --target (e.g. --target 'draws<=0.02')")
+        if not self.moves:
+            raise UserError("repair needs at least one --move (e.g. --move capacity=9..15)")
+        keys = [m.key for m in self.moves]
+        dup = next((k for k in keys if keys.count(k) > 1), None)
+        if dup:
+            raise UserError(f"--move {dup} is given twice")
+        if not 1 <= self.trials <= MAX_TRIALS:
+            raise UserError(f"--trials must be 1..{MAX_TRIALS:,}, got {self.trials}")
+        if self.top < 1:
+            raise UserError(f"--top must be at least 1, got {self.top}")
+        self.games = runner.check_games(self.games, "--games")
+        self.verify_games = runner.check_games(self.verify_games, "--verify-games")
+        runner.check_seed(self.seed)
+        return self
+
+    def ident(self) -> str:
+        """The study's identity: the same plan continues the same study."""
+        rs = config.resolve_variant(self.game, self.variant)
+        blob = {
+            "game": self.game,
+            "rules": rs.rules,
+            "targets": [[t.metric, t.lo, t.hi] for t in self.targets],
+            "moves": [[m.key, [config.rule_text(v) for v in m.values]] for m in self.moves],
+            "strategies": [
+                experiments.strategy_plan(s)
+                for s in config.parse_strategy_list(self.game, self.strategies)
+            ],
+            "games": self.games,
+            "seed": self.seed,
+        }
+        return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()[:16]
+
+
+PLAN_KEYS = [
+    "variant",
+    "targets",
+    "moves",
+    "strategies",
+    "trials",
+    "games",
+    "verify_games",
+    "top",
+    "seed",
+]
+
+
+def load_plan_file(path) -> dict:
+    """A repair plan TOML (``--plan``): any of :data:`PLAN_KEYS`; ``targets`` and
+    ``moves`` are lists of strings written as on the command line."""
+    p = Path(path)
+    data = load_toml(p)
+    check_keys(p, "the top level", data, PLAN_KEYS)
+    for key in ("targets", "moves"):
+        if key in data and (
+            not isinstance(data[key], list) or not all(isinstance(x, str) for x in data[key])
+        ):
+            raise UserError(f"{p}: '{key}' must be a list of strings like \"draws <= 0.02\"")
+    return data
+
+
+def make_plan(
+    game: str,
+    variant: str,
+    targets: list[str],
+    moves: list[str],
+    strategies: str,
+    **kw,
+) -> Plan:
+    rs = config.resolve_variant(game, variant)
+    return Plan(
+        game,
+        variant,
+        [parse_target(t) for t in targets],
+        [parse_move(game, m, rs.rules) for m in moves],
+        strategies,
+        **kw,
+    ).check()
+
+
+# --------------------------------------------------------------------------- evaluation
+def spec_of(plan: Plan, point: dict) -> str:
+    """The rules spec of a candidate: the plan's rules with the moved keys set."""
+    moved = [f"{k}={config.rule_text(v)}" for k, v in point.items() if v != _base(plan, k)]
+    return config.with_rules(plan.variant, moved)
+
+
+def _base(plan: Plan, key: str):
+    return next(m.base for m in plan.moves if m.key == key)
+
+
+def score_point(plan: Plan, row: dict) -> tuple[float, list[float]]:
+    """Total violation and each target's, from a candidate's measured row."""
+    each = [t.violation(metric_value(row, t.metric)[0]) for t in plan.targets]
+    return float(sum(each)), each
+
+
+def _storage(plan: Plan, results) -> tuple[str, Path]:
+    folder = results_dir(results) / plan.game / "_repair"
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / f"{plan.ident()}.db"
+    return f"sqlite:///{db}", db
+
+
+@dataclass
+class RepairResult:
+    plan: Plan
+    trials: pd.DataFrame  # every completed trial: its values, violations and change size
+    front: pd.DataFrame  # the Pareto front of the search
+    verified: list[dict]  # the verified candidates (the unchanged rules first)
+    db: Path
+    search_s: float
+    evaluated: int  # trials played now (the rest continued from the study)
+    fresh_seed: int
+    verify_keys: list = field(default_factory=list)  # the runs of the verification
+
+    @property
+    def best(self) -> dict | None:
+        """The verified candidate that meets every target with the smallest
+        change, or None."""
+        ok = [v for v in self.verified[1:] if v["meets_all"]]
+        return min(ok, key=lambda v: (v["size"], v["violation"])) if ok else None
+
+
+def _suggest(trial, m: Move):
+    if m.numeric:
+        vals = sorted(m.values)
+        steps = {b - a for a, b in zip(vals, vals[1:], strict=False)}
+        if len(steps) == 1:
+            return trial.suggest_int(m.key, vals[0], vals[-1], step=steps.pop())
+    labels = [config.rule_text(v) for v in m.values]
+    pick = trial.suggest_categorical(m.key, labels)
+    return m.values[labels.index(pick)]
+
+
+def repair(
+    plan: Plan,
+    *,
+    results=None,
+    threads=None,
+    batch_size: int = 1 << 15,
+    progress: bool = True,
+) -> RepairResult:
+    """Search, then verify (module doc). A second call with the same plan
+    continues the same Optuna study; every evaluation is read from the store."""
+    import optuna
+
+    from balance import runner, tune
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    url, db = _storage(plan, results)
+    sampler = optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32))
+    study = optuna.create_study(
+        study_name=plan.ident(),
+        storage=url,
+        directions=["minimize", "minimize"],
+        sampler=sampler,
+        load_if_exists=True,
+    )
+    study.set_user_attr("plan", plan_record(plan))
+    done_before = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    todo = max(0, plan.trials - len(done_before))
+    bar = runner._Progress(
+        plan.trials, f"{plan.game} repair ({len(plan.moves)} keys)", progress, unit="trials"
+    )
+    bar.advance(len(done_before))
+
+    def objective(trial):
+        point = {m.key: _suggest(trial, m) for m in plan.moves}
+        spec = spec_of(plan, point)
+        row = sweep.evaluate(
+            plan.game,
+            [spec],
+            plan.strategies,
+            plan.games,
+            plan.seed,
+            threads,
+            batch_size,
+            results,
+            progress=False,
+        )["rows"][0]
+        total, each = score_point(plan, row)
+        trial.set_user_attr("spec", spec)
+        trial.set_user_attr("violations", each)
+        trial.set_user_attr("games", int(row["games"]))
+        for t in plan.targets:
+            trial.set_user_attr(f"value:{t.metric}", metric_value(row, t.metric)[0])
+        bar.advance(1)
+        return total, change_size(point, plan.moves)
+
+    t0 = time.perf_counter()
+    try:
+        if todo:
+            study.optimize(objective, n_trials=todo, catch=())
+    finally:
+        bar.close()
+    search_s = time.perf_counter() - t0
+    trials = trials_table(plan, study)
+    front = pareto(trials)
+    fresh = tune.fresh_seed(plan.seed)
+    verified, keys = verify(plan, front, fresh, results, threads, batch_size, progress)
+    experiments.record(results, plan.game, "repair", plan_record(plan), keys)
+    return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
+
+
+def trials_table(plan: Plan, study) -> pd.DataFrame:
+    """Every completed trial: its moved values, rules spec, total violation,
+    change size and each target's value on the search's deals."""
+    import optuna
+
+    rows = []
+    for t in study.trials:
+        if t.state != optuna.trial.TrialState.COMPLETE:
+            continue
+        point = {m.key: _value(m, t.params[m.key]) for m in plan.moves}
+        row = {
+            "trial": t.number,
+            **point,
+            "spec": t.user_attrs.get("spec", spec_of(plan, point)),
+            "violation": t.values[0],
+            "size": t.values[1],
+        }
+        for tg in plan.targets:
+            row[tg.metric] = t.user_attrs.get(f"value:{tg.metric}", float("nan"))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _value(m: Move, raw):
+    if isinstance(raw, str):
+        labels = [config.rule_text(v) for v in m.values]
+        return m.values[labels.index(raw)]
+    return int(raw) if m.numeric else raw
+
+
+def pareto(trials: pd.DataFrame) -> pd.DataFrame:
+    """The non-dominated trials (violation, size), one per rules spec, sorted
+    by violation then size."""
+    if trials.empty:
+        return trials
+    t = trials.drop_duplicates("spec").reset_index(drop=True)
+    v, s = t["violation"].to_numpy(float), t["size"].to_numpy(float)
+    keep = [
+        not np.any((v <= v[i]) & (s <= s[i]) & ((v < v[i]) | (s < s[i]))) for i in range(len(t))
+    ]
+    return t[keep].sort_values(["violation", "size", "trial"]).reset_index(drop=True)
+
+
+def verify(plan, front, fresh, results, threads, batch_size, progress) -> tuple[list, list]:
+    """The unchanged rules and the ``top`` best of the front, on fresh deals
+    with ``verify_games`` a match: each target's value, interval and status;
+    and the keys of the runs played."""
+    picks = [] if front.empty else list(front.head(plan.top).itertuples())
+    base_spec = spec_of(plan, {m.key: m.base for m in plan.moves})
+    specs = [base_spec] + [p.spec for p in picks if p.spec != base_spec]
+    res = sweep.evaluate(
+        plan.game,
+        specs,
+        plan.strategies,
+        plan.verify_games,
+        fresh,
+        threads,
+        batch_size,
+        results,
+        record_as=None,
+        progress=progress,
+    )
+    out = []
+    sizes = {p.spec: p.size for p in picks}
+    for spec, row in zip(specs, res["rows"], strict=True):
+        checks = []
+        for t in plan.targets:
+            v, lo, hi = metric_value(row, t.metric)
+            checks.append(
+                {
+                    "target": t.text,
+                    "metric": t.metric,
+                    "value": v,
+                    "lo": lo,
+                    "hi": hi,
+                    "status": t.status(v, lo, hi),
+                    "violation": t.violation(v),
+                }
+            )
+        out.append(
+            {
+                "spec": spec,
+                "rules": config.resolve_variant(plan.game, spec).rules,
+                "size": sizes.get(spec, 0.0),
+                "games": int(row["games"]),
+                "targets": checks,
+                "violation": float(sum(c["violation"] for c in checks)),
+                "meets_all": all(c["status"] == MET for c in checks),
+            }
+        )
+    return out, [r.key for r in res["runs"].values()]
+
+
+# --------------------------------------------------------------------------- output
+def plan_record(plan: Plan) -> dict:
+    return {
+        "game": plan.game,
+        "variant": plan.variant,
+        "targets": [t.text for t in plan.targets],
+        "moves": [f"{m.key}={','.join(config.rule_text(v) for v in m.values)}" for m in plan.moves],
+        "strategies": plan.strategies,
+        "trials": plan.trials,
+        "games": plan.games,
+        "verify_games": plan.verify_games,
+        "top": plan.top,
+        "seed": plan.seed,
+    }
+
+
+def variant_text(res: RepairResult, cand: dict, rank: int, command: str) -> str:
+    """A verified candidate as a variant file: every rule that differs from the
+    engine's base rules, so ``--variant FILE`` alone plays it; its provenance
+    and verification in comment lines."""
+    from balance import __version__, runner
+
+    plan = res.plan
+    eng = get_game(plan.game).engine_module()
+    defaults = dict(eng.DEFAULT_RULES)
+    lines = [
+        f"# Found by `balance {plan.game} repair` (balance {__version__}) on {runner.utc_now()}",
+        f"# command: {command}",
+        f"# from: {plan.variant}; moved: "
+        + (
+            ", ".join(
+                f"{m.key} {config.rule_text(m.base)} -> {config.rule_text(cand['rules'][m.key])}"
+                for m in plan.moves
+                if cand["rules"][m.key] != m.base
+            )
+            or "nothing"
+        ),
+        f"# verified on fresh deals (seed {res.fresh_seed}, {plan.verify_games:,} games per "
+        f"match, {cand['games']:,} games): "
+        + ("meets every target" if cand["meets_all"] else "does NOT meet every target"),
+    ]
+    for c in cand["targets"]:
+        lines.append(f"#   {c['target']}: {_fmt(c)} -> {c['status']}")
+    lines.append("# plan: " + json.dumps(plan_record(plan), sort_keys=True))
+    desc = f"repair {rank} of {plan.variant}: " + (
+        ", ".join(
+            f"{k}={config.rule_text(v)}"
+            for k, v in cand["rules"].items()
+            if k in {m.key for m in plan.moves}
+        )
+    )
+    lines.append(f"description = {json.dumps(desc, ensure_ascii=False)}")
+    lines.append("[rules]")
+    for key, value in cand["rules"].items():
+        if key in defaults and value != defaults[key]:
+            lines.append(f"{key} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return json.dumps(str(v), ensure_ascii=False)
+
+
+def _fmt(c: dict) -> str:
+    scale = 100 if METRICS[c["metric"]][4] == "share" else 1
+    unit = "%" if scale == 100 else ""
+    v = c["value"] * scale
+    if math.isfinite(c["lo"]) and math.isfinite(c["hi"]):
+        return f"{v:.2f}{unit} [{c['lo'] * scale:.2f}, {c['hi'] * scale:.2f}]"
+    return f"{v:.4g}{unit}" if math.isfinite(v) else "—"
+
+
+def fmt_check(c: dict) -> str:
+    """A verified target's value with its 95% interval, in the metric's unit."""
+    return _fmt(c)
+
+
+def fmt_value(metric: str, v: float) -> str:
+    """A search figure (no interval), in the metric's unit."""
+    return _fmt({"metric": metric, "value": v, "lo": float("nan"), "hi": float("nan")})
+
+
+def write_variants(res: RepairResult, out: Path, command: str) -> list[Path]:
+    """Write each verified candidate (not the unchanged rules) as
+    ``<out>/<game>-repair-<k>.toml`` and check each loads back as played."""
+    paths = []
+    for k, cand in enumerate(res.verified[1:], 1):
+        path = Path(out) / f"{res.plan.game}-repair-{k}.toml"
+        write_text_atomic(path, variant_text(res, cand, k, command))
+        back = config.resolve_variant(res.plan.game, str(path))
+        if back.rules != cand["rules"]:  # pragma: no cover (a writer bug)
+            raise RuntimeError(f"{path}: the written rules do not read back as played")
+        paths.append(path)
+    return paths
+
+
+def front_chart(res: RepairResult, title: str):
+    """Change size against remaining violation: every trial, the Pareto front,
+    and the verified candidates labelled."""
+    from balance import charts
+
+    fig = charts.new_figure(7.5, 4.8)
+    ax = fig.add_subplot(1, 1, 1)
+    t, f = res.trials, res.front
+    if not t.empty:
+        ax.scatter(t["size"], t["violation"], s=14, color="#bbbbbb", label="trial")
+    if not f.empty:
+        ax.plot(
+            f["size"], f["violation"], marker="o", color=charts.palette(1)[0], label="Pareto front"
+        )
+        for k, p in enumerate(f.head(res.plan.top).itertuples(), 1):
+            ax.annotate(
+                f"#{k}",
+                (p.size, p.violation),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=8,
+            )
+    ax.set_xlabel("size of the change (keys moved + distance moved)")
+    ax.set_ylabel("targets' total violation (search deals)")
+    ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None) -> dict:
+    """A repair as plain data (``--json``)."""
+    from balance.experiments import _clean
+
+    return _clean(
+        {
+            "plan": plan_record(res.plan),
+            "study": str(res.db),
+            "trials": res.trials.drop(columns=["spec"], errors="ignore").to_dict(orient="records"),
+            "front": res.front.to_dict(orient="records"),
+            "verified": [
+                {k: v for k, v in c.items() if k != "rules"}
+                | {"moved": {m.key: c["rules"][m.key] for m in res.plan.moves}}
+                for c in res.verified
+            ],
+            "fresh_seed": res.fresh_seed,
+            "best": None if res.best is None else res.best["spec"],
+            "files": [str(p) for p in paths],
+            "chart": str(chart) if chart is not None else None,
+            "search_s": res.search_s,
+            "trials_played_now": res.evaluated,
+        }
+    )

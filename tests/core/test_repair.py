@@ -1,0 +1,204 @@
+"""Balance repair (balance/repair.py, ``balance <game> repair``): targets,
+moves, the resumable Optuna search, the verification on fresh deals, and a
+planted fix the search must find."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from balance import config, repair
+from balance.errors import UserError
+from tests.cli.test_tune_cli import cli
+
+
+# --------------------------------------------------------------------------- targets
+@pytest.mark.parametrize(
+    "text, lo, hi",
+    [
+        ("draws<=0.02", None, 0.02),
+        ("draws <= 2%", None, 0.02),
+        ("nash_support>=3", 3, None),
+        ("rounds = 12 ± 2", 10, 14),
+        ("rounds=12+-2", 10, 14),
+        ("max_strategy_score=0.45..0.55", 0.45, 0.55),
+    ],
+)
+def test_targets_parse(text, lo, hi):
+    t = repair.parse_target(text)
+    assert (t.lo, t.hi) == (lo, hi)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("luck<=1", "unknown metric 'luck'"),
+        ("draws<0.02", "write metric<=V"),
+        ("draws<=x", "'x' is not a number"),
+        ("rounds=12", "'=' takes C±T or LO..HI"),
+        ("rounds=14..12", "lower bound is above"),
+    ],
+)
+def test_a_bad_target_is_one_line(text, words):
+    with pytest.raises(UserError) as e:
+        repair.parse_target(text)
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_violation_and_status():
+    t = repair.parse_target("draws<=0.02")
+    assert t.violation(0.01) == 0 and t.violation(0.05) == pytest.approx(3.0)  # 3 points
+    assert t.status(0.01, 0.005, 0.015) == repair.MET
+    assert t.status(0.05, 0.04, 0.06) == repair.NOT_MET
+    assert t.status(0.02, 0.015, 0.025) == repair.UNCLEAR  # the interval straddles the bound
+    r = repair.parse_target("rounds=12±2")
+    assert r.violation(17) == pytest.approx(3.0) and r.violation(9) == pytest.approx(1.0)
+    assert repair.parse_target("nash_support>=2").status(1, math.nan, math.nan) == repair.NOT_MET
+
+
+def test_the_seat_advantage_is_the_size_of_either_seats_edge():
+    row = {"seat1_share": 0.55, "seat1_lo": 0.54, "seat1_hi": 0.56}
+    v, lo, hi = repair.metric_value(row, "seat_advantage")
+    assert (v, lo, hi) == pytest.approx((10.0, 8.0, 12.0))
+    row = {"seat1_share": 0.49, "seat1_lo": 0.48, "seat1_hi": 0.505}
+    v, lo, hi = repair.metric_value(row, "seat_advantage")  # the interval holds a fair seat
+    assert (v, lo, hi) == pytest.approx((2.0, 0.0, 4.0))
+
+
+def test_change_size_counts_keys_and_distance():
+    moves = [
+        repair.Move("capacity", (9, 10, 11, 12, 13), 13),
+        repair.Move("force", (True, False), False),
+    ]
+    assert repair.change_size({"capacity": 13, "force": False}, moves) == 0
+    assert repair.change_size({"capacity": 11, "force": False}, moves) == pytest.approx(1.5)
+    assert repair.change_size({"capacity": 13, "force": True}, moves) == pytest.approx(2.0)
+
+
+# --------------------------------------------------------------------------- the search
+def _plan(**kw):
+    """Potent Healing stalls (about 31% draws in the study's field); its own key
+    heal_per_card = 2 is the planted fault. The rulebook's base Heal, "discard
+    up to 3 cards from your hand to restore 1 lost hit point each", against
+    Potent Healing's "discard up to 2 cards from your hand to restore 2 lost
+    hit points each instead": the base rule's 1 HP per card brings the draws
+    back near 0."""
+    args = dict(
+        trials=6,
+        games=100,
+        verify_games=1500,
+        top=2,
+        seed=2,
+    )
+    args.update(kw)
+    return repair.make_plan(
+        "tosk",
+        "potent-healing",
+        ["draws<=0.02"],
+        ["heal_per_card=1..2", "capacity=13..14"],
+        "balanced,turtle,healer",
+        **args,
+    )
+
+
+def test_the_search_finds_a_planted_fix_and_verifies_it(tmp_path):
+    res = repair.repair(_plan(), results=tmp_path, progress=False)
+    assert len(res.trials) == 6 and res.db.is_file()
+    unchanged = res.verified[0]
+    assert unchanged["rules"]["heal_per_card"] == 2
+    assert unchanged["targets"][0]["status"] == repair.NOT_MET  # the stall is real
+    best = res.best
+    assert best is not None, "a verified candidate meets the target"
+    assert best["rules"]["heal_per_card"] == 1  # the planted fix
+    assert best["targets"][0]["status"] == repair.MET
+    assert best["targets"][0]["hi"] <= 0.02  # met: the whole interval inside
+    # the verification is on a fresh seed, never the search's
+    assert res.fresh_seed != res.plan.seed
+    # the candidate is written as a variant file every command accepts
+    paths = repair.write_variants(res, tmp_path / "out", "test")
+    rs = config.resolve_variant("tosk", str(paths[0]))
+    assert rs.rules == res.verified[1]["rules"]
+    text = paths[0].read_text()
+    assert "# verified on fresh deals" in text and "draws<=0.02" in text
+
+
+def test_a_larger_budget_continues_the_same_study(tmp_path):
+    first = repair.repair(_plan(trials=3), results=tmp_path, progress=False)
+    again = repair.repair(_plan(trials=6), results=tmp_path, progress=False)
+    assert first.db == again.db  # one study per plan (the budget is not part of it)
+    assert again.evaluated == 3 and len(again.trials) == 6
+    cols = ["trial", "heal_per_card", "capacity", "violation"]
+    assert again.trials[cols].head(3).equals(first.trials[cols])
+
+
+def test_an_interrupted_search_resumes(tmp_path, monkeypatch):
+    calls = {"n": 0}
+    real = repair.sweep.evaluate
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # the user's Ctrl-C in the middle of trial 2
+        return real(*a, **k)
+
+    monkeypatch.setattr(repair.sweep, "evaluate", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        repair.repair(_plan(trials=5), results=tmp_path, progress=False)
+    monkeypatch.setattr(repair.sweep, "evaluate", real)
+    res = repair.repair(_plan(trials=5), results=tmp_path, progress=False)
+    assert len(res.trials) == 5 and res.evaluated == 3  # two were kept, three more played
+    assert res.best is not None and res.best["rules"]["heal_per_card"] == 1
+
+
+# --------------------------------------------------------------------------- the command
+def test_repair_command_end_to_end(tmp_path):
+    args = [
+        "tosk",
+        "repair",
+        "--variant",
+        "potent-healing",
+        "--target",
+        "draws<=0.02",
+        "--move",
+        "heal_per_card=1..2",
+        "--strategies",
+        "balanced,turtle",
+        "--trials",
+        3,
+        "--games",
+        100,
+        "--verify-games",
+        2000,
+        "--top",
+        1,
+        "--json",
+    ]
+    p = cli(args, tmp_path)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["best"] is not None and data["files"] == ["repairs/tosk-repair-1.toml"]
+    assert (tmp_path / "reports" / "tosk-repair.svg").is_file()
+    assert data["verified"][1]["moved"] == {"heal_per_card": 1}
+    q = cli(["tosk", "simulate", "--variant", "repairs/tosk-repair-1.toml", "-n", 10], tmp_path)
+    assert q.returncode == 0, q.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--move", "capacity=9..15"], "at least one --target"),
+        (["--target", "draws<=0.02"], "at least one --move"),
+        (["--target", "luck<=1", "--move", "capacity=9..15"], "unknown metric"),
+        (["--target", "draws<=0.02", "--move", "nope=1..2"], "nope"),
+        (["--target", "draws<=0.02", "--move", "capacity=9..15", "--trials", 0], "--trials"),
+        (["--target", "draws<=0.02", "--move", "capacity=9", "--trials", 2], "--move"),
+    ],
+)
+def test_repair_mistakes_are_one_line(tmp_path, args, words):
+    p = cli(["tosk", "repair", *args], tmp_path)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert words in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "repairs").exists() and not (tmp_path / "reports").exists()
