@@ -72,7 +72,10 @@ def test_exploit_reports_exploitability(tmp_path):
     assert p.returncode == 0, p.stderr
     (row,) = json.loads(p.stdout)
     assert row["strategy"] == "random"
-    assert len(row["screen"]) == 7  # every named strategy tried as the start
+    from balance import config
+
+    # every named strategy tried as the start (the shipped tuned one included)
+    assert len(row["screen"]) == len(config.strategy_names("tosk")) == 8
     best = max(row["screen"], key=lambda r: r["score"])
     assert row["best_named_response"] == best["name"]
     e, t = row["exploitability"], row["tuned_score"]

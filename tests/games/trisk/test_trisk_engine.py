@@ -181,7 +181,9 @@ def test_only_muster_draws_in_reference_games(rs):
         extra = out[f"drawn_seat{s}"] - out[f"mustered_seat{s}"]
         assert (extra == 0).all(), f"{extra.sum()} cards drawn, not by Muster"
         drawn += int(out[f"drawn_seat{s}"].sum())
-    assert games == 8 * (5 * 10 + 20) and drawn > 10 * games  # Muster drew every one
+    assert (
+        games == 8 * (len(config.strategy_names("trisk")) * 10 + 20) and drawn > 10 * games
+    )  # Muster drew every one
 
 
 def _reference_sample(rs, deals: int = 4, deck_seed: int = 17, first_seed: int = 60):
@@ -221,13 +223,13 @@ def _reference_sample(rs, deals: int = 4, deck_seed: int = 17, first_seed: int =
 def test_default_board_limit_never_binds_in_reference_games(rs):
     """Rulebook, Creation phase: "Create: Play a creation from your hand ... Do
     these as often as you like." RD1's limit (max_board) must never refuse a
-    Create under the shipped strategies with the reference set: over 560 games
+    Create under the shipped strategies with the reference set: over 640 games (8 per pairing)
     none is refused, and no side ever holds more than its 20-card deck allows.
     The limit of engine 1.1.0 (12) bound in this very sample."""
     from dataclasses import replace
 
     out = _reference_sample(rs)
-    assert len(out["winner_seat"]) == 8 * (5 * 10 + 20)
+    assert len(out["winner_seat"]) == 8 * (len(config.strategy_names("trisk")) * 10 + 20)
     check_outcomes(out, max_board=rs.rules["max_board"])
     assert rs.rules["max_board"] == E.DEFAULT_RULES["max_board"] >= 20
     assert out["creates_refused"].sum() == 0
