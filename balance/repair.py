@@ -427,6 +427,9 @@ def repair(
         load_if_exists=True,
     )
     study.set_user_attr("plan", plan_record(plan))
+    if not study.trials:  # a new study starts from the smallest changes
+        for params in first_trials(plan):
+            study.enqueue_trial(params)
     done_before = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     todo = max(0, plan.trials - len(done_before))
     bar = runner._Progress(
@@ -470,6 +473,34 @@ def repair(
     verified, keys = verify(plan, front, fresh, results, threads, batch_size, progress)
     experiments.record(results, plan.game, "repair", plan_record(plan), keys)
     return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
+
+
+def first_trials(plan: Plan) -> list[dict]:
+    """The trials a new study plays first: the unchanged rules, then every
+    one-key change (each key at each of its values, the others unchanged),
+    nearest the base first, as many as half the budget allows. The smallest
+    repairs are tried for certain; NSGA-II then searches the combinations."""
+    off = [m.key for m in plan.moves if m.base not in m.values]  # a key that must move
+    base = {m.key: _param(m, m.base) for m in plan.moves if m.base in m.values}
+    out = [] if off else [base]
+    singles = []
+    for m in plan.moves:
+        if [k for k in off if k != m.key]:
+            continue  # another key must move too: no change of this key alone is possible
+        for v in m.values:
+            if v != m.base:
+                singles.append((m.distance(v), len(singles), {**base, m.key: _param(m, v)}))
+    out += [p for _, _, p in sorted(singles, key=lambda x: x[:2])]
+    return out[: max(1, plan.trials // 2)]
+
+
+def _param(m: Move, v):
+    """A value as the Optuna parameter of :func:`_suggest` holds it."""
+    if m.numeric:
+        vals = sorted(m.values)
+        if len({b - a for a, b in zip(vals, vals[1:], strict=False)}) == 1:
+            return int(v)
+    return config.rule_text(v)
 
 
 def trials_table(plan: Plan, study) -> pd.DataFrame:

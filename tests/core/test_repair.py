@@ -77,6 +77,34 @@ def test_change_size_counts_keys_and_distance():
     assert repair.change_size({"capacity": 13, "force": True}, moves) == pytest.approx(2.0)
 
 
+def test_a_new_search_starts_from_the_smallest_changes():
+    plan = repair.make_plan(
+        "tosk",
+        "potent-healing",
+        ["draws<=0.02"],
+        ["capacity=13..16", "force=true,false"],
+        "balanced,turtle",
+        trials=20,
+    )
+    first = repair.first_trials(plan)
+    assert first[0] == {"capacity": 13, "force": "false"}  # the unchanged rules
+    # then each key alone, nearest the base first
+    assert first[1:] == [
+        {"capacity": 14, "force": "false"},
+        {"capacity": 15, "force": "false"},
+        {"capacity": 16, "force": "false"},
+        {"capacity": 13, "force": "true"},
+    ]
+    # a key whose base is outside its values must move: every trial moves it
+    plan = repair.make_plan(
+        "tosk", "base", ["draws<=0.02"], ["capacity=15..16", "max_hand=5..7"], "balanced,turtle"
+    )
+    assert repair.first_trials(plan) == [
+        {"capacity": 15, "max_hand": 6},
+        {"capacity": 16, "max_hand": 6},
+    ]
+
+
 # --------------------------------------------------------------------------- the search
 def _plan(**kw):
     """Potent Healing stalls (about 31% draws in the study's field); its own key
