@@ -470,7 +470,9 @@ def repair(
     trials = trials_table(plan, study)
     front = pareto(trials)
     fresh = tune.fresh_seed(plan.seed)
-    verified, keys = verify(plan, front, fresh, results, threads, batch_size, progress)
+    verified, keys = verify(
+        plan, finalists(trials, front, plan.top), fresh, results, threads, batch_size, progress
+    )
     experiments.record(results, plan.game, "repair", plan_record(plan), keys)
     return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
 
@@ -546,11 +548,23 @@ def pareto(trials: pd.DataFrame) -> pd.DataFrame:
     return t[keep].sort_values(["violation", "size", "trial"]).reset_index(drop=True)
 
 
-def verify(plan, front, fresh, results, threads, batch_size, progress) -> tuple[list, list]:
-    """The unchanged rules and the ``top`` best of the front, on fresh deals
+def finalists(trials: pd.DataFrame, front: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The candidates verified: the Pareto front's best ``top`` (least violation,
+    then smallest change); when the front is shorter, the next best distinct
+    candidates of the search fill the places (its figures are noisy: a
+    candidate just off the front may be the one that meets the targets)."""
+    if trials.empty:
+        return front
+    rest = trials.drop_duplicates("spec").sort_values(["violation", "size", "trial"])
+    rest = rest[~rest["spec"].isin(front["spec"])]
+    return pd.concat([front, rest]).head(top).reset_index(drop=True)
+
+
+def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tuple[list, list]:
+    """The unchanged rules and the finalists (:func:`finalists`), on fresh deals
     with ``verify_games`` a match: each target's value, interval and status;
     and the keys of the runs played."""
-    picks = [] if front.empty else list(front.head(plan.top).itertuples())
+    picks = [] if picks_df.empty else list(picks_df.itertuples())
     base_spec = spec_of(plan, {m.key: m.base for m in plan.moves})
     specs = [base_spec] + [p.spec for p in picks if p.spec != base_spec]
     res = sweep.evaluate(
@@ -707,13 +721,16 @@ def front_chart(res: RepairResult, title: str):
     if not t.empty:
         ax.scatter(t["size"], t["violation"], s=14, color="#bbbbbb", label="trial")
     if not f.empty:
+        g = f.sort_values("size")
         ax.plot(
-            f["size"], f["violation"], marker="o", color=charts.palette(1)[0], label="Pareto front"
+            g["size"], g["violation"], marker="o", color=charts.palette(1)[0], label="Pareto front"
         )
-        for k, p in enumerate(f.head(res.plan.top).itertuples(), 1):
+    for k, cand in enumerate(res.verified[1:], 1):
+        hit = t[t["spec"] == cand["spec"]] if not t.empty else t
+        if len(hit):
             ax.annotate(
-                f"#{k}",
-                (p.size, p.violation),
+                f"#{k} {'meets' if cand['meets_all'] else 'does not meet'} (verified)",
+                (hit["size"].iloc[0], hit["violation"].iloc[0]),
                 textcoords="offset points",
                 xytext=(4, 4),
                 fontsize=8,
