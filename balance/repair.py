@@ -456,7 +456,9 @@ def repair(
         trial.set_user_attr("violations", each)
         trial.set_user_attr("games", int(row["games"]))
         for t in plan.targets:
-            trial.set_user_attr(f"value:{t.metric}", metric_value(row, t.metric)[0])
+            v, lo, hi = metric_value(row, t.metric)
+            trial.set_user_attr(f"value:{t.metric}", v)
+            trial.set_user_attr(f"ci:{t.metric}", [lo, hi])
         bar.advance(1)
         return total, change_size(point, plan.moves)
 
@@ -478,10 +480,22 @@ def repair(
 
 
 def first_trials(plan: Plan) -> list[dict]:
-    """The trials a new study plays first: the unchanged rules, then every
-    one-key change (each key at each of its values, the others unchanged),
-    nearest the base first, as many as half the budget allows. The smallest
-    repairs are tried for certain; NSGA-II then searches the combinations."""
+    """The trials a new study plays first. When the budget covers the whole
+    space, every candidate, smallest change first (an exhaustive search, which
+    can show that no candidate meets the targets: :func:`none_meets`).
+    Otherwise the unchanged rules, then every one-key change (each key at each
+    of its values, the others unchanged), nearest the base first, as many as
+    half the budget allows: the smallest repairs are tried for certain, and
+    NSGA-II then searches the combinations."""
+    if space_size(plan) <= plan.trials:  # a small space: every candidate, smallest first
+        import itertools
+
+        combos = [
+            dict(zip([m.key for m in plan.moves], vals, strict=True))
+            for vals in itertools.product(*(m.values for m in plan.moves))
+        ]
+        combos.sort(key=lambda p: change_size(p, plan.moves))
+        return [{m.key: _param(m, p[m.key]) for m in plan.moves} for p in combos]
     off = [m.key for m in plan.moves if m.base not in m.values]  # a key that must move
     base = {m.key: _param(m, m.base) for m in plan.moves if m.base in m.values}
     out = [] if off else [base]
@@ -524,8 +538,46 @@ def trials_table(plan: Plan, study) -> pd.DataFrame:
         }
         for tg in plan.targets:
             row[tg.metric] = t.user_attrs.get(f"value:{tg.metric}", float("nan"))
+            ci = t.user_attrs.get(f"ci:{tg.metric}") or [float("nan")] * 2
+            row[f"{tg.metric}_lo"], row[f"{tg.metric}_hi"] = (
+                float("nan") if x is None else float(x) for x in ci
+            )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def space_size(plan: Plan) -> int:
+    """How many candidates the moves allow (every combination of their values)."""
+    return int(np.prod([len(m.values) for m in plan.moves]))
+
+
+def none_meets(res: RepairResult) -> dict | None:
+    """Whether the search shows that no candidate of the allowed space meets
+    every target: every combination of the moves was played, and in each, some
+    target's interval, widened for as many looks as candidates (Bonferroni:
+    each at 95% / M, so all M hold together with 95% confidence), lies wholly
+    outside its target. None when that is not shown."""
+    from balance.stats.normal import z_crit
+
+    plan, t = res.plan, res.trials.drop_duplicates("spec") if not res.trials.empty else None
+    m = space_size(plan)
+    if t is None or len(t) < m:
+        return None
+    scale = z_crit(0.05 / m) / z_crit(0.05)
+    for r in t.to_dict(orient="records"):
+        out = False
+        for tg in plan.targets:
+            v, lo, hi = r[tg.metric], r[f"{tg.metric}_lo"], r[f"{tg.metric}_hi"]
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                lo = hi = v
+            lo, hi = v - (v - lo) * scale, v + (hi - v) * scale
+            if tg.status(v, lo, hi) == NOT_MET:
+                out = True
+                break
+        if not out:
+            return None
+    best = t.sort_values(["violation", "size"]).iloc[0]
+    return {"candidates": m, "closest": best["spec"], "violation": float(best["violation"])}
 
 
 def _value(m: Move, raw):
@@ -759,6 +811,8 @@ def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None)
             ],
             "fresh_seed": res.fresh_seed,
             "best": None if res.best is None else res.best["spec"],
+            "space": space_size(res.plan),
+            "none_meets": none_meets(res),
             "files": [str(p) for p in paths],
             "chart": str(chart) if chart is not None else None,
             "search_s": res.search_s,

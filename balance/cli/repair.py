@@ -180,10 +180,22 @@ def _print(res, paths, chart, title: str) -> None:
             )
         )
     else:
-        typer.echo(
-            "no verified candidate meets every target at this budget (see the statuses "
-            "above: 'unclear' needs more --verify-games, 'not met' a wider --move or more --trials)"
-        )
+        shown = rp.none_meets(res)
+        if shown is not None:
+            typer.echo(
+                f"no candidate of the allowed space meets every target: all "
+                f"{shown['candidates']:,} were played ({plan.games:,} games per strategy pair), "
+                "and in each some target's interval, widened for that many looks "
+                "(Bonferroni; 95% for all together), lies wholly outside it; closest: "
+                f"{shown['closest']} (violation {shown['violation']:.2f})"
+            )
+        else:
+            typer.echo(
+                "no verified candidate meets every target at this budget (see the statuses "
+                "above: 'unclear' needs more --verify-games, 'not met' a wider --move or more "
+                f"--trials; {len(res.trials.drop_duplicates('spec')) if not res.trials.empty else 0}"
+                f" of the space's {rp.space_size(plan):,} candidates were played)"
+            )
     typer.echo(
         f"search: {len(res.trials)} trials, {res.evaluated} played now in "
         f"{fmt.fmt_seconds(res.search_s)}; study {res.db} (resumes with the same command)"

@@ -78,31 +78,71 @@ def test_change_size_counts_keys_and_distance():
 
 
 def test_a_new_search_starts_from_the_smallest_changes():
+    def plan(moves, trials, variant="potent-healing"):
+        return repair.make_plan(
+            "tosk", variant, ["draws<=0.02"], moves, "balanced,turtle", trials=trials
+        )
+
+    # a space larger than the budget: the unchanged rules, then each key alone,
+    # nearest the base first, up to half the budget
+    first = repair.first_trials(plan(["capacity=13..18", "force=true,false"], 11))
+    assert first == [
+        {"capacity": 13, "force": "false"},
+        {"capacity": 14, "force": "false"},
+        {"capacity": 15, "force": "false"},
+        {"capacity": 16, "force": "false"},
+        {"capacity": 17, "force": "false"},
+    ]
+    # a space the budget covers: every candidate, the smallest change first
+    small = plan(["capacity=13..14", "force=true,false"], 10)
+    assert repair.space_size(small) == 4
+    assert repair.first_trials(small) == [
+        {"capacity": 13, "force": "false"},  # size 0
+        {"capacity": 13, "force": "true"},  # size 2: one key, all the way
+        {"capacity": 14, "force": "false"},  # size 2
+        {"capacity": 14, "force": "true"},  # size 4
+    ]
+    # a key whose base is outside its values must move: every trial moves it
+    must = plan(["capacity=15..16", "max_hand=5..7"], 4, variant="base")
+    assert repair.first_trials(must) == [
+        {"capacity": 15, "max_hand": 6},
+        {"capacity": 16, "max_hand": 6},
+    ]
+
+
+def test_an_exhaustive_search_can_show_that_nothing_meets_the_targets(tmp_path):
+    """Every candidate of a small space played, and in each the target's
+    interval, widened for the looks (Bonferroni), wholly outside it: the
+    search shows no candidate meets the target. Potent Healing with its heal
+    left alone cannot bring the draws under 2% by a capacity of 13 or 14."""
     plan = repair.make_plan(
         "tosk",
         "potent-healing",
         ["draws<=0.02"],
-        ["capacity=13..16", "force=true,false"],
-        "balanced,turtle",
-        trials=20,
+        ["capacity=13..14"],
+        "balanced,turtle,healer",
+        trials=2,
+        games=400,
+        verify_games=400,
+        top=1,
     )
-    first = repair.first_trials(plan)
-    assert first[0] == {"capacity": 13, "force": "false"}  # the unchanged rules
-    # then each key alone, nearest the base first
-    assert first[1:] == [
-        {"capacity": 14, "force": "false"},
-        {"capacity": 15, "force": "false"},
-        {"capacity": 16, "force": "false"},
-        {"capacity": 13, "force": "true"},
-    ]
-    # a key whose base is outside its values must move: every trial moves it
-    plan = repair.make_plan(
-        "tosk", "base", ["draws<=0.02"], ["capacity=15..16", "max_hand=5..7"], "balanced,turtle"
+    res = repair.repair(plan, results=tmp_path, progress=False)
+    shown = repair.none_meets(res)
+    assert shown is not None and shown["candidates"] == 2
+    assert res.best is None
+    # with a move that can fix it, nothing is claimed
+    plan2 = repair.make_plan(
+        "tosk",
+        "potent-healing",
+        ["draws<=0.02"],
+        ["heal_per_card=1..2"],
+        "balanced,turtle,healer",
+        trials=2,
+        games=400,
+        verify_games=1500,
+        top=1,
     )
-    assert repair.first_trials(plan) == [
-        {"capacity": 15, "max_hand": 6},
-        {"capacity": 16, "max_hand": 6},
-    ]
+    assert repair.none_meets(repair.repair(plan2, results=tmp_path, progress=False)) is None
 
 
 # --------------------------------------------------------------------------- the search
