@@ -60,7 +60,8 @@ def _call(verdict: str, direction: str) -> str:
 
 def card_checks(cards: pd.DataFrame, named: str, tuned: str, k: int = CHECKED_CARDS) -> list:
     """Rows of :func:`balance.robust.row` for the ``k`` cards with the largest
-    effects under the plan's strategy (``named``): each card's effect and verdict
+    effects under the plan's strategy (``named``), and every card whose verdict
+    the test flags as depending on the strategy: each card's effect and verdict
     beside the same test with the deck played by ``tuned``. The status is
     "depends on the strategy" where the power test flags it
     (``depends_on_strategy``: shown equal under one and not equal under the
@@ -68,7 +69,10 @@ def card_checks(cards: pd.DataFrame, named: str, tuned: str, k: int = CHECKED_CA
     reach the same call and "unclear" where one is inconclusive."""
     if cards is None or cards.empty or "effect2" not in cards.columns:
         return []
-    top = cards.reindex(cards["effect"].abs().sort_values(ascending=False).index).head(k)
+    order = cards.reindex(cards["effect"].abs().sort_values(ascending=False).index)
+    # the largest effects, and every card whose verdict the power test flags as
+    # depending on who plays it
+    top = order[order.index.isin(order.head(k).index) | order["depends_on_strategy"].astype(bool)]
     rows = []
     for r in top.itertuples():
         c1 = _call(str(r.verdict), str(getattr(r, "direction", "") or ""))

@@ -206,6 +206,11 @@ def test_card_checks_compare_the_two_verdicts():
     )
     rows = {r["check"]: r for r in study.card_checks(cards, "tempo", "tuned", k=3)}
     assert list(rows) == ["card: A", "card: B", "card: C"]  # the largest effects first
+    # a card whose verdict depends on the strategy is always re-checked
+    assert [r["check"] for r in study.card_checks(cards, "tempo", "tuned", k=1)] == [
+        "card: A",
+        "card: B",
+    ]
     assert rows["card: A"]["status"] == robust.HOLDS
     assert rows["card: B"]["status"] == robust.DEPENDS
     assert rows["card: C"]["status"] == robust.UNCLEAR
