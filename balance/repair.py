@@ -221,6 +221,16 @@ class Move:
     def numeric(self) -> bool:
         return all(isinstance(v, int) and not isinstance(v, bool) for v in self.values)
 
+    @property
+    def step(self) -> int | None:
+        """The step of an evenly spaced integer range (searched as an integer),
+        else None (searched as categories, by their rule text)."""
+        if not self.numeric:
+            return None
+        vals = sorted(self.values)
+        steps = {b - a for a, b in zip(vals, vals[1:], strict=False)}
+        return steps.pop() if len(steps) == 1 else None
+
     def distance(self, value) -> float:
         """How far ``value`` is from the base, as a share of the move's range
         (booleans and strings: 1 if different)."""
@@ -364,11 +374,13 @@ def score_point(plan: Plan, row: dict) -> tuple[float, list[float]]:
     return float(sum(each)), each
 
 
-def _storage(plan: Plan, results) -> tuple[str, Path]:
+def _storage(plan: Plan, results) -> tuple[str, str, Path]:
+    """The study's name (the plan's identity), its storage URL and database."""
+    name = plan.ident()
     folder = results_dir(results) / plan.game / "_repair"
     folder.mkdir(parents=True, exist_ok=True)
-    db = folder / f"{plan.ident()}.db"
-    return f"sqlite:///{db}", db
+    db = folder / f"{name}.db"
+    return name, f"sqlite:///{db}", db
 
 
 @dataclass
@@ -392,11 +404,8 @@ class RepairResult:
 
 
 def _suggest(trial, m: Move):
-    if m.numeric:
-        vals = sorted(m.values)
-        steps = {b - a for a, b in zip(vals, vals[1:], strict=False)}
-        if len(steps) == 1:
-            return trial.suggest_int(m.key, vals[0], vals[-1], step=steps.pop())
+    if m.step is not None:
+        return trial.suggest_int(m.key, min(m.values), max(m.values), step=m.step)
     labels = [config.rule_text(v) for v in m.values]
     pick = trial.suggest_categorical(m.key, labels)
     return m.values[labels.index(pick)]
@@ -417,10 +426,10 @@ def repair(
     from balance import runner, tune
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    url, db = _storage(plan, results)
+    name, url, db = _storage(plan, results)
     sampler = optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32))
     study = optuna.create_study(
-        study_name=plan.ident(),
+        study_name=name,
         storage=url,
         directions=["minimize", "minimize"],
         sampler=sampler,
@@ -512,11 +521,7 @@ def first_trials(plan: Plan) -> list[dict]:
 
 def _param(m: Move, v):
     """A value as the Optuna parameter of :func:`_suggest` holds it."""
-    if m.numeric:
-        vals = sorted(m.values)
-        if len({b - a for a, b in zip(vals, vals[1:], strict=False)}) == 1:
-            return int(v)
-    return config.rule_text(v)
+    return int(v) if m.step is not None else config.rule_text(v)
 
 
 def trials_table(plan: Plan, study) -> pd.DataFrame:
@@ -581,10 +586,10 @@ def none_meets(res: RepairResult) -> dict | None:
 
 
 def _value(m: Move, raw):
-    if isinstance(raw, str):
-        labels = [config.rule_text(v) for v in m.values]
-        return m.values[labels.index(raw)]
-    return int(raw) if m.numeric else raw
+    """The rule value of an Optuna parameter (the inverse of :func:`_param`)."""
+    if m.step is not None:
+        return int(raw)
+    return m.values[[config.rule_text(v) for v in m.values].index(raw)]
 
 
 def pareto(trials: pd.DataFrame) -> pd.DataFrame:

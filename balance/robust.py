@@ -201,7 +201,7 @@ def margin_text(h2h: dict, name: str, best: str) -> str:
 
 
 # --------------------------------------------------------------------------- the checks
-def strongest(matches: dict, variant: str, named: list, tuned: str, field: list) -> tuple:
+def strongest(matches: dict, variant: str, tuned: str, field: list) -> tuple:
     """The named strongest strategy (by score against the named ``field``) and
     its row: the tuned strategy's head-to-head score against it."""
     scores = {x: score(matches, variant, x, field) for x in field}
@@ -309,7 +309,7 @@ def checks(matches: dict, variants: list, tuned: str, thresholds: dict) -> pd.Da
     named = [s for s in names if s != t]
     field = [s for s in named if not design._is_baseline(s, thresholds["baselines"])] or named
     base = variants[0]
-    best, first = strongest(matches, base, named, t, field)
+    best, first = strongest(matches, base, t, field)
     if best is None:
         return pd.DataFrame(columns=COLUMNS)
     rows = [first, *property_rows(matches, base, named, names, thresholds, t)]
