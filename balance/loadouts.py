@@ -387,6 +387,7 @@ def run_matrix(
     threads,
     results,
     batch_size: int = 1 << 15,
+    progress: bool = True,
 ) -> list:
     """Play (or read from the store) every run of the loadout matrix."""
 
@@ -398,6 +399,7 @@ def run_matrix(
         store=Store(results),
         threads=threads,
         batch_size=batch_size,
+        progress=progress,
         label=f"{game}: {len(specs)} loadout pairings",
     )
 

@@ -53,6 +53,9 @@ class Game:
     # ``function(out, plan, scale, threads, results, store_only) -> [link]``
     study_pages: str | None = None
     study_keys: tuple[str, ...] = ()  # the keys of study.toml the hook reads
+    # "module:function" returning the metrics a repair of this game may target
+    # besides the core's: ``{name: balance.repair.GameMetric}``
+    repair_metrics: str | None = None
     order: int = 100  # place in the study, the index and ``balance --help``
     config_dir: Path | None = None  # default: configs/<name>
     strategy_dir: Path | None = None  # default: strategies/<name>

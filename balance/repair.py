@@ -74,19 +74,19 @@ METRICS = {
     ),
     "max_strategy_score": (
         "best_score",
-        "best_lo",
-        "best_hi",
+        "best_sim_lo",
+        "best_sim_hi",
         0.01,
         "share",
-        "the best strategy's score against the field",
+        "the best strategy's score against the field (interval simultaneous over the field)",
     ),
     "min_strategy_score": (
         "worst_score",
-        "worst_lo",
-        "worst_hi",
+        "worst_sim_lo",
+        "worst_sim_hi",
         0.01,
         "share",
-        "the worst strategy's score against the field",
+        "the worst strategy's score against the field (interval simultaneous over the field)",
     ),
     "lead_changes": (
         "lead_changes",
@@ -107,6 +107,63 @@ METRICS = {
 }
 MET, NOT_MET, UNCLEAR = "met", "not met", "unclear"
 MAX_TRIALS = 10_000
+# part of every study's identity: raised when what a trial records changes
+# (2: strategy-score intervals simultaneous over the field; game metrics)
+IDENT_VERSION = 2
+
+
+# --------------------------------------------------------------------------- game metrics
+@dataclass(frozen=True)
+class GameMetric:
+    """A metric a game adds to :data:`METRICS` (its home's ``repair_metrics``
+    hook returns ``{name: GameMetric}``).
+
+    ``measure(game, specs, strategies, games, seed, threads, batch_size,
+    results, progress)`` plays what the metric needs under each rules spec (on
+    the seed given: common random numbers across specs) and returns one dict
+    per spec, holding ``name``, ``name_lo`` and ``name_hi`` (a 95% interval,
+    simultaneous where the metric is a maximum or minimum over several
+    items: :func:`extreme`) for every metric it measures, and ``games``; and
+    the keys of the runs it played. Metrics that share one ``measure`` are
+    measured together, once per candidate."""
+
+    scale: float  # one unit of violation
+    unit: str  # "share" (shown as %), "points" ...
+    meaning: str
+    measure: object
+
+
+def game_metrics(game: str) -> dict[str, GameMetric]:
+    """The metrics the game's home adds (none without a ``repair_metrics`` hook)."""
+    home = get_game(game)
+    fn = home.hook(home.repair_metrics)
+    return {} if fn is None else dict(fn())
+
+
+def metric_table(game: str) -> dict:
+    """Every metric a repair of ``game`` may target, in :data:`METRICS`'s shape
+    (value, lo and hi columns, scale, unit, meaning)."""
+    out = dict(METRICS)
+    for name, gm in game_metrics(game).items():
+        out[name] = (*game_columns(name), gm.scale, gm.unit, gm.meaning)
+    return out
+
+
+def game_columns(name: str) -> tuple[str, str, str]:
+    """The row columns of a game metric: its value and 95% interval."""
+    return name, f"{name}_lo", f"{name}_hi"
+
+
+def extreme(name: str, items: list[tuple[float, float, float]], which: str = "max") -> dict:
+    """The largest (or smallest) of several estimates, each ``(value, lo,
+    hi)`` with its own 95% interval, as a metric row (``name``, ``name_lo``,
+    ``name_hi``) with a simultaneous interval
+    (:func:`balance.stats.extreme_interval`). "Every item pair within
+    45–55%" is ``max_… <= 0.55`` and ``min_… >= 0.45`` judged from these."""
+    from balance.stats import extreme_interval
+
+    v, lo, hi = extreme_interval(items, which)
+    return {name: v, f"{name}_lo": lo, f"{name}_hi": hi}
 
 
 # --------------------------------------------------------------------------- targets
@@ -118,13 +175,15 @@ class Target:
     lo: float | None
     hi: float | None
     text: str
+    scale: float = 1.0  # one unit of violation, in the metric's own terms
+    unit: str = ""
 
     def violation(self, value: float) -> float:
         """How far ``value`` lies outside the target, in the metric's scale
         (0 inside); an unmeasured value (nan) counts as 100 units."""
         if value is None or not math.isfinite(value):
             return 100.0
-        scale = METRICS[self.metric][3]
+        scale = self.scale
         out = 0.0
         if self.lo is not None and value < self.lo:
             out = self.lo - value
@@ -157,19 +216,21 @@ def _number(text: str, where: str) -> float:
     return v / 100 if text.strip().endswith("%") else v
 
 
-def parse_target(text: str) -> Target:
+def parse_target(text: str, metrics: dict | None = None) -> Target:
     """``metric <= v``, ``metric >= v``, ``metric = c ± t`` (or ``c +- t``) or
-    ``metric = lo..hi``; a share may be written ``2%``. A mistake is one line."""
+    ``metric = lo..hi``; a share may be written ``2%``. ``metrics`` is the
+    game's table (:func:`metric_table`; default the core's). A mistake is one line."""
+    metrics = METRICS if metrics is None else metrics
     where = f"--target '{text}'"
     m = _TARGET.match(str(text))
     if not m:
         raise UserError(
             f"{where}: write metric<=V, metric>=V, metric=C±T or metric=LO..HI; "
-            f"metrics: {', '.join(METRICS)}"
+            f"metrics: {', '.join(metrics)}"
         )
     metric, op, rest = m.groups()
-    if metric not in METRICS:
-        raise UserError(f"{where}: unknown metric '{metric}'; metrics: {', '.join(METRICS)}")
+    if metric not in metrics:
+        raise UserError(f"{where}: unknown metric '{metric}'; metrics: {', '.join(metrics)}")
     if op == "<=":
         lo, hi = None, _number(rest, where)
     elif op == ">=":
@@ -187,7 +248,8 @@ def parse_target(text: str) -> Target:
         lo, hi = c - t, c + t
     if lo is not None and hi is not None and lo > hi:
         raise UserError(f"{where}: the lower bound is above the upper one")
-    return Target(metric, lo, hi, " ".join(str(text).split()))
+    scale, unit = metrics[metric][3], metrics[metric][4]
+    return Target(metric, lo, hi, " ".join(str(text).split()), scale, unit)
 
 
 def metric_value(row: dict, metric: str) -> tuple[float, float, float]:
@@ -200,7 +262,7 @@ def metric_value(row: dict, metric: str) -> tuple[float, float, float]:
         if math.isfinite(lo) and math.isfinite(hi) and lo <= 0.5 <= hi:
             return v, 0.0, max(a, b)
         return v, min(a, b), max(a, b)
-    col, lo_c, hi_c = METRICS[metric][:3]
+    col, lo_c, hi_c = METRICS[metric][:3] if metric in METRICS else game_columns(metric)
     v = row.get(col, nan)
     v = float(v) if v is not None else nan
     if lo_c is None:
@@ -297,6 +359,7 @@ class Plan:
         """The study's identity: the same plan continues the same study."""
         rs = config.resolve_variant(self.game, self.variant)
         blob = {
+            "version": IDENT_VERSION,
             "game": self.game,
             "rules": rs.rules,
             "targets": [[t.metric, t.lo, t.hi] for t in self.targets],
@@ -347,10 +410,11 @@ def make_plan(
     **kw,
 ) -> Plan:
     rs = config.resolve_variant(game, variant)
+    table = metric_table(game)
     return Plan(
         game,
         variant,
-        [parse_target(t) for t in targets],
+        [parse_target(t, table) for t in targets],
         [parse_move(game, m, rs.rules) for m in moves],
         strategies,
         **kw,
@@ -366,6 +430,62 @@ def spec_of(plan: Plan, point: dict) -> str:
 
 def _base(plan: Plan, key: str):
     return next(m.base for m in plan.moves if m.key == key)
+
+
+def measure(
+    plan: Plan,
+    specs: list[str],
+    games: int,
+    seed: int,
+    threads,
+    batch_size: int,
+    results,
+    progress: bool,
+) -> tuple[list[dict], list]:
+    """Every targeted metric under each rules spec, on one seed: the field's
+    round robin (:func:`balance.sweep.evaluate`) when a core metric is
+    targeted, and each game metric's own measurement (:class:`GameMetric`),
+    once per measurement. One row per spec, and the keys of the runs played."""
+    rows: list[dict] = [{"games": 0} for _ in specs]
+    keys: list = []
+    if any(t.metric in METRICS for t in plan.targets):
+        res = sweep.evaluate(
+            plan.game,
+            specs,
+            plan.strategies,
+            games,
+            seed,
+            threads,
+            batch_size,
+            results,
+            record_as=None,
+            progress=progress,
+        )
+        rows = [dict(r) for r in res["rows"]]
+        keys += [r.key for r in res["runs"].values()]
+    extra = game_metrics(plan.game)
+    done = []
+    for t in plan.targets:
+        gm = extra.get(t.metric)
+        if gm is None or any(gm.measure is f for f in done):
+            continue
+        done.append(gm.measure)
+        got, k = gm.measure(
+            plan.game,
+            specs,
+            plan.strategies,
+            games,
+            seed,
+            threads,
+            batch_size,
+            results,
+            progress,
+        )
+        for row, g in zip(rows, got, strict=True):
+            row.update({c: v for c, v in g.items() if c != "games"})
+            row["games"] = int(row.get("games", 0)) + int(g.get("games", 0))
+        keys += list(k)
+    return rows, keys
 
 
 def score_point(plan: Plan, row: dict) -> tuple[float, list[float]]:
@@ -449,17 +569,9 @@ def repair(
     def objective(trial):
         point = {m.key: _suggest(trial, m) for m in plan.moves}
         spec = spec_of(plan, point)
-        row = sweep.evaluate(
-            plan.game,
-            [spec],
-            plan.strategies,
-            plan.games,
-            plan.seed,
-            threads,
-            batch_size,
-            results,
-            progress=False,
-        )["rows"][0]
+        row = measure(plan, [spec], plan.games, plan.seed, threads, batch_size, results, False)[0][
+            0
+        ]
         total, each = score_point(plan, row)
         trial.set_user_attr("spec", spec)
         trial.set_user_attr("violations", each)
@@ -624,21 +736,12 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
     picks = [] if picks_df.empty else list(picks_df.itertuples())
     base_spec = spec_of(plan, {m.key: m.base for m in plan.moves})
     specs = [base_spec] + [p.spec for p in picks if p.spec != base_spec]
-    res = sweep.evaluate(
-        plan.game,
-        specs,
-        plan.strategies,
-        plan.verify_games,
-        fresh,
-        threads,
-        batch_size,
-        results,
-        record_as=None,
-        progress=progress,
+    rows, keys = measure(
+        plan, specs, plan.verify_games, fresh, threads, batch_size, results, progress
     )
     out = []
     sizes = {p.spec: p.size for p in picks}
-    for spec, row in zip(specs, res["rows"], strict=True):
+    for spec, row in zip(specs, rows, strict=True):
         checks = []
         for t in plan.targets:
             v, lo, hi = metric_value(row, t.metric)
@@ -646,6 +749,7 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
                 {
                     "target": t.text,
                     "metric": t.metric,
+                    "unit": t.unit,
                     "value": v,
                     "lo": lo,
                     "hi": hi,
@@ -664,7 +768,7 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
                 "meets_all": all(c["status"] == MET for c in checks),
             }
         )
-    return out, [r.key for r in res["runs"].values()]
+    return out, keys
 
 
 # --------------------------------------------------------------------------- output
@@ -735,7 +839,7 @@ def _toml_value(v) -> str:
 
 
 def _fmt(c: dict) -> str:
-    scale = 100 if METRICS[c["metric"]][4] == "share" else 1
+    scale = 100 if c.get("unit", METRICS.get(c["metric"], ("",) * 5)[4]) == "share" else 1
     unit = "%" if scale == 100 else ""
     v = c["value"] * scale
     if math.isfinite(c["lo"]) and math.isfinite(c["hi"]):
@@ -748,9 +852,10 @@ def fmt_check(c: dict) -> str:
     return _fmt(c)
 
 
-def fmt_value(metric: str, v: float) -> str:
-    """A search figure (no interval), in the metric's unit."""
-    return _fmt({"metric": metric, "value": v, "lo": float("nan"), "hi": float("nan")})
+def fmt_value(target: Target, v: float) -> str:
+    """A search figure (no interval), in the target metric's unit."""
+    nan = float("nan")
+    return _fmt({"metric": target.metric, "unit": target.unit, "value": v, "lo": nan, "hi": nan})
 
 
 def write_variants(res: RepairResult, out: Path, command: str) -> list[Path]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from balance import config, design, meta, metrics, tables
+from balance import config, design, meta, metrics, stats, tables
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.stats import mean_sd_from_hist
@@ -148,6 +148,11 @@ def point_row(runs: dict, variant: str, strategies: list[str], t: dict) -> dict:
         worst_hi=worst.score_hi,
         spread=best.score - worst.score,
     )
+    # the best and worst of several estimates: intervals simultaneous over the
+    # field (the winner's own interval is biased by its selection)
+    items = list(zip(st["score"], st["score_lo"], st["score_hi"], strict=True))
+    for which, name in (("max", "best"), ("min", "worst")):
+        _, row[f"{name}_sim_lo"], row[f"{name}_sim_hi"] = stats.extreme_interval(items, which)
     rt = t.get("ratings")
     if rt is not None and len(rt) and rt["nash_p"].notna().any():
         r = rt[(rt["variant"] == variant) & (rt["nash_p"] > 1e-6)]

@@ -145,7 +145,7 @@ def _print(res, paths, chart, title: str) -> None:
                 *(config.rule_text(getattr(r, k)) for k in keys),
                 f"{r.violation:.2f}",
                 f"{r.size:.2f}",
-                *(rp.fmt_value(t.metric, getattr(r, t.metric)) for t in plan.targets),
+                *(rp.fmt_value(t, getattr(r, t.metric)) for t in plan.targets),
             ]
             for r in res.front.itertuples()
         ],

@@ -11,7 +11,7 @@ module imports only those above it in this list):
 * ``pentanomial``: the duplicate-seating (pentanomial) model.
 * ``clusters``: deal-level (cluster-robust) rates, means and pooling by deal.
 * ``paired``: paired differences between two runs on the same deals.
-* ``multiple``: Holm and Benjamini-Hochberg corrections.
+* ``multiple``: Holm and Benjamini-Hochberg corrections; the interval of an extreme.
 * ``luck``: games needed for the stronger side to be ahead.
 * ``histograms``: mean, sd, quantiles and a mean's interval from a histogram.
 * ``sequential``: the generalized SPRT (Fishtest) and its bounds.
@@ -57,7 +57,7 @@ from balance.stats.clusters import (
 from balance.stats.equivalence import tost, tost_paired
 from balance.stats.histograms import hist_mean_ci, mean_sd_from_hist, quantile_from_hist
 from balance.stats.luck import games_needed
-from balance.stats.multiple import bh, holm
+from balance.stats.multiple import bh, extreme_interval, holm
 from balance.stats.nash import nash_average, nash_maxent, nash_maxent_many
 from balance.stats.paired import paired_diff, paired_diff_from_points
 from balance.stats.pentanomial import (
@@ -99,6 +99,7 @@ __all__ = [
     "paired_diff",
     "paired_diff_from_points",
     "holm",
+    "extreme_interval",
     "bh",
     "games_needed",
     "elo",

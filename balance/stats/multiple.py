@@ -1,6 +1,7 @@
 """Corrections for many tests at once: Holm's step-down procedure (familywise
 error rate) and Benjamini-Hochberg's step-up procedure (false discovery
-rate), both through statsmodels, with ``nan`` p-values left out of the family.
+rate), both through statsmodels, with ``nan`` p-values left out of the family;
+and a simultaneous interval for the largest (or smallest) of several estimates.
 
 References: Holm, S. (1979), "A simple sequentially rejective multiple test
 procedure". Benjamini, Y. & Hochberg, Y. (1995), "Controlling the false
@@ -73,3 +74,22 @@ def bh(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
         BH-adjusted p-values (statsmodels ``multipletests(method="fdr_bh")``).
     """
     return _multitest(pvals, alpha, "fdr_bh")
+
+
+def extreme_interval(items, which: str = "max", alpha: float = 0.05) -> tuple[float, float, float]:
+    """The largest (``which="max"``) or smallest of K estimates, each given as
+    ``(value, lo, hi)`` with its own two-sided 1 − ``alpha`` interval, and an
+    interval for the true extreme: each item's interval is widened to
+    1 − ``alpha``/K (Bonferroni, proportionally on each side, so an
+    asymmetric interval keeps its shape), all K then hold together with
+    probability at least 1 − ``alpha``, and the true extreme lies between the
+    extremes of the widened ends. The naive interval (the winner's own) misses
+    far more often than ``alpha`` (``tests/core/test_repair.py`` measures
+    both). Items with a non-finite value are left out; none: all nan."""
+    items = [(float(v), float(lo), float(hi)) for v, lo, hi in items if np.isfinite(v)]
+    if not items:
+        return (float("nan"),) * 3
+    f = z_crit(alpha / len(items)) / z_crit(alpha)
+    wide = [(v, v - (v - lo) * f, v + (hi - v) * f) for v, lo, hi in items]
+    pick = max if which == "max" else min
+    return tuple(pick(w[i] for w in wide) for i in range(3))

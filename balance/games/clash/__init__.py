@@ -12,6 +12,7 @@ GAME = register(
         summary="the duel of items, stances and stamina bids.",
         rulings="C",
         commands="balance.games.clash.commands",
+        repair_metrics="balance.games.clash.repair:repair_metrics",
         order=2,
     )
 )
