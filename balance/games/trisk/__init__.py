@@ -15,6 +15,7 @@ GAME = register(
         commands="balance.games.trisk.commands",
         study_pages="balance.games.trisk.study:pages",
         study_keys=("power_scale", "power_check_strategy"),
+        repair_metrics="balance.games.trisk.repair:repair_metrics",
         order=3,
     )
 )
