@@ -17,9 +17,10 @@ meaning), in vector order.
 Other decided points (no rule knob; docs/rulings.md says why): when a player
 who was not hit would discard its last card (C9), it keeps the highest of the
 cards it would discard. Second Wind (C13) is used in the discard step and
-returns the highest discarded card. Armor (C10) is offered only against a
-wound of a kind not yet held (a repeat wound has no penalty to negate). Every
-player must play an available item (C5). The bid's view hides the opponent's
+returns the highest discarded card (of value at most ``second_wind_max``, a
+repair key; 5 as printed). Armor (C10) is offered only against a wound of a
+kind not yet held (a repeat wound has no penalty to negate). Every player must
+play an available item (C5). The bid's view hides the opponent's
 items: they are revealed only once the initiative is decided (C3).
 """
 
@@ -219,6 +220,103 @@ RULES = (
         "old reading, a tie that empties a player defeats it (both: a draw, "
         "``double_defeat``)",
     ),
+    # C7's printed item modifiers, one key each (appended, so the earlier
+    # indices keep their meaning): item_mod reads them in ITEM_MOD_KEYS order
+    *(
+        Rule(name, default, lo, hi, doc)
+        for name, default, lo, hi, doc in (
+            (
+                "axe_vs_shield",
+                1,
+                -3,
+                3,
+                '[repair key] Axe: "+1 Attack vs Shields": added to an Axe Attack '
+                "against a played Shield (C7)",
+            ),
+            (
+                "axe_arm",
+                1,
+                -3,
+                3,
+                '[repair key] Axe: "+1 Attack and Defend in Arm Range": added to an '
+                "Axe Attack or Defend at Arm (C7)",
+            ),
+            (
+                "dagger_hand",
+                2,
+                -3,
+                4,
+                '[repair key] Dagger: "+2 Attack in Hand Range": added to a Dagger '
+                "Attack at Hand (C7)",
+            ),
+            (
+                "dagger_elsewhere",
+                -1,
+                -3,
+                3,
+                '[repair key] Dagger: "-1 Attack and Defend in all other Ranges": '
+                "added to a Dagger Attack or Defend at Arm, Step and Reach (C7)",
+            ),
+            (
+                "shield_defend",
+                1,
+                -3,
+                3,
+                '[repair key] Shield: "+1 all Defends": added to every Shield Defend (C7)',
+            ),
+            (
+                "shield_vs_spear",
+                1,
+                -3,
+                3,
+                '[repair key] Shield: "+1 to Defend against Spears": added to a Shield '
+                "Defend against a played Spear, on top of shield_defend (C7)",
+            ),
+            (
+                "spear_reach",
+                1,
+                -3,
+                3,
+                '[repair key] Spear: "+1 Attack and Defend in Reach Range": added to a '
+                "Spear Attack or Defend at Reach (C7)",
+            ),
+            (
+                "spear_vs_items",
+                1,
+                -3,
+                3,
+                '[repair key] Spear: "+1 Attack against all other weapons outside of '
+                'Hand Range": added to a Spear Attack outside Hand against another '
+                "played item (a Spear only with spear_vs_spear; C7)",
+            ),
+            (
+                "sword_step",
+                1,
+                -3,
+                3,
+                '[repair key] Sword: "+1 Attack and Defend in Step Range": added to a '
+                "Sword Attack or Defend at Step (C7)",
+            ),
+            (
+                "sword_vs_axe",
+                1,
+                -3,
+                3,
+                '[repair key] Sword: "+1 Attack vs Axe": added to a Sword Attack '
+                "against a played Axe (C7)",
+            ),
+        )
+    ),
+    Rule(
+        "second_wind_max",
+        5,
+        1,
+        5,
+        "[repair key] Second Wind returns the highest discarded Stamina card of value "
+        "at most this (5: any card, as printed: 'returning one of your discarded "
+        "Stamina card of your choice'); with no such card discarded it is not used "
+        "(C13)",
+    ),
 )
 RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 (
@@ -233,7 +331,27 @@ RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
     R_SPEAR_VS_SPEAR,
     R_FEINT_ORDER,
     R_BID_KEEPS_LAST,
+    R_ITEM_MODS,
+    *_,
+    R_SECOND_WIND_MAX,
 ) = range(len(RULE_FIELDS))
+# the item modifier keys (C7), in the order of ``item_mod``'s ``mods``, and
+# their printed values (the defaults)
+ITEM_MOD_KEYS = RULE_FIELDS[R_ITEM_MODS:R_SECOND_WIND_MAX]
+N_ITEM_MODS = len(ITEM_MOD_KEYS)
+PRINTED_ITEM_MODS = np.array([DEFAULT_RULES[k] for k in ITEM_MOD_KEYS], dtype=np.int64)
+(
+    M_AXE_VS_SHIELD,
+    M_AXE_ARM,
+    M_DAGGER_HAND,
+    M_DAGGER_ELSEWHERE,
+    M_SHIELD_DEFEND,
+    M_SHIELD_VS_SPEAR,
+    M_SPEAR_REACH,
+    M_SPEAR_VS_ITEMS,
+    M_SWORD_STEP,
+    M_SWORD_VS_AXE,
+) = range(N_ITEM_MODS)
 
 
 def max_length(rules: dict) -> int:
@@ -362,57 +480,75 @@ B_COIN = 14
 
 # ---- rules kernels (pure; the rulebook tests call them) -----------------------------
 @leaf
-def item_mod(action, item, rng_, opp_item, spear_vs_spear):
+def _mod(mods, k):
+    """Modifier ``k`` (``M_*``) of ``mods``; None: the printed value."""
+    if mods is None:
+        return PRINTED_ITEM_MODS[k]
+    return mods[k]
+
+
+@leaf
+def item_mod(action, item, rng_, opp_item, spear_vs_spear, mods=None):
     """C7: modifier of ``item`` (-1/5: none) to ``action`` at range ``rng_``
-    against the opponent's played ``opp_item`` (-1/5: none)."""
+    against the opponent's played ``opp_item`` (-1/5: none). ``mods``: the
+    values of the item modifier keys (``ITEM_MOD_KEYS`` order, e.g.
+    ``rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS]``); None: as printed."""
     if item < 0 or item == NO_ITEM or action == MOVE:
         return 0
     has_opp = opp_item >= 0 and opp_item != NO_ITEM
     m = 0
     if item == AXE:
         if action == ATTACK and opp_item == SHIELD:
-            m += 1
+            m += _mod(mods, M_AXE_VS_SHIELD)
         if rng_ == ARM:
-            m += 1
+            m += _mod(mods, M_AXE_ARM)
     elif item == DAGGER:
         if rng_ == HAND:
             if action == ATTACK:
-                m += 2
+                m += _mod(mods, M_DAGGER_HAND)
         else:
-            m -= 1
+            m += _mod(mods, M_DAGGER_ELSEWHERE)
     elif item == SHIELD:
         if action == DEFEND:
-            m += 1
+            m += _mod(mods, M_SHIELD_DEFEND)
             if opp_item == SPEAR:
-                m += 1
+                m += _mod(mods, M_SHIELD_VS_SPEAR)
     elif item == SPEAR:
         if rng_ == REACH:
-            m += 1
+            m += _mod(mods, M_SPEAR_REACH)
         if (
             action == ATTACK
             and rng_ != HAND
             and has_opp
             and (opp_item != SPEAR or spear_vs_spear != 0)
         ):
-            m += 1
+            m += _mod(mods, M_SPEAR_VS_ITEMS)
     elif item == SWORD:
         if rng_ == STEP:
-            m += 1
+            m += _mod(mods, M_SWORD_STEP)
         if action == ATTACK and opp_item == AXE:
-            m += 1
+            m += _mod(mods, M_SWORD_VS_AXE)
     return m
 
 
 @njit
-def item_mod_table(rules):
-    """``imod[action, item, range, opp_item]`` (item index 5 = none) for the kernels."""
+def _imod_table(spear_vs_spear, mods):
     t = np.zeros((3, 6, 4, 6), dtype=np.int64)
     for a in range(3):
         for i in range(6):
             for r in range(4):
                 for o in range(6):
-                    t[a, i, r, o] = item_mod(a, i, r, o, rules[R_SPEAR_VS_SPEAR])
+                    t[a, i, r, o] = item_mod(a, i, r, o, spear_vs_spear, mods)
     return t
+
+
+@njit
+def item_mod_table(rules):
+    """``imod[action, item, range, opp_item]`` (item index 5 = none) for the
+    kernels, from the rules' ``spear_vs_spear`` and item modifier keys: built
+    once per batch, it serves both the totals (``total_parts``) and the
+    strategies."""
+    return _imod_table(rules[R_SPEAR_VS_SPEAR], rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS])
 
 
 @leaf
@@ -429,14 +565,20 @@ def total_parts(
     wounds_head,
     wounds_torso,
     wounds_legs,
-    spear_vs_spear,
+    imod,
     out,
 ):
-    """C6: the parts of an action's total into ``out``: stamina, stance, item,
-    target bonus, wound. Returns the total."""
+    """C6: the parts of an action's total into ``out``: stamina, stance, item
+    (from ``imod``, ``item_mod_table``'s table), target bonus, wound. Returns
+    the total."""
     out[0] = stamina
     out[1] = STANCE_MOD[stance]
-    out[2] = item_mod(action, item, rng_, opp_item, spear_vs_spear)
+    out[2] = imod[
+        action,
+        NO_ITEM if item < 0 else item,
+        rng_,
+        NO_ITEM if opp_item < 0 else opp_item,
+    ]
     out[3] = 1 if (action == DEFEND and opp_action == ATTACK and target == opp_target) else 0
     if action == ATTACK:
         out[4] = -wounds_torso
@@ -462,10 +604,12 @@ def action_total(
     wounds_torso=0,
     wounds_legs=0,
     spear_vs_spear=0,
+    mods=None,
 ):
     """C6: the total of ``action`` played with ``stamina`` (sum of the played
     stamina), ``stance``, ``item`` (-1 none) against the opponent's item,
-    action and target, with the player's wounds (0/1 each)."""
+    action and target, with the player's wounds (0/1 each). ``mods``: the item
+    modifier keys' values (``ITEM_MOD_KEYS`` order); None: as printed."""
     parts = np.zeros(5, dtype=np.int64)
     return total_parts(
         action,
@@ -480,7 +624,7 @@ def action_total(
         wounds_head,
         wounds_torso,
         wounds_legs,
-        spear_vs_spear,
+        _imod_table(spear_vs_spear, mods),
         parts,
     )
 
@@ -722,7 +866,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
     """The game itself, on the work arrays ``play_game`` allocates (zeroed;
     ``rngs`` seeded): a leaf kernel, so no array it touches is reference
     counted."""
-    spear = rules[R_SPEAR_VS_SPEAR]
+    sw_max = rules[R_SECOND_WIND_MAX]
     stack_only = rules[R_HIT_STACK_ONLY]
     keep_last = rules[R_BID_KEEPS_LAST] != 0
     noise0 = rngs[0]
@@ -933,7 +1077,7 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                     wounds[s, HEAD],
                     wounds[s, TORSO],
                     wounds[s, LEGS],
-                    spear,
+                    imod,
                     parts[s],
                 )
                 if do_log:
@@ -980,18 +1124,23 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
                         log[rnd, b + S_DISC + v] = dis[s, v]
                     log[rnd, b + S_HIT] = 1 if hit == s else 0
                 if man[s] == SECOND_WIND and man_left[s] == 1:
+                    # C13: the highest discarded card of value at most
+                    # second_wind_max; with none, the strategy is not asked and
+                    # the maneuver stays
+                    sw = -1
+                    for v in range(min(sw_max, 5) - 1, -1, -1):
+                        if disc[s, v] > 0:
+                            sw = v
+                            break
                     strat = strat0 if s == 0 else strat1
-                    if use_second_wind(strat, left[s]):
-                        for v in range(4, -1, -1):
-                            if disc[s, v] > 0:
-                                disc[s, v] -= 1
-                                hand[s, v] += 1
-                                left[s] += 1
-                                man_left[s] = 0
-                                man_round[s] = rounds
-                                if do_log:
-                                    log[rnd, SEAT0 + s * SEAT_W + S_SW] = v + 1
-                                break
+                    if sw >= 0 and use_second_wind(strat, left[s]):
+                        disc[s, sw] -= 1
+                        hand[s, sw] += 1
+                        left[s] += 1
+                        man_left[s] = 0
+                        man_round[s] = rounds
+                        if do_log:
+                            log[rnd, SEAT0 + s * SEAT_W + S_SW] = sw + 1
                 if do_log:
                     log[rnd, SEAT0 + s * SEAT_W + S_LEFT] = left[s]
             if do_log:

@@ -78,6 +78,8 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
     }
     deck = rules[clash.R_STAMINA : clash.R_STAMINA + 5].astype(np.int64)
     stack_only = bool(rules[clash.R_HIT_STACK_ONLY])
+    mods = rules[clash.R_ITEM_MODS : clash.R_ITEM_MODS + clash.N_ITEM_MODS].astype(np.int64)
+    sw_max = int(rules[clash.R_SECOND_WIND_MAX])
     hand = np.array([deck, deck], dtype=np.int64)
     disc = np.zeros((2, 5), dtype=np.int64)
     # the bid (C2; CD4: never the last card, a tie that changes nothing goes to the coin)
@@ -165,6 +167,7 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
                 wounds[s, 1],
                 wounds[s, 2],
                 int(rules[clash.R_SPEAR_VS_SPEAR]),
+                mods,
             )
             assert t == x[s][clash.S_TOTAL]
             assert t == sum(int(x[s][clash.S_T_STAM + k]) for k in range(5))
@@ -189,7 +192,9 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
             sw = int(x[s][clash.S_SW])
             if sw:
                 assert man[s] == SECOND_WIND and man_left[s] and disc[s, sw - 1] > 0
-                assert sw == max(v + 1 for v in range(5) if disc[s, v] > 0)
+                # C13: the highest discarded card of value at most second_wind_max
+                assert sw <= sw_max
+                assert sw == max(v + 1 for v in range(sw_max) if disc[s, v] > 0)
                 man_left[s] = False
                 disc[s, sw - 1] -= 1
                 hand[s, sw - 1] += 1
