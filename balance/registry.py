@@ -56,6 +56,9 @@ class Game:
     # "module:function" returning the metrics a repair of this game may target
     # besides the core's: ``{name: balance.repair.GameMetric}``
     repair_metrics: str | None = None
+    # "module:function" returning the keys a repair may move besides the rules
+    # (a ``balance.repair.GameMoves``: Trisk's card fields)
+    repair_moves: str | None = None
     order: int = 100  # place in the study, the index and ``balance --help``
     config_dir: Path | None = None  # default: configs/<name>
     strategy_dir: Path | None = None  # default: strategies/<name>

@@ -273,11 +273,15 @@ def metric_value(row: dict, metric: str) -> tuple[float, float, float]:
 # --------------------------------------------------------------------------- moves
 @dataclass(frozen=True)
 class Move:
-    """A rule key that may change, the values it may take and its base value."""
+    """A key that may change, the values it may take and its base value: a
+    rules key, or (``game=True``) a key of the game's own moves hook
+    (:class:`GameMoves`: Trisk's card fields), which changes the rules
+    through the overrides the hook gives."""
 
     key: str
     values: tuple
     base: object
+    game: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -304,9 +308,44 @@ class Move:
         return 1.0
 
 
+@dataclass(frozen=True)
+class GameMoves:
+    """Keys a game lets a repair move besides its rules (its home's
+    ``repair_moves`` hook returns one), e.g. Trisk's card fields.
+
+    * ``parse(game, text, base_rules)``: the :class:`Move` (``game=True``) of a
+      ``--move`` written in the game's syntax, or None when ``text`` is not one
+      (it is then read as a rules key);
+    * ``apply(game, base_rules, changes, folder)``: the ``key=value`` rule
+      overrides that play ``changes`` ({move key: value}), writing whatever
+      they need (a derived card set) into ``folder``;
+    * ``export(game, rules, stem)``: a candidate's rules as a variant file
+      beside ``stem`` should hold them (copying what the overrides point to
+      next to it): {rules key: value} to write instead.
+    """
+
+    syntax: str  # for help and errors, e.g. "card:NAME.FIELD=LO..HI"
+    parse: object
+    apply: object
+    export: object
+
+
+def game_moves(game: str) -> GameMoves | None:
+    """The game's moves hook (None without one)."""
+    home = get_game(game)
+    fn = home.hook(home.repair_moves)
+    return None if fn is None else fn()
+
+
 def parse_move(game: str, text: str, base_rules: dict) -> Move:
     """``key=LO..HI[:STEP]`` or ``key=V1,V2,...`` (values typed like
-    ``--rule``); the base value is the searched rule set's own."""
+    ``--rule``), or a move of the game's own (:class:`GameMoves`); the base
+    value is the searched rule set's own."""
+    hook = game_moves(game)
+    if hook is not None:
+        m = hook.parse(game, str(text), base_rules)
+        if m is not None:
+            return m
     axis = sweep.parse_axis(game, str(text), "--move")
     if axis.key not in base_rules:  # pragma: no cover (parse_axis refuses it first)
         raise UserError(f"--move {text}: unknown rule key '{axis.key}'")
@@ -334,6 +373,7 @@ class Plan:
     verify_games: int = 2000
     top: int = 3
     seed: int = 1
+    work: Path | None = None  # where a game's moves write what they derive (repair() sets it)
 
     def check(self) -> Plan:
         from balance import runner
@@ -423,8 +463,21 @@ def make_plan(
 
 # --------------------------------------------------------------------------- evaluation
 def spec_of(plan: Plan, point: dict) -> str:
-    """The rules spec of a candidate: the plan's rules with the moved keys set."""
-    moved = [f"{k}={config.rule_text(v)}" for k, v in point.items() if v != _base(plan, k)]
+    """The rules spec of a candidate: the plan's rules with the moved keys set
+    (a game's own moves through its hook's overrides, written under
+    ``plan.work``)."""
+    kinds = {m.key: m.game for m in plan.moves}
+    moved = [
+        f"{k}={config.rule_text(v)}"
+        for k, v in point.items()
+        if v != _base(plan, k) and not kinds[k]
+    ]
+    changes = {k: v for k, v in point.items() if v != _base(plan, k) and kinds[k]}
+    if changes:
+        if plan.work is None:  # pragma: no cover (repair() sets it first)
+            raise RuntimeError("spec_of: a game move needs plan.work")
+        base = config.resolve_variant(plan.game, plan.variant).rules
+        moved += game_moves(plan.game).apply(plan.game, base, changes, plan.work)
     return config.with_rules(plan.variant, moved)
 
 
@@ -547,6 +600,7 @@ def repair(
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     name, url, db = _storage(plan, results)
+    plan.work = (db.parent / "sets").resolve()
     sampler = optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32))
     study = optuna.create_study(
         study_name=name,
@@ -733,14 +787,19 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
     """The unchanged rules and the finalists (:func:`finalists`), on fresh deals
     with ``verify_games`` a match: each target's value, interval and status;
     and the keys of the runs played."""
-    picks = [] if picks_df.empty else list(picks_df.itertuples())
-    base_spec = spec_of(plan, {m.key: m.base for m in plan.moves})
-    specs = [base_spec] + [p.spec for p in picks if p.spec != base_spec]
+    picks = [] if picks_df.empty else picks_df.to_dict(orient="records")
+    base = {m.key: m.base for m in plan.moves}
+    base_spec = spec_of(plan, base)
+    moved = {base_spec: base} | {
+        p["spec"]: {m.key: getattr(p[m.key], "item", lambda v=p[m.key]: v)() for m in plan.moves}
+        for p in picks
+    }
+    specs = [base_spec] + [p["spec"] for p in picks if p["spec"] != base_spec]
     rows, keys = measure(
         plan, specs, plan.verify_games, fresh, threads, batch_size, results, progress
     )
     out = []
-    sizes = {p.spec: p.size for p in picks}
+    sizes = {p["spec"]: p["size"] for p in picks}
     for spec, row in zip(specs, rows, strict=True):
         checks = []
         for t in plan.targets:
@@ -761,6 +820,7 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
             {
                 "spec": spec,
                 "rules": config.resolve_variant(plan.game, spec).rules,
+                "moved": moved[spec],
                 "size": sizes.get(spec, 0.0),
                 "games": int(row["games"]),
                 "targets": checks,
@@ -787,7 +847,9 @@ def plan_record(plan: Plan) -> dict:
     }
 
 
-def variant_text(res: RepairResult, cand: dict, rank: int, command: str) -> str:
+def variant_text(
+    res: RepairResult, cand: dict, rank: int, command: str, rules: dict | None = None
+) -> str:
     """A verified candidate as a variant file: every rule that differs from the
     engine's base rules, so ``--variant FILE`` alone plays it; its provenance
     and verification in comment lines."""
@@ -802,9 +864,9 @@ def variant_text(res: RepairResult, cand: dict, rank: int, command: str) -> str:
         f"# from: {plan.variant}; moved: "
         + (
             ", ".join(
-                f"{m.key} {config.rule_text(m.base)} -> {config.rule_text(cand['rules'][m.key])}"
+                f"{m.key} {config.rule_text(m.base)} -> {config.rule_text(cand['moved'][m.key])}"
                 for m in plan.moves
-                if cand["rules"][m.key] != m.base
+                if cand["moved"][m.key] != m.base
             )
             or "nothing"
         ),
@@ -816,15 +878,11 @@ def variant_text(res: RepairResult, cand: dict, rank: int, command: str) -> str:
         lines.append(f"#   {c['target']}: {_fmt(c)} -> {c['status']}")
     lines.append("# plan: " + json.dumps(plan_record(plan), sort_keys=True))
     desc = f"repair {rank} of {plan.variant}: " + (
-        ", ".join(
-            f"{k}={config.rule_text(v)}"
-            for k, v in cand["rules"].items()
-            if k in {m.key for m in plan.moves}
-        )
+        ", ".join(f"{k}={config.rule_text(v)}" for k, v in cand["moved"].items())
     )
     lines.append(f"description = {json.dumps(desc, ensure_ascii=False)}")
     lines.append("[rules]")
-    for key, value in cand["rules"].items():
+    for key, value in {**cand["rules"], **(rules or {})}.items():
         if key in defaults and value != defaults[key]:
             lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
@@ -862,11 +920,16 @@ def write_variants(res: RepairResult, out: Path, command: str) -> list[Path]:
     """Write each verified candidate (not the unchanged rules) as
     ``<out>/<game>-repair-<k>.toml`` and check each loads back as played."""
     paths = []
+    game = res.plan.game
+    hook = game_moves(game) if any(m.game for m in res.plan.moves) else None
     for k, cand in enumerate(res.verified[1:], 1):
-        path = Path(out) / f"{res.plan.game}-repair-{k}.toml"
-        write_text_atomic(path, variant_text(res, cand, k, command))
-        back = config.resolve_variant(res.plan.game, str(path))
-        if back.rules != cand["rules"]:  # pragma: no cover (a writer bug)
+        path = Path(out) / f"{game}-repair-{k}.toml"
+        extra = hook.export(game, cand["rules"], path.with_suffix("")) if hook else {}
+        write_text_atomic(path, variant_text(res, cand, k, command, extra))
+        back = config.resolve_variant(game, str(path))
+        played = config.resolve_variant(game, cand["spec"])
+        same = {**back.rules, **dict.fromkeys(extra)} == {**played.rules, **dict.fromkeys(extra)}
+        if not (same and np.array_equal(back.vector(), played.vector())):  # pragma: no cover
             raise RuntimeError(f"{path}: the written rules do not read back as played")
         paths.append(path)
     return paths
@@ -914,11 +977,7 @@ def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None)
             "study": str(res.db),
             "trials": res.trials.drop(columns=["spec"], errors="ignore").to_dict(orient="records"),
             "front": res.front.to_dict(orient="records"),
-            "verified": [
-                {k: v for k, v in c.items() if k != "rules"}
-                | {"moved": {m.key: c["rules"][m.key] for m in res.plan.moves}}
-                for c in res.verified
-            ],
+            "verified": [{k: v for k, v in c.items() if k != "rules"} for c in res.verified],
             "fresh_seed": res.fresh_seed,
             "best": None if res.best is None else res.best["spec"],
             "space": space_size(res.plan),

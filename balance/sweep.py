@@ -53,6 +53,13 @@ def parse_axis(game: str, text: str, option: str = "--rule") -> Axis:
     where = f"{option} {text}"
     if not eq or not key or not spec:
         raise UserError(f"{where}: write key=LO..HI, key=LO..HI:STEP or key=V1,V2,...")
+    raw = value_texts(spec, where)
+    values = tuple(config.parse_rule_value(game, key, v, where) for v in raw)
+    return Axis(key, distinct_values(values, where))
+
+
+def value_texts(spec: str, where: str) -> list[str]:
+    """The values of ``LO..HI``, ``LO..HI:STEP`` (integers) or ``V1,V2,...``, as text."""
     if ".." in spec:
         lo_t, _, rest = spec.partition("..")
         hi_t, _, step_t = rest.partition(":")
@@ -62,15 +69,17 @@ def parse_axis(game: str, text: str, option: str = "--rule") -> Axis:
             raise UserError(f"{where}: a range is LO..HI or LO..HI:STEP in integers") from None
         if step <= 0 or hi < lo:
             raise UserError(f"{where}: a range needs LO ≤ HI and a positive step")
-        raw = [str(v) for v in range(lo, hi + 1, step)]
-    else:
-        raw = [v.strip() for v in spec.split(",") if v.strip()]
-    values = tuple(config.parse_rule_value(game, key, v, where) for v in raw)
+        return [str(v) for v in range(lo, hi + 1, step)]
+    return [v.strip() for v in spec.split(",") if v.strip()]
+
+
+def distinct_values(values: tuple, where: str) -> tuple:
+    """``values`` checked: no value twice, at least two."""
     if len(set(values)) != len(values):
         raise UserError(f"{where}: a value is listed twice")
     if len(values) < 2:
         raise UserError(f"{where}: give at least two values (key=LO..HI or key=V1,V2)")
-    return Axis(key, values)
+    return values
 
 
 def grid(game: str, base: str, rules: list[str]) -> tuple[list[Axis], list[dict], list[str]]:

@@ -142,12 +142,12 @@ def _print(res, paths, chart, title: str) -> None:
         [*keys, "violation", "change size", *(t.metric for t in plan.targets)],
         [
             [
-                *(config.rule_text(getattr(r, k)) for k in keys),
-                f"{r.violation:.2f}",
-                f"{r.size:.2f}",
-                *(rp.fmt_value(t, getattr(r, t.metric)) for t in plan.targets),
+                *(config.rule_text(r[k]) for k in keys),
+                f"{r['violation']:.2f}",
+                f"{r['size']:.2f}",
+                *(rp.fmt_value(t, r[t.metric]) for t in plan.targets),
             ]
-            for r in res.front.itertuples()
+            for r in res.front.to_dict(orient="records")
         ],
         left=len(keys),
     )
@@ -157,7 +157,7 @@ def _print(res, paths, chart, title: str) -> None:
         rows.append(
             [
                 name,
-                ", ".join(f"{m}={config.rule_text(cand['rules'][m])}" for m in keys),
+                ", ".join(f"{m}={config.rule_text(cand['moved'][m])}" for m in keys),
                 *(f"{rp.fmt_check(c)} {c['status']}" for c in cand["targets"]),
                 "yes" if cand["meets_all"] else "no",
             ]
@@ -174,9 +174,9 @@ def _print(res, paths, chart, title: str) -> None:
         typer.echo(
             "smallest verified repair: "
             + ", ".join(
-                f"{m.key} {config.rule_text(m.base)} → {config.rule_text(best['rules'][m.key])}"
+                f"{m.key} {config.rule_text(m.base)} → {config.rule_text(best['moved'][m.key])}"
                 for m in plan.moves
-                if best["rules"][m.key] != m.base
+                if best["moved"][m.key] != m.base
             )
         )
     else:

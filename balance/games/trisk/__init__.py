@@ -16,6 +16,7 @@ GAME = register(
         study_pages="balance.games.trisk.study:pages",
         study_keys=("power_scale", "power_check_strategy"),
         repair_metrics="balance.games.trisk.repair:repair_metrics",
+        repair_moves="balance.games.trisk.repair:repair_moves",
         order=3,
     )
 )

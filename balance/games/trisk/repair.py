@@ -1,20 +1,35 @@
-"""Trisk's repair targets: every Primal's reference deck (``balance trisk
-repair --target 'max_primal_score<=0.55' --target 'min_primal_score>=0.45'``;
-``docs/repair.md``).
+"""Trisk's part of a repair (``docs/repair.md``): its targets and its moves.
 
-Each candidate rule set plays the round robin of the reference decks, every
-deck played by the field's first strategy (``tempo@<deck>`` for each deck),
-on the repair's seed; a Primal's score is its deck's pooled score against
-every deck, with the interval clustered by deal
-(:func:`balance.tables.strategy_table`). "Every Primal within 45–55%" is a
-bound on the largest and the smallest of them, each with an interval
-simultaneous over the Primals (:func:`balance.repair.extreme`).
+**Targets:** every Primal's reference deck (``--target 'max_primal_score<=0.55'
+--target 'min_primal_score>=0.45'``). Each candidate plays the round robin of
+the reference decks, every deck played by the field's first strategy
+(``tempo@<deck>`` for each deck), on the repair's seed; a Primal's score is
+its deck's pooled score against every other deck, with the interval
+clustered by deal (:func:`balance.tables.strategy_table`). "Every Primal
+within 45–55%" bounds the largest and the smallest of them, each with an
+interval simultaneous over the Primals (:func:`balance.repair.extreme`).
+
+**Moves:** card fields and Skill Book amounts (``--move 'card:Bear.hp=5..9'``,
+``card:Meru.wis=7..9`` for a Primal's code, ``card:Bear.Hibernate=2..4`` for an
+ability's level, ``skill:Dread.n=1..3``). A candidate plays a card set derived
+from the rules' own (every comment and line kept, by tomlkit), written once
+under the hash of its text into the repair's folder of the store and loaded
+like any designer's set (a change that breaks the set is refused in one
+line); a verified candidate's set is copied beside its variant file.
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
+import tomlkit
+
 from balance import config, sweep
-from balance.repair import GameMetric, extreme
+from balance.errors import UserError
+from balance.games.trisk import cards
+from balance.repair import GameMetric, GameMoves, Move, extreme
+from balance.store import write_text_atomic
 
 
 def deck_field(game: str, strategies: str) -> str:
@@ -65,3 +80,127 @@ def repair_metrics() -> dict[str, GameMetric]:
         )
         for which, word in (("max", "strongest"), ("min", "weakest"))
     }
+
+
+# --------------------------------------------------------------------------- card moves
+CARD_FIELDS = ("hp", "ap", "mp", "armor", "attack", "mig", "cun", "wis")
+SYNTAX = (
+    "card:NAME.FIELD=LO..HI (FIELD: "
+    + ", ".join(CARD_FIELDS)
+    + ", or one of the card's abilities for its level) or skill:NAME.n=LO..HI"
+)
+
+
+def _set_path(base_rules: dict) -> Path:
+    name = str(base_rules.get("card_set", "reference"))
+    return cards.REFERENCE_SET if name == "reference" else Path(name)
+
+
+def parse_move(game: str, text: str, base_rules: dict) -> Move | None:
+    """``card:NAME.FIELD=values`` (a card's stat, its Attack's unlock level, a
+    Primal's code mig/cun/wis, or an ability's level by the ability's name) or
+    ``skill:NAME.n=values`` (a Skill Book entry's amount); None for any other
+    text (a rules key). Names accept a unique prefix; values are integers
+    within the card set's bounds (the derived set is checked again whole)."""
+    key, eq, spec = str(text).partition("=")
+    key = key.strip()
+    if not key.startswith(("card:", "skill:")):
+        return None
+    where = f"--move {text}"
+    kind, _, body = key.partition(":")
+    name, dot, fld = body.rpartition(".")
+    if not eq or not dot or not name.strip() or not fld.strip() or not spec.strip():
+        raise UserError(f"{where}: write {SYNTAX}")
+    name, fld = name.strip(), fld.strip()
+    doc = cards._load_toml(_set_path(base_rules))
+    if kind == "skill":
+        skills = doc.get("skills", {})
+        name = config.unique_name(name, list(skills), "skill", " in the card set's Skill Book")
+        if fld != "n":
+            raise UserError(f"{where}: a skill's movable field is n (its amount), got '{fld}'")
+        base = skills[name].get("n", 1)
+        if not isinstance(base, int):
+            raise UserError(f"{where}: skill '{name}' has n = {base!r}; only a number can move")
+        bounds = cards.RANGES["n"]
+    else:
+        by_name = {c["name"]: c for c in doc.get("card", [])}
+        name = config.unique_name(name, list(by_name), "card", " in the card set")
+        card = by_name[name]
+        if fld in CARD_FIELDS:
+            if fld not in card:
+                raise UserError(f"{where}: card '{name}' has no field '{fld}'")
+            base, bounds = card[fld], cards.RANGES[fld]
+        else:
+            abilities = {a["skill"]: a for a in card.get("abilities", [])}
+            if not abilities:
+                raise UserError(
+                    f"{where}: '{fld}' is not a field of card '{name}'; fields: "
+                    f"{', '.join(CARD_FIELDS)}"
+                )
+            fld = config.unique_name(
+                fld,
+                list(abilities),
+                f"field or ability of card '{name}'",
+                f" (or a field: {', '.join(CARD_FIELDS)})",
+            )
+            base, bounds = abilities[fld]["level"], cards.RANGES["level"]
+    raw = sweep.value_texts(spec.strip(), where)
+    try:
+        values = tuple(int(v) for v in raw)
+    except ValueError:
+        raise UserError(f"{where}: a card field takes integers, got '{spec.strip()}'") from None
+    lo, hi = bounds
+    bad = [v for v in values if not lo <= v <= hi]
+    if bad:
+        raise UserError(f"{where}: {bad[0]} is out of range; allowed {lo}..{hi}")
+    return Move(f"{kind}:{name}.{fld}", sweep.distinct_values(values, where), base, game=True)
+
+
+def derived_text(base_rules: dict, changes: dict) -> str:
+    """The card set of ``base_rules`` with ``changes`` ({move key: value})
+    made, as TOML text keeping every comment and line of the original
+    (tomlkit), its description saying what changed."""
+    path = _set_path(base_rules)
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    for key in sorted(changes):
+        value = int(changes[key])
+        kind, _, body = key.partition(":")
+        name, _, fld = body.rpartition(".")
+        if kind == "skill":
+            doc["skills"][name]["n"] = value
+            continue
+        card = next(c for c in doc["card"] if c["name"] == name)
+        if fld in CARD_FIELDS:
+            card[fld] = value
+        else:
+            next(a for a in card["abilities"] if a["skill"] == fld)["level"] = value
+    what = ", ".join(f"{k}={int(v)}" for k, v in sorted(changes.items()))
+    doc["description"] = f"{doc.get('description', '')} Repair candidate: {what}.".strip()
+    return tomlkit.dumps(doc)
+
+
+def apply(game: str, base_rules: dict, changes: dict, folder: Path) -> list[str]:
+    """The rule override that plays ``changes``: ``card_set=`` a derived set,
+    written once into ``folder`` under the hash of its text and checked."""
+    text = derived_text(base_rules, changes)
+    path = Path(folder) / f"cards-{hashlib.sha256(text.encode()).hexdigest()[:16]}.toml"
+    if not path.is_file():
+        write_text_atomic(path, text)
+    cards.load_card_set(path, base_rules)  # a set the changes broke: one line naming it
+    return [f"card_set={path}"]
+
+
+def export(game: str, rules: dict, stem: Path) -> dict:
+    """A candidate's derived card set copied beside its variant file
+    (``<stem>-cards.toml``): the rules key to write."""
+    src = Path(str(rules.get("card_set", "reference")))
+    if str(src) == "reference" or not src.is_file():
+        return {}
+    dest = Path(f"{stem}-cards.toml")
+    write_text_atomic(dest, src.read_text(encoding="utf-8"))
+    return {"card_set": str(dest)}
+
+
+def repair_moves() -> GameMoves:
+    """Trisk's card fields and Skill Book amounts as repair moves."""
+    return GameMoves(SYNTAX, parse_move, apply, export)
