@@ -119,13 +119,14 @@ class GameMetric:
     hook returns ``{name: GameMetric}``).
 
     ``measure(game, specs, strategies, games, seed, threads, batch_size,
-    results, progress)`` plays what the metric needs under each rules spec (on
+    results, progress, wanted)`` plays what the metric needs under each rules spec (on
     the seed given: common random numbers across specs) and returns one dict
     per spec, holding ``name``, ``name_lo`` and ``name_hi`` (a 95% interval,
     simultaneous where the metric is a maximum or minimum over several
     items: :func:`extreme`) for every metric it measures, and ``games``; and
-    the keys of the runs it played. Metrics that share one ``measure`` are
-    measured together, once per candidate."""
+    the keys of the runs it played; ``wanted`` names the targeted metrics it
+    measures (it may measure only what they need). Metrics that share one
+    ``measure`` are measured together, once per candidate."""
 
     scale: float  # one unit of violation
     unit: str  # "share" (shown as %), "points" ...
@@ -533,6 +534,11 @@ def measure(
             batch_size,
             results,
             progress,
+            wanted=[
+                x.metric
+                for x in plan.targets
+                if getattr(extra.get(x.metric), "measure", None) is gm.measure
+            ],
         )
         for row, g in zip(rows, got, strict=True):
             row.update({c: v for c, v in g.items() if c != "games"})

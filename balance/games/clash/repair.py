@@ -19,7 +19,9 @@ from balance.repair import GameMetric, extreme
 KINDS = {"item pair": "item_pair", "maneuver": "maneuver"}
 
 
-def measure(game, specs, strategies, games, seed, threads, batch_size, results, progress):
+def measure(
+    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+):
     """Each spec's loadout matrix (the field's first strategy against itself)
     and the extremes of its item-pair and maneuver scores."""
     names = [t.strip() for t in strategies.split(",") if t.strip()]

@@ -1107,6 +1107,50 @@ def sequential(
     return pd.DataFrame([frozen[r] for r in rows]), out, n_of
 
 
+def play_cards(ctx: Context, runs: _Runs, n_card: dict, active, what: str, each=None) -> None:
+    """Play (or read) the reference decks' runs and, card by card (so an
+    interruption leaves whole cards stored), the swap-in runs of the cards in
+    ``active`` at ``n_card[card]`` games a run; ``each()`` after every card."""
+    refs = {}
+    for c, p in ctx.cells:
+        refs[p] = max(refs.get(p, 0), n_card[c])
+    ref = [
+        _ref_spec(ctx, s, p, o, refs[p]) for p in sorted(refs) for s in ctx.ours for o in ctx.field
+    ]
+    runs.run(ref, f"trisk power: {what}, reference decks")
+    for c in ctx.cards:
+        if c not in active:
+            continue
+        specs = [
+            _swap_spec(ctx, s, c, p, o, n_card[c])
+            for (cc, p) in ctx.cells
+            if cc == c
+            for s in ctx.ours
+            for o in ctx.field
+        ]
+        runs.run(specs, f"trisk power: {what}, {ctx.name(c)}")
+        if each is not None:
+            each()
+
+
+def card_effects(
+    plan: PowerPlan, *, results=None, threads=None, progress: bool = True
+) -> tuple[pd.DataFrame, list[str]]:
+    """Each card's swap-in effect at ``plan.games`` games a run, one look (no
+    sequential decision, Primals, restricted play, checks or calibration):
+    columns ``card``, ``row``, ``effect``, ``se``, ``lo``, ``hi`` (95%,
+    clustered by stratum like the test's own) and ``games``; and the keys
+    of the runs played. What a repair targets (``docs/repair.md``)."""
+    ctx = build_context(plan)
+    runs = _Runs(Store(results), threads, progress)
+    n_card = dict.fromkeys(ctx.cards, plan.games)
+    play_cards(ctx, runs, n_card, set(ctx.cards), "card effects")
+    _, table, _ = _card_tables(ctx, runs, n_card)
+    table["lo"] = table["effect"] - _Z95 * table["se"]
+    table["hi"] = table["effect"] + _Z95 * table["se"]
+    return table, [r.key for r in runs.have.values()]
+
+
 def run_power(
     plan: PowerPlan,
     *,
@@ -1156,30 +1200,12 @@ def run_power(
     done = [0]
 
     def measure_cards(n_card: dict, active: set, stage: int) -> pd.DataFrame:
-        refs = {}
-        for c, p in ctx.cells:
-            refs[p] = max(refs.get(p, 0), n_card[c])
-        ref = [
-            _ref_spec(ctx, s, p, o, refs[p])
-            for p in sorted(refs)
-            for s in ctx.ours
-            for o in ctx.field
-        ]
-        runs.run(ref, f"trisk power: look {stage + 1}, reference decks")
-        for c in ctx.cards:  # card by card, so an interruption leaves whole cards stored
-            if c not in active:
-                continue
-            specs = [
-                _swap_spec(ctx, s, c, p, o, n_card[c])
-                for (cc, p) in ctx.cells
-                if cc == c
-                for s in ctx.ours
-                for o in ctx.field
-            ]
-            runs.run(specs, f"trisk power: look {stage + 1}, {ctx.name(c)}")
+        def each_card() -> None:
             done[0] += 1
             if stop_after is not None and stage == 0 and done[0] >= stop_after:
                 raise KeyboardInterrupt(f"stopped after {done[0]} cards (stop_after)")
+
+        play_cards(ctx, runs, n_card, active, f"look {stage + 1}", each_card)
         last["cells"], table, last["ratios"] = _card_tables(ctx, runs, n_card)
         return table
 

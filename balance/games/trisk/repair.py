@@ -21,6 +21,7 @@ line); a verified candidate's set is copied beside its variant file.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import tomlkit
@@ -40,7 +41,9 @@ def deck_field(game: str, strategies: str) -> str:
     return ",".join(f"{name}@{d}" for d in config.reference_deck_names(game))
 
 
-def measure(game, specs, strategies, games, seed, threads, batch_size, results, progress):
+def measure(
+    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+):
     """Each spec's round robin of the reference decks, and the extremes of
     the decks' scores."""
     res = sweep.evaluate(
@@ -68,9 +71,61 @@ def measure(game, specs, strategies, games, seed, threads, batch_size, results, 
     return rows, [r.key for r in res["runs"].values()]
 
 
+# the card groups a card-effect target may name: metric word -> card types
+GROUPS = {
+    "card": ("Creation", "Upgrade", "Sorcery"),
+    "creation": ("Creation",),
+    "upgrade": ("Upgrade",),
+    "sorcery": ("Sorcery",),
+}
+
+
+def measure_cards(
+    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+):
+    """Each spec's swap-in effect of every card of the groups ``wanted`` names
+    (the equal-power test's first look, :func:`balance.games.trisk.power.card_effects`:
+    ``copies`` neutral cards of each Primal's reference deck swapped for the
+    card, against every reference deck, all played by the field's first
+    strategy, at ``games`` games a run), and the extremes of each group."""
+    from balance.games.trisk import power
+
+    groups = [g for g in GROUPS if f"max_{g}_effect" in wanted or f"min_{g}_effect" in wanted]
+    first = deck_field(game, strategies).split(",")[0].split("@")[0]
+    rows, keys = [], []
+    for spec in specs:
+        cs = config.resolve_variant(game, spec).card_set()
+        types = {t for g in groups for t in GROUPS[g]}
+        names = [c["name"] for c in cs.cards if c["type"] in types]
+        plan = replace(
+            power.load_plan(),
+            variant=spec,
+            seed=seed,
+            games=games,
+            max_games=games,
+            strategies=(first,),
+            field=(first,),
+            cards=tuple(names),
+            check_strategy=None,
+            calibration_games=0,
+        )
+        table, k = power.card_effects(plan, results=results, threads=threads, progress=progress)
+        keys += k
+        kind = {c["name"]: c["type"] for c in cs.cards}
+        row = {"games": int(table["games"].sum())}
+        for g in groups:
+            part = table[table["card"].map(kind).isin(GROUPS[g])]
+            items = list(zip(part["effect"], part["lo"], part["hi"], strict=True))
+            row |= extreme(f"max_{g}_effect", items, "max")
+            row |= extreme(f"min_{g}_effect", items, "min")
+        rows.append(row)
+    return rows, keys
+
+
 def repair_metrics() -> dict[str, GameMetric]:
-    """The strongest and the weakest Primal."""
-    return {
+    """The strongest and the weakest Primal; the largest and smallest card
+    effect, over every card or one type."""
+    out = {
         f"{which}_primal_score": GameMetric(
             0.01,
             "share",
@@ -80,6 +135,17 @@ def repair_metrics() -> dict[str, GameMetric]:
         )
         for which, word in (("max", "strongest"), ("min", "weakest"))
     }
+    for g, types in GROUPS.items():
+        for which, word in (("max", "largest"), ("min", "smallest")):
+            out[f"{which}_{g}_effect"] = GameMetric(
+                0.01,
+                "share",
+                f"the {word} swap-in effect of a {'/'.join(types)} card, in points of score "
+                "(the equal-power test's first look under the field's first strategy; "
+                "interval simultaneous over the cards)",
+                measure_cards,
+            )
+    return out
 
 
 # --------------------------------------------------------------------------- card moves

@@ -137,3 +137,54 @@ def test_the_search_restores_a_planted_card_fault(tmp_path):
     back = config.resolve_variant("trisk", str(path))
     tamsin = next(c for c in back.card_set().cards if c["name"].startswith("Tamsin"))
     assert tamsin["hp"] == 10 and Path(back.rules["card_set"]).parent == tmp_path / "out"
+
+
+# --------------------------------------------------------------------------- card effects
+def test_card_effects_are_the_power_tests_first_look(tmp_path):
+    """A repair's card effects are the equal-power test's own: for two cards
+    at one look (games = max games), the same effect and standard error."""
+    from dataclasses import replace
+
+    from balance.games.trisk import power as tp
+    from tests.games.trisk.test_trisk_power import _two_cards
+
+    cards = _two_cards()
+    plan = replace(
+        tp.load_plan(cards=cards, games=20, max_games=20, seed=11),
+        restricted_games=20,
+        check_strategy=None,
+        calibration_games=0,
+    )
+    full = tp.run_power(plan, results=tmp_path, progress=False, regression=False, finishes=False)
+    table, keys = tp.card_effects(plan, results=tmp_path, progress=False)
+    got = table.set_index("card").loc[list(full.cards["card"])]
+    assert list(got["effect"]) == list(full.cards["effect"])
+    assert list(got["se"]) == list(full.cards["se"])
+    assert (got["lo"] < got["effect"]).all() and (got["effect"] < got["hi"]).all()
+    assert keys
+
+
+def test_the_sorcery_targets_bound_every_sorcery(tmp_path, monkeypatch):
+    """``min_sorcery_effect`` and ``max_sorcery_effect`` are the extremes of
+    the Sorceries' effects (only the Sorceries are played), each with an
+    interval simultaneous over them."""
+    from balance.games.trisk import power as tp
+
+    table = repair.metric_table("trisk")
+    assert {"min_card_effect", "max_upgrade_effect", "min_sorcery_effect"} <= set(table)
+    asked = []
+    real = tp.card_effects
+
+    def spy(plan, **kw):
+        asked.append(plan.cards)
+        return real(plan, **kw)
+
+    monkeypatch.setattr(tp, "card_effects", spy)
+    (row,), _ = trisk_repair.measure_cards(
+        "trisk", ["base"], "tempo", 4, 2, None, 1 << 15, tmp_path, False, ["min_sorcery_effect"]
+    )
+    cs = cards.load_card_set("reference")
+    sorceries = [c["name"] for c in cs.cards if c["type"] == "Sorcery"]
+    assert list(asked[0]) == sorceries
+    assert "min_card_effect" not in row and "max_sorcery_effect" in row
+    assert row["min_sorcery_effect_lo"] < row["min_sorcery_effect"] < row["max_sorcery_effect"]
