@@ -994,3 +994,133 @@ def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None)
             "trials_played_now": res.evaluated,
         }
     )
+
+
+# --------------------------------------------------------------------------- the page
+def outcome(res: RepairResult) -> tuple[str, str, list[str]]:
+    """The result in words: (status, headline, more lines); status is
+    ``holds`` (a verified candidate meets every target), ``does-not-hold``
+    (no candidate of the space does, shown) or ``undecided``."""
+    plan = res.plan
+    best = res.best
+    if best is not None:
+        moved = ", ".join(
+            f"{m.key} {config.rule_text(m.base)} → {config.rule_text(best['moved'][m.key])}"
+            for m in plan.moves
+            if best["moved"][m.key] != m.base
+        )
+        k = res.verified.index(best)
+        return (
+            "holds",
+            f"Smallest verified repair (#{k}): {moved}; it meets every target on fresh deals.",
+            [f"{c['target']}: {fmt_check(c)} ({c['status']})" for c in best["targets"]],
+        )
+    shown = none_meets(res)
+    if shown is not None:
+        return (
+            "does-not-hold",
+            f"No candidate of the allowed space meets every target: all {shown['candidates']:,} "
+            "were played, and in each some target's interval, widened for that many looks "
+            "(Bonferroni; 95% for all together), lies wholly outside it.",
+            [f"Closest: {shown['closest']} (violation {shown['violation']:.2f})."],
+        )
+    played = len(res.trials.drop_duplicates("spec")) if not res.trials.empty else 0
+    return (
+        "undecided",
+        "No verified candidate meets every target at this budget, and the search does not "
+        "show that none can.",
+        [
+            "An unclear target needs more --verify-games; a target not met needs other moves "
+            f"or more --trials ({played:,} of the space's {space_size(plan):,} candidates "
+            "were played)."
+        ],
+    )
+
+
+def page_context(res: RepairResult, title: str, command: str, chart_svg: str) -> dict:
+    """What the page template shows (:func:`render_page`)."""
+    from balance.report import table_cell, trusted_svg
+
+    plan = res.plan
+    keys = [m.key for m in plan.moves]
+    status, headline, lines = outcome(res)
+    vrows = []
+    for k, cand in enumerate(res.verified):
+        cells = [table_cell(", ".join(f"{m}={config.rule_text(cand['moved'][m])}" for m in keys))]
+        for c in cand["targets"]:
+            cells.append(
+                table_cell(
+                    f"{fmt_check(c)} {c['status']}", c["value"], c["status"].replace(" ", "-")
+                )
+            )
+        cells.append(table_cell("yes" if cand["meets_all"] else "no"))
+        cells.append(table_cell(f"{cand['games']:,}", cand["games"]))
+        vrows.append({"name": "unchanged" if k == 0 else f"#{k}", "cells": cells})
+    frows = []
+    for r in res.front.to_dict(orient="records"):
+        cells = [table_cell(config.rule_text(r[k])) for k in keys[1:]]
+        cells += [
+            table_cell(f"{r['violation']:.2f}", r["violation"]),
+            table_cell(f"{r['size']:.2f}", r["size"]),
+        ]
+        cells += [table_cell(fmt_value(t, r[t.metric]), r[t.metric]) for t in plan.targets]
+        frows.append({"name": config.rule_text(r[keys[0]]), "cells": cells})
+    n = len(res.trials)
+    return {
+        "status": status,
+        "headline": headline,
+        "lines": lines,
+        "lede": f"The smallest change of {plan.variant} that meets every target, searched "
+        f"over {len(plan.moves)} key{'s' if len(plan.moves) != 1 else ''} "
+        f"({space_size(plan):,} candidates) and verified on fresh deals.",
+        "targets": [t.text for t in plan.targets],
+        "moves": [
+            f"{m.key} ∈ {{{', '.join(config.rule_text(v) for v in m.values)}}} "
+            f"(now {config.rule_text(m.base)})"
+            for m in plan.moves
+        ],
+        "strategies": plan.strategies,
+        "top": plan.top,
+        "fresh_seed": res.fresh_seed,
+        "verify_games": f"{plan.verify_games:,}",
+        "verified_cols": [
+            "candidate",
+            ", ".join(keys),
+            *(t.text for t in plan.targets),
+            "meets every target",
+            "games",
+        ],
+        "verified_rows": vrows,
+        "front_cols": [*keys, "violation", "change size", *(t.metric for t in plan.targets)],
+        "front_rows": frows,
+        "search_note": f"{n:,} candidates played with {plan.games:,} games per match on seed "
+        f"{plan.seed} (common random numbers), {res.evaluated:,} of them now, in "
+        f"{res.search_s:.1f} s. Grey: every candidate; line: the Pareto front.",
+        "chart": trusted_svg(f"{plan.game}-repair", chart_svg),
+        "manifest": [
+            ("Command", command),
+            ("Plan", json.dumps(plan_record(plan), sort_keys=True)),
+            ("Optuna study", str(res.db)),
+            ("Fresh seed", str(res.fresh_seed)),
+        ],
+    }
+
+
+def render_page(res: RepairResult, title: str, command: str, chart_svg: str) -> str:
+    """The repair as a self-contained HTML page."""
+    from balance.report import environment
+
+    return (
+        environment()
+        .get_template("repair.html.j2")
+        .render(title=title, r=page_context(res, title, command, chart_svg))
+    )
+
+
+def write_page(res: RepairResult, path: Path, title: str, command: str) -> Path:
+    """Render the page (its chart inline) and write it atomically."""
+    from balance import charts
+    from balance.report import write_html
+
+    svg = charts.save(front_chart(res, title), Path(f"{res.plan.game}-repair"), write=False)
+    return write_html(Path(path), render_page(res, title, command, svg))

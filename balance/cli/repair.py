@@ -74,6 +74,13 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "--chart", help="The Pareto chart (.svg/.png; default reports/<game>-repair.svg)."
             ),
         ] = None,
+        page: Annotated[
+            Path | None,
+            typer.Option(
+                "--page",
+                help="The repair's HTML page (default reports/<game>-repair.html).",
+            ),
+        ] = None,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -98,6 +105,11 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         if chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
         writable_file(chart, "--chart")
+        if page is None:
+            page = Path("reports") / f"{game}-repair.html"
+        if page.suffix.lower() not in (".html", ".htm"):
+            raise UserError(f"--page must name an .html file, got '{page}'")
+        writable_file(page, "--page")
         if out.exists() and not out.is_dir():
             raise UserError(f"--out '{out}' is a file; name a folder")
         plan = rp.make_plan(
@@ -116,17 +128,16 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
             res = rp.repair(plan, results=results, threads=threads)
         command = runner.command_line()
         paths = rp.write_variants(res, out, command)
-        fig = rp.front_chart(
-            res,
-            f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}",
-        )
-        _save_figure(fig, chart)
+        title = f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}"
+        _save_figure(rp.front_chart(res, title), chart)
+        rp.write_page(res, page, title, command)
         what = f"repair of {plan.variant}: " + played.line()
         if as_json:
-            echo_json(rp.result_json(res, paths, chart))
+            echo_json(rp.result_json(res, paths, chart) | {"page": str(page)})
             done(what, True)
             return
         _print(res, paths, chart, home.title)
+        typer.echo(f"page: {page}")
         done(what)
 
 
@@ -169,33 +180,8 @@ def _print(res, paths, chart, title: str) -> None:
         rows,
         left=2,
     )
-    best = res.best
-    if best is not None:
-        typer.echo(
-            "smallest verified repair: "
-            + ", ".join(
-                f"{m.key} {config.rule_text(m.base)} → {config.rule_text(best['moved'][m.key])}"
-                for m in plan.moves
-                if best["moved"][m.key] != m.base
-            )
-        )
-    else:
-        shown = rp.none_meets(res)
-        if shown is not None:
-            typer.echo(
-                f"no candidate of the allowed space meets every target: all "
-                f"{shown['candidates']:,} were played ({plan.games:,} games per strategy pair), "
-                "and in each some target's interval, widened for that many looks "
-                "(Bonferroni; 95% for all together), lies wholly outside it; closest: "
-                f"{shown['closest']} (violation {shown['violation']:.2f})"
-            )
-        else:
-            typer.echo(
-                "no verified candidate meets every target at this budget (see the statuses "
-                "above: 'unclear' needs more --verify-games, 'not met' a wider --move or more "
-                f"--trials; {len(res.trials.drop_duplicates('spec')) if not res.trials.empty else 0}"
-                f" of the space's {rp.space_size(plan):,} candidates were played)"
-            )
+    _, headline, lines = rp.outcome(res)
+    typer.echo(" ".join([headline, *lines]))
     typer.echo(
         f"search: {len(res.trials)} trials, {res.evaluated} played now in "
         f"{fmt.fmt_seconds(res.search_s)}; study {res.db} (resumes with the same command)"

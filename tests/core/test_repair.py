@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -341,6 +342,14 @@ def test_repair_command_end_to_end(tmp_path):
     assert data["verified"][1]["moved"] == {"heal_per_card": 1}
     q = cli(["tosk", "simulate", "--variant", "repairs/tosk-repair-1.toml", "-n", 10], tmp_path)
     assert q.returncode == 0, q.stderr
+    # the page: the result in words, every verified figure, the chart inline, nothing fetched
+    assert data["page"] == "reports/tosk-repair.html"
+    html = (tmp_path / data["page"]).read_text()
+    assert "Smallest verified repair (#1): heal_per_card 2 → 1" in html
+    for c in data["verified"][1]["targets"]:
+        assert repair.fmt_check(c) in html
+    assert html.count("<svg") == 1 and "Pareto front" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//|<link|<script src""", html)
 
 
 @pytest.mark.parametrize(

@@ -439,3 +439,51 @@ def test_suits_page_in_the_browser(browser, suits_page):
         assert o.errors == []
     finally:
         o.close()
+
+
+# ---- a repair's page -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def repair_page(browser, tmp_path_factory):
+    from balance import repair
+
+    folder = tmp_path_factory.mktemp("repair")
+    plan = repair.make_plan(
+        "tosk",
+        "potent-healing",
+        ["draws<=0.02"],
+        ["heal_per_card=1..2", "capacity=13..14"],
+        "balanced,turtle",
+        trials=4,
+        games=100,
+        verify_games=400,
+        top=3,
+    )
+    res = repair.repair(plan, results=folder / "results", progress=False)
+    return repair.write_page(res, folder / "tosk-repair.html", "Tosk repair", "test")
+
+
+@pytest.mark.slow
+def test_repair_page_in_the_browser(browser, repair_page):
+    """The repair page opens with no error or request, its chart is drawn,
+    its tables have rows and sort."""
+    o = Opened(browser, repair_page)
+    try:
+        page = o.page
+        assert page.title() == "Tosk repair"
+        assert o.errors == [] and o.requests == [] and o.dialogs == []
+        chart = page.locator(CHARTS)
+        assert chart.count() == 1
+        box = chart.first.bounding_box()
+        assert chart.first.is_visible() and box and box["width"] > 50 and box["height"] > 50
+        rows = page.evaluate("""() => Array.from(document.querySelectorAll('table'))
+          .map(t => t.tBodies.length ? t.tBodies[0].rows.length : 0)""")
+        assert len(rows) == 2 and rows[0] == 3 and rows[1] >= 1, rows  # unchanged + 2; the front
+        text = page.inner_text("body")
+        assert "Verified on fresh deals" in text and "draws<=0.02" in text
+        # the verified table's target column (its draws) sorts by value
+        page.locator("table.sortable").first.locator("thead th").nth(2).click()
+        first = page.evaluate(COLUMN, [0, 2])
+        assert len(first) == 3 and first in (sorted(first), sorted(first, reverse=True))
+        assert o.errors == []
+    finally:
+        o.close()
