@@ -710,6 +710,7 @@ def load_study(game: str) -> dict:
             "loadout_strategy",
             "loadout_games",
             "tuned",
+            "repair",
             *get_game(game).study_keys,
         ],
     )

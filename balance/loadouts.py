@@ -388,8 +388,10 @@ def run_matrix(
     results,
     batch_size: int = 1 << 15,
     progress: bool = True,
+    store_only: bool = False,
 ) -> list:
-    """Play (or read from the store) every run of the loadout matrix."""
+    """Play (or read from the store) every run of the loadout matrix (with
+    ``store_only``, read only: a missing run is a one-line error)."""
 
     n = runner.check_games(n)
     runner.check_seed(seed)
@@ -400,6 +402,7 @@ def run_matrix(
         threads=threads,
         batch_size=batch_size,
         progress=progress,
+        store_only=store_only,
         label=f"{game}: {len(specs)} loadout pairings",
     )
 

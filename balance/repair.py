@@ -119,17 +119,18 @@ class GameMetric:
     hook returns ``{name: GameMetric}``).
 
     ``measure(game, specs, strategies, games, seed, threads, batch_size,
-    results, progress, wanted)`` plays what the metric needs under each rules spec (on
+    results, progress, wanted, store_only)`` plays what the metric needs under each rules spec (on
     the seed given: common random numbers across specs) and returns one dict
     per spec, holding ``name``, ``name_lo`` and ``name_hi`` (a 95% interval,
     simultaneous where the metric is a maximum or minimum over several
     items: :func:`extreme`) for every metric it measures, and ``games``; and
     the keys of the runs it played; ``wanted`` names the targeted metrics it
-    measures (it may measure only what they need). Metrics that share one
+    measures (it may measure only what they need); with ``store_only`` it
+    plays nothing (every run must be stored). Metrics that share one
     ``measure`` are measured together, once per candidate."""
 
     scale: float  # one unit of violation
-    unit: str  # "share" (shown as %), "points" ...
+    unit: str  # "share" (shown as %), "score points" (a share of a point, shown x100), ...
     meaning: str
     measure: object
 
@@ -416,6 +417,7 @@ class Plan:
 
 
 PLAN_KEYS = [
+    "description",
     "variant",
     "targets",
     "moves",
@@ -495,6 +497,7 @@ def measure(
     batch_size: int,
     results,
     progress: bool,
+    store_only: bool = False,
 ) -> tuple[list[dict], list]:
     """Every targeted metric under each rules spec, on one seed: the field's
     round robin (:func:`balance.sweep.evaluate`) when a core metric is
@@ -514,6 +517,7 @@ def measure(
             results,
             record_as=None,
             progress=progress,
+            store_only=store_only,
         )
         rows = [dict(r) for r in res["rows"]]
         keys += [r.key for r in res["runs"].values()]
@@ -539,6 +543,7 @@ def measure(
                 for x in plan.targets
                 if getattr(extra.get(x.metric), "measure", None) is gm.measure
             ],
+            store_only=store_only,
         )
         for row, g in zip(rows, got, strict=True):
             row.update({c: v for c, v in g.items() if c != "games"})
@@ -597,9 +602,12 @@ def repair(
     threads=None,
     batch_size: int = 1 << 15,
     progress: bool = True,
+    store_only: bool = False,
 ) -> RepairResult:
     """Search, then verify (module doc). A second call with the same plan
-    continues the same Optuna study; every evaluation is read from the store."""
+    continues the same Optuna study; every evaluation is read from the store.
+    With ``store_only`` nothing is played: the study and every run must be
+    stored already (a report rebuilt from a study), else a one-line error."""
     import optuna
 
     from balance import runner, tune
@@ -607,6 +615,10 @@ def repair(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     name, url, db = _storage(plan, results)
     plan.work = (db.parent / "sets").resolve()
+    if store_only and not db.is_file():
+        raise UserError(
+            f"no stored repair of {plan.game} for this plan ({db}); run `balance study` again"
+        )
     sampler = optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32))
     study = optuna.create_study(
         study_name=name,
@@ -615,12 +627,18 @@ def repair(
         sampler=sampler,
         load_if_exists=True,
     )
-    study.set_user_attr("plan", plan_record(plan))
-    if not study.trials:  # a new study starts from the smallest changes
+    if not store_only:
+        study.set_user_attr("plan", plan_record(plan))
+    if not study.trials and not store_only:  # a new study starts from the smallest changes
         for params in first_trials(plan):
             study.enqueue_trial(params)
     done_before = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     todo = max(0, plan.trials - len(done_before))
+    if store_only and todo:
+        raise UserError(
+            f"the stored repair of {plan.game} has {len(done_before)} of its {plan.trials} "
+            "trials; run `balance study` again"
+        )
     bar = runner._Progress(
         plan.trials, f"{plan.game} repair ({len(plan.moves)} keys)", progress, unit="trials"
     )
@@ -654,9 +672,17 @@ def repair(
     front = pareto(trials)
     fresh = tune.fresh_seed(plan.seed)
     verified, keys = verify(
-        plan, finalists(trials, front, plan.top), fresh, results, threads, batch_size, progress
+        plan,
+        finalists(trials, front, plan.top),
+        fresh,
+        results,
+        threads,
+        batch_size,
+        progress,
+        store_only,
     )
-    experiments.record(results, plan.game, "repair", plan_record(plan), keys)
+    if not store_only:
+        experiments.record(results, plan.game, "repair", plan_record(plan), keys)
     return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
 
 
@@ -789,7 +815,9 @@ def finalists(trials: pd.DataFrame, front: pd.DataFrame, top: int) -> pd.DataFra
     return pd.concat([front, rest]).head(top).reset_index(drop=True)
 
 
-def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tuple[list, list]:
+def verify(
+    plan, picks_df, fresh, results, threads, batch_size, progress, store_only=False
+) -> tuple[list, list]:
     """The unchanged rules and the finalists (:func:`finalists`), on fresh deals
     with ``verify_games`` a match: each target's value, interval and status;
     and the keys of the runs played."""
@@ -802,7 +830,7 @@ def verify(plan, picks_df, fresh, results, threads, batch_size, progress) -> tup
     }
     specs = [base_spec] + [p["spec"] for p in picks if p["spec"] != base_spec]
     rows, keys = measure(
-        plan, specs, plan.verify_games, fresh, threads, batch_size, results, progress
+        plan, specs, plan.verify_games, fresh, threads, batch_size, results, progress, store_only
     )
     out = []
     sizes = {p["spec"]: p["size"] for p in picks}
@@ -903,8 +931,9 @@ def _toml_value(v) -> str:
 
 
 def _fmt(c: dict) -> str:
-    scale = 100 if c.get("unit", METRICS.get(c["metric"], ("",) * 5)[4]) == "share" else 1
-    unit = "%" if scale == 100 else ""
+    kind = c.get("unit", METRICS.get(c["metric"], ("",) * 5)[4])
+    scale = 100 if kind in ("share", "score points") else 1
+    unit = {"share": "%", "score points": " points"}.get(kind, "")
     v = c["value"] * scale
     if math.isfinite(c["lo"]) and math.isfinite(c["hi"]):
         return f"{v:.2f}{unit} [{c['lo'] * scale:.2f}, {c['hi'] * scale:.2f}]"

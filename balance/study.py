@@ -157,6 +157,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     if extras:
         _step(f"{game}: its own pages")
         _add_links(page, extras(out, plan, scale, threads, results, False))
+    _add_repair(page, game, out, plan, scale, threads, results, False)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in page["tables"].items():
         df.to_csv(folder / "tables" / f"{name}.csv", index=False)
@@ -189,6 +190,48 @@ def _add_links(page: dict, links: list[dict]) -> None:
         page["robust"] = (
             new if old is None or old.empty else pd.concat([old, new], ignore_index=True)
         )
+
+
+def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, results, store_only):
+    """The study's worked repair example (``repair = "<file>"`` in study.toml: a
+    repair plan in the game's config folder, ``docs/repair.md``): searched and
+    verified at the study's scale (games × scale), its page written beside the
+    index and linked from the game's page with the result in words."""
+    name = plan.get("repair")
+    if not name:
+        return
+    from balance import repair as rp
+
+    path = get_game(game).configs / str(name)
+    data = rp.load_plan_file(path)
+
+    def games(key: str, default: int) -> int:
+        return max(2, int(round(int(data.get(key, default)) * scale / 2)) * 2)
+
+    rplan = rp.make_plan(
+        game,
+        str(data.get("variant", "base")),
+        list(data.get("targets", [])),
+        list(data.get("moves", [])),
+        str(data.get("strategies") or ",".join(plan["strategies"])),
+        trials=int(data.get("trials", 40)),
+        games=games("games", 400),
+        verify_games=games("verify_games", 2000),
+        top=int(data.get("top", 3)),
+        seed=int(data.get("seed", 1)),
+    )
+    if not store_only:
+        _step(f"{game}: the worked repair example of configs/{game}/{name}")
+    res = rp.repair(rplan, results=results, threads=threads, store_only=store_only)
+    title = str(data.get("description") or f"{get_game(game).title}: a balance repair")
+    command = f"balance {game} repair --plan configs/{game}/{name}"
+    if scale != 1:
+        command += f"  (games × {scale:g})"
+    page_path = rp.write_page(res, out / f"{game}-repair.html", title, command)
+    _, headline, _ = rp.outcome(res)
+    page.setdefault("links", []).append(
+        {"text": f"{title} (worked example): {headline}", "href": page_path.name}
+    )
 
 
 def _prewarm(game: str):
@@ -297,7 +340,9 @@ def report_study(out: Path, results=None) -> Path:
         extras = home.hook(home.study_pages)
         # records written before the hooks keep the study's scale in "extra"
         scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
-        if extras and type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
-            _add_links(page, extras(out, plan, float(scale), None, results, True))
+        if type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
+            if extras:
+                _add_links(page, extras(out, plan, float(scale), None, results, True))
+            _add_repair(page, game, out, plan, float(scale), None, results, True)
         pages_.append(page)
     return report.write_index(out, pages_)

@@ -238,6 +238,7 @@ def evaluate(
     max_games: int = 1_000_000,
     record_as: str | None = None,
     progress: bool = True,
+    store_only: bool = False,
 ) -> dict:
     """Play the field's round robin under each rules spec on one seed (common
     random numbers) and measure every design metric of each (:func:`point_row`).
@@ -259,6 +260,7 @@ def evaluate(
         results,
         precision,
         max_games,
+        store_only=store_only,
         reference=False,
         record_as=record_as,
         progress=progress,

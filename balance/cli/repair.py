@@ -128,7 +128,10 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
             res = rp.repair(plan, results=results, threads=threads)
         command = runner.command_line()
         paths = rp.write_variants(res, out, command)
-        title = f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}"
+        title = str(
+            data.get("description")
+            or f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}"
+        )
         _save_figure(rp.front_chart(res, title), chart)
         rp.write_page(res, page, title, command)
         what = f"repair of {plan.variant}: " + played.line()

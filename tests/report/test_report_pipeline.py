@@ -228,7 +228,15 @@ def _strip_dates(html: str) -> str:
 
 @pytest.mark.slow
 def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
-    monkeypatch.setattr(study, "load_study", lambda game: dict(TINY_PLANS[game]))
+    # Tosk's worked repair example, small: a plan file like configs/tosk/repair.toml
+    repair_plan = tmp_path / "repair.toml"
+    repair_plan.write_text(
+        'description = "Tosk: a small repair"\nvariant = "potent-healing"\n'
+        'targets = ["draws <= 0.02"]\nmoves = ["heal_per_card=1..2"]\n'
+        'strategies = "balanced,turtle"\ntrials = 2\ngames = 100\nverify_games = 400\ntop = 1\n'
+    )
+    plans = {**TINY_PLANS, "tosk": {**TINY_PLAN, "repair": str(repair_plan)}}
+    monkeypatch.setattr(study, "load_study", lambda game: dict(plans[game]))
     res = tmp_path / "results"
     index = study.run_study(tmp_path / "study", results=res)
     assert index.name == "index.html"
@@ -237,6 +245,7 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
         "index.html",
         "suits-analysis.html",
         "suits.html",
+        "tosk-repair.html",
         "tosk.html",
         "trisk-power.html",
         "trisk.html",
@@ -262,6 +271,13 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     b = re.sub(r"<dt>Elapsed</dt><dd>[^<]*</dd>\n?", "", b)
     assert a == b
     assert "Card value" in b and "Restricted play" in b
+    # the worked repair example: linked with its result, rebuilt from the store alone
+    assert 'href="tosk-repair.html"' in b and "Smallest verified repair (#1)" in b
+    r1 = (tmp_path / "study" / "tosk-repair.html").read_text(encoding="utf-8")
+    r2 = (again.parent / "tosk-repair.html").read_text(encoding="utf-8")
+    verified = re.compile(r'<section id="verified">.*?</section>', re.S)
+    assert verified.search(r1).group(0) == verified.search(r2).group(0)
+    assert "heal_per_card 2 → 1" in r2
     # Clash: the loadout matrix, its charts, the ranges and the opening bid
     c = (again.parent / "clash.html").read_text(encoding="utf-8")
     for anchor in ("-loadouts", "-ranges", "-initiative"):

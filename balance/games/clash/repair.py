@@ -20,7 +20,17 @@ KINDS = {"item pair": "item_pair", "maneuver": "maneuver"}
 
 
 def measure(
-    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+    game,
+    specs,
+    strategies,
+    games,
+    seed,
+    threads,
+    batch_size,
+    results,
+    progress,
+    wanted=(),
+    store_only=False,
 ):
     """Each spec's loadout matrix (the field's first strategy against itself)
     and the extremes of its item-pair and maneuver scores."""
@@ -29,7 +39,7 @@ def measure(
     rows, keys = [], []
     for spec in specs:
         runs = loadouts.run_matrix(
-            game, spec, name, name, games, seed, threads, results, batch_size, progress
+            game, spec, name, name, games, seed, threads, results, batch_size, progress, store_only
         )
         keys += [r.key for r in runs]
         table = loadouts.pairing_choice_table(game, runs)

@@ -1134,7 +1134,7 @@ def play_cards(ctx: Context, runs: _Runs, n_card: dict, active, what: str, each=
 
 
 def card_effects(
-    plan: PowerPlan, *, results=None, threads=None, progress: bool = True
+    plan: PowerPlan, *, results=None, threads=None, progress: bool = True, store_only=False
 ) -> tuple[pd.DataFrame, list[str]]:
     """Each card's swap-in effect at ``plan.games`` games a run, one look (no
     sequential decision, Primals, restricted play, checks or calibration):
@@ -1142,7 +1142,7 @@ def card_effects(
     clustered by stratum like the test's own) and ``games``; and the keys
     of the runs played. What a repair targets (``docs/repair.md``)."""
     ctx = build_context(plan)
-    runs = _Runs(Store(results), threads, progress)
+    runs = _Runs(Store(results), threads, progress, store_only)
     n_card = dict.fromkeys(ctx.cards, plan.games)
     play_cards(ctx, runs, n_card, set(ctx.cards), "card effects")
     _, table, _ = _card_tables(ctx, runs, n_card)

@@ -42,7 +42,17 @@ def deck_field(game: str, strategies: str) -> str:
 
 
 def measure(
-    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+    game,
+    specs,
+    strategies,
+    games,
+    seed,
+    threads,
+    batch_size,
+    results,
+    progress,
+    wanted=(),
+    store_only=False,
 ):
     """Each spec's round robin of the reference decks, and the extremes of
     the decks' scores."""
@@ -57,6 +67,7 @@ def measure(
         results,
         record_as=None,
         progress=progress,
+        store_only=store_only,
     )
     st = res["tables"]["strategies"]
     rows = []
@@ -81,7 +92,17 @@ GROUPS = {
 
 
 def measure_cards(
-    game, specs, strategies, games, seed, threads, batch_size, results, progress, wanted=()
+    game,
+    specs,
+    strategies,
+    games,
+    seed,
+    threads,
+    batch_size,
+    results,
+    progress,
+    wanted=(),
+    store_only=False,
 ):
     """Each spec's swap-in effect of every card of the groups ``wanted`` names
     (the equal-power test's first look, :func:`balance.games.trisk.power.card_effects`:
@@ -109,7 +130,9 @@ def measure_cards(
             check_strategy=None,
             calibration_games=0,
         )
-        table, k = power.card_effects(plan, results=results, threads=threads, progress=progress)
+        table, k = power.card_effects(
+            plan, results=results, threads=threads, progress=progress, store_only=store_only
+        )
         keys += k
         kind = {c["name"]: c["type"] for c in cs.cards}
         row = {"games": int(table["games"].sum())}
@@ -139,7 +162,7 @@ def repair_metrics() -> dict[str, GameMetric]:
         for which, word in (("max", "largest"), ("min", "smallest")):
             out[f"{which}_{g}_effect"] = GameMetric(
                 0.01,
-                "share",
+                "score points",
                 f"the {word} swap-in effect of a {'/'.join(types)} card, in points of score "
                 "(the equal-power test's first look under the field's first strategy; "
                 "interval simultaneous over the cards)",
