@@ -38,7 +38,7 @@ import json
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -118,15 +118,15 @@ class GameMetric:
     """A metric a game adds to :data:`METRICS` (its home's ``repair_metrics``
     hook returns ``{name: GameMetric}``).
 
-    ``measure(game, specs, strategies, games, seed, threads, batch_size,
-    results, progress, wanted, store_only)`` plays what the metric needs under each rules spec (on
-    the seed given: common random numbers across specs) and returns one dict
-    per spec, holding ``name``, ``name_lo`` and ``name_hi`` (a 95% interval,
-    simultaneous where the metric is a maximum or minimum over several
-    items: :func:`extreme`) for every metric it measures, and ``games``; and
-    the keys of the runs it played; ``wanted`` names the targeted metrics it
-    measures (it may measure only what they need); with ``store_only`` it
-    plays nothing (every run must be stored). Metrics that share one
+    ``measure(specs, how)`` (``how`` a :class:`Measuring`) plays what the
+    metric needs under each rules spec, on ``how.seed`` (common random
+    numbers across specs), and returns one dict per spec, holding ``name``,
+    ``name_lo`` and ``name_hi`` (a 95% interval, simultaneous where the metric
+    is a maximum or minimum over several items: :func:`extreme`) for every
+    metric it measures, and ``games``; and the keys of the runs it played.
+    ``how.wanted`` names the targeted metrics it measures (it may measure only
+    what they need); with ``how.store_only`` it plays nothing (every run must
+    be stored). Metrics that share one
     ``measure`` are measured together, once per candidate."""
 
     scale: float  # one unit of violation
@@ -488,17 +488,50 @@ def _base(plan: Plan, key: str):
     return next(m.base for m in plan.moves if m.key == key)
 
 
-def measure(
-    plan: Plan,
-    specs: list[str],
-    games: int,
-    seed: int,
-    threads,
-    batch_size: int,
-    results,
-    progress: bool,
-    store_only: bool = False,
-) -> tuple[list[dict], list]:
+@dataclass(frozen=True)
+class Measuring:
+    """How a measurement plays: the field, games per match, the seed (common
+    to every spec measured together), threads and batch, the store (read only
+    with ``store_only``), and, for a game metric, the targeted names it
+    measures (``wanted``)."""
+
+    game: str
+    strategies: str
+    games: int
+    seed: int
+    threads: object = None
+    batch_size: int = 1 << 15
+    results: object = None
+    progress: bool = False
+    store_only: bool = False
+    wanted: tuple = ()
+
+    def first_strategy(self) -> str:
+        """The field's first strategy, without any deck or loadout (``all``:
+        the game's first named strategy)."""
+        names = [t.strip() for t in self.strategies.split(",") if t.strip()]
+        name = config.strategy_names(self.game)[0] if names == ["all"] else names[0]
+        return name.split("@")[0]
+
+    def evaluate(self, specs: list[str], strategies: str | None = None) -> dict:
+        """The round robin of ``strategies`` (default the field) under each spec
+        (:func:`balance.sweep.evaluate`)."""
+        return sweep.evaluate(
+            self.game,
+            specs,
+            strategies or self.strategies,
+            self.games,
+            self.seed,
+            self.threads,
+            self.batch_size,
+            self.results,
+            record_as=None,
+            progress=self.progress,
+            store_only=self.store_only,
+        )
+
+
+def measure(plan: Plan, specs: list[str], how: Measuring) -> tuple[list[dict], list]:
     """Every targeted metric under each rules spec, on one seed: the field's
     round robin (:func:`balance.sweep.evaluate`) when a core metric is
     targeted, and each game metric's own measurement (:class:`GameMetric`),
@@ -506,45 +539,16 @@ def measure(
     rows: list[dict] = [{"games": 0} for _ in specs]
     keys: list = []
     if any(t.metric in METRICS for t in plan.targets):
-        res = sweep.evaluate(
-            plan.game,
-            specs,
-            plan.strategies,
-            games,
-            seed,
-            threads,
-            batch_size,
-            results,
-            record_as=None,
-            progress=progress,
-            store_only=store_only,
-        )
+        res = how.evaluate(specs)
         rows = [dict(r) for r in res["rows"]]
         keys += [r.key for r in res["runs"].values()]
     extra = game_metrics(plan.game)
-    done = []
+    by_measure: dict = {}
     for t in plan.targets:
-        gm = extra.get(t.metric)
-        if gm is None or any(gm.measure is f for f in done):
-            continue
-        done.append(gm.measure)
-        got, k = gm.measure(
-            plan.game,
-            specs,
-            plan.strategies,
-            games,
-            seed,
-            threads,
-            batch_size,
-            results,
-            progress,
-            wanted=[
-                x.metric
-                for x in plan.targets
-                if getattr(extra.get(x.metric), "measure", None) is gm.measure
-            ],
-            store_only=store_only,
-        )
+        if t.metric in extra:
+            by_measure.setdefault(extra[t.metric].measure, []).append(t.metric)
+    for fn, names in by_measure.items():
+        got, k = fn(specs, replace(how, wanted=tuple(names)))
         for row, g in zip(rows, got, strict=True):
             row.update({c: v for c, v in g.items() if c != "games"})
             row["games"] = int(row.get("games", 0)) + int(g.get("games", 0))
@@ -644,12 +648,14 @@ def repair(
     )
     bar.advance(len(done_before))
 
+    search = Measuring(
+        plan.game, plan.strategies, plan.games, plan.seed, threads, batch_size, results
+    )
+
     def objective(trial):
         point = {m.key: _suggest(trial, m) for m in plan.moves}
         spec = spec_of(plan, point)
-        row = measure(plan, [spec], plan.games, plan.seed, threads, batch_size, results, False)[0][
-            0
-        ]
+        row = measure(plan, [spec], search)[0][0]
         total, each = score_point(plan, row)
         trial.set_user_attr("spec", spec)
         trial.set_user_attr("violations", each)
@@ -829,9 +835,18 @@ def verify(
         for p in picks
     }
     specs = [base_spec] + [p["spec"] for p in picks if p["spec"] != base_spec]
-    rows, keys = measure(
-        plan, specs, plan.verify_games, fresh, threads, batch_size, results, progress, store_only
+    how = Measuring(
+        plan.game,
+        plan.strategies,
+        plan.verify_games,
+        fresh,
+        threads,
+        batch_size,
+        results,
+        progress,
+        store_only,
     )
+    rows, keys = measure(plan, specs, how)
     out = []
     sizes = {p["spec"]: p["size"] for p in picks}
     for spec, row in zip(specs, rows, strict=True):

@@ -13,36 +13,33 @@ interval is simultaneous over the pairs (or maneuvers):
 
 from __future__ import annotations
 
-from balance import config, loadouts
-from balance.repair import GameMetric, extreme
+from balance import loadouts
+from balance.repair import GameMetric, Measuring, extreme
 
 KINDS = {"item pair": "item_pair", "maneuver": "maneuver"}
 
 
-def measure(
-    game,
-    specs,
-    strategies,
-    games,
-    seed,
-    threads,
-    batch_size,
-    results,
-    progress,
-    wanted=(),
-    store_only=False,
-):
+def measure(specs, how: Measuring):
     """Each spec's loadout matrix (the field's first strategy against itself)
     and the extremes of its item-pair and maneuver scores."""
-    names = [t.strip() for t in strategies.split(",") if t.strip()]
-    name = config.strategy_names(game)[0] if names == ["all"] else names[0]
+    name = how.first_strategy()
     rows, keys = [], []
     for spec in specs:
         runs = loadouts.run_matrix(
-            game, spec, name, name, games, seed, threads, results, batch_size, progress, store_only
+            how.game,
+            spec,
+            name,
+            name,
+            how.games,
+            how.seed,
+            how.threads,
+            how.results,
+            how.batch_size,
+            how.progress,
+            how.store_only,
         )
         keys += [r.key for r in runs]
-        table = loadouts.pairing_choice_table(game, runs)
+        table = loadouts.pairing_choice_table(how.game, runs)
         row = {"games": int(sum(r.games for r in runs))}
         for kind, label in KINDS.items():
             part = table[table["kind"] == kind]

@@ -29,46 +29,20 @@ import tomlkit
 from balance import config, sweep
 from balance.errors import UserError
 from balance.games.trisk import cards
-from balance.repair import GameMetric, GameMoves, Move, extreme
+from balance.repair import GameMetric, GameMoves, Measuring, Move, extreme
 from balance.store import write_text_atomic
 
 
-def deck_field(game: str, strategies: str) -> str:
+def deck_field(how: Measuring) -> str:
     """The field's first strategy on every reference deck."""
-    names = [t.strip() for t in strategies.split(",") if t.strip()]
-    name = config.strategy_names(game)[0] if names == ["all"] else names[0]
-    name = name.split("@")[0]
-    return ",".join(f"{name}@{d}" for d in config.reference_deck_names(game))
+    name = how.first_strategy()
+    return ",".join(f"{name}@{d}" for d in config.reference_deck_names(how.game))
 
 
-def measure(
-    game,
-    specs,
-    strategies,
-    games,
-    seed,
-    threads,
-    batch_size,
-    results,
-    progress,
-    wanted=(),
-    store_only=False,
-):
+def measure(specs, how: Measuring):
     """Each spec's round robin of the reference decks, and the extremes of
     the decks' scores."""
-    res = sweep.evaluate(
-        game,
-        specs,
-        deck_field(game, strategies),
-        games,
-        seed,
-        threads,
-        batch_size,
-        results,
-        record_as=None,
-        progress=progress,
-        store_only=store_only,
-    )
+    res = how.evaluate(specs, deck_field(how))
     st = res["tables"]["strategies"]
     rows = []
     for v, point in zip(res["variants"], res["rows"], strict=True):
@@ -91,39 +65,29 @@ GROUPS = {
 }
 
 
-def measure_cards(
-    game,
-    specs,
-    strategies,
-    games,
-    seed,
-    threads,
-    batch_size,
-    results,
-    progress,
-    wanted=(),
-    store_only=False,
-):
-    """Each spec's swap-in effect of every card of the groups ``wanted`` names
-    (the equal-power test's first look, :func:`balance.games.trisk.power.card_effects`:
-    ``copies`` neutral cards of each Primal's reference deck swapped for the
-    card, against every reference deck, all played by the field's first
-    strategy, at ``games`` games a run), and the extremes of each group."""
+def measure_cards(specs, how: Measuring):
+    """Each spec's swap-in effect of every card of the groups ``how.wanted``
+    names (the equal-power test's first look,
+    :func:`balance.games.trisk.power.card_effects`: ``copies`` neutral cards of
+    each Primal's reference deck swapped for the card, against every reference
+    deck, all played by the field's first strategy, at ``how.games`` games a
+    run), and the extremes of each group."""
     from balance.games.trisk import power
 
+    wanted = how.wanted
     groups = [g for g in GROUPS if f"max_{g}_effect" in wanted or f"min_{g}_effect" in wanted]
-    first = deck_field(game, strategies).split(",")[0].split("@")[0]
+    first = how.first_strategy()
     rows, keys = [], []
     for spec in specs:
-        cs = config.resolve_variant(game, spec).card_set()
+        cs = config.resolve_variant(how.game, spec).card_set()
         types = {t for g in groups for t in GROUPS[g]}
         names = [c["name"] for c in cs.cards if c["type"] in types]
         plan = replace(
             power.load_plan(),
             variant=spec,
-            seed=seed,
-            games=games,
-            max_games=games,
+            seed=how.seed,
+            games=how.games,
+            max_games=how.games,
             strategies=(first,),
             field=(first,),
             cards=tuple(names),
@@ -131,7 +95,11 @@ def measure_cards(
             calibration_games=0,
         )
         table, k = power.card_effects(
-            plan, results=results, threads=threads, progress=progress, store_only=store_only
+            plan,
+            results=how.results,
+            threads=how.threads,
+            progress=how.progress,
+            store_only=how.store_only,
         )
         keys += k
         kind = {c["name"]: c["type"] for c in cs.cards}

@@ -26,10 +26,10 @@ def test_the_primal_metrics_bound_every_reference_deck(tmp_path):
     ten Primals: it holds every deck's own value, and is wider than the
     winning deck's own interval."""
     decks = config.reference_deck_names("trisk")
-    field = trisk_repair.deck_field("trisk", "tempo,control")
+    field = trisk_repair.deck_field(repair.Measuring("trisk", "tempo,control", 20, 3))
     assert field.split(",") == [f"tempo@{d}" for d in decks]
     rows, keys = trisk_repair.measure(
-        "trisk", ["base"], "tempo", 20, 3, None, 1 << 15, tmp_path, False
+        ["base"], repair.Measuring("trisk", "tempo", 20, 3, results=tmp_path)
     )
     (row,) = rows
     n = len(decks)
@@ -180,9 +180,8 @@ def test_the_sorcery_targets_bound_every_sorcery(tmp_path, monkeypatch):
         return real(plan, **kw)
 
     monkeypatch.setattr(tp, "card_effects", spy)
-    (row,), _ = trisk_repair.measure_cards(
-        "trisk", ["base"], "tempo", 4, 2, None, 1 << 15, tmp_path, False, ["min_sorcery_effect"]
-    )
+    how = repair.Measuring("trisk", "tempo", 4, 2, results=tmp_path, wanted=("min_sorcery_effect",))
+    (row,), _ = trisk_repair.measure_cards(["base"], how)
     cs = cards.load_card_set("reference")
     sorceries = [c["name"] for c in cs.cards if c["type"] == "Sorcery"]
     assert list(asked[0]) == sorceries
