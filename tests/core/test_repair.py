@@ -183,7 +183,7 @@ def test_none_meets_is_wrong_at_most_5_percent_of_the_time():
     target's bound (it meets), the rest at the bound too (the hardest case:
     every one could be called out by chance). The claim is made in at most 5%
     of 2,000 searches (upper end of the 95% Wilson interval); and when every
-    candidate is truly outside by 4 standard errors, it is made in most."""
+    candidate is truly outside by 6 standard errors, it is made in most."""
     rng = np.random.default_rng(7)
     se, reps, m = 0.005, 2000, 8
     wrong = sum(
