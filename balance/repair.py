@@ -168,6 +168,12 @@ def extreme(name: str, items: list[tuple[float, float, float]], which: str = "ma
     return {name: v, f"{name}_lo": lo, f"{name}_hi": hi}
 
 
+def extremes(stem: str, items: list[tuple[float, float, float]]) -> dict:
+    """Both ends of several estimates as metric rows: ``max_<stem>`` and
+    ``min_<stem>`` (:func:`extreme`)."""
+    return extreme(f"max_{stem}", items, "max") | extreme(f"min_{stem}", items, "min")
+
+
 # --------------------------------------------------------------------------- targets
 @dataclass(frozen=True)
 class Target:

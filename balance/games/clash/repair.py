@@ -14,7 +14,7 @@ interval is simultaneous over the pairs (or maneuvers):
 from __future__ import annotations
 
 from balance import loadouts
-from balance.repair import GameMetric, Measuring, extreme
+from balance.repair import GameMetric, Measuring, extremes
 
 KINDS = {"item pair": "item_pair", "maneuver": "maneuver"}
 
@@ -44,8 +44,7 @@ def measure(specs, how: Measuring):
         for kind, label in KINDS.items():
             part = table[table["kind"] == kind]
             items = list(zip(part["score"], part["score_lo"], part["score_hi"], strict=True))
-            row |= extreme(f"max_{label}_score", items, "max")
-            row |= extreme(f"min_{label}_score", items, "min")
+            row |= extremes(f"{label}_score", items)
         rows.append(row)
     return rows, keys
 

@@ -29,7 +29,7 @@ import tomlkit
 from balance import config, sweep
 from balance.errors import UserError
 from balance.games.trisk import cards
-from balance.repair import GameMetric, GameMoves, Measuring, Move, extreme
+from balance.repair import GameMetric, GameMoves, Measuring, Move, extremes
 from balance.store import write_text_atomic
 
 
@@ -48,11 +48,7 @@ def measure(specs, how: Measuring):
     for v, point in zip(res["variants"], res["rows"], strict=True):
         part = st[st["variant"] == v]
         items = list(zip(part["score"], part["score_lo"], part["score_hi"], strict=True))
-        rows.append(
-            {"games": int(point["games"])}
-            | extreme("max_primal_score", items, "max")
-            | extreme("min_primal_score", items, "min")
-        )
+        rows.append({"games": int(point["games"])} | extremes("primal_score", items))
     return rows, [r.key for r in res["runs"].values()]
 
 
@@ -107,8 +103,7 @@ def measure_cards(specs, how: Measuring):
         for g in groups:
             part = table[table["card"].map(kind).isin(GROUPS[g])]
             items = list(zip(part["effect"], part["lo"], part["hi"], strict=True))
-            row |= extreme(f"max_{g}_effect", items, "max")
-            row |= extreme(f"min_{g}_effect", items, "min")
+            row |= extremes(f"{g}_effect", items)
         rows.append(row)
     return rows, keys
 
