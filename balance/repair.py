@@ -475,13 +475,9 @@ def spec_of(plan: Plan, point: dict) -> str:
     """The rules spec of a candidate: the plan's rules with the moved keys set
     (a game's own moves through its hook's overrides, written under
     ``plan.work``)."""
-    kinds = {m.key: m.game for m in plan.moves}
-    moved = [
-        f"{k}={config.rule_text(v)}"
-        for k, v in point.items()
-        if v != _base(plan, k) and not kinds[k]
-    ]
-    changes = {k: v for k, v in point.items() if v != _base(plan, k) and kinds[k]}
+    changed = {m.key: m.game for m in plan.moves if point[m.key] != m.base}
+    moved = [f"{k}={config.rule_text(point[k])}" for k, game in changed.items() if not game]
+    changes = {k: point[k] for k, game in changed.items() if game}
     if changes:
         if plan.work is None:  # pragma: no cover (repair() sets it first)
             raise RuntimeError("spec_of: a game move needs plan.work")
@@ -490,8 +486,9 @@ def spec_of(plan: Plan, point: dict) -> str:
     return config.with_rules(plan.variant, moved)
 
 
-def _base(plan: Plan, key: str):
-    return next(m.base for m in plan.moves if m.key == key)
+def _plain(x):
+    """A value read back from a table as the Python value it was (numpy scalars unwrapped)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 @dataclass(frozen=True)
@@ -683,16 +680,10 @@ def repair(
     trials = trials_table(plan, study)
     front = pareto(trials)
     fresh = tune.fresh_seed(plan.seed)
-    verified, keys = verify(
-        plan,
-        finalists(trials, front, plan.top),
-        fresh,
-        results,
-        threads,
-        batch_size,
-        progress,
-        store_only,
+    checking = replace(
+        search, games=plan.verify_games, seed=fresh, progress=progress, store_only=store_only
     )
+    verified, keys = verify(plan, finalists(trials, front, plan.top), checking)
     if not store_only:
         experiments.record(results, plan.game, "repair", plan_record(plan), keys)
     return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
@@ -772,20 +763,19 @@ def none_meets(res: RepairResult) -> dict | None:
     target's interval, widened for as many looks as candidates (Bonferroni:
     each at 95% / M, so all M hold together with 95% confidence), lies wholly
     outside its target. None when that is not shown."""
-    from balance.stats.normal import z_crit
+    from balance.stats.multiple import widen
 
     plan, t = res.plan, res.trials.drop_duplicates("spec") if not res.trials.empty else None
     m = space_size(plan)
     if t is None or len(t) < m:
         return None
-    scale = z_crit(0.05 / m) / z_crit(0.05)
     for r in t.to_dict(orient="records"):
         out = False
         for tg in plan.targets:
             v, lo, hi = r[tg.metric], r[f"{tg.metric}_lo"], r[f"{tg.metric}_hi"]
             if not (math.isfinite(lo) and math.isfinite(hi)):
                 lo = hi = v
-            lo, hi = v - (v - lo) * scale, v + (hi - v) * scale
+            _, lo, hi = widen(v, lo, hi, m)
             if tg.status(v, lo, hi) == NOT_MET:
                 out = True
                 break
@@ -827,31 +817,17 @@ def finalists(trials: pd.DataFrame, front: pd.DataFrame, top: int) -> pd.DataFra
     return pd.concat([front, rest]).head(top).reset_index(drop=True)
 
 
-def verify(
-    plan, picks_df, fresh, results, threads, batch_size, progress, store_only=False
-) -> tuple[list, list]:
-    """The unchanged rules and the finalists (:func:`finalists`), on fresh deals
-    with ``verify_games`` a match: each target's value, interval and status;
-    and the keys of the runs played."""
+def verify(plan: Plan, picks_df: pd.DataFrame, how: Measuring) -> tuple[list, list]:
+    """The unchanged rules and the finalists (:func:`finalists`), measured as
+    ``how`` says (fresh deals, ``verify_games`` a match): each target's value,
+    interval and status; and the keys of the runs played."""
     picks = [] if picks_df.empty else picks_df.to_dict(orient="records")
     base = {m.key: m.base for m in plan.moves}
     base_spec = spec_of(plan, base)
     moved = {base_spec: base} | {
-        p["spec"]: {m.key: getattr(p[m.key], "item", lambda v=p[m.key]: v)() for m in plan.moves}
-        for p in picks
+        p["spec"]: {m.key: _plain(p[m.key]) for m in plan.moves} for p in picks
     }
     specs = [base_spec] + [p["spec"] for p in picks if p["spec"] != base_spec]
-    how = Measuring(
-        plan.game,
-        plan.strategies,
-        plan.verify_games,
-        fresh,
-        threads,
-        batch_size,
-        results,
-        progress,
-        store_only,
-    )
     rows, keys = measure(plan, specs, how)
     out = []
     sizes = {p["spec"]: p["size"] for p in picks}

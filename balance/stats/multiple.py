@@ -76,6 +76,14 @@ def bh(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     return _multitest(pvals, alpha, "fdr_bh")
 
 
+def widen(value: float, lo: float, hi: float, looks: int, alpha: float = 0.05):
+    """``(value, lo, hi)``, a two-sided 1 − ``alpha`` interval, widened to
+    1 − ``alpha``/``looks`` (Bonferroni over ``looks`` intervals),
+    proportionally on each side so an asymmetric interval keeps its shape."""
+    f = z_crit(alpha / looks) / z_crit(alpha)
+    return value, value - (value - lo) * f, value + (hi - value) * f
+
+
 def extreme_interval(items, which: str = "max", alpha: float = 0.05) -> tuple[float, float, float]:
     """The largest (``which="max"``) or smallest of K estimates, each given as
     ``(value, lo, hi)`` with its own two-sided 1 − ``alpha`` interval, and an
@@ -89,7 +97,6 @@ def extreme_interval(items, which: str = "max", alpha: float = 0.05) -> tuple[fl
     items = [(float(v), float(lo), float(hi)) for v, lo, hi in items if np.isfinite(v)]
     if not items:
         return (float("nan"),) * 3
-    f = z_crit(alpha / len(items)) / z_crit(alpha)
-    wide = [(v, v - (v - lo) * f, v + (hi - v) * f) for v, lo, hi in items]
+    wide = [widen(v, lo, hi, len(items), alpha) for v, lo, hi in items]
     pick = max if which == "max" else min
     return tuple(pick(w[i] for w in wide) for i in range(3))
