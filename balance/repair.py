@@ -470,6 +470,24 @@ def make_plan(
     ).check()
 
 
+def plan_from(game: str, data: dict, strategies: str) -> Plan:
+    """The plan a plan file's data (:data:`PLAN_KEYS`; None: not given) asks
+    for; ``strategies`` is the field when it names none, and every option it
+    leaves out takes :class:`Plan`'s default."""
+    given = {k: v for k, v in data.items() if v is not None}
+    options = {
+        k: int(given[k]) for k in ("trials", "games", "verify_games", "top", "seed") if k in given
+    }
+    return make_plan(
+        game,
+        str(given.get("variant", "base")),
+        list(given.get("targets", [])),
+        list(given.get("moves", [])),
+        str(given.get("strategies") or strategies),
+        **options,
+    )
+
+
 # --------------------------------------------------------------------------- evaluation
 def spec_of(plan: Plan, point: dict) -> str:
     """The rules spec of a candidate: the plan's rules with the moved keys set

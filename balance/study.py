@@ -205,21 +205,11 @@ def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, re
     path = get_game(game).configs / str(name)
     data = rp.load_plan_file(path)
 
-    def games(key: str, default: int) -> int:
-        return max(2, int(round(int(data.get(key, default)) * scale / 2)) * 2)
-
-    rplan = rp.make_plan(
-        game,
-        str(data.get("variant", "base")),
-        list(data.get("targets", [])),
-        list(data.get("moves", [])),
-        str(data.get("strategies") or ",".join(plan["strategies"])),
-        trials=int(data.get("trials", 40)),
-        games=games("games", 400),
-        verify_games=games("verify_games", 2000),
-        top=int(data.get("top", 3)),
-        seed=int(data.get("seed", 1)),
-    )
+    scaled = {
+        key: max(2, int(round(int(data.get(key, getattr(rp.Plan, key))) * scale / 2)) * 2)
+        for key in ("games", "verify_games")
+    }
+    rplan = rp.plan_from(game, {**data, **scaled}, ",".join(plan["strategies"]))
     if not store_only:
         _step(f"{game}: the worked repair example of configs/{game}/{name}")
     res = rp.repair(rplan, results=results, threads=threads, store_only=store_only)

@@ -94,11 +94,6 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         from balance.paths import writable_file
 
         data = rp.load_plan_file(plan_file) if plan_file is not None else {}
-        targets = [*data.get("targets", []), *(target or [])]
-        moves = [*data.get("moves", []), *(move or [])]
-
-        def pick(value, key, default):
-            return value if value is not None else data.get(key, default)
 
         if chart is None:
             chart = Path("reports") / f"{game}-repair.svg"
@@ -112,17 +107,24 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         writable_file(page, "--page")
         if out.exists() and not out.is_dir():
             raise UserError(f"--out '{out}' is a file; name a folder")
-        plan = rp.make_plan(
+        flags = {
+            "variant": variant,
+            "strategies": strategies,
+            "trials": trials,
+            "games": games,
+            "verify_games": verify_games,
+            "top": top,
+            "seed": seed,
+        }
+        plan = rp.plan_from(
             game,
-            str(pick(variant, "variant", "base")),
-            targets,
-            moves,
-            str(pick(strategies, "strategies", standard)),
-            trials=int(pick(trials, "trials", 40)),
-            games=int(pick(games, "games", 400)),
-            verify_games=int(pick(verify_games, "verify_games", 2000)),
-            top=int(pick(top, "top", 3)),
-            seed=int(pick(seed, "seed", 1)),
+            {
+                **data,
+                **{k: v for k, v in flags.items() if v is not None},
+                "targets": [*data.get("targets", []), *(target or [])],
+                "moves": [*data.get("moves", []), *(move or [])],
+            },
+            standard,
         )
         with runner.tally() as played:
             res = rp.repair(plan, results=results, threads=threads)
