@@ -105,12 +105,12 @@ def test_a_card_move_plays_a_derived_set_kept_beside_its_variant(tmp_path):
 
 def test_the_search_restores_a_planted_card_fault(tmp_path):
     """A designer's set where Tamsin the Fox Queen has 1 HP instead of the
-    rulebook's "every Primal 10 HP" (as the reference set keeps it): her deck
-    falls from about 39% against the field to about 28%, the weakest. The
-    search over her HP finds 10, verifies it on fresh deals (at 800 games a
-    pair both figures are decided against 33%, with the interval
-    simultaneous over the ten Primals), and writes a variant, with its card
-    set beside it, that every command accepts."""
+    rulebook's "Every Primal has 10 HP, 1 AP and 1 MP" (as the reference set
+    keeps it): her deck falls from about 39% against the field to about 28%,
+    the weakest. The search over her HP finds 10, verifies it on fresh deals
+    (at 800 games a pair both figures are decided against 33%, with the
+    interval simultaneous over the ten Primals), and writes a variant, with
+    its card set beside it, that every command accepts."""
     rules = _base_rules()
     bad = tmp_path / "crippled.toml"
     bad.write_text(trisk_repair.derived_text(rules, {"card:Tamsin the Fox Queen.hp": 1}))
