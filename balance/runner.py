@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -228,36 +230,178 @@ class _Accumulator:
         if res.per_game is not None:
             self.games.append(res.per_game)
 
-    def add(self, first_game: int, out: dict) -> None:
-        pts = out["a_points"]
-        d0 = first_game // 2
-        self.pair_points[d0 : d0 + len(pts) // 2] = pts[0::2] + pts[1::2]
-        self.wins += [(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()]
-        self.seat_wins += [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()]
-        self._grow_rounds(int(out["rounds"].max(initial=0)) + 1)
-        self.rounds += np.bincount(out["rounds"], minlength=len(self.rounds))
-        self.reasons += np.bincount(out["reason"], minlength=len(self.reasons))
+    def add(self, b: Batch) -> None:
+        """Add one batch's counts (where it was played does not matter: every
+        count is an integer sum or a slice of its own, so the order in which
+        batches arrive changes nothing)."""
+        d0 = b.first // 2
+        self.pair_points[d0 : d0 + len(b.pair_points)] = b.pair_points
+        self.wins += b.wins
+        self.seat_wins += b.seat_wins
+        self._grow_rounds(len(b.rounds))
+        self.rounds[: len(b.rounds)] += b.rounds
+        self.reasons += b.reasons
         if self.cards is not None:
-            from kernels.aggregate import card_counts
-
-            card_counts(
-                self.n_cards,
-                out["seen_a"],
-                out["played_a"],
-                out["seen_b"],
-                out["played_b"],
-                pts,
-                self.cards,
-            )
+            self.cards += b.cards
         if self.metrics is not None:
             for name, hist in self.metrics.items():
-                v = out[name]
-                v = np.minimum(v[v >= 0], len(hist) - 1)  # -1: undefined (e.g. a draw)
-                hist += np.bincount(v, minlength=len(hist))
-        if self.spec.per_game:
-            cols = {k: v for k, v in out.items()}
-            cols["game"] = np.arange(first_game, first_game + len(pts))
-            self.games.append(pl.DataFrame(cols))
+                hist += b.metrics[name]
+        if b.games is not None:
+            self.games.append((b.first, b.games))
+
+    def result(self) -> RunResult:
+        spec = self.spec
+        frames = [f for _, f in sorted(self.games, key=lambda x: x[0])]
+        return RunResult(
+            spec,
+            spec.n_games,
+            int(self.wins[0]),
+            int(self.wins[1]),
+            int(self.wins[2]),
+            self.seat_wins,
+            self.pair_points,
+            self.rounds,
+            self.reasons,
+            self.cards,
+            pl.concat(frames) if frames else None,
+            metrics=self.metrics,
+        )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One batch of a run, as only numbers: what a worker needs to play it
+    (no config files, no store). ``tag`` is the caller's (which run);
+    ``threads`` the numba threads a worker should use (None: its own)."""
+
+    game: str
+    rules: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    seed: int
+    first: int
+    n: int
+    per_game: bool = False
+    tag: int = 0
+    threads: int | None = None
+
+
+@dataclass
+class Batch:
+    """What one batch of games adds to a run's counts, computed where it was
+    played (a Dask worker sends back these few kB, not the per-game arrays).
+    ``engine``: the engine version and kernel-sources key it was played with,
+    where, and (on an engine's first batch in a process) how long the engine
+    took to load or compile."""
+
+    first: int
+    pair_points: np.ndarray
+    wins: np.ndarray  # A wins, B wins, draws
+    seat_wins: np.ndarray
+    rounds: np.ndarray
+    reasons: np.ndarray
+    cards: np.ndarray | None
+    metrics: dict[str, np.ndarray] | None
+    games: pl.DataFrame | None
+    engine: dict
+
+
+_SIMULATE = threading.Lock()  # one numba parallel region at a time per process
+_LOADED: dict[str, dict] = {}  # engine first use in this process: how it went
+
+
+def _first_use(game: str, eng, job: Job) -> dict | None:
+    """Load (or compile) ``game``'s engine with a two-game warm-up, once per
+    process; the note says which, how long, where and from which cache."""
+    if game in _LOADED:
+        return None
+    import numba
+
+    from balance import registry
+
+    compiled_before = game in registry._announced
+    t0 = time.perf_counter()
+    eng.simulate(job.rules, job.a, job.b, job.seed, 0, 2)
+    note = {
+        "game": game,
+        "seconds": round(time.perf_counter() - t0, 2),
+        "compiled": game in registry._announced and not compiled_before,
+        "cache": numba.config.CACHE_DIR,
+    }
+    _LOADED[game] = note
+    return note
+
+
+def _where() -> str:
+    """This process, as a worker's notes name it: host and process id."""
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def play_batch(job: Job) -> Batch:
+    """Play one batch and count it: the one function every executor runs,
+    here or on a worker."""
+    from kernels.jit import KERNELS_KEY
+
+    eng = get_game(job.game).engine_module()
+    with _SIMULATE:
+        note = _first_use(job.game, eng, job)
+        if job.threads is not None:
+            import numba
+
+            numba.set_num_threads(min(job.threads, numba.config.NUMBA_NUM_THREADS))
+        out = eng.simulate(job.rules, job.a, job.b, job.seed, job.first, job.n)
+    return count_batch(
+        eng,
+        job.first,
+        out,
+        job.per_game,
+        {"version": eng.VERSION, "kernels": KERNELS_KEY, "where": _where(), "first_use": note},
+    )
+
+
+def count_batch(eng, first: int, out: dict, per_game: bool = False, engine=None) -> Batch:
+    """The counts of one batch's per-game arrays ``out`` (games ``first``
+    on), for the engine ``eng``: what :meth:`_Accumulator.add` merges."""
+    pts = out["a_points"]
+    rounds = np.bincount(out["rounds"])  # the run's histogram grows to fit
+    n_cards = getattr(eng, "N_CARDS", 0)
+    cards = None
+    if n_cards:
+        from kernels.aggregate import card_counts
+
+        cards = np.zeros((2, n_cards, len(CARD_FIELDS)), np.int64)
+        card_counts(
+            n_cards, out["seen_a"], out["played_a"], out["seen_b"], out["played_b"], pts, cards
+        )
+    sizes = getattr(eng, "METRICS", None)
+    metrics = None
+    if sizes:
+        metrics = {}
+        for name, size in sizes.items():
+            v = out[name]
+            v = np.minimum(v[v >= 0], int(size) - 1)  # -1: undefined (e.g. a draw)
+            metrics[name] = np.bincount(v, minlength=int(size)).astype(np.int64)
+    games = None
+    if per_game:
+        cols = dict(out)
+        cols["game"] = np.arange(first, first + len(pts))
+        games = pl.DataFrame(cols)
+    return Batch(
+        first=first,
+        pair_points=(pts[0::2] + pts[1::2]).astype(np.uint8),
+        wins=np.array([(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()], np.int64),
+        seat_wins=np.array(
+            [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()], np.int64
+        ),
+        rounds=rounds.astype(np.int64),
+        reasons=np.bincount(out["reason"], minlength=len(eng.END_NAMES)).astype(np.int64),
+        cards=cards,
+        metrics=metrics,
+        games=games,
+        engine=engine or {},
+    )
 
 
 def command_line() -> str:
@@ -290,8 +434,16 @@ def run_manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
         "config_hash": spec.key,
         "resolved_config": spec.resolved(),
         "seed": spec.seed,
-        "timings": {"simulate_s": round(elapsed, 3), "threads": threads},
+        "timings": {"simulate_s": round(elapsed, 3), "threads": threads, **_executor_timing()},
     }
+
+
+def _executor_timing() -> dict:
+    """Where a run was played, when not here (a Dask cluster)."""
+    from balance import executor
+
+    ex = executor.current()
+    return {} if ex.local else {"executor": ex.describe()}
 
 
 STORE_FORMAT = 2  # one Parquet file per run (run.parquet), plus games.parquet with --per-game
@@ -645,45 +797,89 @@ class _Progress:
 def simulate_run(
     spec: RunSpec, batch_size: int = DEFAULT_BATCH, progress=None, start: RunResult | None = None
 ) -> RunResult:
-    """Play one run in batches (no store); ``progress`` gets ``advance(n)``.
+    """Play one run in batches (no store) on the current executor;
+    ``progress`` gets ``advance(n)``.
 
     With ``start``, a finished run of the same config over fewer games, only
     the games it lacks are played: game i of a seed is the same game at any
     run size, so the merged counts equal a run played from scratch.
     """
-    eng = get_game(spec.game).engine_module()
-    rules = spec.ruleset.vector()
-    va, vb = spec.a.vector(), spec.b.vector()
+    done: list[RunResult] = []
+    play_runs(
+        [spec],
+        batch_size,
+        progress,
+        {0: start} if start is not None else {},
+        lambda i, res, elapsed: done.append(res),
+    )
+    return done[0]
+
+
+def play_runs(
+    specs: list[RunSpec],
+    batch_size: int,
+    progress,
+    extend: dict,
+    finished: Callable[[int, RunResult, float], None],
+    threads: int | None = None,
+) -> None:
+    """Play every spec's batches on the current executor
+    (:func:`balance.executor.current`) and call ``finished(i, result,
+    seconds)`` as each run completes (in the order runs complete: on a cluster, not the order
+    given). ``extend[i]``: a finished smaller run spec ``i`` continues.
+    ``threads`` is passed to workers (a local run has set its own)."""
+    from balance import executor
+
     if batch_size <= 0 or batch_size % 2:
         raise UserError(f"--batch-size must be a positive even number, got {batch_size}")
-    acc = _Accumulator(spec, eng)
-    begin = 0
-    if start is not None:
-        if replace(start.spec, n_games=spec.n_games) != spec or start.games > spec.n_games:
-            raise ValueError("can only extend a smaller run of the same config")
-        begin = start.games
-        acc.merge(start)
-    for first in range(begin, spec.n_games, batch_size):
-        n = min(batch_size, spec.n_games - first)
-        out = eng.simulate(rules, va, vb, spec.seed, first, n)
-        acc.add(first, out)
+    ex = executor.current()
+    accs: dict[int, _Accumulator] = {}
+    left: dict[int, int] = {}
+    started: dict[int, float] = {}
+    jobs: list[Job] = []
+    for i, spec in enumerate(specs):
+        eng = get_game(spec.game).engine_module()
+        acc = accs[i] = _Accumulator(spec, eng)
+        begin = 0
+        start = extend.get(i)
+        if start is not None:
+            if replace(start.spec, n_games=spec.n_games) != spec or start.games > spec.n_games:
+                raise ValueError("can only extend a smaller run of the same config")
+            begin = start.games
+            acc.merge(start)
+        rules, va, vb = spec.ruleset.vector(), spec.a.vector(), spec.b.vector()
+        firsts = range(begin, spec.n_games, batch_size)
+        left[i] = len(firsts)
+        jobs += [
+            Job(
+                spec.game,
+                rules,
+                va,
+                vb,
+                spec.seed,
+                first,
+                min(batch_size, spec.n_games - first),
+                spec.per_game,
+                i,
+                None if ex.local else threads,
+            )
+            for first in firsts
+        ]
+    t0 = time.perf_counter()
+
+    def finish(i: int) -> None:
+        finished(i, accs.pop(i).result(), time.perf_counter() - started.get(i, t0))
+
+    for i in [i for i, k in left.items() if k == 0]:  # nothing left to play
+        finish(i)
+    for job, batch in ex.play(jobs):
+        started.setdefault(job.tag, time.perf_counter())
+        accs[job.tag].add(batch)
         if progress is not None:
-            progress.advance(n)
-    per_game = pl.concat(acc.games) if acc.games else None
-    return RunResult(
-        spec,
-        spec.n_games,
-        int(acc.wins[0]),
-        int(acc.wins[1]),
-        int(acc.wins[2]),
-        acc.seat_wins,
-        acc.pair_points,
-        acc.rounds,
-        acc.reasons,
-        acc.cards,
-        per_game,
-        metrics=acc.metrics,
-    )
+            progress.advance(job.n)
+        left[job.tag] -= 1
+        if left[job.tag] == 0:
+            finish(job.tag)
 
 
 def save_run(store: Store, res: RunResult) -> None:
@@ -710,6 +906,7 @@ def run_many(
     user error (a report is built from stored runs only).
     """
     extend = extend or {}
+    requested = threads
     threads = set_threads(threads)
     results: list[RunResult | None] = [None] * len(specs)
     todo = []
@@ -742,14 +939,23 @@ def run_many(
         label,
         progress,
     )
+
+    def finished(k: int, res: RunResult, elapsed: float) -> None:  # saved once complete
+        i = todo[k]
+        res.manifest = run_manifest(specs[i], elapsed, threads)
+        if store is not None:
+            save_run(store, res)
+        results[i] = res
+
     try:
-        for i in todo:
-            t0 = time.perf_counter()
-            res = simulate_run(specs[i], batch_size, bar, extend.get(i))
-            res.manifest = run_manifest(specs[i], time.perf_counter() - t0, threads)
-            if store is not None:
-                save_run(store, res)
-            results[i] = res
+        play_runs(
+            [specs[i] for i in todo],
+            batch_size,
+            bar,
+            {k: extend[i] for k, i in enumerate(todo) if i in extend},
+            finished,
+            threads=requested,
+        )
     finally:
         bar.close()
     for i, res in enumerate(results):

@@ -35,7 +35,8 @@ _CACHE_ROOT = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
     "balance",
     "numba",
 )
-numba.config.CACHE_DIR = os.path.join(_CACHE_ROOT, _kernel_sources_key())
+KERNELS_KEY = _kernel_sources_key()  # a worker that plays with other kernels is refused
+numba.config.CACHE_DIR = os.path.join(_CACHE_ROOT, KERNELS_KEY)
 
 _FLAGS = dict(cache=True, nogil=True, error_model="numpy")
 

@@ -21,6 +21,7 @@ from balance.cli.options import (
     ThreadsOpt,
     VariantOpt,
     VerdictOpt,
+    plays_games,
 )
 from balance.cli.output import done, echo_json, records, table
 from balance.config import rule_text, with_rules
@@ -114,6 +115,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     default_variants = ",".join(defaults["variants"])
 
     @sub.command("simulate")
+    @plays_games
     def simulate(
         variant: VariantOpt = "base",
         rule: RuleOpt = None,
@@ -214,6 +216,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         typer.echo(f"{how}; {row['elapsed_s']:.2f} s; run {row['config_hash']} in {row['store']}")
 
     @sub.command("compare")
+    @plays_games
     def compare(
         variants: Annotated[
             str,
@@ -370,6 +373,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         done(what)
 
     @sub.command("sweep")
+    @plays_games
     def sweep(
         rule: Annotated[
             list[str],
@@ -679,6 +683,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         )
 
     @sub.command("sprt")
+    @plays_games
     def sprt(
         vs: Annotated[str, typer.Option("--vs", help="The rules to test (e.g. force).")],
         strategy: Annotated[str, typer.Option("--strategy", help="Whose score is compared.")],
@@ -933,6 +938,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     field = list(defaults["strategies"])
 
     @sub.command("tune")
+    @plays_games
     def tune_cmd(
         strategy: Annotated[
             str, typer.Option("--strategy", help="The strategy to tune (its weights start here).")
@@ -1020,6 +1026,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         done(what)
 
     @sub.command("exploit")
+    @plays_games
     def exploit_cmd(
         target: Annotated[
             str | None,

@@ -65,3 +65,61 @@ VerdictOpt = Annotated[
 StrategiesOpt = Annotated[
     str, typer.Option("--strategies", help="Comma-separated strategies, or 'all'.")
 ]
+
+ExecutorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="Where the games are played: local (this process, the default), dask (a "
+        "running Dask scheduler: --scheduler or $BALANCE_SCHEDULER, which alone also "
+        "chooses dask) or dask-local (a LocalCluster of --workers processes here). "
+        "Results do not depend on it.",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="The Dask scheduler's address for --executor dask, e.g. tcp://host:8786 "
+        "(default: $BALANCE_SCHEDULER).",
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        help="Worker processes for --executor dask-local (default: one per core; "
+        "each gets cores/workers numba threads, or --threads).",
+    ),
+]
+
+
+def plays_games(fn):
+    """Give a command that plays games ``--executor``, ``--scheduler`` and
+    ``--workers``, and play its games on that executor
+    (:func:`balance.executor.opened`) for the whole command."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn, eval_str=True)
+    extra = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
+        for name, ann in (
+            ("executor", ExecutorOpt),
+            ("scheduler", SchedulerOpt),
+            ("workers", WorkersOpt),
+        )
+    ]
+
+    @functools.wraps(fn)
+    def command(*args, executor=None, scheduler=None, workers=None, **kwargs):
+        from balance import executor as executors
+
+        with executors.opened(executor, scheduler, workers, kwargs.get("threads")):
+            return fn(*args, **kwargs)
+
+    command.__signature__ = sig.replace(parameters=[*sig.parameters.values(), *extra])
+    command.__annotations__ = {
+        p.name: p.annotation for p in command.__signature__.parameters.values()
+    }
+    return command

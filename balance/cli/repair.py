@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, StrategiesOpt, ThreadsOpt
+from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, StrategiesOpt, ThreadsOpt, plays_games
 from balance.cli.output import done, echo_json, table
 from balance.errors import UserError
 from balance.registry import Game
@@ -19,6 +19,7 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
     standard = ",".join(defaults["strategies"])
 
     @sub.command("repair")
+    @plays_games
     def repair_cmd(
         target: Annotated[
             list[str] | None,

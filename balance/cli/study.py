@@ -8,14 +8,14 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import ResultsOpt, ThreadsOpt
+from balance.cli.options import ResultsOpt, ThreadsOpt, plays_games
 from balance.errors import UserError
 from balance.paths import writable_dir, writable_file
 
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report_cmd)
-    app.command("study")(study_cmd)
+    app.command("study")(plays_games(study_cmd))
 
 
 def report_cmd(

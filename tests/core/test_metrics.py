@@ -211,14 +211,17 @@ def test_clipping_to_the_last_bin():
     )
     acc = runner._Accumulator(_spec(n=6), eng)
     acc.add(
-        0,
-        {
-            "a_points": np.array([2, 0, 1, 1, 2, 0]),
-            "winner_seat": np.zeros(6, int),
-            "rounds": np.ones(6, int),
-            "reason": np.zeros(6, int),
-            "lead_changes": np.array([0, 3, 4, 9, -1, 1]),
-        },
+        runner.count_batch(
+            eng,
+            0,
+            {
+                "a_points": np.array([2, 0, 1, 1, 2, 0]),
+                "winner_seat": np.zeros(6, int),
+                "rounds": np.ones(6, int),
+                "reason": np.zeros(6, int),
+                "lead_changes": np.array([0, 3, 4, 9, -1, 1]),
+            },
+        )
     )
     assert acc.metrics["lead_changes"].tolist() == [1, 1, 0, 3]
 

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import (
+    JsonOpt,
+    ResultsOpt,
+    RuleOpt,
+    SeedOpt,
+    ThreadsOpt,
+    VariantOpt,
+    plays_games,
+)
 from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.config import with_rules
 from balance.errors import UserError
@@ -17,9 +25,9 @@ GAME = "clash"
 
 def register(app: typer.Typer) -> None:
     """Add ``loadouts``, ``ranges`` and ``initiative`` to ``balance clash``."""
-    app.command("loadouts")(clash_loadouts)
-    app.command("ranges")(clash_ranges)
-    app.command("initiative")(clash_initiative)
+    app.command("loadouts")(plays_games(clash_loadouts))
+    app.command("ranges")(plays_games(clash_ranges))
+    app.command("initiative")(plays_games(clash_initiative))
 
 
 def register_bench(bench_app: typer.Typer) -> None:

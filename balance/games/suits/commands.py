@@ -14,7 +14,15 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt, ResultsOpt, RuleOpt, SeedOpt, ThreadsOpt, VariantOpt
+from balance.cli.options import (
+    JsonOpt,
+    ResultsOpt,
+    RuleOpt,
+    SeedOpt,
+    ThreadsOpt,
+    VariantOpt,
+    plays_games,
+)
 from balance.cli.output import bench_played, done, echo_json, records, show_bench, table
 from balance.config import with_rules
 from balance.errors import UserError
@@ -310,8 +318,8 @@ def struggle(
 
 def register(app: typer.Typer) -> None:
     """Add ``tasks`` and ``struggle`` to the ``suits`` sub-app."""
-    app.command("tasks")(tasks)
-    app.command("struggle")(struggle)
+    app.command("tasks")(plays_games(tasks))
+    app.command("struggle")(plays_games(struggle))
 
 
 def register_bench(bench_app: typer.Typer) -> None:

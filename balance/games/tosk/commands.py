@@ -16,6 +16,7 @@ from balance.cli.options import (
     SeedOpt,
     ThreadsOpt,
     VariantOpt,
+    plays_games,
 )
 from balance.cli.output import done, echo_json, records, table
 from balance.config import with_rules
@@ -26,7 +27,7 @@ from balance.paths import dir_option
 def register(app: typer.Typer) -> None:
     """Add ``play`` and ``cards`` to ``balance tosk``."""
     app.command("play")(tosk_play)
-    app.command("cards")(tosk_cards)
+    app.command("cards")(plays_games(tosk_cards))
 
 
 def tosk_play(

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from balance.cli.options import JsonOpt
+from balance.cli.options import JsonOpt, plays_games
 from balance.cli.output import bench_played, echo_json, show_bench, table, terminal_width
 from balance.errors import UserError
 
@@ -498,7 +498,7 @@ def register(app: typer.Typer) -> None:
     app.command("cards")(cards)
     app.command("skills")(skills)
     app.command("decks")(decks)
-    app.command("power")(power)
+    app.command("power")(plays_games(power))
 
 
 def register_bench(bench_app: typer.Typer) -> None:

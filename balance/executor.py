@@ -1,0 +1,211 @@
+"""Where batches of games are played: here, or on a Dask cluster.
+
+Every command that plays games hands its batches (:class:`balance.runner.Job`:
+only numbers) to the current executor and merges what comes back
+(:class:`balance.runner.Batch`: exact counts). Game *i* of a seed draws from
+streams named by (seed, i) alone and every count merges by integer sums, so
+the numbers do not depend on where, in what order or in what task size the
+batches were played.
+
+- ``local`` (the default): batches one after the other in this process, each
+  on all its numba threads.
+- ``dask``: a running ``dask.distributed`` scheduler (``--scheduler
+  tcp://host:8786`` or ``$BALANCE_SCHEDULER``); its workers need the same
+  ``balance`` installed (a worker with other engine code is refused).
+- ``dask-local``: a ``LocalCluster`` of ``--workers`` worker processes on this
+  machine, started for the command and stopped after it.
+
+Dask re-runs the tasks of a worker that dies (each batch's result is taken
+once), and the runner saves each run to the store as soon as its last batch
+is in, so an interrupted command, run again, reads the finished runs back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from balance.errors import UserError
+
+EXECUTORS = ("local", "dask", "dask-local")
+SCHEDULER_ENV = "BALANCE_SCHEDULER"
+CONNECT_TIMEOUT_S = 10
+
+
+class Local:
+    """Batches here, one after the other (each on all numba threads)."""
+
+    local = True
+    name = "local"
+
+    def describe(self) -> str:
+        return "local"
+
+    def play(self, jobs: Iterable) -> Iterator:
+        from balance.runner import play_batch
+
+        for job in jobs:
+            yield job, play_batch(job)
+
+
+class Dask:
+    """Batches as Dask tasks on ``client``'s cluster; results as they finish."""
+
+    local = False
+
+    def __init__(self, client, name: str, cluster=None):
+        self.client = client
+        self.name = name
+        self.cluster = cluster
+        self.announced: set[tuple[str, str]] = set()
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def describe(self) -> str:
+        n = self.workers()
+        return f"{self.name} ({n} worker{'' if n == 1 else 's'} at {self.client.scheduler.address})"
+
+    def check(self, job, batch) -> None:
+        """Refuse a batch played with other engine code; announce, once per
+        worker process and game, how its engine was loaded."""
+        from balance.registry import get_game
+        from kernels.jit import KERNELS_KEY
+
+        e = batch.engine
+        if (
+            e["kernels"] != KERNELS_KEY
+            or e["version"] != get_game(job.game).engine_module().VERSION
+        ):
+            raise UserError(
+                f"the Dask worker {e['where']} plays with other engine code (kernels "
+                f"{e['kernels']}, here {KERNELS_KEY}); install the same balance on every "
+                "worker (docs/distributed.md)"
+            )
+        note = e.get("first_use")
+        if note is not None and (e["where"], note["game"]) not in self.announced:
+            self.announced.add((e["where"], note["game"]))
+            how = (
+                f"compiled the {note['game']} engine in {note['seconds']:.1f} s (nothing in its "
+                f"cache {note['cache']}; a shared $NUMBA_CACHE_DIR saves this)"
+                if note["compiled"]
+                else f"loaded the {note['game']} engine from its cache in {note['seconds']:.1f} s"
+            )
+            print(f"dask worker {e['where']} {how}", file=sys.stderr, flush=True)
+
+    def play(self, jobs: Iterable) -> Iterator:
+        from distributed import as_completed
+
+        from balance.runner import play_batch
+
+        jobs = list(jobs)
+        if not jobs:
+            return
+        futures = self.client.map(play_batch, jobs, pure=False)
+        job_of = {f.key: j for f, j in zip(futures, jobs, strict=True)}
+        pending = set(futures)
+        try:
+            for fut, batch in as_completed(futures, with_results=True):
+                pending.discard(fut)
+                self.check(job_of[fut.key], batch)
+                yield job_of[fut.key], batch
+        finally:
+            if pending:  # stopped early (an error, Ctrl-C): free the cluster
+                self.client.cancel(list(pending))
+
+
+_STACK: list = [Local()]
+
+
+def current():
+    """The executor the runner plays on now."""
+    return _STACK[-1]
+
+
+@contextmanager
+def using(ex):
+    """Play on ``ex`` inside the block."""
+    _STACK.append(ex)
+    try:
+        yield ex
+    finally:
+        _STACK.remove(ex)
+
+
+def choose(name: str | None, scheduler: str | None, workers: int | None) -> str:
+    """Which executor the options ask for (checked before anything starts):
+    ``--executor`` if given, else ``dask`` when a scheduler is named
+    (``--scheduler`` or ``$BALANCE_SCHEDULER``), else ``local``."""
+    env = os.environ.get(SCHEDULER_ENV, "").strip()
+    if name is None:
+        name = "dask" if (scheduler or env) else ("dask-local" if workers else "local")
+    name = name.strip().lower()
+    if name not in EXECUTORS:
+        raise UserError(f"--executor must be one of {', '.join(EXECUTORS)}, got '{name}'")
+    if scheduler and name != "dask":
+        raise UserError(f"--scheduler is for --executor dask, not {name}")
+    if workers is not None and name != "dask-local":
+        raise UserError(
+            f"--workers is for --executor dask-local (a dask cluster has its own), not {name}"
+        )
+    if workers is not None and workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    if name == "dask" and not (scheduler or env):
+        raise UserError(
+            f"--executor dask needs a scheduler: --scheduler tcp://host:8786 or ${SCHEDULER_ENV}"
+        )
+    return name
+
+
+@contextmanager
+def opened(
+    name: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    threads: int | None = None,
+):
+    """Play on the executor the options name inside the block: connect to
+    the scheduler, or start a ``LocalCluster`` and stop it after."""
+    name = choose(name, scheduler, workers)
+    if name == "local":
+        yield current()
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover (a dependency)
+        raise UserError(
+            "the Dask executors need dask.distributed: pip install 'dask[distributed]'"
+        ) from None
+    cluster = None
+    if name == "dask":
+        address = scheduler or os.environ[SCHEDULER_ENV].strip()
+        try:
+            client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s")
+        except (OSError, TimeoutError, ValueError) as e:
+            reason = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+            raise UserError(
+                f"cannot reach the Dask scheduler at {address} ({reason}); start one with "
+                "`dask scheduler` and workers with `dask worker` (docs/distributed.md)"
+            ) from None
+    else:
+        n = workers or os.cpu_count() or 1
+        per = threads or max(1, (os.cpu_count() or 1) // n)
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+            env={"NUMBA_NUM_THREADS": str(per)},
+        )
+        client = Client(cluster)
+    try:
+        with using(Dask(client, name, cluster)) as ex:
+            yield ex
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
