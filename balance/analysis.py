@@ -359,12 +359,23 @@ def sprt_command(
     while True:
         n_opp = min(n_opp + 2 * batch, cap)
         pts = {ra.name: [], rb.name: []}
-        for rs in (ra, rb):
-            for o in opps:
-                spec = runner.RunSpec(rs, s, o, n_opp, seed)
-                res = runner.simulate_run(spec, start=cur.get((rs.name, o.name)))
-                cur[(rs.name, o.name)] = res
-                pts[rs.name].append(res.pair_points)
+        pairs = [(rs, o) for rs in (ra, rb) for o in opps]
+        step = [runner.RunSpec(rs, s, o, n_opp, seed) for rs, o in pairs]
+        done: dict[int, runner.RunResult] = {}
+        runner.play_runs(  # every match of a step at once (on a cluster, side by side)
+            step,
+            runner.DEFAULT_BATCH,
+            None,
+            {
+                i: cur[(rs.name, o.name)]
+                for i, (rs, o) in enumerate(pairs)
+                if (rs.name, o.name) in cur
+            },
+            lambda i, res, _s, done=done: done.__setitem__(i, res),
+        )
+        for i, (rs, o) in enumerate(pairs):
+            cur[(rs.name, o.name)] = done[i]
+            pts[rs.name].append(done[i].pair_points)
         counts = stats.pair_diff_counts(np.concatenate(pts[ra.name]), np.concatenate(pts[rb.name]))
         out = stats.sprt_pair_diff(counts, delta / 100.0, alpha, beta)
         out["games"] = n_opp * len(opps)

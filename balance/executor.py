@@ -27,8 +27,9 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
-from balance.errors import UserError
+from balance.errors import EnvironmentFailure, UserError
 
 EXECUTORS = ("local", "dask", "dask-local")
 SCHEDULER_ENV = "BALANCE_SCHEDULER"
@@ -96,25 +97,65 @@ class Dask:
             )
             print(f"dask worker {e['where']} {how}", file=sys.stderr, flush=True)
 
-    def play(self, jobs: Iterable) -> Iterator:
-        from distributed import as_completed
+    SHARED_BYTES = 4096  # a larger vector goes to the cluster once, not with every task
 
-        from balance.runner import play_batch
+    def _shared(self, jobs: list) -> tuple[list, list, list]:
+        """Each job's rules and strategy vectors. One large enough (a card
+        set's table in the rules) is sent once, as a task of its own that
+        returns it, and the batches name that task: the scheduler holds it,
+        so if the worker keeping its result dies it is simply run again
+        (data scattered to a worker would be lost with it)."""
+        big = {}
+        for j in jobs:
+            for v in (j.rules, j.a, j.b):
+                if v.nbytes > self.SHARED_BYTES and id(v) not in big:
+                    big[id(v)] = self.client.submit(_same, v, pure=False)
+        return tuple(
+            [big.get(id(getattr(j, f)), getattr(j, f)) for j in jobs] for f in ("rules", "a", "b")
+        )
+
+    def play(self, jobs: Iterable) -> Iterator:
+        from distributed import KilledWorker, as_completed
 
         jobs = list(jobs)
         if not jobs:
             return
-        futures = self.client.map(play_batch, jobs, pure=False)
+        parts = self._shared(jobs)
+        futures = self.client.map(
+            _play_parts, [replace(j, rules=None, a=None, b=None) for j in jobs], *parts, pure=False
+        )
         job_of = {f.key: j for f, j in zip(futures, jobs, strict=True)}
         pending = set(futures)
         try:
             for fut, batch in as_completed(futures, with_results=True):
                 pending.discard(fut)
+                if isinstance(batch, BaseException):  # cancelled under us
+                    raise EnvironmentFailure(
+                        f"the Dask cluster dropped a batch ({type(batch).__name__}); finished "
+                        "runs are in the store: run the command again to go on"
+                    )
                 self.check(job_of[fut.key], batch)
                 yield job_of[fut.key], batch
+        except KilledWorker as e:  # a batch took workers down with it, again and again
+            raise EnvironmentFailure(
+                f"a batch was lost with every Dask worker that tried it ({e}); finished runs "
+                "are in the store: run the command again to go on"
+            ) from None
         finally:
             if pending:  # stopped early (an error, Ctrl-C): free the cluster
                 self.client.cancel(list(pending))
+
+
+def _same(x):
+    """A Dask task that returns what it was given (a vector many batches share)."""
+    return x
+
+
+def _play_parts(job, rules, a, b):
+    """A Dask task: the job with its vectors put back (sent on their own)."""
+    from balance.runner import play_batch
+
+    return play_batch(replace(job, rules=rules, a=a, b=b))
 
 
 _STACK: list = [Local()]

@@ -49,3 +49,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.subprocess)
         if item.get_closest_marker("browser") or item.get_closest_marker("subprocess"):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A Dask ``LocalCluster`` for a module's tests, and its client: two
+    worker processes, one numba thread each (what ``--executor dask-local
+    --workers 2`` starts on a 2-core machine)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    c = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",  # any free port: never a clash
+        silence_logs=logging.ERROR,
+        env={"NUMBA_NUM_THREADS": "1"},
+    )
+    client = Client(c)
+    yield c, client
+    client.close()
+    c.close()
+
+
+@pytest.fixture
+def on_dask(dask_cluster):
+    """Play on :func:`dask_cluster` inside the test (both workers up)."""
+    from balance import executor
+
+    c, client = dask_cluster
+    client.wait_for_workers(2, timeout=60)
+    with executor.using(executor.Dask(client, "dask-local", c)) as ex:
+        yield ex

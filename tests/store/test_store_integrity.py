@@ -465,7 +465,7 @@ def test_long_games_are_counted_in_the_length_histogram():
     acc = runner._Accumulator(spec, tosk)
     width = len(acc.rounds)
     out["rounds"][0] = width + 5
-    acc.add(0, out)
+    acc.add(runner.count_batch(tosk, 0, out))
     assert len(acc.rounds) == width + 6 and acc.rounds.sum() == 20 and acc.rounds[width + 5] == 1
 
 

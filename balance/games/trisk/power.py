@@ -1766,35 +1766,39 @@ def regression_decks(ctx: Context, k: int) -> tuple[Any, Any]:
 
 def _regression_chunk(ctx: Context, strat, first: int, count: int) -> pd.DataFrame:
 
-    eng = get_game(GAME).engine_module()
+    from balance import executor
+
     rules = ctx.ruleset.vector()
     m = ctx.plan.regression_games
-    rows = []
-    for k in range(first, first + count):
-        da, db = regression_decks(ctx, k)
-        out = eng.simulate(
+    decks = {k: regression_decks(ctx, k) for k in range(first, first + count)}
+    jobs = [
+        runner.Job(
+            GAME,
             rules,
             ctx.side(strat, da).vector(),
             ctx.side(strat, db).vector(),
             _pair_seed(ctx.plan.seed, k),
             0,
             m,
+            tag=k,
         )
-        pts = np.asarray(out["a_points"])
-        rows.append(
-            {
-                "pair": k,
-                "primal_a": da.primal,
-                "primal_b": db.primal,
-                "deck_a": list(da.cards),
-                "deck_b": list(db.cards),
-                "a_wins": int((pts == 2).sum()),
-                "b_wins": int((pts == 0).sum()),
-                "draws": int((pts == 1).sum()),
-                "games": int(len(pts)),
-            }
-        )
-    return pd.DataFrame(rows)
+        for k, (da, db) in decks.items()
+    ]
+    rows = {}
+    for job, b in executor.current().play(jobs):  # each pair is its own seed's games 0..m-1
+        da, db = decks[job.tag]
+        rows[job.tag] = {
+            "pair": job.tag,
+            "primal_a": da.primal,
+            "primal_b": db.primal,
+            "deck_a": list(da.cards),
+            "deck_b": list(db.cards),
+            "a_wins": int(b.wins[0]),
+            "b_wins": int(b.wins[1]),
+            "draws": int(b.wins[2]),
+            "games": int(b.wins.sum()),
+        }
+    return pd.DataFrame([rows[k] for k in sorted(rows)])
 
 
 def run_regression(
