@@ -201,3 +201,96 @@ def bench_report(results=None) -> dict:
             len(json.loads((root / "_studies" / f"{g}.json").read_text())["runs"]) for g in GAMES
         )
     return out
+
+
+def _executor_rate(spec, executor_name: str | None, workers: int, threads: int) -> float:
+    """Games/s of ``spec`` (best of two, after a warm-up that loads the
+    engine wherever it is played) on the local executor at ``threads``
+    numba threads, or on a fresh ``LocalCluster`` of ``workers`` processes of
+    ``threads`` threads each (``executor_name="dask-local"``)."""
+    from balance import executor, runner
+
+    runner.set_threads(threads)
+    ctx = (
+        executor.opened(executor_name, workers=workers, threads=threads)
+        if executor_name
+        else executor.using(executor.Local())
+    )
+    with ctx:
+        warm = runner.RunSpec(spec.ruleset, spec.a, spec.b, 4 * max(1, workers), 1)
+        runner.simulate_run(warm, batch_size=2)  # every worker loads the engine
+        best = float("inf")
+        for _ in range(2):
+            t = time.perf_counter()
+            runner.simulate_run(spec)
+            best = min(best, time.perf_counter() - t)
+    return spec.n_games / best
+
+
+def study_seconds(results=None) -> dict[str, float]:
+    """Seconds each game's stored runs took to simulate (their manifests'
+    ``simulate_s``), from the store a ``balance study`` wrote; {} if none."""
+    from balance.registry import GAMES
+    from balance.store import results_dir
+
+    root = results_dir(results)
+    out = {}
+    for game in GAMES:
+        if not (root / "_studies" / f"{game}.json").is_file():
+            continue
+        total = 0.0
+        for m in (root / game).glob("*/manifest.json"):
+            try:
+                total += float(json.loads(m.read_text())["timings"]["simulate_s"])
+            except (KeyError, TypeError, ValueError, OSError):
+                continue  # an analysis's own piece, or unreadable: not a timed run
+        out[game] = round(total, 1)
+    return out
+
+
+def bench_scaling(game: str, a: str, b: str, n: int, results=None) -> dict:
+    """``balance bench scaling``: games/s of one run of ``n`` games on the
+    local executor (1 and 2 numba threads) and on Dask (``dask-local``: 1 and
+    2 worker processes of one thread each) on this machine, the Dask
+    overhead, and the projected simulation time of the stored study on N
+    workers from the measured per-worker rate."""
+    from balance import config, runner
+
+    n = runner.check_games(n)
+    spec = runner.RunSpec(
+        config.resolve_variant(game, "base"),
+        config.load_strategy(game, a),
+        config.load_strategy(game, b),
+        n,
+        12345,
+    )
+    local1 = _executor_rate(spec, None, 0, 1)
+    local2 = _executor_rate(spec, None, 0, 2)
+    dask1 = _executor_rate(spec, "dask-local", 1, 1)
+    dask2 = _executor_rate(spec, "dask-local", 2, 1)
+    out = {
+        "game": game,
+        "strategies": f"{a} vs {b}",
+        "games_per_run": n,
+        "batch_size": runner.DEFAULT_BATCH,
+        "cores": os.cpu_count(),
+        "games_per_s_local_1_thread": round(local1),
+        "games_per_s_local_2_threads": round(local2),
+        "games_per_s_dask_1_worker": round(dask1),
+        "games_per_s_dask_2_workers": round(dask2),
+        "dask_overhead_1_worker_vs_local_1_thread_pct": round(100 * (local1 / dask1 - 1), 1),
+        "dask_overhead_2_workers_vs_local_2_threads_pct": round(100 * (local2 / dask2 - 1), 1),
+        "dask_scaling_2_vs_1_workers": round(dask2 / dask1, 2),
+    }
+    sim = study_seconds(results)
+    if sim:
+        total = sum(sim.values())
+        # the stored runs were played on the local executor at 2 threads: in one
+        # worker's time that is total * local2 / dask1
+        worker_s = total * local2 / dask1
+        out["study_simulation_s_local_2_threads (stored runs)"] = round(total)
+        for k in (1, 2, 8, 32, 128):
+            out[f"study_simulation_s_projected_{k}_workers"] = round(worker_s / k, 1)
+    else:
+        out["study_simulation_s (no stored study: run `balance study` first)"] = None
+    return out

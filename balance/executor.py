@@ -239,7 +239,7 @@ def opened(
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,  # a worker closing mid-heartbeat is not news
             env={"NUMBA_NUM_THREADS": str(per)},
         )
         client = Client(cluster)

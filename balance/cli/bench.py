@@ -45,3 +45,32 @@ def bench_report_cmd(results: ResultsOpt = None, as_json: JsonOpt = False):
         "built the study's report from the store 5 times in fresh processes, into a "
         "temporary folder; nothing simulated or kept",
     )
+
+
+def bench_scaling_cmd(
+    game: Annotated[
+        str | None,
+        typer.Option("--game", help="The game to time (default: the first registered)."),
+    ] = None,
+    n: Annotated[int, typer.Option("-n", help="Games per timed run.")] = 1_000_000,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Games/s on the local executor and on 1 and 2 Dask workers here (overhead
+    stated; target at most 10% for runs of 10^6 games), and the stored study's
+    projected simulation time on N workers."""
+    from balance import bench
+    from balance.cli.game import cli_defaults
+    from balance.registry import GAMES, get_game
+
+    home = get_game(game) if game is not None else next(iter(GAMES.values()))
+    defaults = cli_defaults(home)
+    plan = defaults.get("bench", {})
+    a = str(plan.get("a", defaults["strategy"]))
+    b = str(plan.get("b", defaults["strategy"]))
+    show_bench(
+        bench.bench_scaling(home.name, a, b, n, results),
+        as_json,
+        f"timed {n:,} games of {home.name} {a} vs {b} twice on each executor (local at 1 and "
+        "2 threads, a LocalCluster of 1 and 2 workers), in memory; nothing stored",
+    )

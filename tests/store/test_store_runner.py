@@ -366,7 +366,7 @@ def test_card_counter_kernel_matches_a_numpy_reference():
     spec = RunSpec(rs, a, b, 600, SEED)
     out = tosk.simulate(rs.vector(), a.vector(), b.vector(), SEED, 0, 600)
     acc = runner._Accumulator(spec, tosk)
-    acc.add(0, out)
+    acc.add(runner.count_batch(tosk, 0, out))
     pts = out["a_points"]
     bits = np.arange(tosk.N_CARDS)
     ref = np.zeros_like(acc.cards)
