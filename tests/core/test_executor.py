@@ -222,3 +222,25 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch):
         executor.opened("dask", "tcp://127.0.0.1:9"),
     ):
         pass
+
+
+def test_bench_scaling_reports_every_executor_and_projects_the_stored_study(tmp_path):
+    from balance import bench
+
+    store = tmp_path / "results"
+    (store / "_studies").mkdir(parents=True)
+    (store / "_studies" / "tosk.json").write_text("{}")
+    res = runner.run_many([_spec(200)], store=runner.Store(store), progress=False)[0]
+    spent = res.manifest["timings"]["simulate_s"]
+    out = bench.bench_scaling("tosk", "balanced", "aggressor", 2000, store)
+    rates = {k: v for k, v in out.items() if k.startswith("games_per_s_")}
+    assert len(rates) == 4 and all(v > 0 for v in rates.values())
+    for key, local, dask in (
+        ("dask_overhead_1_worker_vs_local_1_thread_pct", "local_1_thread", "dask_1_worker"),
+        ("dask_overhead_2_workers_vs_local_2_threads_pct", "local_2_threads", "dask_2_workers"),
+    ):
+        ratio = out[f"games_per_s_{local}"] / out[f"games_per_s_{dask}"]
+        assert out[key] == pytest.approx(100 * (ratio - 1), abs=1)  # rates rounded for the table
+    assert out["study_simulation_s_local_2_threads (stored runs)"] == round(spent)
+    one, eight = (out[f"study_simulation_s_projected_{k}_workers"] for k in (1, 8))
+    assert one == pytest.approx(8 * eight, rel=0.02, abs=0.2)
