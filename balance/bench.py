@@ -203,28 +203,40 @@ def bench_report(results=None) -> dict:
     return out
 
 
-def _executor_rate(spec, executor_name: str | None, workers: int, threads: int) -> float:
-    """Games/s of ``spec`` (best of two, after a warm-up that loads the
-    engine wherever it is played) on the local executor at ``threads``
-    numba threads, or on a fresh ``LocalCluster`` of ``workers`` processes of
-    ``threads`` threads each (``executor_name="dask-local"``)."""
+def _executor_rates(spec, rounds: int = 2) -> dict[str, float]:
+    """Games/s of ``spec`` on the local executor at 1 and 2 numba threads and
+    on two ``LocalCluster``s, of 1 and 2 worker processes of one thread
+    each: the best of ``rounds`` timings each, taken in turn (local, Dask,
+    local, Dask, ...) so that a slow spell of a shared machine does not fall
+    on one executor only. Every worker loads the engine before the clock."""
+    import numba
+
     from balance import executor, runner
 
-    runner.set_threads(threads)
-    ctx = (
-        executor.opened(executor_name, workers=workers, threads=threads)
-        if executor_name
-        else executor.using(executor.Local())
-    )
-    with ctx:
-        warm = runner.RunSpec(spec.ruleset, spec.a, spec.b, 4 * max(1, workers), 1)
-        runner.simulate_run(warm, batch_size=2)  # every worker loads the engine
-        best = float("inf")
-        for _ in range(2):
-            t = time.perf_counter()
-            runner.simulate_run(spec)
-            best = min(best, time.perf_counter() - t)
-    return spec.n_games / best
+    rates = dict.fromkeys(("local_1", "dask_1", "local_2", "dask_2"), 0.0)
+    with (
+        executor.opened("dask-local", workers=1, threads=1) as one,
+        executor.opened("dask-local", workers=2, threads=1) as two,
+    ):
+        where = {
+            "local_1": executor.Local(),
+            "dask_1": one,
+            "local_2": executor.Local(),
+            "dask_2": two,
+        }
+        for ex in where.values():
+            with executor.using(ex):
+                warm = runner.RunSpec(spec.ruleset, spec.a, spec.b, 8, 1)
+                runner.simulate_run(warm, batch_size=2)
+        for _ in range(rounds):
+            for key, ex in where.items():
+                if ex.local:
+                    runner.set_threads(min(int(key[-1]), numba.config.NUMBA_NUM_THREADS))
+                with executor.using(ex):
+                    t = time.perf_counter()
+                    runner.simulate_run(spec)
+                    rates[key] = max(rates[key], spec.n_games / (time.perf_counter() - t))
+    return rates
 
 
 def study_seconds(results=None) -> dict[str, float]:
@@ -264,10 +276,8 @@ def bench_scaling(game: str, a: str, b: str, n: int, results=None) -> dict:
         n,
         12345,
     )
-    local1 = _executor_rate(spec, None, 0, 1)
-    local2 = _executor_rate(spec, None, 0, 2)
-    dask1 = _executor_rate(spec, "dask-local", 1, 1)
-    dask2 = _executor_rate(spec, "dask-local", 2, 1)
+    r = _executor_rates(spec)
+    local1, local2, dask1, dask2 = r["local_1"], r["local_2"], r["dask_1"], r["dask_2"]
     out = {
         "game": game,
         "strategies": f"{a} vs {b}",

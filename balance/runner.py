@@ -865,15 +865,18 @@ def play_runs(
             )
             for first in firsts
         ]
-    t0 = time.perf_counter()
+    last = time.perf_counter()  # when the previous batch came in
 
     def finish(i: int) -> None:
-        finished(i, accs.pop(i).result(), time.perf_counter() - started.get(i, t0))
+        finished(i, accs.pop(i).result(), time.perf_counter() - started.get(i, last))
 
     for i in [i for i, k in left.items() if k == 0]:  # nothing left to play
         finish(i)
     for job, batch in ex.play(jobs):
-        started.setdefault(job.tag, time.perf_counter())
+        # a run's time starts when its first batch began: here, when the batch
+        # before it came in (on a cluster, an upper bound on its own time)
+        started.setdefault(job.tag, last)
+        last = time.perf_counter()
         accs[job.tag].add(batch)
         if progress is not None:
             progress.advance(job.n)
