@@ -238,7 +238,7 @@ def opened(
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never a clash
             silence_logs=logging.CRITICAL,  # a worker closing mid-heartbeat is not news
             env={"NUMBA_NUM_THREADS": str(per)},
         )
