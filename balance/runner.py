@@ -951,14 +951,15 @@ def run_many(
         results[i] = res
 
     try:
-        play_runs(
-            [specs[i] for i in todo],
-            batch_size,
-            bar,
-            {k: extend[i] for k, i in enumerate(todo) if i in extend},
-            finished,
-            threads=requested,
-        )
+        if todo:
+            play_runs(
+                [specs[i] for i in todo],
+                batch_size,
+                bar,
+                {k: extend[i] for k, i in enumerate(todo) if i in extend},
+                finished,
+                threads=requested,
+            )
     finally:
         bar.close()
     for i, res in enumerate(results):

@@ -259,19 +259,19 @@ def test_tune_resumes_through_the_store(tmp_path, monkeypatch):
     whole = _tosk_tune(tmp_path / "a")
     assert whole.evaluated == 20
     # interrupted in the 8th evaluation (its second run raises): every finished run is stored
-    real = tune.runner.simulate_run
+    real = tune.runner.save_run
     calls = {"n": 0}
 
-    def interrupted(*args, **kw):
+    def interrupted(*args, **kw):  # the 16th run is stopped before it is stored
         calls["n"] += 1
         if calls["n"] > 15:
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    monkeypatch.setattr(tune.runner, "simulate_run", interrupted)
+    monkeypatch.setattr(tune.runner, "save_run", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _tosk_tune(tmp_path / "b")
-    monkeypatch.setattr(tune.runner, "simulate_run", real)
+    monkeypatch.setattr(tune.runner, "save_run", real)
     again = _tosk_tune(tmp_path / "b")
     assert again.evaluated == 20 - 7  # the first 7 were read back (and half the 8th)
     _same(whole, again)

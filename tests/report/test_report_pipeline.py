@@ -138,7 +138,7 @@ def test_report_never_simulates(store, tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the report simulated a game")
 
-    monkeypatch.setattr(runner, "simulate_run", boom)
+    monkeypatch.setattr(runner, "play_batch", boom)  # every game is played there
     path, skipped = pages.report_from_runs(
         [store / "results"], tmp_path / "r.html", store / "results"
     )
@@ -262,7 +262,7 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the report simulated a game")
 
-    monkeypatch.setattr(runner, "simulate_run", boom)
+    monkeypatch.setattr(runner, "play_batch", boom)  # every game is played there
     again = study.report_study(tmp_path / "again", results=res)
     a = _strip_dates((tmp_path / "study" / "tosk.html").read_text(encoding="utf-8"))
     b = _strip_dates((again.parent / "tosk.html").read_text(encoding="utf-8"))
