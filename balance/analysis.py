@@ -360,22 +360,17 @@ def sprt_command(
         n_opp = min(n_opp + 2 * batch, cap)
         pts = {ra.name: [], rb.name: []}
         pairs = [(rs, o) for rs in (ra, rb) for o in opps]
-        step = [runner.RunSpec(rs, s, o, n_opp, seed) for rs, o in pairs]
-        done: dict[int, runner.RunResult] = {}
-        runner.play_runs(  # every match of a step at once (on a cluster, side by side)
-            step,
-            runner.DEFAULT_BATCH,
-            None,
-            {
-                i: cur[(rs.name, o.name)]
-                for i, (rs, o) in enumerate(pairs)
-                if (rs.name, o.name) in cur
+        done = runner.simulate_runs(  # every match of a step at once
+            [runner.RunSpec(rs, s, o, n_opp, seed) for rs, o in pairs],
+            extend={
+                i: cur[(r.name, o.name)]
+                for i, (r, o) in enumerate(pairs)
+                if (r.name, o.name) in cur
             },
-            lambda i, res, _s, done=done: done.__setitem__(i, res),
         )
-        for i, (rs, o) in enumerate(pairs):
-            cur[(rs.name, o.name)] = done[i]
-            pts[rs.name].append(done[i].pair_points)
+        for (rs, o), res in zip(pairs, done, strict=True):
+            cur[(rs.name, o.name)] = res
+            pts[rs.name].append(res.pair_points)
         counts = stats.pair_diff_counts(np.concatenate(pts[ra.name]), np.concatenate(pts[rb.name]))
         out = stats.sprt_pair_diff(counts, delta / 100.0, alpha, beta)
         out["games"] = n_opp * len(opps)

@@ -62,13 +62,20 @@ class Dask:
         self.name = name
         self.cluster = cluster
         self.announced: set[tuple[str, str]] = set()
+        self._label: str | None = None
 
     def workers(self) -> int:
         return len(self.client.scheduler_info(n_workers=-1)["workers"])
 
     def describe(self) -> str:
-        n = self.workers()
-        return f"{self.name} ({n} worker{'' if n == 1 else 's'} at {self.client.scheduler.address})"
+        """What a run's manifest records: asked of the scheduler once, not per run."""
+        if self._label is None:
+            n = self.workers()
+            self._label = (
+                f"{self.name} ({n} worker{'' if n == 1 else 's'} at "
+                f"{self.client.scheduler.address})"
+            )
+        return self._label
 
     def check(self, job, batch) -> None:
         """Refuse a batch played with other engine code; announce, once per

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 import polars as pl
@@ -332,6 +332,7 @@ def _first_use(game: str, eng, job: Job) -> dict | None:
     return note
 
 
+@cache
 def _where() -> str:
     """This process, as a worker's notes name it: host and process id."""
     import socket
@@ -804,15 +805,19 @@ def simulate_run(
     the games it lacks are played: game i of a seed is the same game at any
     run size, so the merged counts equal a run played from scratch.
     """
-    done: list[RunResult] = []
+    return simulate_runs([spec], batch_size, progress, {0: start} if start is not None else {})[0]
+
+
+def simulate_runs(
+    specs: list[RunSpec], batch_size: int = DEFAULT_BATCH, progress=None, extend=None
+) -> list[RunResult]:
+    """:func:`simulate_run` for several runs at once (on a cluster, side by
+    side), in the order given; ``extend[i]`` continues spec ``i``."""
+    done: dict[int, RunResult] = {}
     play_runs(
-        [spec],
-        batch_size,
-        progress,
-        {0: start} if start is not None else {},
-        lambda i, res, elapsed: done.append(res),
+        specs, batch_size, progress, extend or {}, lambda i, res, _s: done.__setitem__(i, res)
     )
-    return done[0]
+    return [done[i] for i in range(len(specs))]
 
 
 def play_runs(
