@@ -304,3 +304,181 @@ def bench_scaling(game: str, a: str, b: str, n: int, results=None) -> dict:
     else:
         out["study_simulation_s (no stored study: run `balance study` first)"] = None
     return out
+
+
+# ---- balance bench (no subcommand): the speed summary -----------------------
+
+_RATE_CHILD = r"""
+import json, sys, time
+from balance import config, runner
+game, a, b, n, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+runner.set_threads(threads)
+def spec(n, seed):
+    return runner.RunSpec(config.resolve_variant(game, "base"), config.load_strategy(game, a),
+                          config.load_strategy(game, b), n, seed)
+runner.simulate_run(spec(2, 1))  # loaded (or compiled) before the clock
+best, res = float("inf"), None
+for _ in range(2):
+    t = time.perf_counter()
+    res = runner.simulate_run(spec(n, 12345))
+    best = min(best, time.perf_counter() - t)
+print(json.dumps({"games_per_s": n / best,
+                  "rounds": float((res.rounds_hist * range(len(res.rounds_hist))).sum() / res.games)}))
+"""
+
+
+def _rate_in(tree: str, game: str, a: str, b: str, n: int, threads: int) -> dict:
+    """Games/s (best of two runs of ``n`` games) and mean rounds a game of the
+    code in ``tree`` (a source folder: this one, or an older revision's), in a
+    fresh process at ``threads`` numba threads."""
+    env = dict(os.environ, PYTHONPATH=tree)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run(
+        [sys.executable, "-c", _RATE_CHILD, game, a, b, str(n), str(threads)],
+        env=env,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode != 0:
+        raise RuntimeError((out.stderr.strip().splitlines() or ["?"])[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _revision_tree(rev: str, dest: str) -> str:
+    """The sources of git revision ``rev`` of this checkout, unpacked into ``dest``."""
+    from balance.errors import UserError
+    from balance.registry import ROOT
+
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", rev],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        why = getattr(e, "stderr", b"") or b""
+        raise UserError(
+            f"--against {rev}: not a revision of this git checkout "
+            f"({why.decode(errors='replace').strip().splitlines()[-1:] or e})"
+        ) from None
+    import io
+    import tarfile
+
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def bench_plan(game: str) -> tuple[str, str, int]:
+    """The pairing and game count ``balance bench`` times for ``game``:
+    ``configs/<game>/cli.toml`` ``[bench]`` (``a``, ``b``, ``summary_games``),
+    else the game's default strategy on both sides."""
+    from balance.cli.game import cli_defaults
+    from balance.registry import get_game
+
+    defaults = cli_defaults(get_game(game))
+    plan = defaults.get("bench", {})
+    a = str(plan.get("a", defaults["strategy"]))
+    b = str(plan.get("b", defaults["strategy"]))
+    return a, b, int(plan.get("summary_games", 100_000))
+
+
+def cold_start(games: list[str]) -> dict:
+    """A first run in a fresh, empty numba cache, as on a fresh clone: the
+    wall seconds to compile every engine of ``games`` (in parallel processes,
+    :func:`balance.warmup.ensure`, as ``balance study`` does), then each
+    engine's cached start (a fresh process: imports, every kernel loaded from
+    the cache, two games played)."""
+    from balance import warmup
+
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {"NUMBA_CACHE_DIR": cache}
+        t = time.perf_counter()
+        took = warmup.compile_in_processes(games, env=env)
+        out["compile_all_engines_s (parallel processes, fresh cache)"] = round(
+            time.perf_counter() - t, 1
+        )
+        out["compile_s_by_engine (each in its own process)"] = {
+            g: round(s, 1) for g, s in took.items()
+        }
+        out["compile_processes"] = min(len(games), os.cpu_count() or 1)
+        starts = {}
+        for g in games:
+            a, b, _ = bench_plan(g)
+            starts[g] = round(_child([g, "base", a, b, 2, 1], env)["total_s"], 2)
+        out["cached_start_s_by_engine"] = starts
+    return out
+
+
+def bench_summary(games: list[str], against: str | None = None, profile: bool = True) -> dict:
+    """``balance bench``: every engine's speed at 1 and 2 threads (and the
+    same at revision ``against``, timed in turn with it, as ratios), where
+    each engine's time goes (its ``profile`` hook), and the cold and cached
+    start. Every timing runs in a fresh process; nothing is stored."""
+    import numba
+
+    from balance import config
+    from balance.registry import ROOT, get_game
+
+    threads2 = min(2, numba.config.NUMBA_NUM_THREADS)
+    out: dict = {
+        "cores": os.cpu_count(),
+        "numba_threads_max": numba.config.NUMBA_NUM_THREADS,
+        "llvm_opt_level": int(numba.config.OPT),
+        "against": against,
+        "games": {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        old = _revision_tree(against, tmp) if against else None
+        for game in games:
+            a, b, n = bench_plan(game)
+            row: dict = {"strategies": f"{a} vs {b}", "games_per_timing": n}
+            best: dict = {}
+            for _ in range(2):  # this tree and the old one in turn: a slow spell hits both
+                for th in sorted({1, threads2}):
+                    for tree, tag in ((str(ROOT), "now"), (old, "then")):
+                        if tree is None:
+                            continue
+                        r = _rate_in(tree, game, a, b, n, th)
+                        key = (tag, th)
+                        if r["games_per_s"] > best.get(key, {}).get("games_per_s", 0):
+                            best[key] = r
+            now1, now2 = best[("now", 1)], best[("now", threads2)]
+            row["mean_rounds_per_game"] = round(now1["rounds"], 2)
+            row["games_per_s_1_thread"] = round(now1["games_per_s"])
+            row[f"games_per_s_{threads2}_threads"] = round(now2["games_per_s"])
+            row[f"rounds_per_s_{threads2}_threads"] = round(now2["games_per_s"] * now2["rounds"])
+            row["thread_scaling"] = round(now2["games_per_s"] / now1["games_per_s"], 2)
+            if old is not None:
+                then2 = best[("then", threads2)]
+                row[f"then_games_per_s_{threads2}_threads"] = round(then2["games_per_s"])
+                row[f"then_rounds_per_s_{threads2}_threads"] = round(
+                    then2["games_per_s"] * then2["rounds"]
+                )
+                row["then_thread_scaling"] = round(
+                    then2["games_per_s"] / best[("then", 1)]["games_per_s"], 2
+                )
+                row[f"speedup_rounds_per_s_{threads2}_threads_vs_then"] = round(
+                    (now2["games_per_s"] * now2["rounds"])
+                    / (then2["games_per_s"] * then2["rounds"]),
+                    2,
+                )
+                row["same_mean_rounds_as_then"] = bool(abs(now2["rounds"] - then2["rounds"]) < 1e-9)
+            eng = get_game(game).engine_module()
+            if profile and hasattr(eng, "profile"):
+                spec_a = config.load_strategy(game, a)
+                spec_b = config.load_strategy(game, b)
+                rules = config.resolve_variant(game, "base")
+                parts = eng.profile(
+                    rules.vector(), spec_a.vector(), spec_b.vector(), 12345, min(n, 20_000)
+                )
+                total = parts.get("total") or sum(parts.values())
+                row["profile_share_of_a_game"] = {
+                    k: round(v / total, 3) for k, v in parts.items() if k != "total"
+                }
+                row["profile_us_per_game"] = round(1e6 * total, 1)
+            out["games"][game] = row
+    out["start"] = cold_start(games)
+    return out

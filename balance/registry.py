@@ -161,6 +161,9 @@ _discover()
 # game's kernels are not in the cache, before the wait.
 
 _announced: set[str] = set()  # what has been announced in this process
+# seconds this process spent compiling kernels, by game ("" for shared kernels):
+# the outermost compile only (a kernel's callees compile inside it)
+compile_seconds: dict[str, float] = {}
 
 
 def compile_notice(module: str) -> str | None:
@@ -179,6 +182,11 @@ def compile_notice(module: str) -> str | None:
     return f"compiling the {game} engine (first run only; about a minute)"
 
 
+def _owner(dispatcher) -> str:
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+    return next((g.name for g in GAMES.values() if g.owns_module(module)), "")
+
+
 def _on_compile(dispatcher) -> None:
     import sys
 
@@ -191,14 +199,27 @@ def _on_compile(dispatcher) -> None:
 def watch_compiles() -> None:
     """Install (once) numba's compile listener that prints :func:`compile_notice`
     on stderr when a kernel is compiled rather than loaded from the cache."""
+    import threading
+    import time
+
     from numba.core import event
+
+    local = threading.local()  # the compiles under way in this thread, outermost first
 
     class _Notice(event.Listener):
         def on_start(self, ev):
-            _on_compile((ev.data or {}).get("dispatcher"))
+            dispatcher = (ev.data or {}).get("dispatcher")
+            _on_compile(dispatcher)
+            stack = local.__dict__.setdefault("stack", [])
+            stack.append((_owner(dispatcher), time.perf_counter()))
 
         def on_end(self, ev):
-            pass
+            stack = local.__dict__.get("stack")
+            if not stack:
+                return
+            game, t0 = stack.pop()
+            if not stack:
+                compile_seconds[game] = compile_seconds.get(game, 0.0) + time.perf_counter() - t0
 
     event.register("numba:compile", _Notice())
 

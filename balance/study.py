@@ -165,15 +165,6 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     return page
 
 
-_WARM = (
-    "import numpy as np, sys\n"
-    "from balance import config, runner\n"
-    "g = sys.argv[1]\n"
-    "s = config.load_strategy(g, config.load_study(g)['strategies'][0])\n"
-    "runner.simulate_run(runner.RunSpec(config.resolve_variant(g, 'base'), s, s, 2, 1))\n"
-)
-
-
 def _add_links(page: dict, links: list[dict]) -> None:
     """A game's own pages (its home's ``study_pages`` hook): their links, and the
     verdicts they re-checked under tuned play (a link's ``"checks"``, rows of
@@ -224,40 +215,25 @@ def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, re
     )
 
 
-def _prewarm(game: str):
-    """Compile ``game``'s engine (numba's on-disk cache) in a separate process,
-    so the compile overlaps the studies of the games before it; None if the
-    cache is already warm enough that it does not matter."""
-    import subprocess
-    import sys
-
-    return subprocess.Popen(
-        [sys.executable, "-c", _WARM, game], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-
-
 def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path:
     """Run every game's default study; write ``<out>/index.html`` and a page per game.
 
-    The engines of the later games compile in the background while the first
-    game's study runs (a cold compile of an engine takes up to a minute)."""
+    On a first run, every engine is compiled before anything is played, in
+    parallel processes (:func:`balance.warmup.ensure`); the study then loads
+    each from numba's cache, and says so if it still had to compile anything."""
+    from balance import registry, warmup
+
     out = Path(out)
     names = list(GAMES)
-    warm = {name: _prewarm(name) for name in names[1:]}
+    warmup.ensure(names, say=_step)
     pages_ = []
-    try:
-        for i, name in enumerate(names, 1):
-            _step(f"game {i} of {len(names)}: {name}")
-            if name in warm:
-                if warm[name].poll() is None:
-                    _step(f"{name}: waiting for its engine to finish compiling (first run only)")
-                warm[name].wait()  # its compiled code is in the cache now (or it failed: no harm)
-            pages_.append(study_game(name, out, scale, threads, results))
-        _step("the index page")
-    finally:
-        for p in warm.values():
-            if p.poll() is None:
-                p.kill()
+    for i, name in enumerate(names, 1):
+        _step(f"game {i} of {len(names)}: {name}")
+        pages_.append(study_game(name, out, scale, threads, results))
+    compiled = sum(registry.compile_seconds.values())
+    if compiled >= 1:
+        _step(f"compiled kernels in this process for {compiled:.0f} s after the warm-up")
+    _step("the index page")
     return report.write_index(out, pages_)
 
 

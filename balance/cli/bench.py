@@ -74,3 +74,39 @@ def bench_scaling_cmd(
         f"timed {n:,} games of {home.name} {a} vs {b} twice on each executor (local at 1 and "
         "2 threads, a LocalCluster of 1 and 2 workers), in memory; nothing stored",
     )
+
+
+def bench_summary_cmd(
+    ctx: typer.Context,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="A git revision of this checkout to time in turn with this one "
+            "(e.g. main~5), giving each figure as a ratio measured in the same run.",
+        ),
+    ] = None,
+    games: Annotated[
+        list[str] | None,
+        typer.Option("--game", help="Time only this game (repeatable; default: every game)."),
+    ] = None,
+    as_json: JsonOpt = False,
+):
+    """Speed and memory benchmarks. Without a command: every engine's games/s
+    and rounds/s at 1 and 2 threads (with --against, as ratios to an older
+    revision timed in the same run), where each game's time goes, and the cold
+    and cached start."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from balance import bench
+    from balance.registry import GAMES, get_game
+
+    names = [get_game(g).name for g in games] if games else list(GAMES)
+    show_bench(
+        bench.bench_summary(names, against),
+        as_json,
+        "timed each engine's [bench] pairing (configs/<game>/cli.toml) in fresh processes, "
+        "twice at each thread count"
+        + (f", in turn with revision {against}" if against else "")
+        + "; compiled every engine into an empty temporary cache; nothing stored",
+    )

@@ -30,7 +30,12 @@ def make_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         help="Monte Carlo balance analysis for tabletop card games.",
     )
-    bench_app = typer.Typer(no_args_is_help=True, help="Speed and memory benchmarks.")
+    bench_app = typer.Typer(
+        help="Speed and memory benchmarks. Without a command: every engine's games/s and "
+        "rounds/s at 1 and 2 threads (--against REV: as ratios to an older revision timed "
+        "in the same run), where each game's time goes, and the cold and cached start."
+    )
+    bench_app.callback(invoke_without_command=True)(bench_cli.bench_summary_cmd)
     for game in GAMES.values():
         sub = typer.Typer(no_args_is_help=True, help=f"{game.title}: {game.summary}".rstrip(": "))
         app.add_typer(sub, name=game.name)

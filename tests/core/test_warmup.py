@@ -1,0 +1,95 @@
+"""The first run (issue 21): engines compiled in parallel processes before
+anything is played, and the speed summary ``balance bench``.
+
+The warm-up must cover every kernel a run needs: after it, a fresh process
+playing the game compiles nothing (numba fires its compile event only on a
+cache miss, and the registry counts the seconds of each).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from balance import bench, warmup
+from balance.errors import UserError
+from balance.registry import ROOT
+
+_AFTER = r"""
+import json, sys
+from balance import config, registry, runner, warmup
+game = sys.argv[1]
+first = warmup.ensure([game])
+again = warmup.ensure([game])
+runner.set_threads(1)
+s = config.load_strategy(game, config.load_study(game)["strategies"][0])
+runner.simulate_run(runner.RunSpec(config.resolve_variant(game, "base"), s, s, 50, 7))
+print(json.dumps({"first": first, "again": again, "marker": warmup.is_warm(game),
+                  "compiled_after": registry.compile_seconds}))
+"""
+
+
+@pytest.mark.slow
+def test_after_the_warm_up_a_run_compiles_nothing(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", _AFTER, "suits"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert list(got["first"]) == ["suits"] and got["first"]["suits"] > 0  # compiled in a child
+    assert got["again"] == {}  # warm now: nothing started
+    assert got["marker"] is True
+    assert got["compiled_after"] == {}, "the run compiled kernels the warm-up missed"
+
+
+def test_the_longest_compiles_start_first():
+    games = ["tosk", "clash", "trisk", "suits"]
+    order = warmup._longest_first(games)
+    assert sorted(order) == sorted(games)
+    sizes = [warmup._source_bytes(g) for g in order]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_a_failed_warm_up_is_reported_and_the_command_goes_on(monkeypatch):
+    said = []
+    took = warmup.compile_in_processes(["no-such-game"], say=said.append)
+    assert set(took) == {"no-such-game"}
+    assert any("warm-up failed" in line and "compiles on first use" in line for line in said)
+
+
+def test_against_an_unknown_revision_is_one_line():
+    with pytest.raises(UserError, match="--against no-such-rev: not a revision"):
+        bench._revision_tree("no-such-rev", "/tmp/unused")
+
+
+def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
+    calls = []
+
+    def fake_rate(tree, game, a, b, n, threads):
+        then = tree != str(ROOT)
+        calls.append(("then" if then else "now", threads))
+        # now: 3000 games/s at 1 thread, 5700 at 2 (rounds 10); then: 1000 / 1800 (rounds 10)
+        base = 1000 if then else 3000
+        return {"games_per_s": base * (1.0 if threads == 1 else 1.9), "rounds": 10.0}
+
+    monkeypatch.setattr(bench, "_rate_in", fake_rate)
+    monkeypatch.setattr(bench, "_revision_tree", lambda rev, dest: dest)
+    monkeypatch.setattr(bench, "cold_start", lambda games: {"stub": True})
+    monkeypatch.setattr("numba.config.NUMBA_NUM_THREADS", 2)
+    out = bench.bench_summary(["tosk"], against="HEAD", profile=False)
+    row = out["games"]["tosk"]
+    assert row["games_per_s_1_thread"] == 3000 and row["games_per_s_2_threads"] == 5700
+    assert row["thread_scaling"] == 1.9
+    assert row["rounds_per_s_2_threads"] == 57000
+    assert row["speedup_rounds_per_s_2_threads_vs_then"] == 3.0
+    assert row["same_mean_rounds_as_then"] is True
+    # interleaved: each thread count alternates this tree and the old one, twice
+    assert calls == [("now", 1), ("then", 1), ("now", 2), ("then", 2)] * 2
