@@ -12,7 +12,6 @@ import numba
 from numba import njit as _njit
 from numba import prange  # noqa: F401  (re-exported for the kernels)
 
-
 # LLVM at -O2, not numba's default -O3, unless $NUMBA_OPT says otherwise.
 # Measured in one run (best of 3 processes x 3 runs, 1 thread), each engine
 # plays as fast at -O2 (games/s over -O3: Tosk 1.005, Clash 1.04, Trisk 0.985,

@@ -1305,6 +1305,13 @@ def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
                 out[g, k] = res[k]
 
 
+def warm_up(rules, strat) -> None:
+    """Compile (or load) the kernels of the Task analyses as well as the
+    struggle (``balance.warmup``): a few fresh hands and run-downs."""
+    task_fresh(rules, CLUBS, 10, 1, 0, 8)
+    task_rundown(rules, CLUBS, 10, MODE_EITHER, 1, 0, 2)
+
+
 def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     """Play struggles ``first_game .. first_game + n_games`` of seed ``seed``.
 
