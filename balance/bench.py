@@ -419,6 +419,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
     start. Every timing runs in a fresh process; nothing is stored."""
     import numba
 
+    import kernels.jit  # noqa: F401  (the project's numba settings: the LLVM level)
     from balance import config
     from balance.registry import ROOT, get_game
 

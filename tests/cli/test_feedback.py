@@ -344,28 +344,28 @@ def test_trisk_cards_is_compact_with_a_legend_and_wide_on_request():
 # ---------------------------------------------------------------- the study's steps
 
 
-def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path):
+@pytest.mark.parametrize("compiled", [{}, {"tosk": 12.4}])
+def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path, compiled):
     """One line per step on stderr (the games' own work is stubbed: this is
-    the study's loop, not its figures)."""
+    the study's loop, not its figures); every engine is warmed first, and a
+    compile the warm-up missed is said."""
     streams = Streams(monkeypatch)
-    from balance import study
+    from balance import registry, study, warmup
     from balance.registry import GAMES
 
-    class Compiled:  # a finished background compile
-        def poll(self):
-            return 0
-
-        def wait(self):
-            return 0
-
-    monkeypatch.setattr(study, "_prewarm", lambda game: Compiled())
+    asked = []
+    monkeypatch.setattr(warmup, "ensure", lambda games, say=None: asked.append(list(games)) or {})
+    monkeypatch.setattr(registry, "compile_seconds", dict(compiled))
     monkeypatch.setattr(study, "study_game", lambda name, *a: study._step(f"{name}: …") or {})
     monkeypatch.setattr(study.report, "write_index", lambda out, pages: out / "index.html")
     assert study.run_study(tmp_path) == tmp_path / "index.html"
     captured = streams.readouterr()
     assert captured.out == ""
     names = list(GAMES)
+    assert asked == [names]  # every engine, once, before the first game
     expected = []
     for i, name in enumerate(names, 1):
         expected += [f"study: game {i} of {len(names)}: {name}", f"study: {name}: …"]
+    if compiled:
+        expected.append("study: compiled kernels in this process for 12 s after the warm-up")
     assert captured.err.splitlines() == [*expected, "study: the index page"]
