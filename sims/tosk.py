@@ -512,9 +512,11 @@ def enumerate_plays(
 ):
     """Every legal play of ``cards[:n]`` (T4–T7), written to the ``c_*`` arrays.
 
-    Subsets are built incrementally (each mask from the mask without its
-    lowest card, with packed sums), so cost, pips, Momentum runs and Force
-    repeats cost O(1) per subset. A subset holding a technique is offered
+    Subsets are visited in ascending mask order and built incrementally (each
+    mask from the mask without its lowest card, with packed sums), so cost,
+    pips, Momentum runs and Force repeats cost O(1) per subset; where no card
+    can lower a play's cost, the supersets that follow an illegal subset are
+    skipped. A subset holding a technique is offered
     once for each of its undominated technique assignments (T4: the player
     chooses; TD6), ATK-richest first (see :func:`_front`); the fronts are
     memoised in ``front`` on the part of the subset they depend on. Ranks in
@@ -563,8 +565,20 @@ def enumerate_plays(
         ws[W_FLAG, i] = ws[W_RANKBIT, i] | (ws[W_FORB, i] << _G_FORB) | (ws[W_RUNBIT, i] << _G_RUNS)
     ws[W_M_PACK, 0] = 0
     ws[W_M_FLAGS, 0] = 0
+    # A card never lowers a play's cost unless Momentum can join a technique
+    # costing under 2 to two runs; then a play too dear, or with a forbidden
+    # rank, has only such supersets among the masks that follow it up to
+    # mask + lowbit(mask) (the same mask with any lower cards added), which
+    # are skipped. Every mask visited still has its mask-without-lowest-card
+    # visited before it.
+    monotone = not (momentum and rules[R_MOMENTUM_TECH] != 0 and rules[R_TECH_COST] < 2)
     n_cand = 0
-    for mask in range(1 << n):
+    end = 1 << n
+    mask = -1
+    while True:
+        mask += 1
+        if mask >= end:
+            break
         if mask:
             i = _LOWBIT[mask]
             prev = mask & (mask - 1)
@@ -576,12 +590,16 @@ def enumerate_plays(
         pk = ws[W_M_PACK, mask]
         fl = ws[W_M_FLAGS, mask]
         if (fl >> _G_FORB) & 1:
+            if monotone and mask:
+                mask += (mask & -mask) - 1
             continue
         cost = (pk >> _F_COST) & 4095
         if momentum:
             runs = fl >> _G_RUNS
             cost = max(0, cost - _popcount(runs & (runs >> 1)))
         if cost > cap:
+            if monotone and mask:
+                mask += (mask & -mask) - 1
             continue
         atk = (pk >> _F_ATK) & 255
         dfn = (pk >> _F_DEF) & 255
