@@ -251,9 +251,9 @@ def workspace(max_hand):
     Returns ``(ws, front, cand, c_mask)``: the workspace, the pool of
     technique fronts, the candidates' five rows (ATK, DEF, cost, cards, wasted
     techniques) and their masks, sized for every hand of ``max_hand`` cards
-    (each subset with up to MAX_FRONT assignments), so a game allocates them
-    once and its decisions never do. Nothing is initialised: every entry is
-    written before it is read.
+    (each subset with up to MAX_FRONT assignments), so they are allocated
+    once for a run of games (``_work``) and no decision allocates. Nothing is
+    initialised: every entry is written before it is read.
     """
     n_masks = 1 << max_hand
     return (
