@@ -361,7 +361,10 @@ def _front(rel, tg_packed, ws, front, start):
     is the ATK-first assignment and the last the DEF-first one), to
     ``front[start:]``; returns (count, wasted techniques).
 
-    A group with ``t >= m`` has one choice (boost every action). When at most
+    Row W_M_PACK must hold the packed sums (see ``enumerate_plays``) of each
+    group's actions in ``rel``: ``enumerate_plays`` has visited every such
+    subset of a legal play before the play. A group with ``t >= m`` has one
+    choice (boost every action). When at most
     one group has a choice and it holds one technique, the front is that of
     its single actions, shifted by the other groups' boosts: row W_DP0 holds
     the most DEF per ATK of those actions. Otherwise :func:`_front_dp` builds
@@ -379,15 +382,12 @@ def _front(rel, tg_packed, ws, front, start):
         t = x & 15
         if t:
             am = rel & ws[W_GACT, g]
-            m = _popcount(am)
+            pa = ws[W_M_PACK, am]  # the group's actions: their count and pips
+            m = (pa >> _F_N) & 15
             if t >= m:
                 wasted += t - m
-                y = am
-                while y:
-                    j = _LOWBIT[y]
-                    sa0 += ws[W_ATK, j]
-                    sd0 += ws[W_DEF, j]
-                    y &= y - 1
+                sa0 += (pa >> _F_ATK) & 255
+                sd0 += (pa >> _F_DEF) & 255
             else:
                 n_choice += 1
                 choice_am = am
@@ -1359,7 +1359,9 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     amid a game; what it saves shows in the last part. The replayed choices
     are checked against the recorded game for strategies without noise
     (those with a temperature draw their noise from a fresh stream in the
-    replay, the same number of draws). Returns seconds per game.
+    replay, the same number of draws). Every decision and candidate is
+    kept in memory (some 80 kB a game), so a few thousand games are plenty.
+    Returns seconds per game.
     """
     if n_games <= 0 or n_games % 2:
         raise ValueError("n_games must be positive and even (seat-swapped pairs)")

@@ -14,7 +14,8 @@ PARTS = ("enumerate plays", "choose play", "choose heal", "state, draws and RNG"
 
 def _random_front_state(g: np.random.Generator):
     """Workspace rows for ``_front``: up to 8 actions with printed pips, each
-    in one of four groups, and a random count of techniques per group."""
+    in one of four groups, their subsets' packed sums, and a random count of
+    techniques per group."""
     ws = tosk.workspace(tosk.MAX_HAND)[0]
     n = int(g.integers(0, tosk.MAX_HAND + 1))
     ranks = g.integers(0, tosk.FIRST_TECHNIQUE, size=n)
@@ -24,6 +25,13 @@ def _random_front_state(g: np.random.Generator):
         ws[tosk.W_ATK, j] = tosk.PIP_ATK[ranks[j]]
         ws[tosk.W_DEF, j] = tosk.PIP_DEF[ranks[j]]
         ws[tosk.W_GACT, groups[j]] |= 1 << j
+    for x in range(1 << n):  # what enumerate_plays leaves there: each subset's packed sums
+        bits = [j for j in range(n) if (x >> j) & 1]
+        ws[tosk.W_M_PACK, x] = (
+            (sum(int(ws[tosk.W_ATK, j]) for j in bits) << tosk._F_ATK)
+            | (sum(int(ws[tosk.W_DEF, j]) for j in bits) << tosk._F_DEF)
+            | (len(bits) << tosk._F_N)
+        )
     tg = 0
     for grp in range(4):
         t = int(g.choice([0, 0, 1, 1, 1, 2, 2, 3, 4]))
