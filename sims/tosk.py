@@ -23,13 +23,22 @@ is then a draw; a round has two simultaneous plays, so a game log never has
 more than ``max_rounds`` rows.
 """
 
+import time
+
 import numpy as np
 
 from kernels import rng
 from kernels.contract import Rule, rule_tables
-from kernels.jit import njit, pnjit, prange
+from kernels.jit import leaf, njit, pnjit, prange
 from kernels.trace import track_score
-from strategies.tosk import P_FORBIDDEN, choose_heal, choose_play, keep_value
+from strategies.tosk import (
+    P_FORBIDDEN,
+    P_TEMP_HEAL,
+    P_TEMP_PLAY,
+    choose_heal,
+    choose_play,
+    keep_value,
+)
 from strategies.tosk.view import (
     I_CAPACITY,
     I_DECK,
@@ -146,6 +155,7 @@ _LOWBIT = np.array(
 # actions are boosted (each by its own technique), each adding at most 4 ATK and
 # 3 DEF, and the assignments offered differ in both extra ATK and extra DEF, so
 # there are at most 1 + 3 · 4 of them.
+_MAX_PIP_ATK = int(PIP_ATK.max())  # an action's most ATK pips
 MAX_FRONT = 1 + int(min(PIP_ATK.max(), PIP_DEF.max())) * (MAX_HAND // 2)
 
 # every stream is keyed by the seat: the two games of a deal are one game with the
@@ -241,9 +251,9 @@ def workspace(max_hand):
     Returns ``(ws, front, cand, c_mask)``: the workspace, the pool of
     technique fronts, the candidates' five rows (ATK, DEF, cost, cards, wasted
     techniques) and their masks, sized for every hand of ``max_hand`` cards
-    (each subset with up to MAX_FRONT assignments), so a game allocates them
-    once and its decisions never do. Nothing is initialised: every entry is
-    written before it is read.
+    (each subset with up to MAX_FRONT assignments), so they are allocated
+    once for a run of games (``_work``) and no decision allocates. Nothing is
+    initialised: every entry is written before it is read.
     """
     n_masks = 1 << max_hand
     return (
@@ -346,13 +356,73 @@ def _front(rel, tg_packed, ws, front, start):
     W_GACT holds each group's actions. In a group with ``t`` techniques and
     ``m`` actions, the techniques boost ``min(t, m)`` distinct actions (an
     unboosted action left beside a technique is always worse) and the rest
-    are wasted; groups add up. Rows W_DP0/W_DP1 hold, for each extra ATK, the
-    most extra DEF some assignment reaches (-1: none), built group by group
-    over every choice of boosted actions. Writes the Pareto front, packed
+    are wasted; groups add up. Writes the Pareto front, packed
     ``extra ATK | extra DEF << 16`` and ordered by ATK descending (so the first
     is the ATK-first assignment and the last the DEF-first one), to
     ``front[start:]``; returns (count, wasted techniques).
+
+    Row W_M_PACK must hold the packed sums (see ``enumerate_plays``) of each
+    group's actions in ``rel``: ``enumerate_plays`` has visited every such
+    subset of a legal play before the play. A group with ``t >= m`` has one
+    choice (boost every action). When at most
+    one group has a choice and it holds one technique, the front is that of
+    its single actions, shifted by the other groups' boosts: row W_DP0 holds
+    the most DEF per ATK of those actions. Otherwise :func:`_front_dp` builds
+    it group by group.
     """
+    sa0 = 0  # boosts of the groups with one choice
+    sd0 = 0
+    wasted = 0
+    n_choice = 0  # groups with t < m
+    choice_am = 0
+    choice_t = 0
+    x = tg_packed
+    g = 0
+    while x:
+        t = x & 15
+        if t:
+            am = rel & ws[W_GACT, g]
+            pa = ws[W_M_PACK, am]  # the group's actions: their count and pips
+            m = (pa >> _F_N) & 15
+            if t >= m:
+                wasted += t - m
+                sa0 += (pa >> _F_ATK) & 255
+                sd0 += (pa >> _F_DEF) & 255
+            else:
+                n_choice += 1
+                choice_am = am
+                choice_t = t
+        x >>= 4
+        g += 1
+    if n_choice == 0:
+        front[start] = sa0 | (sd0 << 16)
+        return 1, wasted
+    if n_choice > 1 or choice_t > 1:
+        return _front_dp(rel, tg_packed, ws, front, start)
+    for a in range(_MAX_PIP_ATK + 1):
+        ws[W_DP0, a] = -1
+    y = choice_am
+    while y:
+        j = _LOWBIT[y]
+        if ws[W_DEF, j] > ws[W_DP0, ws[W_ATK, j]]:
+            ws[W_DP0, ws[W_ATK, j]] = ws[W_DEF, j]
+        y &= y - 1
+    count = 0
+    best = -1
+    for a in range(_MAX_PIP_ATK, -1, -1):  # ATK descending; keep each step up in DEF
+        v = ws[W_DP0, a]
+        if v > best:
+            front[start + count] = (a + sa0) | ((v + sd0) << 16)
+            count += 1
+            best = v
+    return count, wasted
+
+
+@njit(inline="always")
+def _front_dp(rel, tg_packed, ws, front, start):
+    """:func:`_front` in general: rows W_DP0/W_DP1 hold, for each extra ATK,
+    the most extra DEF some assignment reaches (-1: none), built group by
+    group over every choice of boosted actions."""
     cur = W_DP0
     nxt = W_DP1
     ws[cur, 0] = 0
@@ -436,15 +506,17 @@ def _put(c_atk, c_def, c_cost, c_cards, c_wasted, c_mask, k, atk, dfn, cost, nca
     c_mask[k] = mask
 
 
-@njit
+@leaf
 def enumerate_plays(
     rules, cards, n, forbidden, ws, front, c_atk, c_def, c_cost, c_cards, c_wasted, c_mask
 ):
     """Every legal play of ``cards[:n]`` (T4–T7), written to the ``c_*`` arrays.
 
-    Subsets are built incrementally (each mask from the mask without its
-    lowest card, with packed sums), so cost, pips, Momentum runs and Force
-    repeats cost O(1) per subset. A subset holding a technique is offered
+    Subsets are visited in ascending mask order and built incrementally (each
+    mask from the mask without its lowest card, with packed sums), so cost,
+    pips, Momentum runs and Force repeats cost O(1) per subset; where no card
+    can lower a play's cost, the supersets that follow an illegal subset are
+    skipped. A subset holding a technique is offered
     once for each of its undominated technique assignments (T4: the player
     chooses; TD6), ATK-richest first (see :func:`_front`); the fronts are
     memoised in ``front`` on the part of the subset they depend on. Ranks in
@@ -493,8 +565,20 @@ def enumerate_plays(
         ws[W_FLAG, i] = ws[W_RANKBIT, i] | (ws[W_FORB, i] << _G_FORB) | (ws[W_RUNBIT, i] << _G_RUNS)
     ws[W_M_PACK, 0] = 0
     ws[W_M_FLAGS, 0] = 0
+    # A card never lowers a play's cost unless Momentum can join a technique
+    # costing under 2 to two runs; then a play too dear, or with a forbidden
+    # rank, has only such supersets among the masks that follow it up to
+    # mask + lowbit(mask) (the same mask with any lower cards added), which
+    # are skipped. Every mask visited still has its mask-without-lowest-card
+    # visited before it.
+    monotone = not (momentum and rules[R_MOMENTUM_TECH] != 0 and rules[R_TECH_COST] < 2)
     n_cand = 0
-    for mask in range(1 << n):
+    end = 1 << n
+    mask = -1
+    while True:
+        mask += 1
+        if mask >= end:
+            break
         if mask:
             i = _LOWBIT[mask]
             prev = mask & (mask - 1)
@@ -506,12 +590,16 @@ def enumerate_plays(
         pk = ws[W_M_PACK, mask]
         fl = ws[W_M_FLAGS, mask]
         if (fl >> _G_FORB) & 1:
+            if monotone and mask:
+                mask += (mask & -mask) - 1
             continue
         cost = (pk >> _F_COST) & 4095
         if momentum:
             runs = fl >> _G_RUNS
             cost = max(0, cost - _popcount(runs & (runs >> 1)))
         if cost > cap:
+            if monotone and mask:
+                mask += (mask & -mask) - 1
             continue
         atk = (pk >> _F_ATK) & 255
         dfn = (pk >> _F_DEF) & 255
@@ -609,7 +697,7 @@ def evaluate(rules, cards, n, mode, out):
     out[3] = wasted
 
 
-@njit
+@leaf
 def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuffle_rng):
     """Draw up to ``k`` cards; re-form an empty deck from the discard (T9).
 
@@ -653,27 +741,146 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     opponent's HP minus its own (at least 0). With ``do_log`` each round is
     written to ``log``.
     """
+    rec = np.zeros((0, 2, REC_WIDTH), dtype=np.float64)
+    _record_game(rules, strat0, strat1, seed, deal, log, do_log, rec, result)
+
+
+@njit
+def _record_game(rules, strat0, strat1, seed, deal, log, do_log, rec, result):
+    """:func:`play_game`, also writing each round's decision inputs to
+    ``rec`` (``REC_*`` columns) when ``do_log`` and ``rec`` has rows."""
+    rngs, piles, ints, flt, ws, front, cand, c_mask = _work(rules[R_MAX_HAND])
+    _start(seed, deal, rngs, piles, ints, flt, result)
+    _play(
+        rules,
+        strat0,
+        strat1,
+        rngs,
+        piles,
+        ints,
+        flt,
+        ws,
+        front,
+        cand,
+        c_mask,
+        log,
+        do_log,
+        rec,
+        result,
+    )
+
+
+# ---- decision inputs recorded for ``profile`` (one row per round and seat) -----
+REC_INFO = 0  # N_INFO columns: the view the play was chosen from
+REC_HEAL_INFO = N_INFO  # N_INFO columns: the view the heal was chosen from
+REC_UNSPENT = 2 * N_INFO  # stamina left after the play
+REC_HEAL_MAX = REC_UNSPENT + 1  # most heal cards allowed (0: no heal choice made)
+REC_WIDTH = REC_HEAL_MAX + 1
+
+# rows of a game's integer work array (``_work``): hands, scratch, per-seat counters
+I_HAND = 0  # rows 0, 1: the hands (card ids, -1 = empty)
+I_ORDER = 2  # hand position before the play of each card left (for the log)
+I_IDX = 3  # hand positions sorted by keep value
+I_DROP = 4  # 1 for each hand position discarded to heal
+I_PAIRS = 5  # 14 rows of per-seat counters (see ``_play``), in columns 0 and 1
+N_IROWS = I_PAIRS + 14
+# rows of a game's float work array
+F_INFO = 0  # the view handed to the strategy (N_INFO columns)
+F_KEEP = 1  # keep values of the hand cards
+F_KS = 2  # keep values, ascending
+F_SEAT = 3  # rows 3, 4: per seat: rounds revealed, ATK sum, DEF sum, last ATK, last DEF
+
+
+@njit
+def _work(max_hand):
+    """The work arrays of one game, allocated once for game after game (see
+    ``_start``): the four random streams, the deck and discard pile, the
+    integer and float state (``I_*`` and ``F_*`` rows), and
+    :func:`enumerate_plays`' arrays (:func:`workspace`)."""
+    ws, front, cand, c_mask = workspace(max_hand)
+    return (
+        np.empty((4, 4), dtype=np.uint64),
+        np.empty((2, N_CARDS), dtype=np.int64),
+        np.empty((N_IROWS, MAX_HAND), dtype=np.int64),
+        np.empty((F_SEAT + 2, N_INFO), dtype=np.float64),
+        ws,
+        front,
+        cand,
+        c_mask,
+    )
+
+
+@leaf
+def _start(seed, deal, rngs, piles, ints, flt, result):
+    """Seed deal ``deal``'s streams (deal, reshuffles, seat 0 and seat 1
+    noise), shuffle the deck and reset the state and the result row, so one
+    set of work arrays serves game after game."""
+    rng.seed_state(rngs[0], seed, deal, rng.PURPOSE_DEAL)
+    rng.seed_state(rngs[1], seed, deal, rng.PURPOSE_RESHUFFLE)
+    rng.seed_state(rngs[2], seed, deal, rng.PURPOSE_SEAT0)
+    rng.seed_state(rngs[3], seed, deal, rng.PURPOSE_SEAT0 + 1)
+    deck = piles[0]
+    for i in range(N_CARDS):
+        deck[i] = i
+    rng.shuffle(rngs[0], deck, N_CARDS)
+    ints[:] = 0
+    ints[I_HAND : I_HAND + 2] = -1
+    flt[:] = 0.0
+    result[:] = 0
+
+
+@leaf
+def _heal_order(rules, strat, hand, m, keeps, idx, ks):
+    """Keep values of ``hand[:m]`` into ``keeps``, the hand positions in
+    ascending keep value into ``idx`` (a stable selection sort) and the
+    sorted values into ``ks``: healing discards the least wanted first."""
+    for i in range(m):
+        c = hand[i]
+        r = c // 4
+        keeps[i] = keep_value(
+            strat,
+            PIP_ATK[r],
+            PIP_DEF[r],
+            1.0 if r >= FIRST_TECHNIQUE else 0.0,
+            card_cost(rules, c),
+        )
+    for a in range(m):
+        idx[a] = a
+    for a in range(m):
+        lo = a
+        for b in range(a + 1, m):
+            if keeps[idx[b]] < keeps[idx[lo]]:
+                lo = b
+        t = idx[a]
+        idx[a] = idx[lo]
+        idx[lo] = t
+    for a in range(m):
+        ks[a] = keeps[idx[a]]
+
+
+@leaf
+def _play(
+    rules, strat0, strat1, rngs, piles, ints, flt, ws, front, cand, c_mask, log, do_log, rec, result
+):
+    """The game itself (see :func:`play_game`) on the work arrays of
+    :func:`_work`, reset and seeded by :func:`_start`: a leaf kernel, so no
+    array it touches is reference counted."""
     cap = rules[R_CAPACITY]
     max_hand = rules[R_MAX_HAND]
     start_hp = rules[R_START_HP]
-    # few allocations per game: small arrays are rows of a handful of blocks
-    rngs = np.empty((4, 4), dtype=np.uint64)
-    deal_rng = rngs[0]
+    do_rec = do_log and rec.shape[0] > 0
     resh_rng = rngs[1]
     noise0 = rngs[2]
     noise1 = rngs[3]
-    rng.seed_state(deal_rng, seed, deal, rng.PURPOSE_DEAL)
-    rng.seed_state(resh_rng, seed, deal, rng.PURPOSE_RESHUFFLE)
-    rng.seed_state(noise0, seed, deal, rng.PURPOSE_SEAT0)
-    rng.seed_state(noise1, seed, deal, rng.PURPOSE_SEAT0 + 1)
-
-    deck = np.arange(N_CARDS).astype(np.int64)
-    rng.shuffle(deal_rng, deck, N_CARDS)
-    disc = np.empty(N_CARDS, dtype=np.int64)
-    hand = np.full((2, MAX_HAND), -1, dtype=np.int64)
-    hand0 = hand[0]  # row views made once: a view per decision costs a refcount
+    deck = piles[0]
+    disc = piles[1]
+    hand = ints[I_HAND : I_HAND + 2]
+    hand0 = hand[0]
     hand1 = hand[1]
-    pairs = np.zeros((14, 2), dtype=np.int64)  # one row per per-seat counter
+    order = ints[I_ORDER]
+    idx = ints[I_IDX]
+    drop = ints[I_DROP]
+    pairs = ints[I_PAIRS : I_PAIRS + 14, :2]  # one row per per-seat counter
     hand_n = pairs[0]
     hp = pairs[1]
     hp_combat = pairs[2]
@@ -692,29 +899,21 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
     deck_n[0] = N_CARDS
     hp[0] = start_hp
     hp[1] = start_hp
-    seat_f = np.zeros((2, 5), dtype=np.float64)
-    reveals = seat_f[:, :3]  # rounds revealed, ATK sum, DEF sum
-    last = seat_f[:, 3:]  # last revealed ATK, DEF
-
-    # deal alternately, seat 0 first, up to the maximum hand size
-    for _ in range(max_hand):
-        for s in range(2):
-            _draw(rules, s, 1, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng)
-
-    ws, front, cand, c_mask = workspace(max_hand)  # enumerate_plays' arrays
+    info = flt[F_INFO]
+    keeps = flt[F_KEEP, :MAX_HAND]
+    ks = flt[F_KS, :MAX_HAND]
+    reveals = flt[F_SEAT : F_SEAT + 2, :3]  # rounds revealed, ATK sum, DEF sum
+    last = flt[F_SEAT : F_SEAT + 2, 3:5]  # last revealed ATK, DEF
     c_atk = cand[0]
     c_def = cand[1]
     c_cost = cand[2]
     c_cards = cand[3]
     c_wasted = cand[4]
-    small_f = np.zeros((2, MAX_HAND), dtype=np.float64)
-    keeps = small_f[0]
-    ks = small_f[1]
-    info = np.zeros(N_INFO, dtype=np.float64)
-    small_i = np.zeros((3, MAX_HAND), dtype=np.int64)
-    order = small_i[0]
-    idx = small_i[1]
-    drop = small_i[2]
+
+    # deal alternately, seat 0 first, up to the maximum hand size
+    for _ in range(max_hand):
+        for s in range(2):
+            _draw(rules, s, 1, hand, hand_n, deck, deck_n, disc, disc_n, seen, resh_rng)
 
     winner = DRAW
     reason = END_CAP
@@ -760,6 +959,9 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
             info[I_OPP_LAST_DEF] = last[o, 1]
             info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
             info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
+            if do_rec:
+                for j in range(N_INFO):
+                    rec[rnd, s, REC_INFO + j] = info[j]
             k = choose_play(strat, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise)
             chosen_mask[s] = c_mask[k]
             p_cost[s] = np.int64(c_cost[k])
@@ -850,34 +1052,17 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
                     )
             healed_log = 0
             if h_max > 0:
-                for i in range(m):
-                    c = hand[s, i]
-                    r = c // 4
-                    keeps[i] = keep_value(
-                        strat,
-                        PIP_ATK[r],
-                        PIP_DEF[r],
-                        1.0 if r >= FIRST_TECHNIQUE else 0.0,
-                        card_cost(rules, c),
-                    )
-                # selection sort of hand positions by keep value (stable)
-                for a in range(m):
-                    idx[a] = a
-                for a in range(m):
-                    lo = a
-                    for b in range(a + 1, m):
-                        if keeps[idx[b]] < keeps[idx[lo]]:
-                            lo = b
-                    t = idx[a]
-                    idx[a] = idx[lo]
-                    idx[lo] = t
-                for a in range(m):
-                    ks[a] = keeps[idx[a]]
+                _heal_order(rules, strat, hand0 if s == 0 else hand1, m, keeps, idx, ks)
                 info[I_MY_HP] = hp[s]
                 info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
                 info[I_START_HP] = start_hp
                 info[I_MAX_HAND] = max_hand
                 info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
+                if do_rec:
+                    for j in range(N_INFO):
+                        rec[rnd, s, REC_HEAL_INFO + j] = info[j]
+                    rec[rnd, s, REC_UNSPENT] = cap - p_cost[s]
+                    rec[rnd, s, REC_HEAL_MAX] = h_max
                 h = choose_heal(strat, info, m, cap - p_cost[s], ks, h_max, noise)
                 if h > 0:
                     drop[:] = 0
@@ -930,21 +1115,37 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
 N_RESULT = 15
 
 
-@pnjit
-def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
-    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
-    n_games = 2 * n_deals
-    for g in prange(n_games):
-        deal = first_deal + g // 2
-        swap = g % 2
-        log = np.zeros((1, 2, LOG_WIDTH), dtype=np.int64)
-        res = np.zeros(N_RESULT, dtype=np.int64)
-        if swap == 0:
-            play_game(rules, strat_a, strat_b, seed, deal, log, False, res)
+CHUNK = 32  # games per parallel task: each task allocates its work arrays once
+
+
+@njit
+def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
+    """Games ``g0 .. g1`` (rows of ``out``) one after another on one set of
+    work arrays: game g is deal ``first_deal + g // 2``, A in seat ``g % 2``."""
+    log = np.zeros((1, 2, LOG_WIDTH), dtype=np.int64)
+    rec = np.zeros((0, 2, REC_WIDTH), dtype=np.float64)
+    res = np.zeros(N_RESULT, dtype=np.int64)
+    rngs, piles, ints, flt, ws, front, cand, c_mask = _work(rules[R_MAX_HAND])
+    for g in range(g0, g1):
+        _start(seed, first_deal + g // 2, rngs, piles, ints, flt, res)
+        if g % 2 == 0:
+            sa, sb = strat_a, strat_b
         else:
-            play_game(rules, strat_b, strat_a, seed, deal, log, False, res)
+            sa, sb = strat_b, strat_a
+        _play(rules, sa, sb, rngs, piles, ints, flt, ws, front, cand, c_mask, log, False, rec, res)
         for k in range(N_RESULT):
             out[g, k] = res[k]
+
+
+@pnjit
+def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1),
+    in parallel tasks of ``CHUNK`` games."""
+    n_games = 2 * n_deals
+    for c in prange((n_games + CHUNK - 1) // CHUNK):
+        _play_games(
+            rules, strat_a, strat_b, seed, first_deal, c * CHUNK, min(n_games, (c + 1) * CHUNK), out
+        )
 
 
 def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
@@ -1042,6 +1243,238 @@ def trace_log(rules, strat_a, strat_b, seed, game):
     else:
         play_game(rules, sb, sa, np.uint64(seed), game // 2, log, True, res)
     return log[: res[1]], res
+
+
+# ---- profile: where a game's time goes ------------------------------------------
+@leaf
+def _replay_enumerate(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, n_cand):
+    """``enumerate_plays`` of every recorded decision, in order (``n_cand``
+    receives each one's candidate count)."""
+    for d in range(hands.shape[0]):
+        n_cand[d] = enumerate_plays(
+            rules,
+            hands[d],
+            hand_n[d],
+            np.int64(strats[who[d], P_FORBIDDEN]),
+            ws,
+            front,
+            cand[0],
+            cand[1],
+            cand[2],
+            cand[3],
+            cand[4],
+            c_mask,
+        )
+
+
+@leaf
+def _replay_store(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, first, all_c, all_m):
+    """The candidates of every recorded decision, decision ``d``'s at
+    ``first[d] .. first[d + 1]`` of ``all_c`` (five rows) and ``all_m``."""
+    for d in range(hands.shape[0]):
+        k = enumerate_plays(
+            rules,
+            hands[d],
+            hand_n[d],
+            np.int64(strats[who[d], P_FORBIDDEN]),
+            ws,
+            front,
+            cand[0],
+            cand[1],
+            cand[2],
+            cand[3],
+            cand[4],
+            c_mask,
+        )
+        for i in range(k):
+            for r in range(5):
+                all_c[r, first[d] + i] = cand[r, i]
+            all_m[first[d] + i] = c_mask[i]
+
+
+@leaf
+def _replay_choose(strats, who, infos, first, all_c, noise, chosen):
+    """``choose_play`` of every recorded decision on its stored candidates."""
+    for d in range(infos.shape[0]):
+        a = first[d]
+        b = first[d + 1]
+        chosen[d] = a + choose_play(
+            strats[who[d]],
+            infos[d],
+            all_c[0, a:b],
+            all_c[1, a:b],
+            all_c[2, a:b],
+            all_c[3, a:b],
+            all_c[4, a:b],
+            b - a,
+            noise,
+        )
+
+
+@leaf
+def _replay_heal(rules, strats, who, hands, hand_n, infos, unspent, h_max, flt, idx, noise, chosen):
+    """The heal choice of every recorded heal decision: keep values, their
+    order (``_heal_order``) and ``choose_heal``."""
+    keeps = flt[0]
+    ks = flt[1]
+    for d in range(hands.shape[0]):
+        st = strats[who[d]]
+        m = hand_n[d]
+        _heal_order(rules, st, hands[d], m, keeps, idx, ks)
+        chosen[d] = choose_heal(st, infos[d], m, unspent[d], ks, h_max[d], noise)
+
+
+def _clock(fns: dict, repeat: int) -> dict[str, float]:
+    """Least CPU seconds of this thread of each call in ``fns`` (name → call,
+    one of them ``total``), timed in turn for ``repeat`` rounds, and for up
+    to ``4 * repeat`` while the parts still add up to more than ``total`` (on
+    a busy machine a slow spell can fall on one call)."""
+    best = dict.fromkeys(fns, float("inf"))
+    for r in range(4 * max(repeat, 1)):
+        for name, fn in fns.items():
+            t = time.thread_time()
+            fn()
+            best[name] = min(best[name], time.thread_time() - t)
+        parts = sum(v for k, v in best.items() if k != "total")
+        if r + 1 >= repeat and best["total"] > parts:
+            break
+    return best
+
+
+def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float]:
+    """Where a game's time goes: CPU seconds per game of each part of the
+    engine, and ``total``, for games ``0 .. n_games`` of seed ``seed`` (even).
+
+    Method: ``total`` is the least CPU time (this thread's, over the timing
+    rounds below) to play the games one after another in one thread, as a
+    parallel task of ``simulate`` plays its chunk. The games are then played again
+    with every decision's inputs recorded (the hand and the strategy's view
+    before each play, the hand, view, stamina left and heal limit before each
+    heal choice), and those inputs are replayed, in game order, through each
+    hot kernel alone, timed the same way (the total and the parts in turn,
+    each round; more rounds, up to four times ``repeat``, while noise leaves
+    the parts above the total):
+
+    - ``enumerate plays``: ``enumerate_plays`` of every hand;
+    - ``choose play``: the strategy's ``choose_play`` on each decision's
+      stored candidates;
+    - ``choose heal``: keep values, their order and ``choose_heal`` of every
+      heal decision;
+    - ``state, draws and RNG``: ``total`` minus the parts above (dealing,
+      drawing and reshuffles, the strategy views, combat, the end of game and
+      the score trace).
+
+    A replayed part runs in a tight loop, so it may run a little faster than
+    amid a game; what it saves shows in the last part. The replayed choices
+    are checked against the recorded game for strategies without noise
+    (those with a temperature draw their noise from a fresh stream in the
+    replay, the same number of draws). Every decision and candidate is
+    kept in memory (some 80 kB a game), so a few thousand games are plenty.
+    Returns seconds per game.
+    """
+    if n_games <= 0 or n_games % 2:
+        raise ValueError("n_games must be positive and even (seat-swapped pairs)")
+    rules = np.asarray(rules, np.int64)
+    sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
+    seed = np.uint64(seed)
+    out = np.zeros((n_games, N_RESULT), dtype=np.int64)
+    _play_games(rules, sa, sb, seed, 0, 0, 2, out)  # compile outside the clock
+    _play_games(rules, sa, sb, seed, 0, 0, n_games, out)
+
+    # record every decision's inputs (a game plays the same rounds again)
+    rounds = out[:, 1]
+    first = np.concatenate(([0], np.cumsum(rounds)))
+    log = np.zeros((int(first[-1]), 2, LOG_WIDTH), dtype=np.int64)
+    rec = np.zeros((int(first[-1]), 2, REC_WIDTH), dtype=np.float64)
+    res = np.zeros(N_RESULT, dtype=np.int64)
+    for g in range(n_games):
+        s0, s1 = (sa, sb) if g % 2 == 0 else (sb, sa)
+        a, b = first[g], first[g + 1]
+        _record_game(rules, s0, s1, seed, g // 2, log[a:b], True, rec[a:b], res)
+        assert res[1] == rounds[g]
+    strats = np.stack([sa, sb])
+    # the strategy of each row (round and seat): 0 for A, in seat 0 of even games
+    game_of = np.repeat(np.arange(n_games), rounds)
+    who = (np.arange(2)[None, :] != (game_of % 2)[:, None]).astype(np.int64).reshape(-1)
+    log = log.reshape(-1, LOG_WIDTH)
+    rec = rec.reshape(-1, REC_WIDTH)
+    hands = np.ascontiguousarray(log[:, L_HAND : L_HAND + MAX_HAND])
+    hand_n = (hands >= 0).sum(axis=1).astype(np.int64)
+    infos = np.ascontiguousarray(rec[:, REC_INFO : REC_INFO + N_INFO])
+
+    ws, front, cand, c_mask = workspace(int(rules[R_MAX_HAND]))
+    n_cand = np.zeros(len(hands), dtype=np.int64)
+    enum_args = (rules, strats, who, hands, hand_n, ws, front, cand, c_mask, n_cand)
+    _replay_enumerate(*enum_args)
+    cfirst = np.concatenate(([0], np.cumsum(n_cand)))
+    all_c = np.zeros((5, int(cfirst[-1])), dtype=np.float64)
+    all_m = np.zeros(int(cfirst[-1]), dtype=np.int64)
+    _replay_store(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, cfirst, all_c, all_m)
+    noise = np.zeros(4, dtype=np.uint64)
+    chosen = np.zeros(len(hands), dtype=np.int64)
+
+    def choose():
+        rng.seed_state(noise, seed, 0, rng.PURPOSE_GAME)
+        _replay_choose(strats, who, infos, cfirst, all_c, noise, chosen)
+
+    choose()
+    exact = strats[who, P_TEMP_PLAY] <= 0.0
+    same = (all_m[chosen] == log[:, L_PLAYED]) & (all_c[0, chosen] == log[:, L_ATK])
+    same &= all_c[1, chosen] == log[:, L_DEF]
+    if not same[exact].all():
+        raise RuntimeError("profile: a replayed play choice differs from the game's")
+
+    heal = rec[:, REC_HEAL_MAX] > 0
+    played = log[heal, L_PLAYED]
+    hands_after = np.full((int(heal.sum()), MAX_HAND), -1, dtype=np.int64)
+    for d, (row, mask) in enumerate(zip(hands[heal], played, strict=True)):
+        kept = [c for i, c in enumerate(row) if c >= 0 and not (mask >> i) & 1]
+        hands_after[d, : len(kept)] = kept
+    h_n = (hands_after >= 0).sum(axis=1).astype(np.int64)
+    h_infos = np.ascontiguousarray(rec[heal, REC_HEAL_INFO : REC_HEAL_INFO + N_INFO])
+    unspent = rec[heal, REC_UNSPENT].astype(np.int64)
+    h_max = rec[heal, REC_HEAL_MAX].astype(np.int64)
+    flt = np.zeros((2, MAX_HAND), dtype=np.float64)
+    idx = np.zeros(MAX_HAND, dtype=np.int64)
+    h_chosen = np.zeros(len(h_n), dtype=np.int64)
+    h_who = who[heal]
+
+    def heal_choice():
+        rng.seed_state(noise, seed, 0, rng.PURPOSE_GAME)
+        _replay_heal(
+            rules,
+            strats,
+            h_who,
+            hands_after,
+            h_n,
+            h_infos,
+            unspent,
+            h_max,
+            flt,
+            idx,
+            noise,
+            h_chosen,
+        )
+
+    heal_choice()
+    healed = np.array([bin(int(x)).count("1") for x in log[heal, L_HEALED]], dtype=np.int64)
+    exact = strats[h_who, P_TEMP_HEAL] <= 0.0
+    if not (h_chosen == healed)[exact].all():
+        raise RuntimeError("profile: a replayed heal choice differs from the game's")
+
+    best = _clock(
+        {
+            "total": lambda: _play_games(rules, sa, sb, seed, 0, 0, n_games, out),
+            "enumerate plays": lambda: _replay_enumerate(*enum_args),
+            "choose play": choose,
+            "choose heal": heal_choice,
+        },
+        repeat,
+    )
+    parts = {k: best[k] for k in ("enumerate plays", "choose play", "choose heal")}
+    parts["state, draws and RNG"] = best["total"] - sum(parts.values())
+    parts["total"] = best["total"]
+    return {k: v / n_games for k, v in parts.items()}
 
 
 def _cards_of(row, mask):

@@ -14,7 +14,7 @@ the costs, attack and defence of each candidate come from the engine.
 import numpy as np
 
 from kernels.contract import Side, refuse
-from kernels.jit import njit
+from kernels.jit import leaf
 from kernels.rng import gumbel
 from strategies.tosk.view import (
     I_CAPACITY,
@@ -113,7 +113,7 @@ def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     return p
 
 
-@njit
+@leaf
 def keep_value(params, atk, dfn, is_tech, cost):
     """How much the strategy wants to keep a card in hand."""
     return (
@@ -124,7 +124,7 @@ def keep_value(params, atk, dfn, is_tech, cost):
     )
 
 
-@njit
+@leaf
 def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise):
     """Index of the chosen candidate play among the first ``n_cand``.
 
@@ -143,33 +143,40 @@ def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, n
     opp_hurt = 1.0 - info[I_OPP_HP] / start
     room = info[I_MAX_HAND] - info[I_MY_HAND]
     temp = w[P_TEMP_PLAY]
+    cap = info[I_CAPACITY]
+    opp_hp = info[I_OPP_HP]
+    # the weights read once, not per candidate (the sums below keep their order)
+    w0, w1, w2, w3, w4, w5, w6, w7 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+    w8, w9, w10, w11, w12, w13 = w[8], w[9], w[10], w[11], w[12], w[13]
     best = 0
     best_score = -np.inf
     for k in range(n_cand):
         atk = c_atk[k]
         dfn = c_def[k]
-        unspent = info[I_CAPACITY] - c_cost[k]
-        draw = min(unspent, room + c_cards[k])
+        cost = c_cost[k]
+        cards = c_cards[k]
+        unspent = cap - cost
+        draw = min(unspent, room + cards)
         dmg = max(0.0, atk - opp_def)
         exposed = max(0.0, opp_atk - dfn)
         s = (
-            w[0] * atk
-            + w[1] * dfn
-            + w[2] * c_cost[k]
-            + w[3] * unspent
-            + w[4] * c_cards[k]
-            + w[5] * draw
-            + w[6] * dmg
-            + w[7] * min(dfn, opp_atk)
-            + w[9] * dfn * hurt
-            + w[10] * atk * opp_hurt
-            + w[11] * c_wasted[k]
-            + w[13] * exposed
+            w0 * atk
+            + w1 * dfn
+            + w2 * cost
+            + w3 * unspent
+            + w4 * cards
+            + w5 * draw
+            + w6 * dmg
+            + w7 * min(dfn, opp_atk)
+            + w9 * dfn * hurt
+            + w10 * atk * opp_hurt
+            + w11 * c_wasted[k]
+            + w13 * exposed
         )
-        if dmg >= info[I_OPP_HP]:
-            s += w[8]
-        if c_cards[k] == 0:
-            s += w[12]
+        if dmg >= opp_hp:
+            s += w8
+        if cards == 0:
+            s += w12
         if temp > 0.0:
             s += temp * gumbel(noise)
         if s > best_score:
@@ -178,7 +185,7 @@ def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, n
     return best
 
 
-@njit
+@leaf
 def choose_heal(params, info, hand_after, unspent, keep_sorted, h_max, noise):
     """How many hand cards to discard for healing (0..h_max).
 
