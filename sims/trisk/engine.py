@@ -1563,6 +1563,54 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
 
 
 @leaf
+def snapshot(rec, rec_u, rec_meta, rec_n, kind, p, side, turn, bd, pl, hd, dk, rngs):
+    """Record the state of a decision (``kind`` 0: a Primal action, 1: a
+    Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profile``: row ``rec_n[0]`` of
+    ``rec_meta`` gets ``[offset, kind, choice (-1 until made), p, side, turn,
+    creations in play + 1 of each seat]``; ``rec`` (from ``rec_n[1]``) the used
+    board slots, the counters, the hands and the decks; ``rec_u`` the streams.
+    When the buffers are full it records nothing and sets ``rec_n[2]`` to 1
+    (``rec_meta`` has no rows when nothing is recorded). Returns the row, or -1."""
+    i = rec_n[0]
+    nb0 = pl[0, K_NB]
+    nb1 = pl[1, K_NB]
+    size = (nb0 + nb1) * BF + 2 * KW + 2 * MAX_HAND + 2 * dk.shape[1]
+    if i >= rec_meta.shape[0] or rec_n[1] + size > rec.shape[0]:
+        rec_n[2] = 1
+        return -1
+    o = rec_n[1]
+    rec_meta[i, 0] = o
+    rec_meta[i, 1] = kind
+    rec_meta[i, 2] = -1
+    rec_meta[i, 3] = p
+    rec_meta[i, 4] = side
+    rec_meta[i, 5] = turn
+    rec_meta[i, 6] = nb0
+    rec_meta[i, 7] = nb1
+    for q in range(2):
+        for s in range(pl[q, K_NB]):
+            for f in range(BF):
+                rec[o] = bd[q, s, f]
+                o += 1
+    for q in range(2):
+        for f in range(KW):
+            rec[o] = pl[q, f]
+            o += 1
+        for h in range(MAX_HAND):
+            rec[o] = hd[q, h]
+            o += 1
+        for j in range(dk.shape[1]):
+            rec[o] = dk[q, j]
+            o += 1
+    for r in range(6):
+        for j in range(4):
+            rec_u[i, r, j] = rngs[r, j]
+    rec_n[0] = i + 1
+    rec_n[1] = o
+    return i
+
+
+@leaf
 def play(
     rules,
     table,
@@ -1588,8 +1636,16 @@ def play(
     ints,
     do_log,
     result,
+    rec,
+    rec_u,
+    rec_meta,
+    rec_n,
 ):
-    """Play one set-up game to its end; fills ``result``."""
+    """Play one set-up game to its end; fills ``result``. With rows in
+    ``rec_meta``, every decision of the Primal and Creation phases and the
+    start of every Combat phase is recorded (``snapshot``) for
+    ``sims.trisk.profile``."""
+    recording = rec_meta.shape[0] > 0
     # the toss (RD5): seat 0 wins it, each side once per seat-swapped pair;
     # the winner chooses who starts
     toss = 0
@@ -1623,10 +1679,15 @@ def play(
             bd[p, s, F_USED] = 0
         # ---- Primal phase: three actions
         for _ in range(rules[R_ACTIONS]):
+            r = -1
+            if recording:
+                r = snapshot(rec, rec_u, rec_meta, rec_n, 0, p, side, turn, bd, pl, hd, dk, rngs)
             n = primal_candidates(rules, table, bd, pl, hd, forb, p, feats)
             for k in range(n):
                 scores[k] = score(w, P_PRIMAL, feats, k, NPR)
             k = pick(scores, n, w[P_TEMP], noise)
+            if r >= 0:
+                rec_meta[r, 2] = k
             if k == 0:
                 old = bd[p, 0, F_LEVEL]
                 bd[p, 0, F_LEVEL] = min(MAX_LEVEL, old + 1)
@@ -1657,10 +1718,15 @@ def play(
         refused = False
         for _ in range(64):
             refused = refused or create_refused(rules, table, pl, hd, forb, p)
+            r = -1
+            if recording:
+                r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
             n = play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
             for k in range(n):
                 scores[k] = score(w, P_PLAY, feats, k, NPL)
             k = pick(scores, n, w[P_TEMP], noise)
+            if r >= 0:
+                rec_meta[r, 2] = k
             if k == 0:
                 break
             fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn)
@@ -1673,6 +1739,8 @@ def play(
             reason = END_PRIMAL
             break
         # ---- Combat phase
+        if recording:
+            snapshot(rec, rec_u, rec_meta, rec_n, 2, p, side, turn, bd, pl, hd, dk, rngs)
         na = attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log, turn)
         if na > 0:
             fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn)
@@ -1778,6 +1846,10 @@ def _work(dmax, with_log):
         np.zeros((MAX_LOG if with_log else 1, LOG_W), np.int64),
         np.zeros(4, np.int64),
         np.zeros(N_RESULT, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros((0, 6, 4), np.uint64),
+        np.zeros((0, 8), np.int64),
+        np.zeros(3, np.int64),
     )
 
 
@@ -1803,6 +1875,10 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         log,
         ints,
         res,
+        rec,
+        rec_u,
+        rec_meta,
+        rec_n,
     ) = _work(sides.shape[1], do_log)
     start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
     play(
@@ -1830,6 +1906,10 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         ints,
         do_log,
         res,
+        rec,
+        rec_u,
+        rec_meta,
+        rec_n,
     )
     return res, log[: ints[0]].copy()
 
@@ -1861,6 +1941,10 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
             log,
             ints,
             res,
+            rec,
+            rec_u,
+            rec_meta,
+            rec_n,
         ) = _work(sides.shape[1], False)
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
@@ -1891,6 +1975,10 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
                 ints,
                 False,
                 res,
+                rec,
+                rec_u,
+                rec_meta,
+                rec_n,
             )
             for k in range(N_RESULT):
                 out[g, k] = res[k]
