@@ -14,10 +14,9 @@ programs on a busy machine do not inflate it), the best of ``repeats``.
    decision, and the choice made).
 3. Each recorded decision is replayed through the kernels under test,
    cumulatively: stage 0 only restores the state into work arrays; a Creation
-   step's stage 1 adds the candidate enumeration with its features
-   (``play_candidates``), stage 2 the scoring and the choice (``score`` of
-   every candidate and ``pick``), stage 3 carrying the choice out
-   (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
+   step's stage 1 adds the candidates (``scored_candidates``: their
+   enumeration, features and scores, computed in one pass), stage 2 the
+   choice (``pick``), stage 3 carrying it out (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
    choice; the start of a Combat phase's stage 1 adds the combat (attackers,
    Fear flips, blocks, the Damage step) and stage 2 the end of the turn
    (``end_of_turn`` and the invariant checks). Each stage is timed over one
@@ -30,7 +29,7 @@ programs on a busy machine do not inflate it), the best of ``repeats``.
    bookkeeping (``create_refused``), the score trace, the loops, and what
    replaying out of the game's flow times differently (caches, branches).
 
-Returns seconds per game: ``deal``, ``primal``, ``candidates``, ``scoring``,
+Returns seconds per game: ``deal``, ``primal``, ``candidates``, ``pick``,
 ``apply``, ``combat``, ``end_of_turn``, ``rest`` and ``total`` (the parts and
 ``rest`` sum to ``total``). A part that timer
 noise makes negative is reported as 0; should the parts exceed the measured
@@ -46,8 +45,8 @@ import numpy as np
 
 from kernels.jit import leaf, njit
 from sims.trisk import engine as E
-from strategies.trisk import P_PLAY, P_PRIMAL, P_TEMP, pick, score
-from strategies.trisk.view import NPL, NPR
+from strategies.trisk import P_PRIMAL, P_TEMP, pick, score
+from strategies.trisk.view import NPR
 
 _INTS_PER_DECISION = 600  # a generous mean size of one recorded state
 
@@ -78,6 +77,8 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
         rec_u,
         rec_meta,
         rec_n,
+        sl,
+        hr,
     ) = E._work(sides.shape[1], False)
     rec = np.zeros(cap * _INTS_PER_DECISION, np.int64)
     rec_u = np.zeros((cap, 6, 4), np.uint64)
@@ -113,6 +114,8 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
             rec_u,
             rec_meta,
             rec_n,
+            sl,
+            hr,
         )
     return rec, rec_u, rec_meta[: rec_n[0]].copy(), rec_n[2] == 1
 
@@ -170,6 +173,8 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
         _rec_u,
         _rec_meta,
         _rec_n,
+        sl,
+        hr,
     ) = E._work(dmax, False)
     wrong = 0
     for i in range(rec_meta.shape[0]):
@@ -229,11 +234,11 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
             if pick(scores, n, w[P_TEMP], noise) != rec_meta[i, 2]:
                 wrong += 1
             continue
-        n = E.play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
+        n = E.scored_candidates(
+            rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores
+        )
         if stage == 1:
             continue
-        for k in range(n):
-            scores[k] = score(w, P_PLAY, feats, k, NPL)
         k = pick(scores, n, w[P_TEMP], noise)
         if k != rec_meta[i, 2]:
             wrong += 1
@@ -269,6 +274,8 @@ def _deal(sides, deck_n, primals, seed, n_deals):
         rec_u,
         rec_meta,
         rec_n,
+        sl,
+        hr,
     ) = E._work(sides.shape[1], False)
     tot = 0
     for g in range(2 * n_deals):
@@ -333,7 +340,7 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeats=3) -> dict[str, floa
         "deal": deal,
         "primal": max(p1 - p0, 0.0),
         "candidates": max(c1 - c0, 0.0),
-        "scoring": max(c2 - c1, 0.0),
+        "pick": max(c2 - c1, 0.0),
         "apply": max(c3 - c2, 0.0),
         "combat": max(b1 - b0, 0.0),
         "end_of_turn": max(b2 - b1, 0.0),
