@@ -976,7 +976,8 @@ def _effect_candidate(
 
 @leaf
 def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
-    """Every legal step of the Creation phase (0: stop), with its features."""
+    """Every legal step of the Creation phase (0: stop), with its features: the
+    reference that ``scored_candidates`` (what ``play`` uses) must match."""
     q = 1 - p
     n = 0
     _clear(feats, 0, NPL)
