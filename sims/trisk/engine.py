@@ -414,7 +414,7 @@ def _log(log, ints, do_log, turn, seat, code, a, b, c, d, e):
         ints[0] = n + 1
 
 
-@leaf
+@leaf(inline="always")
 def _ab(table, card, i, field):
     return table[card, C_ABIL + i * A_W + field]
 
@@ -434,7 +434,7 @@ def passive_amount(table, card, level, effect):
     return tot
 
 
-@leaf
+@leaf(inline="always")
 def has_active(table, card):
     for i in range(table[card, C_N_ABIL]):
         if _ab(table, card, i, A_SHAPE) == SHAPE_ACTIVE:
@@ -442,17 +442,17 @@ def has_active(table, card):
     return False
 
 
-@leaf
+@leaf(inline="always")
 def flying(table, bd, p, s):
     return table[bd[p, s, F_CARD], C_FLYING] > 0 or bd[p, s, F_TOK + FLYING] > 0
 
 
-@leaf
+@leaf(inline="always")
 def hp(table, bd, p, s):
     return table[bd[p, s, F_CARD], C_HP]
 
 
-@leaf
+@leaf(inline="always")
 def warded(table, bd, p, s):
     """A creation with an unlocked Ward passive (Ward has no amount)."""
     if s == 0:
@@ -468,7 +468,7 @@ def warded(table, bd, p, s):
     return False
 
 
-@leaf
+@leaf(inline="always")
 def group_count(table, bd, pl, p, group, skip):
     """Creations of seat ``p`` in ``group`` (other than slot ``skip``)."""
     n = 0
@@ -480,7 +480,7 @@ def group_count(table, bd, pl, p, group, skip):
     return n
 
 
-@leaf
+@leaf(inline="always")
 def attack_power(table, bd, pl, p, s):
     """AP of slot ``s`` including Pack bonuses."""
     card = bd[p, s, F_CARD]
@@ -499,7 +499,7 @@ def attack_power(table, bd, pl, p, s):
     return ap
 
 
-@leaf
+@leaf(inline="always")
 def can_attack(rules, table, bd, p, s):
     """Slot ``s`` may be declared an attacker (its Attack unlocked, not asleep,
     no ability used this turn; a Primal from ``primal_attack_level``)."""
@@ -511,7 +511,7 @@ def can_attack(rules, table, bd, p, s):
     return lvl >= 0 and bd[p, s, F_LEVEL] >= lvl and bd[p, s, F_USED] == 0
 
 
-@leaf
+@leaf(inline="always")
 def typed_damage(rules, table, card, amount, dtype):
     """Damage a card takes from ``amount`` of ``dtype`` (R6): resist, weak, then
     Armor (1 per shield against physical). UNTYPED (poison) is never changed."""
@@ -584,7 +584,7 @@ def coin(rngs):
     return rng.uniform(rngs[2]) < 0.5
 
 
-@leaf
+@leaf(inline="always")
 def gate_prob(table, bd, pl, p, card, i):
     """Chance that ability ``i`` of ``card`` (owned by ``p``) passes its coin gate."""
     c = _ab(table, card, i, A_COINS)
@@ -615,7 +615,7 @@ def gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
     return heads > 0
 
 
-@leaf
+@leaf(inline="always")
 def amount(table, bd, p, card, i, x):
     n = _ab(table, card, i, A_N)
     return x if n == X_AMOUNT else n
@@ -803,7 +803,7 @@ def effect_features(rules, table, bd, pl, p, effect, n, param, tp, ts, q, feats,
             )
 
 
-@leaf
+@leaf(inline="always")
 def _any_effect(feats, k):
     for f in range(PF_AP_GAIN, PF_LETHAL + 1):
         if (
@@ -818,7 +818,7 @@ def _any_effect(feats, k):
     return False
 
 
-@leaf
+@leaf(inline="always")
 def _clear(feats, k, nf):
     for f in range(nf):
         feats[k, f] = 0.0
@@ -926,7 +926,7 @@ def primal_candidates(rules, table, bd, pl, hd, forb, p, feats):
 
 
 # ---- the Creation phase ------------------------------------------------------------------------
-@leaf
+@leaf(inline="always")
 def _add(cand, n, kind, h, s, a, tp, ts):
     cand[n, CK] = kind
     cand[n, CH] = h
@@ -976,7 +976,8 @@ def _effect_candidate(
 
 @leaf
 def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
-    """Every legal step of the Creation phase (0: stop), with its features."""
+    """Every legal step of the Creation phase (0: stop), with its features: the
+    reference that ``scored_candidates`` (what ``play`` uses) must match."""
     q = 1 - p
     n = 0
     _clear(feats, 0, NPL)
@@ -1154,6 +1155,396 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
                 )
                 if n > k:
                     feats[k, PF_LOST_ATTACK] = lost
+    return n
+
+
+# ---- the Creation phase, scored in one pass (what ``play`` uses) ------------------------------
+# ``play_candidates`` with ``score`` of every row is the reference: ``scored_candidates``
+# writes the same rows in the same order, the same features by the same float operations
+# and so the same scores (tests/games/trisk/test_trisk_fast.py compares them), cheaper:
+# the attack power and Ward of every card in play are computed once per step (``slot_table``)
+# instead of once per candidate, a card held twice copies the rows of its first copy (a
+# hand card's rows depend on the card, never on its place in the hand), and each row is
+# scored as soon as it is complete.
+SL_AP, SL_WARD = 0, 1
+SLW = 2
+
+
+@leaf
+def slot_table(table, bd, pl, sl):
+    """``sl[seat, slot]``: the ``attack_power`` and ``warded`` (0/1) of every card in play."""
+    for q in range(2):
+        for s in range(pl[q, K_NB]):
+            sl[q, s, SL_AP] = attack_power(table, bd, pl, q, s)
+            sl[q, s, SL_WARD] = 1 if warded(table, bd, q, s) else 0
+
+
+@leaf(inline="always")
+def targets_sl(bd, pl, sl, p, code, self_slot, exclude, spell, tg):
+    """``targets`` with Ward read from ``sl`` (``slot_table``)."""
+    q = 1 - p
+    n = 0
+    if code == T_SELF:
+        if self_slot >= 0:
+            tg[0, 0] = p
+            tg[0, 1] = self_slot
+            n = 1
+    elif code == T_OWN_CREATION:
+        for s in range(1, pl[p, K_NB]):
+            if s != exclude:
+                tg[n, 0] = p
+                tg[n, 1] = s
+                n += 1
+    elif code == T_ENEMY_CREATION or code == T_ENEMY_ANY:
+        for s in range(1, pl[q, K_NB]):
+            if sl[q, s, SL_WARD] == 0:
+                tg[n, 0] = q
+                tg[n, 1] = s
+                n += 1
+        if code == T_ENEMY_ANY and not spell:
+            tg[n, 0] = q
+            tg[n, 1] = 0
+            n += 1
+    elif code == T_ENEMY_PRIMAL:
+        if not spell:
+            tg[0, 0] = q
+            tg[0, 1] = 0
+            n = 1
+    elif code == T_OWN_PRIMAL:
+        if not spell:
+            tg[0, 0] = p
+            tg[0, 1] = 0
+            n = 1
+    elif code == T_ALL_ENEMY_CREATIONS:
+        tg[0, 0] = q
+        tg[0, 1] = -1
+        n = 1
+    elif code == T_PLAYER:
+        tg[0, 0] = p
+        tg[0, 1] = -1
+        n = 1
+    return n
+
+
+@leaf
+def effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
+    """``effect_features`` with attack powers read from ``sl`` (``slot_table``)."""
+    if effect == E_DRAW:
+        room = min(rules[R_HAND_LIMIT] - pl[tp, K_HANDN], pl[tp, K_DECKN] - pl[tp, K_POS])
+        feats[k, PF_DRAW] += q * max(0, min(n, room))
+        return
+    if ts == -1:
+        for s in range(1, pl[tp, K_NB]):
+            _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, s, q, feats, k)
+        return
+    _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k)
+
+
+@leaf(inline="always")
+def _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
+    """``effect_features_sl`` on one card in play (slot ``ts`` of seat ``tp``)."""
+    card = bd[tp, ts, F_CARD]
+    enemy = tp != p
+    if enemy and ts > 0:
+        feats[k, PF_TARGET_AP] += sl[tp, ts, SL_AP]
+    if effect == E_STATUS:
+        if enemy:
+            if param == FEARED or param == BLINDED or param == ASLEEP:
+                if ts > 0 and sl[tp, ts, SL_AP] > 0:
+                    feats[k, PF_DISABLE] += q * n
+            elif param == POISONED:
+                feats[k, PF_POISON] += q * n
+            elif param == SILENCED:
+                if has_active(table, card):
+                    feats[k, PF_SILENCE] += q * n
+        else:
+            if param == ASLEEP:
+                feats[k, PF_SELF_SLEEP] += q * n
+                feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+            elif param == FLYING:
+                if (
+                    ts > 0
+                    and not flying(table, bd, tp, ts)
+                    and can_attack(rules, table, bd, tp, ts)
+                ):
+                    feats[k, PF_FLYING] += q * n
+    elif effect == E_HEAL:
+        if not enemy:
+            feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+    elif effect == E_DAMAGE:
+        if enemy:
+            d = typed_damage(rules, table, card, n, param)
+            left = hp(table, bd, tp, ts) - bd[tp, ts, F_DMG]
+            if ts == 0:
+                feats[k, PF_DMG_PRIMAL] += q * min(d, left)
+                if d >= left:
+                    feats[k, PF_LETHAL] += q
+            else:
+                feats[k, PF_DMG_CREATURE] += q * min(d, left)
+                if d >= left:
+                    feats[k, PF_KILLS] += q
+    elif effect == E_CLEANSE:
+        if not enemy:
+            for st in range(N_STATUS):
+                if st != FLYING:
+                    feats[k, PF_CLEANSE] += q * min(n, bd[tp, ts, F_TOK + st])
+    elif effect == E_LEVEL:
+        if not enemy:
+            feats[k, PF_LEVELS] += q * (
+                min(MAX_LEVEL, bd[tp, ts, F_LEVEL] + n) - bd[tp, ts, F_LEVEL]
+            )
+
+
+@leaf(inline="always")
+def _effect_row(
+    rules,
+    table,
+    bd,
+    pl,
+    sl,
+    p,
+    cand,
+    feats,
+    n,
+    kind,
+    h,
+    s,
+    a,
+    tp,
+    ts,
+    eff,
+    nn,
+    param,
+    gate,
+    flag,
+    sacrifice,
+):
+    """``_effect_candidate`` with ``effect_features_sl`` (the row is not scored)."""
+    if n >= MAXC:
+        return n
+    _clear(feats, n, NPL)
+    _add(cand, n, kind, h, s, a, tp, ts)
+    feats[n, flag] = 1.0
+    feats[n, PF_SACRIFICE] = sacrifice
+    effect_features_sl(rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, n)
+    if not _any_effect(feats, n):
+        feats[n, PF_WASTED] = 1.0
+    return n + 1
+
+
+@leaf
+def scored_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores):
+    """``play_candidates`` and the ``score`` of every row (``scores``), in one
+    pass (see the section's comment); ``sl`` and ``hr`` are work arrays."""
+    q = 1 - p
+    slot_table(table, bd, pl, sl)
+    n = 0
+    _clear(feats, 0, NPL)
+    _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
+    feats[0, PF_STOP] = 1.0
+    scores[0] = score(w, P_PLAY, feats, 0, NPL)
+    n = 1
+    mine = pl[p, K_NB] - 1
+    theirs = pl[q, K_NB] - 1
+    cost = rules[R_UPGRADE_COST]
+    for h in range(pl[p, K_HANDN]):
+        c = hd[p, h]
+        hr[h, 0] = n
+        hr[h, 1] = n
+        if forb[c]:
+            continue
+        twin = -1
+        for h2 in range(h):
+            if hd[p, h2] == c:
+                twin = h2
+                break
+        if twin >= 0:  # the same card earlier in the hand: the same rows
+            for j in range(hr[twin, 0], hr[twin, 1]):
+                if n < MAXC:
+                    for f in range(CW):
+                        cand[n, f] = cand[j, f]
+                    cand[n, CH] = h
+                    for f in range(NPL):
+                        feats[n, f] = feats[j, f]
+                    scores[n] = scores[j]
+                    n += 1
+            hr[h, 1] = n
+            continue
+        t = table[c, C_TYPE]
+        if t == CREATION:
+            if mine < rules[R_MAX_BOARD] and n < MAXC:
+                _clear(feats, n, NPL)
+                _add(cand, n, PK_CREATE, h, -1, -1, -1, -1)
+                feats[n, PF_CREATE] = 1.0
+                feats[n, PF_AP_GAIN] = table[c, C_AP]
+                feats[n, PF_HP_GAIN] = table[c, C_HP]
+                feats[n, PF_BOARD_GAP] = theirs - mine
+                scores[n] = score(w, P_PLAY, feats, n, NPL)
+                n += 1
+        elif t == UPGRADE:
+            for s in range(1, pl[p, K_NB]):
+                old = bd[p, s, F_CARD]
+                if (
+                    table[old, C_KIND] == table[c, C_ONTO]
+                    and bd[p, s, F_LEVEL] >= cost
+                    and n < MAXC
+                ):
+                    _clear(feats, n, NPL)
+                    _add(cand, n, PK_UPGRADE, h, s, -1, -1, -1)
+                    feats[n, PF_UPGRADE] = 1.0
+                    feats[n, PF_AP_GAIN] = table[c, C_AP] - table[old, C_AP]
+                    feats[n, PF_HP_GAIN] = table[c, C_HP] - table[old, C_HP]
+                    if bd[p, s, F_DMG] >= table[c, C_HP]:
+                        feats[n, PF_WASTED] = 1.0
+                    scores[n] = score(w, P_PLAY, feats, n, NPL)
+                    n += 1
+        elif t == SORCERY:
+            kind = table[c, C_KIND]
+            eff = _ab(table, c, 0, A_EFFECT)
+            code = _ab(table, c, 0, A_TARGET)
+            param = _ab(table, c, 0, A_PARAM)
+            gate = gate_prob(table, bd, pl, p, c, 0)
+            if kind == CURSE:
+                x = table[bd[p, 0, F_CARD], C_MP]
+                nn = amount(table, bd, p, c, 0, x)
+                for s in range(1, pl[q, K_NB]):
+                    if sl[q, s, SL_WARD]:
+                        continue
+                    m = 1
+                    if code == T_ENEMY_CREATION or code == T_SELF or code == T_ENEMY_ANY:
+                        tg[0, 0] = q
+                        tg[0, 1] = s
+                    else:
+                        m = targets_sl(bd, pl, sl, p, code, -1, -1, True, tg)
+                    for j in range(m):
+                        k = n
+                        n = _effect_row(
+                            rules,
+                            table,
+                            bd,
+                            pl,
+                            sl,
+                            p,
+                            cand,
+                            feats,
+                            n,
+                            PK_CAST,
+                            h,
+                            s,
+                            0,
+                            tg[j, 0],
+                            tg[j, 1],
+                            eff,
+                            nn,
+                            param,
+                            gate,
+                            PF_CURSE,
+                            0.0,
+                        )
+                        if n > k:
+                            scores[k] = score(w, P_PLAY, feats, k, NPL)
+            else:
+                for s in range(1, pl[p, K_NB]):
+                    if kind == RITUAL:
+                        x = table[bd[p, s, F_CARD], C_MP]
+                    else:
+                        x = table[bd[p, 0, F_CARD], C_MP]
+                    nn = amount(table, bd, p, c, 0, x)
+                    m = 1
+                    if kind == BLESSING and (code == T_OWN_CREATION or code == T_SELF):
+                        tg[0, 0] = p
+                        tg[0, 1] = s
+                    else:
+                        m = targets_sl(
+                            bd,
+                            pl,
+                            sl,
+                            p,
+                            code,
+                            s if kind == BLESSING else -1,
+                            s if kind == RITUAL else -1,
+                            True,
+                            tg,
+                        )
+                    sacrifice = 0.0
+                    if kind == RITUAL:
+                        sacrifice = (
+                            sl[p, s, SL_AP] + table[bd[p, s, F_CARD], C_HP] - bd[p, s, F_DMG]
+                        )
+                    for j in range(m):
+                        k = n
+                        n = _effect_row(
+                            rules,
+                            table,
+                            bd,
+                            pl,
+                            sl,
+                            p,
+                            cand,
+                            feats,
+                            n,
+                            PK_CAST,
+                            h,
+                            s,
+                            0,
+                            tg[j, 0],
+                            tg[j, 1],
+                            eff,
+                            nn,
+                            param,
+                            gate,
+                            PF_RITUAL if kind == RITUAL else PF_BLESSING,
+                            sacrifice,
+                        )
+                        if n > k:
+                            scores[k] = score(w, P_PLAY, feats, k, NPL)
+        hr[h, 1] = n
+    # active abilities: one per creation per turn
+    for s in range(1, pl[p, K_NB]):
+        if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
+            continue
+        card = bd[p, s, F_CARD]
+        lvl = bd[p, s, F_LEVEL]
+        could_attack = can_attack(rules, table, bd, p, s)
+        for i in range(table[card, C_N_ABIL]):
+            if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
+                continue
+            eff = _ab(table, card, i, A_EFFECT)
+            param = _ab(table, card, i, A_PARAM)
+            nn = amount(table, bd, p, card, i, table[card, C_MP])
+            gate = gate_prob(table, bd, pl, p, card, i)
+            if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
+                gate *= 0.5
+            m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
+            lost = sl[p, s, SL_AP] if could_attack else 0.0
+            for j in range(m):
+                k = n
+                n = _effect_row(
+                    rules,
+                    table,
+                    bd,
+                    pl,
+                    sl,
+                    p,
+                    cand,
+                    feats,
+                    n,
+                    PK_ABILITY,
+                    -1,
+                    s,
+                    i,
+                    tg[j, 0],
+                    tg[j, 1],
+                    eff,
+                    nn,
+                    param,
+                    gate,
+                    PF_ABILITY,
+                    0.0,
+                )
+                if n > k:
+                    feats[k, PF_LOST_ATTACK] = lost
+                    scores[k] = score(w, P_PLAY, feats, k, NPL)
     return n
 
 
@@ -1563,6 +1954,54 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
 
 
 @leaf
+def snapshot(rec, rec_u, rec_meta, rec_n, kind, p, side, turn, bd, pl, hd, dk, rngs):
+    """Record the state of a decision (``kind`` 0: a Primal action, 1: a
+    Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profile``: row ``rec_n[0]`` of
+    ``rec_meta`` gets ``[offset, kind, choice (-1 until made), p, side, turn,
+    creations in play + 1 of each seat]``; ``rec`` (from ``rec_n[1]``) the used
+    board slots, the counters, the hands and the decks; ``rec_u`` the streams.
+    When the buffers are full it records nothing and sets ``rec_n[2]`` to 1
+    (``rec_meta`` has no rows when nothing is recorded). Returns the row, or -1."""
+    i = rec_n[0]
+    nb0 = pl[0, K_NB]
+    nb1 = pl[1, K_NB]
+    size = (nb0 + nb1) * BF + 2 * KW + 2 * MAX_HAND + 2 * dk.shape[1]
+    if i >= rec_meta.shape[0] or rec_n[1] + size > rec.shape[0]:
+        rec_n[2] = 1
+        return -1
+    o = rec_n[1]
+    rec_meta[i, 0] = o
+    rec_meta[i, 1] = kind
+    rec_meta[i, 2] = -1
+    rec_meta[i, 3] = p
+    rec_meta[i, 4] = side
+    rec_meta[i, 5] = turn
+    rec_meta[i, 6] = nb0
+    rec_meta[i, 7] = nb1
+    for q in range(2):
+        for s in range(pl[q, K_NB]):
+            for f in range(BF):
+                rec[o] = bd[q, s, f]
+                o += 1
+    for q in range(2):
+        for f in range(KW):
+            rec[o] = pl[q, f]
+            o += 1
+        for h in range(MAX_HAND):
+            rec[o] = hd[q, h]
+            o += 1
+        for j in range(dk.shape[1]):
+            rec[o] = dk[q, j]
+            o += 1
+    for r in range(6):
+        for j in range(4):
+            rec_u[i, r, j] = rngs[r, j]
+    rec_n[0] = i + 1
+    rec_n[1] = o
+    return i
+
+
+@leaf
 def play(
     rules,
     table,
@@ -1588,8 +2027,18 @@ def play(
     ints,
     do_log,
     result,
+    rec,
+    rec_u,
+    rec_meta,
+    rec_n,
+    sl,
+    hr,
 ):
-    """Play one set-up game to its end; fills ``result``."""
+    """Play one set-up game to its end; fills ``result``. With rows in
+    ``rec_meta``, every decision of the Primal and Creation phases and the
+    start of every Combat phase is recorded (``snapshot``) for
+    ``sims.trisk.profile``."""
+    recording = rec_meta.shape[0] > 0
     # the toss (RD5): seat 0 wins it, each side once per seat-swapped pair;
     # the winner chooses who starts
     toss = 0
@@ -1623,10 +2072,15 @@ def play(
             bd[p, s, F_USED] = 0
         # ---- Primal phase: three actions
         for _ in range(rules[R_ACTIONS]):
+            r = -1
+            if recording:
+                r = snapshot(rec, rec_u, rec_meta, rec_n, 0, p, side, turn, bd, pl, hd, dk, rngs)
             n = primal_candidates(rules, table, bd, pl, hd, forb, p, feats)
             for k in range(n):
                 scores[k] = score(w, P_PRIMAL, feats, k, NPR)
             k = pick(scores, n, w[P_TEMP], noise)
+            if r >= 0:
+                rec_meta[r, 2] = k
             if k == 0:
                 old = bd[p, 0, F_LEVEL]
                 bd[p, 0, F_LEVEL] = min(MAX_LEVEL, old + 1)
@@ -1657,10 +2111,15 @@ def play(
         refused = False
         for _ in range(64):
             refused = refused or create_refused(rules, table, pl, hd, forb, p)
-            n = play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
-            for k in range(n):
-                scores[k] = score(w, P_PLAY, feats, k, NPL)
+            r = -1
+            if recording:
+                r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
+            n = scored_candidates(
+                rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores
+            )
             k = pick(scores, n, w[P_TEMP], noise)
+            if r >= 0:
+                rec_meta[r, 2] = k
             if k == 0:
                 break
             fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn)
@@ -1673,6 +2132,8 @@ def play(
             reason = END_PRIMAL
             break
         # ---- Combat phase
+        if recording:
+            snapshot(rec, rec_u, rec_meta, rec_n, 2, p, side, turn, bd, pl, hd, dk, rngs)
         na = attackers(rules, table, bd, pl, w, p, noise, atk, blk, feats, log, ints, do_log, turn)
         if na > 0:
             fear_flips(bd, pl, q, rngs, fear_ok, log, ints, do_log, turn)
@@ -1778,6 +2239,12 @@ def _work(dmax, with_log):
         np.zeros((MAX_LOG if with_log else 1, LOG_W), np.int64),
         np.zeros(4, np.int64),
         np.zeros(N_RESULT, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros((0, 6, 4), np.uint64),
+        np.zeros((0, 8), np.int64),
+        np.zeros(3, np.int64),
+        np.zeros((2, MAX_SLOTS, SLW), np.int64),
+        np.zeros((MAX_HAND, 2), np.int64),
     )
 
 
@@ -1803,6 +2270,12 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         log,
         ints,
         res,
+        rec,
+        rec_u,
+        rec_meta,
+        rec_n,
+        sl,
+        hr,
     ) = _work(sides.shape[1], do_log)
     start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
     play(
@@ -1830,6 +2303,12 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         ints,
         do_log,
         res,
+        rec,
+        rec_u,
+        rec_meta,
+        rec_n,
+        sl,
+        hr,
     )
     return res, log[: ints[0]].copy()
 
@@ -1861,6 +2340,12 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
             log,
             ints,
             res,
+            rec,
+            rec_u,
+            rec_meta,
+            rec_n,
+            sl,
+            hr,
         ) = _work(sides.shape[1], False)
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
@@ -1891,6 +2376,12 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
                 ints,
                 False,
                 res,
+                rec,
+                rec_u,
+                rec_meta,
+                rec_n,
+                sl,
+                hr,
             )
             for k in range(N_RESULT):
                 out[g, k] = res[k]

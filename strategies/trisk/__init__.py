@@ -82,14 +82,17 @@ def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     return np.concatenate([np.array(head + [float(c) for c in cards] + forb), w])
 
 
-@leaf
+@leaf(inline="always")
 def score(w, base, feats, k, nf):
-    """Weighted sum of row ``k`` of ``feats`` (nf features) with weights at ``base``."""
+    """Weighted sum of row ``k`` of ``feats`` (nf features) with weights at
+    ``base``; a zero feature adds nothing, whatever its weight (an infinite
+    weight times 0 would be NaN). Written as a select rather than a branch:
+    adding 0.0 leaves the sum unchanged (the sum starts at +0.0 and so is
+    never -0.0), so the result is the same as skipping the feature."""
     s = 0.0
     for f in range(nf):
         x = feats[k, f]
-        if x != 0.0:
-            s += w[base + f] * x
+        s += w[base + f] * x if x != 0.0 else 0.0
     return s
 
 
