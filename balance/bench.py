@@ -473,7 +473,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                 spec_b = config.load_strategy(game, b)
                 rules = config.resolve_variant(game, "base")
                 parts = eng.profile(
-                    rules.vector(), spec_a.vector(), spec_b.vector(), 12345, min(n, 20_000)
+                    rules.vector(), spec_a.vector(), spec_b.vector(), 12345, min(n, 2_000)
                 )
                 total = parts.get("total") or sum(parts.values())
                 row["profile_share_of_a_game"] = {

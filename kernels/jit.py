@@ -76,4 +76,6 @@ def leaf(fn=None, **extra):
     flags = {**_FLAGS, "_nrt": False, **extra}
     if fn is None:
         return lambda f: _njit(**flags)(f)
+    if isinstance(fn, str):  # one signature: every call converts to it (one compile)
+        return lambda f: _njit(fn, **flags)(f)
     return _njit(**flags)(fn)

@@ -1291,11 +1291,10 @@ def _simulate(rules, imod, strat_a, strat_b, seed, first_deal, n_deals, out):
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
             _start(seed, deal, rngs, ints, views, sc, res)
-            # one call site: the seat swap picks the arguments (two would
-            # compile the whole game twice into this kernel)
-            s0 = strat_a if g % 2 == 0 else strat_b
-            s1 = strat_b if g % 2 == 0 else strat_a
-            _play(rules, imod, s0, s1, rngs, ints, views, sc, log, blog, False, res)
+            if g % 2 == 0:
+                _play(rules, imod, strat_a, strat_b, rngs, ints, views, sc, log, blog, False, res)
+            else:
+                _play(rules, imod, strat_b, strat_a, rngs, ints, views, sc, log, blog, False, res)
             for k in range(N_RESULT):
                 out[g, k] = res[k]
 

@@ -1279,28 +1279,44 @@ def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
             _start(rules, seed, deal, rngs, decks, hands, ints, seen, res)
-            # one call site: the seat swap picks the arguments (two would
-            # compile the whole game twice into this kernel)
-            s0 = strat_a if g % 2 == 0 else strat_b
-            s1 = strat_b if g % 2 == 0 else strat_a
-            _play(
-                rules,
-                s0,
-                s1,
-                rngs,
-                decks,
-                hands,
-                ints,
-                seen,
-                feats,
-                ci,
-                cj,
-                sc,
-                odds,
-                log,
-                False,
-                res,
-            )
+            if g % 2 == 0:
+                _play(
+                    rules,
+                    strat_a,
+                    strat_b,
+                    rngs,
+                    decks,
+                    hands,
+                    ints,
+                    seen,
+                    feats,
+                    ci,
+                    cj,
+                    sc,
+                    odds,
+                    log,
+                    False,
+                    res,
+                )
+            else:
+                _play(
+                    rules,
+                    strat_b,
+                    strat_a,
+                    rngs,
+                    decks,
+                    hands,
+                    ints,
+                    seen,
+                    feats,
+                    ci,
+                    cj,
+                    sc,
+                    odds,
+                    log,
+                    False,
+                    res,
+                )
             for k in range(N_RESULT):
                 out[g, k] = res[k]
 
