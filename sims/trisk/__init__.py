@@ -24,5 +24,5 @@ from sims.trisk.engine import (  # noqa: F401
     simulate,
     split_rules,
 )
-from sims.trisk.profile import profile  # noqa: F401  (balance bench: where a game's time goes)
+from sims.trisk.profiling import profile  # noqa: F401  (balance bench: where a game's time goes)
 from sims.trisk.trace import catalogue, trace  # noqa: F401

@@ -1960,7 +1960,7 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
 @leaf
 def snapshot(rec, rec_u, rec_meta, rec_n, kind, p, side, turn, bd, pl, hd, dk, rngs):
     """Record the state of a decision (``kind`` 0: a Primal action, 1: a
-    Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profile``: row ``rec_n[0]`` of
+    Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profiling``: row ``rec_n[0]`` of
     ``rec_meta`` gets ``[offset, kind, choice (-1 until made), p, side, turn,
     creations in play + 1 of each seat]``; ``rec`` (from ``rec_n[1]``) the used
     board slots, the counters, the hands and the decks; ``rec_u`` the streams.
@@ -2041,7 +2041,7 @@ def play(
     """Play one set-up game to its end; fills ``result``. With rows in
     ``rec_meta``, every decision of the Primal and Creation phases and the
     start of every Combat phase is recorded (``snapshot``) for
-    ``sims.trisk.profile``."""
+    ``sims.trisk.profiling``."""
     recording = rec_meta.shape[0] > 0
     # the toss (RD5): seat 0 wins it, each side once per seat-swapped pair;
     # the winner chooses who starts

@@ -4,7 +4,7 @@
 ``engine.play_candidates`` in the same order with the same features, and the
 same scores as ``strategies.trisk.score`` of each row, bit for bit: a choice
 or a tie depends on them, and so does the noise stream. Compared on every
-Creation-phase state of many recorded games (``sims.trisk.profile._record``):
+Creation-phase state of many recorded games (``sims.trisk.profiling._record``):
 the reference set under the TOML strategies, and the toy set (Upgrades,
 Rituals, mass Curses, coin gates, Ward, a card held twice) at several
 temperatures and rule variants.
@@ -18,7 +18,7 @@ import pytest
 
 from balance import config
 from sims.trisk import engine as E
-from sims.trisk import profile as P
+from sims.trisk import profiling as P
 from strategies.trisk import P_PLAY, score
 from strategies.trisk.view import NPL
 from tests.games.trisk.test_trisk_engine import GREEDY, TOY_DECK

@@ -1,4 +1,4 @@
-"""``sims.trisk.profile``: where a game's time goes (parts and total, seconds per game).
+"""``sims.trisk.profiling``: where a game's time goes (parts and total, seconds per game).
 
 Times are never asserted; only the structure: every part is non-negative, the
 hot ones take time, and the parts add up to the total. ``profile`` itself
@@ -12,7 +12,7 @@ import math
 import pytest
 
 from balance import config
-from sims.trisk import profile as P
+from sims.trisk import profiling as P
 
 PARTS = ("deal", "primal", "candidates", "pick", "apply", "combat", "end_of_turn", "rest")
 
