@@ -10,8 +10,9 @@ first), each of which compiles its engine's kernels into the shared cache and
 says so with a marker file; the command itself then loads every kernel from
 the cache in well under a second and compiles nothing.
 
-An engine is warm when its marker exists for this cache folder and this CPU
-(numba's cache entries are specific to the CPU model and its features). A
+An engine is warm when its marker exists for this cache folder, this CPU
+and this source tree (numba's cache entries are specific to the CPU model
+and its features, and to the path of each kernel's source file). A
 stale marker costs nothing but a compile in the command's own process, which
 numba does as before. The warm-up plays two games of the game's base rules
 and first study strategy through the runner (the engine's ``simulate`` and
@@ -31,23 +32,31 @@ from pathlib import Path
 
 
 @cache
-def _cpu() -> str:
+def _where() -> str:
+    """This CPU and this source tree: numba keeps a kernel's cache entries
+    per CPU model and features, and per path of its source file (two clones
+    of the same sources share the cache folder, not its entries)."""
     import hashlib
 
     from llvmlite import binding
 
+    from balance.registry import ROOT
+
     return hashlib.sha256(
-        (binding.get_host_cpu_name() + binding.get_host_cpu_features().flatten()).encode()
+        "|".join(
+            (binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten(), str(ROOT))
+        ).encode()
     ).hexdigest()[:12]
 
 
 def marker(game: str) -> Path:
-    """The file saying ``game``'s kernels are in the cache for this CPU."""
+    """The file saying ``game``'s kernels are in the cache for this CPU and
+    this source tree."""
     import numba
 
     import kernels.jit  # noqa: F401  (sets numba's cache folder)
 
-    return Path(numba.config.CACHE_DIR) / "warm" / f"{game}-{_cpu()}"
+    return Path(numba.config.CACHE_DIR) / "warm" / f"{game}-{_where()}"
 
 
 def is_warm(game: str) -> bool:
