@@ -19,15 +19,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from balance import __version__
 from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.store import Damaged, Store, config_hash, parse_parquet, read_files, read_manifest
+
+if TYPE_CHECKING:  # polars is imported where it is used: a cached start stays quick
+    import polars as pl
 
 DEFAULT_BATCH = 1 << 15  # games per batch: a few MB of per-game arrays at most
 
@@ -263,7 +266,7 @@ class _Accumulator:
             self.rounds,
             self.reasons,
             self.cards,
-            pl.concat(frames) if frames else None,
+            _pl().concat(frames) if frames else None,
             metrics=self.metrics,
         )
 
@@ -388,7 +391,7 @@ def count_batch(eng, first: int, out: dict, per_game: bool = False, engine=None)
     if per_game:
         cols = dict(out)
         cols["game"] = np.arange(first, first + len(pts))
-        games = pl.DataFrame(cols)
+        games = _pl().DataFrame(cols)
     return Batch(
         first=first,
         pair_points=(pts[0::2] + pts[1::2]).astype(np.uint8),
@@ -450,10 +453,19 @@ def _executor_timing() -> dict:
 STORE_FORMAT = 2  # one Parquet file per run (run.parquet), plus games.parquet with --per-game
 
 
+def _pl():
+    """polars, imported on first use: a command that plays games without
+    tables (a cached start, ``balance bench``) does not pay for it."""
+    import polars
+
+    return polars
+
+
 def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
     """A run's exact aggregates as one single-row table (``run``), with the
     per-deal points and every histogram as list columns: one small file to
     read per run keeps a report over hundreds of runs fast."""
+    pl = _pl()
     i64 = pl.List(pl.Int64)
     metrics = res.metrics or {}
     cols = {
@@ -524,7 +536,7 @@ def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResul
         AttributeError,
         OverflowError,
         pa.ArrowException,
-        pl.exceptions.PolarsError,
+        _pl().exceptions.PolarsError,
     ) as e:
         raise Damaged(f"run.parquet does not hold a run ({type(e).__name__}: {e})"[:200]) from None
     check_run(res)

@@ -28,8 +28,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:  # polars is imported where it is used: a cached start stays quick
+    import polars as pl
 
 DEFAULT_DIR = Path("results")
 QUARANTINE = "_quarantine"  # damaged entries are moved here, under their game's name
@@ -138,6 +140,8 @@ def read_files(folder: Path, files: dict | None) -> dict[str, bytes]:
 
 def parse_parquet(name: str, data: bytes) -> pl.DataFrame:
     try:
+        import polars as pl
+
         return pl.read_parquet(io.BytesIO(data))
     except Exception:  # noqa: BLE001 (polars and pyarrow raise many kinds on garbage)
         raise Damaged(f"{name}.parquet is unreadable (garbage or truncated)") from None
