@@ -317,20 +317,23 @@ def spec(n, seed):
     return runner.RunSpec(config.resolve_variant(game, "base"), config.load_strategy(game, a),
                           config.load_strategy(game, b), n, seed)
 runner.simulate_run(spec(2, 1))  # loaded (or compiled) before the clock
-best, res = float("inf"), None
+best, cpu, res = float("inf"), float("inf"), None
 for _ in range(2):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     res = runner.simulate_run(spec(n, 12345))
     best = min(best, time.perf_counter() - t)
-print(json.dumps({"games_per_s": n / best,
+    cpu = min(cpu, time.process_time() - c)
+print(json.dumps({"games_per_s": n / best, "cpu_us_per_game": 1e6 * cpu / n,
                   "rounds": float((res.rounds_hist * range(len(res.rounds_hist))).sum() / res.games)}))
 """
 
 
 def _rate_in(tree: str, game: str, a: str, b: str, n: int, threads: int) -> dict:
-    """Games/s (best of two runs of ``n`` games) and mean rounds a game of the
-    code in ``tree`` (a source folder: this one, or an older revision's), in a
-    fresh process at ``threads`` numba threads."""
+    """Games/s (best of two runs of ``n`` games), the process's CPU
+    microseconds a game (all threads; less swayed by other load than wall
+    time) and mean rounds a game of the code in ``tree`` (a source folder:
+    this one, or an older revision's), in a fresh process at ``threads``
+    numba threads."""
     env = dict(os.environ, PYTHONPATH=tree)
     env.pop("NUMBA_DISABLE_JIT", None)
     out = subprocess.run(
@@ -428,6 +431,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
         "cores": os.cpu_count(),
         "numba_threads_max": numba.config.NUMBA_NUM_THREADS,
         "llvm_opt_level": int(numba.config.OPT),
+        "load_average_at_start": round(os.getloadavg()[0], 2),
         "against": against,
         "games": {},
     }
@@ -437,6 +441,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
             a, b, n = bench_plan(game)
             row: dict = {"strategies": f"{a} vs {b}", "games_per_timing": n}
             best: dict = {}
+            cpu: dict = {}  # the least CPU time a game, apart from the best wall time
             for _ in range(2):  # this tree and the old one in turn: a slow spell hits both
                 for th in sorted({1, threads2}):
                     for tree, tag in ((str(ROOT), "now"), (old, "then")):
@@ -444,11 +449,13 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                             continue
                         r = _rate_in(tree, game, a, b, n, th)
                         key = (tag, th)
+                        cpu[key] = min(cpu.get(key, float("inf")), r["cpu_us_per_game"])
                         if r["games_per_s"] > best.get(key, {}).get("games_per_s", 0):
                             best[key] = r
             now1, now2 = best[("now", 1)], best[("now", threads2)]
             row["mean_rounds_per_game"] = round(now1["rounds"], 2)
             row["games_per_s_1_thread"] = round(now1["games_per_s"])
+            row["cpu_us_per_game_1_thread"] = round(cpu[("now", 1)], 2)
             row[f"games_per_s_{threads2}_threads"] = round(now2["games_per_s"])
             row[f"rounds_per_s_{threads2}_threads"] = round(now2["games_per_s"] * now2["rounds"])
             row["thread_scaling"] = round(now2["games_per_s"] / now1["games_per_s"], 2)
@@ -465,6 +472,9 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                     (now2["games_per_s"] * now2["rounds"])
                     / (then2["games_per_s"] * then2["rounds"]),
                     2,
+                )
+                row["speedup_cpu_per_game_1_thread_vs_then"] = round(
+                    cpu[("then", 1)] / cpu[("now", 1)], 2
                 )
                 row["same_mean_rounds_as_then"] = bool(abs(now2["rounds"] - then2["rounds"]) < 1e-9)
             eng = get_game(game).engine_module()

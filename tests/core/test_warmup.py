@@ -78,7 +78,9 @@ def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
         calls.append(("then" if then else "now", threads))
         # now: 3000 games/s at 1 thread, 5700 at 2 (rounds 10); then: 1000 / 1800 (rounds 10)
         base = 1000 if then else 3000
-        return {"games_per_s": base * (1.0 if threads == 1 else 1.9), "rounds": 10.0}
+        rate = base * (1.0 if threads == 1 else 1.9)
+        # CPU a game: 1e6 / games/s at 1 thread, a little more on 2 threads
+        return {"games_per_s": rate, "rounds": 10.0, "cpu_us_per_game": 1.05e6 * threads / rate}
 
     monkeypatch.setattr(bench, "_rate_in", fake_rate)
     monkeypatch.setattr(bench, "_revision_tree", lambda rev, dest: dest)
@@ -91,5 +93,8 @@ def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
     assert row["rounds_per_s_2_threads"] == 57000
     assert row["speedup_rounds_per_s_2_threads_vs_then"] == 3.0
     assert row["same_mean_rounds_as_then"] is True
+    assert row["cpu_us_per_game_1_thread"] == 350.0
+    assert row["speedup_cpu_per_game_1_thread_vs_then"] == 3.0
+    assert out["load_average_at_start"] >= 0
     # interleaved: each thread count alternates this tree and the old one, twice
     assert calls == [("now", 1), ("then", 1), ("now", 2), ("then", 2)] * 2
