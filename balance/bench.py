@@ -399,7 +399,8 @@ def cold_start(games: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as cache:
         env = {"NUMBA_CACHE_DIR": cache}
         t = time.perf_counter()
-        took = warmup.compile_in_processes(games, env=env)
+        costliest: dict = {}
+        took = warmup.compile_in_processes(games, env=env, costliest=costliest)
         out["compile_all_engines_s (parallel processes, fresh cache)"] = round(
             time.perf_counter() - t, 1
         )
@@ -407,6 +408,7 @@ def cold_start(games: list[str]) -> dict:
             g: round(s, 1) for g, s in took.items()
         }
         out["compile_processes"] = min(len(games), os.cpu_count() or 1)
+        out["costliest_kernels_by_engine (module.name, own compile s, copies)"] = costliest
         starts = {}
         for g in games:
             a, b, _ = bench_plan(g)

@@ -164,6 +164,10 @@ _announced: set[str] = set()  # what has been announced in this process
 # seconds this process spent compiling kernels, by game ("" for shared kernels):
 # the outermost compile only (a kernel's callees compile inside it)
 compile_seconds: dict[str, float] = {}
+# each kernel's own compile seconds (its callees' compiles left out) and how
+# many copies (type signatures) were compiled, by "module.name": where a
+# cold start's time goes
+kernel_compile_seconds: dict[str, list] = {}
 
 
 def compile_notice(module: str) -> str | None:
@@ -211,15 +215,23 @@ def watch_compiles() -> None:
             dispatcher = (ev.data or {}).get("dispatcher")
             _on_compile(dispatcher)
             stack = local.__dict__.setdefault("stack", [])
-            stack.append((_owner(dispatcher), time.perf_counter()))
+            fn = getattr(dispatcher, "py_func", None)
+            name = f"{fn.__module__}.{fn.__qualname__}" if fn is not None else "?"
+            stack.append([_owner(dispatcher), time.perf_counter(), 0.0, name])
 
         def on_end(self, ev):
             stack = local.__dict__.get("stack")
             if not stack:
                 return
-            game, t0 = stack.pop()
-            if not stack:
-                compile_seconds[game] = compile_seconds.get(game, 0.0) + time.perf_counter() - t0
+            game, t0, callees, name = stack.pop()
+            took = time.perf_counter() - t0
+            own = kernel_compile_seconds.setdefault(name, [0.0, 0])
+            own[0] += took - callees
+            own[1] += 1
+            if stack:
+                stack[-1][2] += took
+            else:
+                compile_seconds[game] = compile_seconds.get(game, 0.0) + took
 
     event.register("numba:compile", _Notice())
 

@@ -22,6 +22,7 @@ the runner's shared counting kernels) and calls the engine's optional
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -92,11 +93,14 @@ def ensure(games: list[str], say=None) -> dict[str, float]:
     return compile_in_processes(cold, say) if cold else {}
 
 
-def compile_in_processes(games: list[str], say=None, env: dict | None = None) -> dict[str, float]:
+def compile_in_processes(
+    games: list[str], say=None, env: dict | None = None, costliest: dict | None = None
+) -> dict[str, float]:
     """Compile the engines of ``games`` in parallel processes, as many at a
     time as there are cores, the longest first; the wall seconds each took.
     ``say(line)`` is told what happens; ``env`` adds to the processes'
-    environment (a ``NUMBA_CACHE_DIR``). A warm-up that fails is reported
+    environment (a ``NUMBA_CACHE_DIR``); ``costliest``, if given, gets each
+    engine's :func:`costliest_kernels`. A warm-up that fails is reported
     and skipped: the command then compiles in its own process."""
     if not games:
         return {}
@@ -118,6 +122,13 @@ def compile_in_processes(games: list[str], say=None, env: dict | None = None) ->
             env=child_env,
         )
         err = "" if out.returncode == 0 else (out.stderr.strip().splitlines() or ["?"])[-1]
+        if costliest is not None and not err:
+            try:
+                costliest[game] = json.loads(out.stdout.strip().splitlines()[-1])[
+                    "costliest_kernels"
+                ]
+            except (IndexError, ValueError, KeyError):
+                pass
         return game, time.perf_counter() - t, err
 
     took = {}
@@ -163,5 +174,20 @@ def _longest_first(games: list[str]) -> list[str]:
     return sorted(games, key=_source_bytes, reverse=True)
 
 
+def costliest_kernels(k: int = 8) -> list[list]:
+    """The ``k`` kernels this process spent most seconds compiling, each as
+    [module.name, own seconds (callees left out), copies compiled]."""
+    from balance.registry import kernel_compile_seconds
+
+    top = sorted(kernel_compile_seconds.items(), key=lambda kv: -kv[1][0])[:k]
+    return [[name, round(s, 2), n] for name, (s, n) in top]
+
+
 if __name__ == "__main__":
-    warm_here(sys.argv[1])
+    import json
+
+    from balance.registry import watch_compiles
+
+    watch_compiles()
+    seconds = warm_here(sys.argv[1])
+    print(json.dumps({"seconds": seconds, "costliest_kernels": costliest_kernels()}))

@@ -170,7 +170,17 @@ def show_bench(res: dict, as_json: bool, played: str = "") -> None:
         echo_json(res)
         done(played, True)
         return
-    width = max(map(len, res)) + 2
-    for k, v in res.items():
-        typer.echo(f"{k:<{width}}{v}")
+    _echo_tree(res, "")
     done(played)
+
+
+def _echo_tree(res: dict, indent: str) -> None:
+    """One aligned line a figure; a nested table (a game's row, a profile)
+    under its name, indented."""
+    width = max(map(len, res), default=0) + 2
+    for k, v in res.items():
+        if isinstance(v, dict) and v:
+            typer.echo(f"{indent}{k}")
+            _echo_tree(v, indent + "  ")
+        else:
+            typer.echo(f"{indent}{k:<{width}}{v}")

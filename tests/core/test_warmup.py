@@ -98,3 +98,36 @@ def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
     assert out["load_average_at_start"] >= 0
     # interleaved: each thread count alternates this tree and the old one, twice
     assert calls == [("now", 1), ("then", 1), ("now", 2), ("then", 2)] * 2
+
+
+def test_costliest_kernels_count_each_kernels_own_compile_seconds():
+    """A cold start's profile: a kernel's own seconds leave out its callees'
+    compiles, and every compiled signature counts as a copy."""
+    import numba
+
+    from balance import registry
+
+    registry.watch_compiles()
+
+    @numba.njit
+    def callee(x):
+        return x + 1
+
+    @numba.njit
+    def caller(x):
+        return callee(x) * 2
+
+    assert caller(1) == 4 and caller(1.5) == 5.0  # two signatures of each
+    seconds = registry.kernel_compile_seconds
+    name = f"{__name__}.test_costliest_kernels_count_each_kernels_own_compile_seconds.<locals>."
+    own_caller, n_caller = seconds[name + "caller"]
+    own_callee, n_callee = seconds[name + "callee"]
+    assert n_caller == 2 and n_callee == 2
+    assert own_caller > 0 and own_callee > 0
+    top = warmup.costliest_kernels(k=len(seconds))
+    assert [row[1] for row in top] == sorted((row[1] for row in top), reverse=True)
+    assert {row[0] for row in top} >= {name + "caller", name + "callee"}
+    # own seconds split the outermost compiles' seconds exactly: nothing counted twice
+    assert sum(s for s, _ in seconds.values()) == pytest.approx(
+        sum(registry.compile_seconds.values()), rel=1e-9, abs=1e-6
+    )
