@@ -726,17 +726,25 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     for i in range(n):
         c = cards[i]
         ws[W_PACK, i] = tab[T_PACK, c]
-        fl = tab[T_FLAG, c]
-        ws[W_FLAG, i] = fl
-        fl_or |= fl
-        ws[W_FPACK, i] = tab[T_FPACK, c]
-        ws[W_RANKBIT, i] = tab[T_RANKBIT, c]
-        ws[W_ATK, i] = tab[T_ATK, c]
-        ws[W_DEF, i] = tab[T_DEF, c]
+        fl_or |= tab[T_FLAG, c]
         if tab[T_TECH, c]:
             tech_groups |= 1 << tab[T_GRP, c]
+    cap = rules[R_CAPACITY]
+    momentum = rules[R_MOMENTUM] != 0
+    force = rules[R_FORCE] != 0
+    flags = momentum or force or (fl_or >> _G_FORB) & 1 != 0
+    if flags:  # the rows of the subsets' flags (see enumerate_plays)
+        for i in range(n):
+            c = cards[i]
+            ws[W_FLAG, i] = tab[T_FLAG, c]
+            ws[W_FPACK, i] = tab[T_FPACK, c]
+            ws[W_RANKBIT, i] = tab[T_RANKBIT, c]
     relevant = 0
     if tech_groups:  # as in enumerate_plays: fronts memoised on the relevant cards
+        for i in range(n):  # the pips _front reads
+            c = cards[i]
+            ws[W_ATK, i] = tab[T_ATK, c]
+            ws[W_DEF, i] = tab[T_DEF, c]
         for g in range(4):
             ws[W_GACT, g] = 0
         for i in range(n):
@@ -752,10 +760,6 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             if sub == 0:
                 break
             sub = (sub - 1) & relevant
-    cap = rules[R_CAPACITY]
-    momentum = rules[R_MOMENTUM] != 0
-    force = rules[R_FORCE] != 0
-    flags = momentum or force or (fl_or >> _G_FORB) & 1 != 0
     monotone = not (momentum and rules[R_MOMENTUM_TECH] != 0 and rules[R_TECH_COST] < 2)
     ctx = play_context(strat, info)
     # the empty play: candidate 0, the choice unless another scores higher
@@ -939,7 +943,7 @@ def evaluate(rules, cards, n, mode, out):
     out[3] = wasted
 
 
-@leaf
+@leaf(inline="always")  # inlined in _play: a call passes eleven arguments for a few cards
 def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuffle_rng):
     """Draw up to ``k`` cards; re-form an empty deck from the discard (T9).
 
@@ -1145,6 +1149,12 @@ def _play(
     hp[0] = start_hp
     hp[1] = start_hp
     info = flt[F_INFO]
+    # the view's fields that hold the rules, for every decision of the game
+    info[I_START_HP] = start_hp
+    info[I_CAPACITY] = cap
+    info[I_MAX_HAND] = max_hand
+    info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
+    info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
     keeps = flt[F_KEEP, :MAX_HAND]
     ks = flt[F_KS, :MAX_HAND]
     reveals = flt[F_SEAT : F_SEAT + 2, :3]  # rounds revealed, ATK sum, DEF sum
@@ -1169,21 +1179,16 @@ def _play(
             n = hand_n[s]
             info[I_MY_HP] = hp[s]
             info[I_OPP_HP] = hp[o]
-            info[I_START_HP] = start_hp
             info[I_MY_HAND] = n
             info[I_OPP_HAND] = hand_n[o]
             info[I_DECK] = deck_n[0]
             info[I_DISCARD] = disc_n[0]
-            info[I_CAPACITY] = cap
-            info[I_MAX_HAND] = max_hand
             info[I_ROUND] = rnd
             info[I_OPP_REVEALS] = reveals[o, 0]
             info[I_OPP_ATK_SUM] = reveals[o, 1]
             info[I_OPP_DEF_SUM] = reveals[o, 2]
             info[I_OPP_LAST_ATK] = last[o, 0]
             info[I_OPP_LAST_DEF] = last[o, 1]
-            info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
-            info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
             if do_rec:
                 for j in range(N_INFO):
                     rec[rnd, s, REC_INFO + j] = info[j]
@@ -1286,9 +1291,6 @@ def _play(
                 _heal_order(rules, strat, hand0 if s == 0 else hand1, m, keeps, idx, ks)
                 info[I_MY_HP] = hp[s]
                 info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
-                info[I_START_HP] = start_hp
-                info[I_MAX_HAND] = max_hand
-                info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
                 if do_rec:
                     for j in range(N_INFO):
                         rec[rnd, s, REC_HEAL_INFO + j] = info[j]
