@@ -995,9 +995,11 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
 def _record_game(rules, strat0, strat1, seed, deal, log, do_log, rec, result):
     """:func:`play_game`, also writing each round's decision inputs to
     ``rec`` (``REC_*`` columns) when ``do_log`` and ``rec`` has rows."""
-    rngs, piles, ints, flt, ws, front, tabs = _work(rules[R_MAX_HAND])
+    rngs, piles, ints, flt, ws, front, tabs, kvs = _work(rules[R_MAX_HAND])
     card_table(rules, np.int64(strat0[P_FORBIDDEN]), tabs[0])
     card_table(rules, np.int64(strat1[P_FORBIDDEN]), tabs[1])
+    keep_table(rules, strat0, kvs[0])
+    keep_table(rules, strat1, kvs[1])
     _start(seed, deal, rngs, piles, ints, flt, result)
     _play(
         rules,
@@ -1005,6 +1007,8 @@ def _record_game(rules, strat0, strat1, seed, deal, log, do_log, rec, result):
         strat1,
         tabs[0],
         tabs[1],
+        kvs[0],
+        kvs[1],
         rngs,
         piles,
         ints,
@@ -1045,7 +1049,8 @@ def _work(max_hand):
     ``_start``): the four random streams, the deck and discard pile, the
     integer and float state (``I_*`` and ``F_*`` rows), the workspace and
     front pool of :func:`choose_from_hand` (:func:`workspace`'s first two)
-    and room for two card tables (:func:`card_table`, filled by the caller)."""
+    and room for two card tables and two keep tables (:func:`card_table`,
+    :func:`keep_table`; the caller fills them, one per seat or strategy)."""
     ws, front, _, _ = workspace(max_hand)
     return (
         np.empty((4, 4), dtype=np.uint64),
@@ -1055,6 +1060,7 @@ def _work(max_hand):
         ws,
         front,
         np.empty((2, N_T, N_CARDS), dtype=np.int64),
+        np.empty((2, N_CARDS), dtype=np.float64),
     )
 
 
@@ -1078,20 +1084,28 @@ def _start(seed, deal, rngs, piles, ints, flt, result):
 
 
 @leaf
-def _heal_order(rules, strat, hand, m, keeps, idx, ks):
-    """Keep values of ``hand[:m]`` into ``keeps``, the hand positions in
-    ascending keep value into ``idx`` (a stable selection sort) and the
-    sorted values into ``ks``: healing discards the least wanted first."""
-    for i in range(m):
-        c = hand[i]
+def keep_table(rules, strat, kv):
+    """The strategy's keep value of every card into ``kv`` (float64[N_CARDS]):
+    a game computes them once per seat, not at every heal decision."""
+    for c in range(N_CARDS):
         r = c // 4
-        keeps[i] = keep_value(
+        kv[c] = keep_value(
             strat,
             PIP_ATK[r],
             PIP_DEF[r],
             1.0 if r >= FIRST_TECHNIQUE else 0.0,
             card_cost(rules, c),
         )
+
+
+@leaf
+def _heal_order(kv, hand, m, keeps, idx, ks):
+    """Keep values of ``hand[:m]`` (from the seat's ``keep_table``) into
+    ``keeps``, the hand positions in ascending keep value into ``idx`` (a
+    stable selection sort) and the sorted values into ``ks``: healing
+    discards the least wanted first."""
+    for i in range(m):
+        keeps[i] = kv[hand[i]]
     for a in range(m):
         idx[a] = a
     for a in range(m):
@@ -1108,7 +1122,23 @@ def _heal_order(rules, strat, hand, m, keeps, idx, ks):
 
 @leaf
 def _play(
-    rules, strat0, strat1, tab0, tab1, rngs, piles, ints, flt, ws, front, log, do_log, rec, result
+    rules,
+    strat0,
+    strat1,
+    tab0,
+    tab1,
+    kv0,
+    kv1,
+    rngs,
+    piles,
+    ints,
+    flt,
+    ws,
+    front,
+    log,
+    do_log,
+    rec,
+    result,
 ):
     """The game itself (see :func:`play_game`) on the work arrays of
     :func:`_work`, reset and seeded by :func:`_start`, with each seat's card
@@ -1288,7 +1318,7 @@ def _play(
                     )
             healed_log = 0
             if h_max > 0:
-                _heal_order(rules, strat, hand0 if s == 0 else hand1, m, keeps, idx, ks)
+                _heal_order(kv0 if s == 0 else kv1, hand0 if s == 0 else hand1, m, keeps, idx, ks)
                 info[I_MY_HP] = hp[s]
                 info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
                 if do_rec:
@@ -1358,11 +1388,15 @@ def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
     log = np.zeros((1, 2, LOG_WIDTH), dtype=np.int64)
     rec = np.zeros((0, 2, REC_WIDTH), dtype=np.float64)
     res = np.zeros(N_RESULT, dtype=np.int64)
-    rngs, piles, ints, flt, ws, front, tabs = _work(rules[R_MAX_HAND])
+    rngs, piles, ints, flt, ws, front, tabs, kvs = _work(rules[R_MAX_HAND])
     tab_a = tabs[0]
     tab_b = tabs[1]
+    kv_a = kvs[0]
+    kv_b = kvs[1]
     card_table(rules, np.int64(strat_a[P_FORBIDDEN]), tab_a)
     card_table(rules, np.int64(strat_b[P_FORBIDDEN]), tab_b)
+    keep_table(rules, strat_a, kv_a)
+    keep_table(rules, strat_b, kv_b)
     for g in range(g0, g1):
         _start(seed, first_deal + g // 2, rngs, piles, ints, flt, res)
         if g % 2 == 0:
@@ -1372,6 +1406,8 @@ def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
                 strat_b,
                 tab_a,
                 tab_b,
+                kv_a,
+                kv_b,
                 rngs,
                 piles,
                 ints,
@@ -1390,6 +1426,8 @@ def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
                 strat_a,
                 tab_b,
                 tab_a,
+                kv_b,
+                kv_a,
                 rngs,
                 piles,
                 ints,
@@ -1530,15 +1568,16 @@ def _replay_play(rules, tabs, strats, who, hands, hand_n, infos, ws, front, nois
 
 
 @leaf
-def _replay_heal(rules, strats, who, hands, hand_n, infos, unspent, h_max, flt, idx, noise, chosen):
-    """The heal choice of every recorded heal decision: keep values, their
-    order (``_heal_order``) and ``choose_heal``."""
+def _replay_heal(kvs, strats, who, hands, hand_n, infos, unspent, h_max, flt, idx, noise, chosen):
+    """The heal choice of every recorded heal decision: keep values (from
+    each strategy's ``keep_table``), their order (``_heal_order``) and
+    ``choose_heal``."""
     keeps = flt[0]
     ks = flt[1]
     for d in range(hands.shape[0]):
         st = strats[who[d]]
         m = hand_n[d]
-        _heal_order(rules, st, hands[d], m, keeps, idx, ks)
+        _heal_order(kvs[who[d]], hands[d], m, keeps, idx, ks)
         chosen[d] = choose_heal(st, infos[d], m, unspent[d], ks, h_max[d], noise)
 
 
@@ -1576,8 +1615,8 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     - ``enumerate and choose play``: ``choose_from_hand`` of every play
       decision (the legal plays of the hand, each scored by the strategy as
       it is found: the game loop enumerates and chooses in one pass);
-    - ``choose heal``: keep values, their order and ``choose_heal`` of every
-      heal decision;
+    - ``choose heal``: the hand's keep values (from the strategies' keep
+      tables), their order and ``choose_heal`` of every heal decision;
     - ``state, draws and RNG``: ``total`` minus the parts above (dealing,
       drawing and reshuffles, the strategy views, combat, the end of game and
       the score trace).
@@ -1653,10 +1692,14 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     h_chosen = np.zeros(len(h_n), dtype=np.int64)
     h_who = who[heal]
 
+    kvs = np.zeros((2, N_CARDS), dtype=np.float64)
+    for w in range(2):
+        keep_table(rules, strats[w], kvs[w])
+
     def heal_choice():
         rng.seed_state(noise, seed, 0, rng.PURPOSE_GAME)
         _replay_heal(
-            rules,
+            kvs,
             strats,
             h_who,
             hands_after,
