@@ -365,8 +365,9 @@ def _front(rel, tg_packed, ws, front, start):
     ``front[start:]``; returns (count, wasted techniques).
 
     Row W_M_PACK must hold the packed sums (see ``enumerate_plays``) of each
-    group's actions in ``rel``: ``enumerate_plays`` has visited every such
-    subset of a legal play before the play. A group with ``t >= m`` has one
+    group's actions in ``rel``: ``enumerate_plays`` (and ``choose_from_hand``)
+    has visited every such subset of a legal play before the play, or built
+    every subset's sums first. A group with ``t >= m`` has one
     choice (boost every action). When at most
     one group has a choice and it holds one technique, the front is that of
     its single actions, shifted by the other groups' boosts: row W_DP0 holds
