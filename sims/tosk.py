@@ -1627,7 +1627,7 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     are checked against the recorded game for strategies without noise
     (those with a temperature draw their noise from a fresh stream in the
     replay, the same number of draws). Every decision's inputs are kept in
-    memory (some 35 kB a game), so a few thousand games are plenty.
+    memory (some 45 kB a game), so a few thousand games are plenty.
     Returns seconds per game.
     """
     if n_games <= 0 or n_games % 2:
