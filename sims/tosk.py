@@ -36,8 +36,9 @@ from strategies.tosk import (
     P_TEMP_HEAL,
     P_TEMP_PLAY,
     choose_heal,
-    choose_play,
     keep_value,
+    play_context,
+    play_score,
 )
 from strategies.tosk.view import (
     I_CAPACITY,
@@ -145,8 +146,9 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
     W_MEMO,
     W_DP0,
     W_DP1,
-) = range(17)
-W_ROWS = 17  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front
+    W_LIST,
+) = range(18)
+W_ROWS = 18  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal masks
 W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array(
     [0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)], dtype=np.int64
@@ -252,7 +254,8 @@ def workspace(max_hand):
     technique fronts, the candidates' five rows (ATK, DEF, cost, cards, wasted
     techniques) and their masks, sized for every hand of ``max_hand`` cards
     (each subset with up to MAX_FRONT assignments), so they are allocated
-    once for a run of games (``_work``) and no decision allocates. Nothing is
+    once for a run of decisions and no decision allocates (the game loop's
+    ``choose_from_hand`` needs only the first two: ``_work``). Nothing is
     initialised: every entry is written before it is read.
     """
     n_masks = 1 << max_hand
@@ -362,8 +365,9 @@ def _front(rel, tg_packed, ws, front, start):
     ``front[start:]``; returns (count, wasted techniques).
 
     Row W_M_PACK must hold the packed sums (see ``enumerate_plays``) of each
-    group's actions in ``rel``: ``enumerate_plays`` has visited every such
-    subset of a legal play before the play. A group with ``t >= m`` has one
+    group's actions in ``rel``: ``enumerate_plays`` (and ``choose_from_hand``)
+    has visited every such subset of a legal play before the play, or built
+    every subset's sums first. A group with ``t >= m`` has one
     choice (boost every action). When at most
     one group has a choice and it holds one technique, the front is that of
     its single actions, shifted by the other groups' boosts: row W_DP0 holds
@@ -418,7 +422,7 @@ def _front(rel, tg_packed, ws, front, start):
     return count, wasted
 
 
-@njit(inline="always")
+@leaf  # called, not inlined: rare under most rules, and inlined it slows the decision loop
 def _front_dp(rel, tg_packed, ws, front, start):
     """:func:`_front` in general: rows W_DP0/W_DP1 hold, for each extra ATK,
     the most extra DEF some assignment reaches (-1: none), built group by
@@ -657,6 +661,249 @@ def enumerate_plays(
     return n_cand
 
 
+# ---- the game loop's play decision: per-game card tables, candidates scored as found
+# rows of a seat's card table (``card_table``): one column per card id
+T_PACK, T_FPACK, T_FLAG, T_ATK, T_DEF, T_GRP, T_TECH, T_RANKBIT = range(8)
+N_T = 8
+
+
+@leaf
+def card_table(rules, forbidden, tab):
+    """Every card's rows for :func:`choose_from_hand` into ``tab`` (int64[N_T,
+    N_CARDS]): its packed contribution to a subset's sums (``T_PACK``, the
+    fields of ``enumerate_plays``), its Force bonus (``T_FPACK``), its flags
+    (rank, forbidden rank in the bit mask ``forbidden``, Momentum rank value:
+    ``T_FLAG``), pips, group, technique flag and rank bit. They depend on the
+    rules and the strategy's forbidden ranks only, so a game fills them once
+    per seat (what ``enumerate_plays`` computes per decision)."""
+    mom_tech = rules[R_MOMENTUM_TECH] != 0
+    for c in range(N_CARDS):
+        r = c // 4
+        tech = r >= FIRST_TECHNIQUE
+        t = 1 if tech else 0
+        grp = group_of(rules, c)
+        atk = PIP_ATK[r]
+        dfn = PIP_DEF[r]
+        runbit = (1 << RANK_VALUE[r]) if (not tech or mom_tech) else 0
+        rankbit = 0 if tech else (1 << r)
+        tab[T_PACK, c] = (
+            (card_cost(rules, c) << _F_COST)
+            | (atk << _F_ATK)
+            | (dfn << _F_DEF)
+            | (1 << _F_N)
+            | (t << (_F_TG + 4 * grp))
+        )
+        tab[T_FPACK, c] = ((1 if atk > 0 else 0) << _F_FATK) | ((1 if dfn > 0 else 0) << _F_FDEF)
+        tab[T_FLAG, c] = rankbit | (((forbidden >> r) & 1) << _G_FORB) | (runbit << _G_RUNS)
+        tab[T_ATK, c] = atk
+        tab[T_DEF, c] = dfn
+        tab[T_GRP, c] = grp
+        tab[T_TECH, c] = t
+        tab[T_RANKBIT, c] = rankbit
+
+
+@leaf
+def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
+    """The play the strategy ``strat`` chooses from ``cards[:n]``: what
+    ``choose_play`` picks among the candidates of ``enumerate_plays`` (its
+    reference; the two are compared on random hands, rules and views), without
+    storing the candidates.
+
+    The legal plays are visited in ``enumerate_plays``' order (ascending mask,
+    each subset with a technique once per undominated assignment, ATK-richest
+    first), with the same sums, skips and fronts, and each is scored with
+    ``play_score`` as it is found (so a strategy with a temperature draws its
+    noise in the same order); the first best wins. The per-card rows come
+    from the seat's ``card_table`` (``tab``, which holds the strategy's
+    forbidden ranks). When the rules have neither Force nor Momentum and the
+    hand has no forbidden card, no flags are needed: every subset's sums are
+    built first (all of them, so no skipping), the legal masks listed, and
+    those scored in ascending order; otherwise the subsets are visited as in
+    ``enumerate_plays``. Returns the chosen play's (mask, cost, ATK, DEF); the
+    empty play is always legal.
+    """
+    tech_groups = 0
+    fl_or = 0
+    for i in range(n):
+        c = cards[i]
+        ws[W_PACK, i] = tab[T_PACK, c]
+        fl_or |= tab[T_FLAG, c]
+        if tab[T_TECH, c]:
+            tech_groups |= 1 << tab[T_GRP, c]
+    cap = rules[R_CAPACITY]
+    momentum = rules[R_MOMENTUM] != 0
+    force = rules[R_FORCE] != 0
+    flags = momentum or force or (fl_or >> _G_FORB) & 1 != 0
+    if flags:  # the rows of the subsets' flags (see enumerate_plays)
+        for i in range(n):
+            c = cards[i]
+            ws[W_FLAG, i] = tab[T_FLAG, c]
+            ws[W_FPACK, i] = tab[T_FPACK, c]
+            ws[W_RANKBIT, i] = tab[T_RANKBIT, c]
+    relevant = 0
+    if tech_groups:  # as in enumerate_plays: fronts memoised on the relevant cards
+        for i in range(n):  # the pips _front reads
+            c = cards[i]
+            ws[W_ATK, i] = tab[T_ATK, c]
+            ws[W_DEF, i] = tab[T_DEF, c]
+        for g in range(4):
+            ws[W_GACT, g] = 0
+        for i in range(n):
+            c = cards[i]
+            g = tab[T_GRP, c]
+            if (tech_groups >> g) & 1:
+                relevant |= 1 << i
+                if tab[T_TECH, c] == 0:
+                    ws[W_GACT, g] |= 1 << i
+        sub = relevant
+        while True:
+            ws[W_MEMO, sub] = -1
+            if sub == 0:
+                break
+            sub = (sub - 1) & relevant
+    monotone = not (momentum and rules[R_MOMENTUM_TECH] != 0 and rules[R_TECH_COST] < 2)
+    ctx = play_context(strat, info)
+    # the empty play: candidate 0, the choice unless another scores higher
+    best_score = play_score(strat, ctx, 0.0, 0.0, 0.0, 0.0, 0.0, noise)
+    if not best_score > -np.inf:
+        best_score = -np.inf
+    b_mask = 0
+    b_cost = 0
+    b_atk = 0
+    b_def = 0
+    ws[W_M_PACK, 0] = 0
+    ws[W_M_FLAGS, 0] = 0
+    n_front = 0
+    end = 1 << n
+    if not flags:
+        # Without flags a subset's sums are its cards' packed rows added up:
+        # every subset's, built a card at a time (mask | 1 << i from mask, a loop
+        # the compiler vectorises), then the legal masks listed in ascending
+        # order without a branch, then scored in that order.
+        pks = ws[W_M_PACK]
+        half = 1
+        for i in range(n):
+            p = ws[W_PACK, i]
+            for j in range(half):
+                pks[half + j] = pks[j] + p
+            half += half
+        lst = ws[W_LIST]
+        n_legal = 0
+        for m in range(1, end):
+            lst[n_legal] = m
+            n_legal += 1 if (pks[m] >> _F_COST) & 4095 <= cap else 0
+        for q in range(n_legal):
+            mask = lst[q]
+            pk = pks[mask]
+            cost = (pk >> _F_COST) & 4095
+            atk = (pk >> _F_ATK) & 255
+            dfn = (pk >> _F_DEF) & 255
+            ncards = (pk >> _F_N) & 15
+            tg = pk >> _F_TG
+            if tg == 0:
+                s = play_score(
+                    strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise
+                )
+                if s > best_score:
+                    best_score = s
+                    b_mask = mask
+                    b_cost = cost
+                    b_atk = atk
+                    b_def = dfn
+            else:
+                rel = mask & relevant
+                v = ws[W_MEMO, rel]
+                if v < 0:
+                    count, wasted = _front(rel, tg, ws, front, n_front)
+                    v = n_front | (count << 24) | (wasted << 32)
+                    ws[W_MEMO, rel] = v
+                    n_front += count
+                first = v & 0xFFFFFF
+                wasted = float(v >> 32)
+                for k in range(first, first + ((v >> 24) & 255)):
+                    pt = front[k]
+                    a = atk + (pt & 65535)
+                    d = dfn + (pt >> 16)
+                    s = play_score(
+                        strat, ctx, float(a), float(d), float(cost), float(ncards), wasted, noise
+                    )
+                    if s > best_score:
+                        best_score = s
+                        b_mask = mask
+                        b_cost = cost
+                        b_atk = a
+                        b_def = d
+        return b_mask, b_cost, b_atk, b_def
+    mask = 1
+    while mask < end:
+        low = mask & -mask
+        prev = mask - low
+        i = _LOWBIT[mask]
+        pk = ws[W_M_PACK, prev] + ws[W_PACK, i]
+        if flags:
+            fp = ws[W_M_FLAGS, prev]
+            if fp & ws[W_RANKBIT, i]:
+                pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
+            fl = fp | ws[W_FLAG, i]
+            ws[W_M_FLAGS, mask] = fl
+            ws[W_M_PACK, mask] = pk
+            if (fl >> _G_FORB) & 1:
+                mask += low if monotone else 1
+                continue
+            cost = (pk >> _F_COST) & 4095
+            if momentum:
+                runs = fl >> _G_RUNS
+                cost = max(0, cost - _popcount(runs & (runs >> 1)))
+        else:
+            ws[W_M_PACK, mask] = pk
+            cost = (pk >> _F_COST) & 4095
+        if cost > cap:
+            mask += low if monotone else 1
+            continue
+        atk = (pk >> _F_ATK) & 255
+        dfn = (pk >> _F_DEF) & 255
+        if force:
+            atk += (pk >> _F_FATK) & 15
+            dfn += (pk >> _F_FDEF) & 15
+        ncards = (pk >> _F_N) & 15
+        tg = pk >> _F_TG
+        if tg == 0:
+            s = play_score(
+                strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise
+            )
+            if s > best_score:
+                best_score = s
+                b_mask = mask
+                b_cost = cost
+                b_atk = atk
+                b_def = dfn
+        else:
+            rel = mask & relevant
+            v = ws[W_MEMO, rel]
+            if v < 0:
+                count, wasted = _front(rel, tg, ws, front, n_front)
+                v = n_front | (count << 24) | (wasted << 32)
+                ws[W_MEMO, rel] = v
+                n_front += count
+            first = v & 0xFFFFFF
+            wasted = float(v >> 32)
+            for k in range(first, first + ((v >> 24) & 255)):
+                pt = front[k]
+                a = atk + (pt & 65535)
+                d = dfn + (pt >> 16)
+                s = play_score(
+                    strat, ctx, float(a), float(d), float(cost), float(ncards), wasted, noise
+                )
+                if s > best_score:
+                    best_score = s
+                    b_mask = mask
+                    b_cost = cost
+                    b_atk = a
+                    b_def = d
+        mask += 1
+    return b_mask, b_cost, b_atk, b_def
+
+
 @njit
 def evaluate(rules, cards, n, mode, out):
     """Cost, ATK, DEF and wasted techniques of playing all of ``cards[:n]``.
@@ -697,7 +944,7 @@ def evaluate(rules, cards, n, mode, out):
     out[3] = wasted
 
 
-@leaf
+@leaf(inline="always")  # inlined in _play: a call passes eleven arguments for a few cards
 def _draw(rules, seat, k, hand, hand_n, deck, deck_n, disc, disc_n, seen, reshuffle_rng):
     """Draw up to ``k`` cards; re-form an empty deck from the discard (T9).
 
@@ -749,20 +996,26 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
 def _record_game(rules, strat0, strat1, seed, deal, log, do_log, rec, result):
     """:func:`play_game`, also writing each round's decision inputs to
     ``rec`` (``REC_*`` columns) when ``do_log`` and ``rec`` has rows."""
-    rngs, piles, ints, flt, ws, front, cand, c_mask = _work(rules[R_MAX_HAND])
+    rngs, piles, ints, flt, ws, front, tabs, kvs = _work(rules[R_MAX_HAND])
+    card_table(rules, np.int64(strat0[P_FORBIDDEN]), tabs[0])
+    card_table(rules, np.int64(strat1[P_FORBIDDEN]), tabs[1])
+    keep_table(rules, strat0, kvs[0])
+    keep_table(rules, strat1, kvs[1])
     _start(seed, deal, rngs, piles, ints, flt, result)
     _play(
         rules,
         strat0,
         strat1,
+        tabs[0],
+        tabs[1],
+        kvs[0],
+        kvs[1],
         rngs,
         piles,
         ints,
         flt,
         ws,
         front,
-        cand,
-        c_mask,
         log,
         do_log,
         rec,
@@ -795,9 +1048,11 @@ F_SEAT = 3  # rows 3, 4: per seat: rounds revealed, ATK sum, DEF sum, last ATK, 
 def _work(max_hand):
     """The work arrays of one game, allocated once for game after game (see
     ``_start``): the four random streams, the deck and discard pile, the
-    integer and float state (``I_*`` and ``F_*`` rows), and
-    :func:`enumerate_plays`' arrays (:func:`workspace`)."""
-    ws, front, cand, c_mask = workspace(max_hand)
+    integer and float state (``I_*`` and ``F_*`` rows), the workspace and
+    front pool of :func:`choose_from_hand` (:func:`workspace`'s first two)
+    and room for two card tables and two keep tables (:func:`card_table`,
+    :func:`keep_table`; the caller fills them, one per seat or strategy)."""
+    ws, front, _, _ = workspace(max_hand)
     return (
         np.empty((4, 4), dtype=np.uint64),
         np.empty((2, N_CARDS), dtype=np.int64),
@@ -805,8 +1060,8 @@ def _work(max_hand):
         np.empty((F_SEAT + 2, N_INFO), dtype=np.float64),
         ws,
         front,
-        cand,
-        c_mask,
+        np.empty((2, N_T, N_CARDS), dtype=np.int64),
+        np.empty((2, N_CARDS), dtype=np.float64),
     )
 
 
@@ -830,20 +1085,28 @@ def _start(seed, deal, rngs, piles, ints, flt, result):
 
 
 @leaf
-def _heal_order(rules, strat, hand, m, keeps, idx, ks):
-    """Keep values of ``hand[:m]`` into ``keeps``, the hand positions in
-    ascending keep value into ``idx`` (a stable selection sort) and the
-    sorted values into ``ks``: healing discards the least wanted first."""
-    for i in range(m):
-        c = hand[i]
+def keep_table(rules, strat, kv):
+    """The strategy's keep value of every card into ``kv`` (float64[N_CARDS]):
+    a game computes them once per seat, not at every heal decision."""
+    for c in range(N_CARDS):
         r = c // 4
-        keeps[i] = keep_value(
+        kv[c] = keep_value(
             strat,
             PIP_ATK[r],
             PIP_DEF[r],
             1.0 if r >= FIRST_TECHNIQUE else 0.0,
             card_cost(rules, c),
         )
+
+
+@leaf
+def _heal_order(kv, hand, m, keeps, idx, ks):
+    """Keep values of ``hand[:m]`` (from the seat's ``keep_table``) into
+    ``keeps``, the hand positions in ascending keep value into ``idx`` (a
+    stable selection sort) and the sorted values into ``ks``: healing
+    discards the least wanted first."""
+    for i in range(m):
+        keeps[i] = kv[hand[i]]
     for a in range(m):
         idx[a] = a
     for a in range(m):
@@ -860,11 +1123,28 @@ def _heal_order(rules, strat, hand, m, keeps, idx, ks):
 
 @leaf
 def _play(
-    rules, strat0, strat1, rngs, piles, ints, flt, ws, front, cand, c_mask, log, do_log, rec, result
+    rules,
+    strat0,
+    strat1,
+    tab0,
+    tab1,
+    kv0,
+    kv1,
+    rngs,
+    piles,
+    ints,
+    flt,
+    ws,
+    front,
+    log,
+    do_log,
+    rec,
+    result,
 ):
     """The game itself (see :func:`play_game`) on the work arrays of
-    :func:`_work`, reset and seeded by :func:`_start`: a leaf kernel, so no
-    array it touches is reference counted."""
+    :func:`_work`, reset and seeded by :func:`_start`, with each seat's card
+    table (:func:`card_table` for its strategy): a leaf kernel, so no array
+    it touches is reference counted."""
     cap = rules[R_CAPACITY]
     max_hand = rules[R_MAX_HAND]
     start_hp = rules[R_START_HP]
@@ -900,15 +1180,16 @@ def _play(
     hp[0] = start_hp
     hp[1] = start_hp
     info = flt[F_INFO]
+    # the view's fields that hold the rules, for every decision of the game
+    info[I_START_HP] = start_hp
+    info[I_CAPACITY] = cap
+    info[I_MAX_HAND] = max_hand
+    info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
+    info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
     keeps = flt[F_KEEP, :MAX_HAND]
     ks = flt[F_KS, :MAX_HAND]
     reveals = flt[F_SEAT : F_SEAT + 2, :3]  # rounds revealed, ATK sum, DEF sum
     last = flt[F_SEAT : F_SEAT + 2, 3:5]  # last revealed ATK, DEF
-    c_atk = cand[0]
-    c_def = cand[1]
-    c_cost = cand[2]
-    c_cards = cand[3]
-    c_wasted = cand[4]
 
     # deal alternately, seat 0 first, up to the maximum hand size
     for _ in range(max_hand):
@@ -927,46 +1208,32 @@ def _play(
             noise = noise0 if s == 0 else noise1
             o = 1 - s
             n = hand_n[s]
-            forbidden = np.int64(strat[P_FORBIDDEN])
-            n_cand = enumerate_plays(
-                rules,
-                hand0 if s == 0 else hand1,
-                n,
-                forbidden,
-                ws,
-                front,
-                c_atk,
-                c_def,
-                c_cost,
-                c_cards,
-                c_wasted,
-                c_mask,
-            )
             info[I_MY_HP] = hp[s]
             info[I_OPP_HP] = hp[o]
-            info[I_START_HP] = start_hp
             info[I_MY_HAND] = n
             info[I_OPP_HAND] = hand_n[o]
             info[I_DECK] = deck_n[0]
             info[I_DISCARD] = disc_n[0]
-            info[I_CAPACITY] = cap
-            info[I_MAX_HAND] = max_hand
             info[I_ROUND] = rnd
             info[I_OPP_REVEALS] = reveals[o, 0]
             info[I_OPP_ATK_SUM] = reveals[o, 1]
             info[I_OPP_DEF_SUM] = reveals[o, 2]
             info[I_OPP_LAST_ATK] = last[o, 0]
             info[I_OPP_LAST_DEF] = last[o, 1]
-            info[I_HEAL_CARDS] = rules[R_HEAL_CARDS]
-            info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
             if do_rec:
                 for j in range(N_INFO):
                     rec[rnd, s, REC_INFO + j] = info[j]
-            k = choose_play(strat, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise)
-            chosen_mask[s] = c_mask[k]
-            p_cost[s] = np.int64(c_cost[k])
-            p_atk[s] = np.int64(c_atk[k])
-            p_def[s] = np.int64(c_def[k])
+            chosen_mask[s], p_cost[s], p_atk[s], p_def[s] = choose_from_hand(
+                rules,
+                tab0 if s == 0 else tab1,
+                hand0 if s == 0 else hand1,
+                n,
+                ws,
+                front,
+                strat,
+                info,
+                noise,
+            )
             if do_log:
                 for i in range(MAX_HAND):
                     log[rnd, s, L_HAND + i] = hand[s, i] if i < n else -1
@@ -1052,12 +1319,9 @@ def _play(
                     )
             healed_log = 0
             if h_max > 0:
-                _heal_order(rules, strat, hand0 if s == 0 else hand1, m, keeps, idx, ks)
+                _heal_order(kv0 if s == 0 else kv1, hand0 if s == 0 else hand1, m, keeps, idx, ks)
                 info[I_MY_HP] = hp[s]
                 info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
-                info[I_START_HP] = start_hp
-                info[I_MAX_HAND] = max_hand
-                info[I_HEAL_PER_CARD] = rules[R_HEAL_PER_CARD]
                 if do_rec:
                     for j in range(N_INFO):
                         rec[rnd, s, REC_HEAL_INFO + j] = info[j]
@@ -1125,14 +1389,57 @@ def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
     log = np.zeros((1, 2, LOG_WIDTH), dtype=np.int64)
     rec = np.zeros((0, 2, REC_WIDTH), dtype=np.float64)
     res = np.zeros(N_RESULT, dtype=np.int64)
-    rngs, piles, ints, flt, ws, front, cand, c_mask = _work(rules[R_MAX_HAND])
+    rngs, piles, ints, flt, ws, front, tabs, kvs = _work(rules[R_MAX_HAND])
+    tab_a = tabs[0]
+    tab_b = tabs[1]
+    kv_a = kvs[0]
+    kv_b = kvs[1]
+    card_table(rules, np.int64(strat_a[P_FORBIDDEN]), tab_a)
+    card_table(rules, np.int64(strat_b[P_FORBIDDEN]), tab_b)
+    keep_table(rules, strat_a, kv_a)
+    keep_table(rules, strat_b, kv_b)
     for g in range(g0, g1):
         _start(seed, first_deal + g // 2, rngs, piles, ints, flt, res)
         if g % 2 == 0:
-            sa, sb = strat_a, strat_b
+            _play(
+                rules,
+                strat_a,
+                strat_b,
+                tab_a,
+                tab_b,
+                kv_a,
+                kv_b,
+                rngs,
+                piles,
+                ints,
+                flt,
+                ws,
+                front,
+                log,
+                False,
+                rec,
+                res,
+            )
         else:
-            sa, sb = strat_b, strat_a
-        _play(rules, sa, sb, rngs, piles, ints, flt, ws, front, cand, c_mask, log, False, rec, res)
+            _play(
+                rules,
+                strat_b,
+                strat_a,
+                tab_b,
+                tab_a,
+                kv_b,
+                kv_a,
+                rngs,
+                piles,
+                ints,
+                flt,
+                ws,
+                front,
+                log,
+                False,
+                rec,
+                res,
+            )
         for k in range(N_RESULT):
             out[g, k] = res[k]
 
@@ -1247,80 +1554,31 @@ def trace_log(rules, strat_a, strat_b, seed, game):
 
 # ---- profile: where a game's time goes ------------------------------------------
 @leaf
-def _replay_enumerate(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, n_cand):
-    """``enumerate_plays`` of every recorded decision, in order (``n_cand``
-    receives each one's candidate count)."""
+def _replay_play(rules, tabs, strats, who, hands, hand_n, infos, ws, front, noise, chosen):
+    """``choose_from_hand`` of every recorded play decision, in order; row
+    ``d`` of ``chosen`` receives its (mask, cost, ATK, DEF)."""
     for d in range(hands.shape[0]):
-        n_cand[d] = enumerate_plays(
-            rules,
-            hands[d],
-            hand_n[d],
-            np.int64(strats[who[d], P_FORBIDDEN]),
-            ws,
-            front,
-            cand[0],
-            cand[1],
-            cand[2],
-            cand[3],
-            cand[4],
-            c_mask,
+        w = who[d]
+        m, c, a, f = choose_from_hand(
+            rules, tabs[w], hands[d], hand_n[d], ws, front, strats[w], infos[d], noise
         )
+        chosen[d, 0] = m
+        chosen[d, 1] = c
+        chosen[d, 2] = a
+        chosen[d, 3] = f
 
 
 @leaf
-def _replay_store(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, first, all_c, all_m):
-    """The candidates of every recorded decision, decision ``d``'s at
-    ``first[d] .. first[d + 1]`` of ``all_c`` (five rows) and ``all_m``."""
-    for d in range(hands.shape[0]):
-        k = enumerate_plays(
-            rules,
-            hands[d],
-            hand_n[d],
-            np.int64(strats[who[d], P_FORBIDDEN]),
-            ws,
-            front,
-            cand[0],
-            cand[1],
-            cand[2],
-            cand[3],
-            cand[4],
-            c_mask,
-        )
-        for i in range(k):
-            for r in range(5):
-                all_c[r, first[d] + i] = cand[r, i]
-            all_m[first[d] + i] = c_mask[i]
-
-
-@leaf
-def _replay_choose(strats, who, infos, first, all_c, noise, chosen):
-    """``choose_play`` of every recorded decision on its stored candidates."""
-    for d in range(infos.shape[0]):
-        a = first[d]
-        b = first[d + 1]
-        chosen[d] = a + choose_play(
-            strats[who[d]],
-            infos[d],
-            all_c[0, a:b],
-            all_c[1, a:b],
-            all_c[2, a:b],
-            all_c[3, a:b],
-            all_c[4, a:b],
-            b - a,
-            noise,
-        )
-
-
-@leaf
-def _replay_heal(rules, strats, who, hands, hand_n, infos, unspent, h_max, flt, idx, noise, chosen):
-    """The heal choice of every recorded heal decision: keep values, their
-    order (``_heal_order``) and ``choose_heal``."""
+def _replay_heal(kvs, strats, who, hands, hand_n, infos, unspent, h_max, flt, idx, noise, chosen):
+    """The heal choice of every recorded heal decision: keep values (from
+    each strategy's ``keep_table``), their order (``_heal_order``) and
+    ``choose_heal``."""
     keeps = flt[0]
     ks = flt[1]
     for d in range(hands.shape[0]):
         st = strats[who[d]]
         m = hand_n[d]
-        _heal_order(rules, st, hands[d], m, keeps, idx, ks)
+        _heal_order(kvs[who[d]], hands[d], m, keeps, idx, ks)
         chosen[d] = choose_heal(st, infos[d], m, unspent[d], ks, h_max[d], noise)
 
 
@@ -1355,11 +1613,11 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     each round; more rounds, up to four times ``repeat``, while noise leaves
     the parts above the total):
 
-    - ``enumerate plays``: ``enumerate_plays`` of every hand;
-    - ``choose play``: the strategy's ``choose_play`` on each decision's
-      stored candidates;
-    - ``choose heal``: keep values, their order and ``choose_heal`` of every
-      heal decision;
+    - ``enumerate and choose play``: ``choose_from_hand`` of every play
+      decision (the legal plays of the hand, each scored by the strategy as
+      it is found: the game loop enumerates and chooses in one pass);
+    - ``choose heal``: the hand's keep values (from the strategies' keep
+      tables), their order and ``choose_heal`` of every heal decision;
     - ``state, draws and RNG``: ``total`` minus the parts above (dealing,
       drawing and reshuffles, the strategy views, combat, the end of game and
       the score trace).
@@ -1368,8 +1626,8 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     amid a game; what it saves shows in the last part. The replayed choices
     are checked against the recorded game for strategies without noise
     (those with a temperature draw their noise from a fresh stream in the
-    replay, the same number of draws). Every decision and candidate is
-    kept in memory (some 80 kB a game), so a few thousand games are plenty.
+    replay, the same number of draws). Every decision's inputs are kept in
+    memory (some 45 kB a game), so a few thousand games are plenty.
     Returns seconds per game.
     """
     if n_games <= 0 or n_games % 2:
@@ -1402,25 +1660,21 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     hand_n = (hands >= 0).sum(axis=1).astype(np.int64)
     infos = np.ascontiguousarray(rec[:, REC_INFO : REC_INFO + N_INFO])
 
-    ws, front, cand, c_mask = workspace(int(rules[R_MAX_HAND]))
-    n_cand = np.zeros(len(hands), dtype=np.int64)
-    enum_args = (rules, strats, who, hands, hand_n, ws, front, cand, c_mask, n_cand)
-    _replay_enumerate(*enum_args)
-    cfirst = np.concatenate(([0], np.cumsum(n_cand)))
-    all_c = np.zeros((5, int(cfirst[-1])), dtype=np.float64)
-    all_m = np.zeros(int(cfirst[-1]), dtype=np.int64)
-    _replay_store(rules, strats, who, hands, hand_n, ws, front, cand, c_mask, cfirst, all_c, all_m)
+    ws, front, _, _ = workspace(int(rules[R_MAX_HAND]))
+    tabs = np.zeros((2, N_T, N_CARDS), dtype=np.int64)
+    for w in range(2):
+        card_table(rules, np.int64(strats[w, P_FORBIDDEN]), tabs[w])
     noise = np.zeros(4, dtype=np.uint64)
-    chosen = np.zeros(len(hands), dtype=np.int64)
+    chosen = np.zeros((len(hands), 4), dtype=np.int64)
 
-    def choose():
+    def play_choice():
         rng.seed_state(noise, seed, 0, rng.PURPOSE_GAME)
-        _replay_choose(strats, who, infos, cfirst, all_c, noise, chosen)
+        _replay_play(rules, tabs, strats, who, hands, hand_n, infos, ws, front, noise, chosen)
 
-    choose()
+    play_choice()
     exact = strats[who, P_TEMP_PLAY] <= 0.0
-    same = (all_m[chosen] == log[:, L_PLAYED]) & (all_c[0, chosen] == log[:, L_ATK])
-    same &= all_c[1, chosen] == log[:, L_DEF]
+    same = (chosen[:, 0] == log[:, L_PLAYED]) & (chosen[:, 1] == log[:, L_COST])
+    same &= (chosen[:, 2] == log[:, L_ATK]) & (chosen[:, 3] == log[:, L_DEF])
     if not same[exact].all():
         raise RuntimeError("profile: a replayed play choice differs from the game's")
 
@@ -1439,10 +1693,14 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     h_chosen = np.zeros(len(h_n), dtype=np.int64)
     h_who = who[heal]
 
+    kvs = np.zeros((2, N_CARDS), dtype=np.float64)
+    for w in range(2):
+        keep_table(rules, strats[w], kvs[w])
+
     def heal_choice():
         rng.seed_state(noise, seed, 0, rng.PURPOSE_GAME)
         _replay_heal(
-            rules,
+            kvs,
             strats,
             h_who,
             hands_after,
@@ -1465,13 +1723,12 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     best = _clock(
         {
             "total": lambda: _play_games(rules, sa, sb, seed, 0, 0, n_games, out),
-            "enumerate plays": lambda: _replay_enumerate(*enum_args),
-            "choose play": choose,
+            "enumerate and choose play": play_choice,
             "choose heal": heal_choice,
         },
         repeat,
     )
-    parts = {k: best[k] for k in ("enumerate plays", "choose play", "choose heal")}
+    parts = {k: best[k] for k in ("enumerate and choose play", "choose heal")}
     parts["state, draws and RNG"] = best["total"] - sum(parts.values())
     parts["total"] = best["total"]
     return {k: v / n_games for k, v in parts.items()}

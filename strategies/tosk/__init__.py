@@ -14,7 +14,7 @@ the costs, attack and defence of each candidate come from the engine.
 import numpy as np
 
 from kernels.contract import Side, refuse
-from kernels.jit import leaf
+from kernels.jit import leaf, njit
 from kernels.rng import gumbel
 from strategies.tosk.view import (
     I_CAPACITY,
@@ -124,16 +124,12 @@ def keep_value(params, atk, dfn, is_tech, cost):
     )
 
 
-@leaf
-def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise):
-    """Index of the chosen candidate play among the first ``n_cand``.
-
-    ``c_*`` describe each legal candidate (computed by the engine); ``info`` is
-    the observable state. With a positive temperature the choice samples the
-    softmax of the scores (Gumbel arg-max on the seat's ``noise`` stream);
-    otherwise the first best candidate wins.
-    """
-    w = params
+@njit(inline="always")
+def play_context(w, info):
+    """The per-decision constants of the play score (``play_score``), from
+    the strategy ``w`` and the observable state ``info``: expected opponent
+    ATK and DEF, how hurt each side is, hand room, temperature, capacity and
+    the opponent's HP."""
     start = info[I_START_HP]
     pw = w[P_PRIOR_WEIGHT]
     nrev = info[I_OPP_REVEALS]
@@ -142,43 +138,69 @@ def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, n
     hurt = 1.0 - info[I_MY_HP] / start
     opp_hurt = 1.0 - info[I_OPP_HP] / start
     room = info[I_MAX_HAND] - info[I_MY_HAND]
-    temp = w[P_TEMP_PLAY]
-    cap = info[I_CAPACITY]
-    opp_hp = info[I_OPP_HP]
-    # the weights read once, not per candidate (the sums below keep their order)
-    w0, w1, w2, w3, w4, w5, w6, w7 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
-    w8, w9, w10, w11, w12, w13 = w[8], w[9], w[10], w[11], w[12], w[13]
+    return (
+        opp_atk,
+        opp_def,
+        hurt,
+        opp_hurt,
+        room,
+        w[P_TEMP_PLAY],
+        info[I_CAPACITY],
+        info[I_OPP_HP],
+    )
+
+
+@njit(inline="always")
+def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
+    """The score of one candidate play (``atk``, ``dfn``, ``cost``, ``cards``,
+    ``wasted`` as floats) under the context of :func:`play_context`; with a
+    positive temperature it adds the candidate's Gumbel noise, one draw from
+    ``noise``. Candidates must be scored in the order they are offered."""
+    opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp = ctx
+    unspent = cap - cost
+    draw = min(unspent, room + cards)
+    dmg = max(0.0, atk - opp_def)
+    exposed = max(0.0, opp_atk - dfn)
+    s = (
+        w[0] * atk
+        + w[1] * dfn
+        + w[2] * cost
+        + w[3] * unspent
+        + w[4] * cards
+        + w[5] * draw
+        + w[6] * dmg
+        + w[7] * min(dfn, opp_atk)
+        + w[9] * dfn * hurt
+        + w[10] * atk * opp_hurt
+        + w[11] * wasted
+        + w[13] * exposed
+    )
+    if dmg >= opp_hp:
+        s += w[8]
+    if cards == 0:
+        s += w[12]
+    if temp > 0.0:
+        s += temp * gumbel(noise)
+    return s
+
+
+@leaf
+def choose_play(params, info, c_atk, c_def, c_cost, c_cards, c_wasted, n_cand, noise):
+    """Index of the chosen candidate play among the first ``n_cand``.
+
+    ``c_*`` describe each legal candidate (computed by the engine); ``info`` is
+    the observable state. Each candidate is scored by :func:`play_score`; with
+    a positive temperature the choice samples the softmax of the scores
+    (Gumbel arg-max on the seat's ``noise`` stream); otherwise the first best
+    candidate wins. The engine's game loop scores its candidates as it
+    enumerates them (``sims.tosk.choose_from_hand``, the same scores in the
+    same order); this is its reference.
+    """
+    ctx = play_context(params, info)
     best = 0
     best_score = -np.inf
     for k in range(n_cand):
-        atk = c_atk[k]
-        dfn = c_def[k]
-        cost = c_cost[k]
-        cards = c_cards[k]
-        unspent = cap - cost
-        draw = min(unspent, room + cards)
-        dmg = max(0.0, atk - opp_def)
-        exposed = max(0.0, opp_atk - dfn)
-        s = (
-            w0 * atk
-            + w1 * dfn
-            + w2 * cost
-            + w3 * unspent
-            + w4 * cards
-            + w5 * draw
-            + w6 * dmg
-            + w7 * min(dfn, opp_atk)
-            + w9 * dfn * hurt
-            + w10 * atk * opp_hurt
-            + w11 * c_wasted[k]
-            + w13 * exposed
-        )
-        if dmg >= opp_hp:
-            s += w8
-        if cards == 0:
-            s += w12
-        if temp > 0.0:
-            s += temp * gumbel(noise)
+        s = play_score(params, ctx, c_atk[k], c_def[k], c_cost[k], c_cards[k], c_wasted[k], noise)
         if s > best_score:
             best_score = s
             best = k

@@ -7,9 +7,24 @@ import numpy as np
 import pytest
 
 from balance.config import load_strategy, resolve_variant
+from kernels import rng
 from sims import tosk
+from strategies import tosk as strat_mod
+from strategies.tosk.view import (
+    I_CAPACITY,
+    I_MAX_HAND,
+    I_MY_HAND,
+    I_MY_HP,
+    I_OPP_ATK_SUM,
+    I_OPP_DEF_SUM,
+    I_OPP_HP,
+    I_OPP_REVEALS,
+    I_START_HP,
+    N_INFO,
+)
+from tests.games.tosk.test_tosk_rules import _random_rules
 
-PARTS = ("enumerate plays", "choose play", "choose heal", "state, draws and RNG")
+PARTS = ("enumerate and choose play", "choose heal", "state, draws and RNG")
 
 
 def _random_front_state(g: np.random.Generator):
@@ -65,6 +80,80 @@ def test_front_matches_the_group_by_group_reference():
         else:
             general += 1
     assert shortcut > 1000 and general > 100  # both ways were exercised
+
+
+def _random_decision(g: np.random.Generator):
+    """Rules, a hand, a strategy vector and a view for one play decision:
+    printed rules half the time (the game loop's path without flags), random
+    legal ones otherwise; weights drawn from a few round values (ties between
+    candidates are common) or at random, some zero; a temperature a third of
+    the time; now and then no prior weight before any reveal (an undefined
+    expected opponent ATK and DEF: every score NaN)."""
+    rules = (
+        resolve_variant("tosk", "base").vector().copy() if g.random() < 0.5 else _random_rules(g)
+    )
+    if g.random() < 0.2:
+        rules[tosk.R_FORCE] = rules[tosk.R_MOMENTUM] = 0
+    n = int(g.integers(0, rules[tosk.R_MAX_HAND] + 1))
+    cards = np.full(tosk.MAX_HAND, -1, dtype=np.int64)
+    cards[:n] = g.choice(48, size=n, replace=False)
+    forbidden = int(g.integers(0, 1 << 12)) if g.random() < 0.15 else 0
+    strat = np.zeros(strat_mod.N_PARAMS)
+    k = strat_mod.P_TEMP_PLAY
+    if g.random() < 0.5:
+        strat[:k] = g.choice([0.0, 0.0, 1.0, -1.0, 0.5, 2.0, -0.1], size=k)
+    else:
+        strat[:k] = g.normal(size=k) * (g.random(k) < 0.7)
+    strat[strat_mod.P_TEMP_PLAY] = g.uniform(0.1, 3.0) if g.random() < 0.33 else 0.0
+    strat[strat_mod.P_PRIOR_ATK] = g.uniform(0, 6)
+    strat[strat_mod.P_PRIOR_DEF] = g.uniform(0, 4)
+    strat[strat_mod.P_PRIOR_WEIGHT] = g.choice([0.0, 1.0, 3.0, 1e9])
+    strat[strat_mod.P_FORBIDDEN] = forbidden
+    info = np.zeros(N_INFO)
+    start = float(rules[tosk.R_START_HP])
+    info[I_START_HP] = start
+    info[I_MY_HP] = float(g.integers(-3, start + 1))
+    info[I_OPP_HP] = float(g.integers(-3, start + 1))
+    info[I_MY_HAND] = n
+    info[I_MAX_HAND] = rules[tosk.R_MAX_HAND]
+    info[I_CAPACITY] = rules[tosk.R_CAPACITY]
+    reveals = float(g.integers(0, 30))
+    info[I_OPP_REVEALS] = reveals
+    info[I_OPP_ATK_SUM] = float(g.integers(0, 8 * reveals + 1))
+    info[I_OPP_DEF_SUM] = float(g.integers(0, 6 * reveals + 1))
+    return rules, cards, n, forbidden, strat, info
+
+
+def test_choose_from_hand_matches_enumerate_then_choose():
+    """The game loop's one-pass ``choose_from_hand`` picks the play (mask,
+    cost, ATK, DEF) that ``choose_play`` picks among ``enumerate_plays``'
+    candidates, and draws as much noise, on random rules, hands, strategies
+    and views."""
+    g = np.random.default_rng(2026)
+    ws, front, cand, c_mask = tosk.workspace(tosk.MAX_HAND)
+    ws2, front2, _, _ = tosk.workspace(tosk.MAX_HAND)
+    tab = np.zeros((tosk.N_T, tosk.N_CARDS), dtype=np.int64)
+    noise_ref = np.zeros(4, dtype=np.uint64)
+    noise = np.zeros(4, dtype=np.uint64)
+    seen = {"no flags": 0, "flags": 0, "temperature": 0, "technique": 0, "not empty": 0}
+    for trial in range(6000):
+        rules, cards, n, forbidden, strat, info = _random_decision(g)
+        tosk.card_table(rules, forbidden, tab)
+        rng.seed_state(noise_ref, 5, trial, rng.PURPOSE_GAME)
+        noise[:] = noise_ref
+        k = tosk.enumerate_plays(rules, cards, n, forbidden, ws, front, *cand, c_mask)
+        j = strat_mod.choose_play(strat, info, *cand, k, noise_ref)
+        want = (int(c_mask[j]), int(cand[2, j]), int(cand[0, j]), int(cand[1, j]))
+        got = tosk.choose_from_hand(rules, tab, cards, n, ws2, front2, strat, info, noise)
+        assert got == want, (trial, rules, cards[:n], forbidden, strat, info)
+        assert np.array_equal(noise, noise_ref), trial  # the same draws
+        plain = rules[tosk.R_FORCE] == 0 and rules[tosk.R_MOMENTUM] == 0
+        forbidden_held = any((forbidden >> (int(c) // 4)) & 1 for c in cards[:n])
+        seen["no flags" if plain and not forbidden_held else "flags"] += 1
+        seen["temperature"] += strat[strat_mod.P_TEMP_PLAY] > 0
+        seen["technique"] += cand[4, :k].any() or any(int(c) // 4 >= 9 for c in cards[:n])
+        seen["not empty"] += want[0] != 0
+    assert min(seen.values()) > 600, seen
 
 
 @pytest.mark.parametrize("b", ["balanced", "random"])
