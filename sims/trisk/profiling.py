@@ -15,7 +15,10 @@ programs on a busy machine do not inflate it), the best of ``repeats``.
 3. Each recorded decision is replayed through the kernels under test,
    cumulatively: stage 0 only restores the state into work arrays; a Creation
    step's stage 1 adds the candidates (``scored_candidates``: their
-   enumeration, features and scores, computed in one pass), stage 2 the
+   enumeration, features and scores, computed in one pass; as in the game, a
+   phase's first step computes every row and a later step keeps the scores of
+   the ability rows its change detection finds unchanged, the recorded steps of
+   a phase being replayed in order), stage 2 the
    choice (``pick``), stage 3 carrying it out (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
    choice; the start of a Combat phase's stage 1 adds the combat (attackers,
    Fear flips, blocks, the Damage step) and stage 2 the end of the turn
@@ -79,6 +82,9 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(sides.shape[1], False)
     rec = np.zeros(cap * _INTS_PER_DECISION, np.int64)
     rec_u = np.zeros((cap, 6, 4), np.uint64)
@@ -116,6 +122,9 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
             rec_n,
             sl,
             hr,
+            inc,
+            cs,
+            ct,
         )
     return rec, rec_u, rec_meta[: rec_n[0]].copy(), rec_n[2] == 1
 
@@ -175,6 +184,9 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
         _rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(dmax, False)
     wrong = 0
     for i in range(rec_meta.shape[0]):
@@ -234,8 +246,29 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
             if pick(scores, n, w[P_TEMP], noise) != rec_meta[i, 2]:
                 wrong += 1
             continue
+        # the first step of a Creation phase computes every row; a later one (the
+        # record before it is the phase's previous step) keeps unchanged ability
+        # rows' scores, as in the game
+        fresh = i == 0 or rec_meta[i - 1, 1] != 1
         n = E.scored_candidates(
-            rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores
+            rules,
+            table,
+            bd,
+            pl,
+            hd,
+            forb,
+            p,
+            cand,
+            feats,
+            tg,
+            sl,
+            hr,
+            w,
+            scores,
+            inc,
+            cs,
+            ct,
+            fresh,
         )
         if stage == 1:
             continue
@@ -276,6 +309,9 @@ def _deal(sides, deck_n, primals, seed, n_deals):
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(sides.shape[1], False)
     tot = 0
     for g in range(2 * n_deals):
