@@ -1189,14 +1189,17 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 # down by a destroy, damage, a token, a level). A row's score is kept (``cs``) when the
 # same (s, i, tp, ts) row was written or kept at the previous step (``ct`` holds the step
 # stamp), neither its source slot nor its target changed and its gate is the same float;
-# every other row is computed as before. The first step of each Creation phase (``fresh``)
-# computes every row. Kept rows leave their ``feats`` row unwritten: ``play`` reads only
-# ``cand`` and ``scores``.
+# every other row is computed as before. Each seat keeps its own state (``play`` passes
+# ``inc[p]``, ``cs[p]``, ``ct[p]``), carried from one of its Creation phases to the next (its
+# ``p`` and weights are the same for the whole game; what the other seat's turn changed is
+# found by the comparison); the seat's first step of a game (``fresh``) computes every row.
+# Kept rows leave their ``feats`` row unwritten: ``play`` reads only ``cand`` and ``scores``.
+
 SL_AP, SL_WARD = 0, 1
 SLW = 2
 
 
-# ``inc`` (int64, shape (2, MAX_SLOTS + 1, BF + 2)): rows ``0 .. MAX_SLOTS - 1`` of a seat
+# Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, BF + 2)): rows ``0 .. MAX_SLOTS - 1`` of a seat
 # hold a slot's fields (BF), its attack power (IC_AP) and whether it changed (IC_CHG); row
 # MAX_SLOTS the seat's counters below; ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp.
 IC_AP, IC_CHG = BF, BF + 1
@@ -1421,9 +1424,9 @@ def scored_candidates(
 ):
     """``play_candidates`` and the ``score`` of every row (``scores``), in one
     pass (see the section's comment); ``sl`` and ``hr`` are work arrays, ``inc``,
-    ``cs`` and ``ct`` the incremental state. ``fresh``: the first step of a
-    Creation phase (or any call whose ``p`` or ``w`` may differ from the
-    previous call's), every row is computed; else an ability row unchanged since
+    ``cs`` and ``ct`` the incremental state of seat ``p``. ``fresh``: the seat's
+    first step of a game (or any call whose ``p`` or ``w`` may differ from the
+    previous call with this state), every row is computed; else an ability row unchanged since
     the previous call keeps its score and its ``feats`` row is left unwritten."""
     q = 1 - p
     slot_table(table, bd, pl, sl)
@@ -2240,10 +2243,10 @@ def play(
                 hr,
                 w,
                 scores,
-                inc,
-                cs,
-                ct,
-                step == 0,
+                inc[p],
+                cs[p],
+                ct[p],
+                step == 0 and turn <= 2,  # the seat's first Creation phase of the game
             )
             k = pick(scores, n, w[P_TEMP], noise)
             if r >= 0:
@@ -2373,9 +2376,9 @@ def _work(dmax, with_log):
         np.zeros(3, np.int64),
         np.zeros((2, MAX_SLOTS, SLW), np.int64),
         np.zeros((MAX_HAND, 2), np.int64),
-        np.zeros((2, MAX_SLOTS + 1, BF + 2), np.int64),
-        np.zeros((MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
-        np.full((MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 1), -1, np.int64),
+        np.zeros((2, 2, MAX_SLOTS + 1, BF + 2), np.int64),
+        np.zeros((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
+        np.full((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 1), -1, np.int64),
     )
 
 

@@ -16,9 +16,9 @@ programs on a busy machine do not inflate it), the best of ``repeats``.
    cumulatively: stage 0 only restores the state into work arrays; a Creation
    step's stage 1 adds the candidates (``scored_candidates``: their
    enumeration, features and scores, computed in one pass; as in the game, a
-   phase's first step computes every row and a later step keeps the scores of
-   the ability rows its change detection finds unchanged, the recorded steps of
-   a phase being replayed in order), stage 2 the
+   seat's first step of a game computes every row and a later step keeps the
+   scores of the ability rows its change detection finds unchanged since the
+   seat's previous step, the recorded steps being replayed in order), stage 2 the
    choice (``pick``), stage 3 carrying it out (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
    choice; the start of a Combat phase's stage 1 adds the combat (attackers,
    Fear flips, blocks, the Damage step) and stage 2 the end of the turn
@@ -246,10 +246,10 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
             if pick(scores, n, w[P_TEMP], noise) != rec_meta[i, 2]:
                 wrong += 1
             continue
-        # the first step of a Creation phase computes every row; a later one (the
-        # record before it is the phase's previous step) keeps unchanged ability
-        # rows' scores, as in the game
-        fresh = i == 0 or rec_meta[i - 1, 1] != 1
+        # as in the game: a seat's first Creation step of a game computes every
+        # row, a later one keeps the scores of unchanged ability rows (the seat's
+        # previous step was replayed just before it of the seat's steps)
+        fresh = (i == 0 or rec_meta[i - 1, 1] != 1) and rec_meta[i, 5] <= 2
         n = E.scored_candidates(
             rules,
             table,
@@ -265,9 +265,9 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
             hr,
             w,
             scores,
-            inc,
-            cs,
-            ct,
+            inc[p],
+            cs[p],
+            ct[p],
             fresh,
         )
         if stage == 1:

@@ -6,10 +6,10 @@
 on them, and so does the noise stream. Called ``fresh`` (every row computed)
 it must also write the same features. Called incrementally (an ability row
 whose inputs did not change since the previous call keeps its score) it is
-compared in the game's own sequence of steps (each Creation phase's first
-step fresh, the later ones incremental) and on sequences of random changes
+compared in the game's own sequence of steps (each seat's first step of a
+game fresh, the later ones incremental, across the other seat's turns) and on sequences of random changes
 to recorded states (damage, tokens, levels, Used flags, destroyed creations,
-cards drawn or played, creations swapped): the rows, the scores and the
+creations joining, cards drawn or played, creations swapped): the rows, the scores and the
 choice (``pick``, with its noise draw) must match, and rows must be kept.
 Compared on every Creation-phase state of many recorded games
 (``sims.trisk.profiling._record``): the reference set under the TOML
@@ -40,7 +40,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
     cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
-    inc, cs, ct = w2[24], w2[25], w2[26]
+    inc, cs, ct = w2[24][0], w2[25][0], w2[26][0]
     states = 0
     rows = 0
     bad = 0
@@ -125,9 +125,9 @@ def _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores):
 
 @numba.njit
 def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
-    """The recorded Creation steps in the game's order, each phase's first step
-    fresh, the later ones incremental: (rows compared, rows kept, rows or
-    choices that differ). Both sides pick from copies of the same noise stream."""
+    """The recorded Creation steps in the game's order, each seat with its own
+    state, its first step of a game fresh, the later ones incremental: (rows
+    compared, rows kept, rows or choices that differ). Both sides pick from copies of the same noise stream."""
     w1 = E._work(dmax, False)
     w2 = E._work(dmax, False)
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
@@ -147,7 +147,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         forb = forbs[meta[i, 4]]
         noise = rngs[4 + meta[i, 4]]
         noise2[:] = noise
-        fresh = i == 0 or meta[i - 1, 1] != 1
+        fresh = (i == 0 or meta[i - 1, 1] != 1) and meta[i, 5] <= 2
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
         feats2[:, 0] = np.nan
         n2 = E.scored_candidates(
@@ -165,9 +165,9 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
             hr,
             w,
             scores2,
-            inc,
-            cs,
-            ct,
+            inc[p],
+            cs[p],
+            ct[p],
             fresh,
         )
         kept += _kept(n2, feats2)
@@ -189,7 +189,7 @@ def _mutate(rules, bd, pl, dk, hd, p, r):
     q = int(r * 1e6) % 2
     nb = pl[q, E.K_NB]
     s = int(r * 1e8) % nb
-    c = int(r * 1e4) % 10
+    c = int(r * 1e4) % 12
     if c == 0:
         bd[q, s, E.F_DMG] += 1
     elif c == 1:
@@ -208,6 +208,15 @@ def _mutate(rules, bd, pl, dk, hd, p, r):
         E.draw(rules, pl, dk, hd, q)
     elif c == 8 and pl[p, E.K_HANDN] > 0:
         E.remove_from_hand(pl, hd, p, int(r * 1e9) % pl[p, E.K_HANDN])
+    elif c == 10 and nb < E.MAX_SLOTS:  # a creation joins: group counts (Pack, gates) change
+        for f in range(E.BF):
+            bd[q, nb, f] = bd[q, max(s, 1), f] if nb > 1 else 0
+        bd[q, nb, E.F_STACK] = 1
+        if nb == 1:
+            bd[q, nb, E.F_CARD] = bd[1 - q, 1, E.F_CARD] if pl[1 - q, E.K_NB] > 1 else 0
+        pl[q, E.K_NB] = nb + 1
+    elif c == 11 and nb > 1:  # the last creation leaves: no other slot moves
+        E.destroy(bd, pl, q, nb - 1)
     elif c == 9 and nb > 2:
         t = 1 + int(r * 1e9) % (nb - 1)
         card = bd[q, s if s > 0 else 1, E.F_CARD]
@@ -229,6 +238,7 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
     rows = 0
     kept = 0
     bad = 0
+    inc, cs, ct = inc[0], cs[0], ct[0]
     for i in range(0, meta.shape[0], 3):
         if meta[i, 1] != 1:
             continue
