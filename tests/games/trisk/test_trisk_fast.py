@@ -311,7 +311,9 @@ def test_reference_set_matches_the_reference_path(a, b):
 @pytest.mark.parametrize("temp", [0.0, 0.5, 3.0])
 @pytest.mark.parametrize("over", [{}, {"max_board": 2}, {"hand_limit": 3}, {"upgrade_cost": 0}])
 def test_toy_set_matches_the_reference_path(temp, over):
-    spec = dict(GREEDY, temperature=temp)
+    # target_ap weighted: a Pack bonus that changes with no change to the slot itself
+    # (a creation of its group joins or leaves) then changes scores
+    spec = dict(GREEDY, play=dict(GREEDY["play"], target_ap=0.3), temperature=temp)
     a = side(spec, "Cern", TOY_DECK)
     b = side(spec, "Vask", TOY_DECK[::-1])
     _check(rules_vector(**over), a, b, 21, 30)
