@@ -424,7 +424,7 @@ def _ab(table, card, i, field):
     return table[card, C_ABIL + i * A_W + field]
 
 
-@leaf
+@leaf("int64(int64[:, ::1], int64, int64, int64)")  # one copy (the effect is a constant)
 def passive_amount(table, card, level, effect):
     """Sum of the amounts of ``card``'s unlocked passive abilities of ``effect``."""
     tot = 0
@@ -538,7 +538,7 @@ def typed_damage(rules, table, card, amount, dtype):
     return a
 
 
-@leaf
+@leaf("void(int64[:, :, ::1], int64[:, ::1], int64, int64)")  # one copy (a constant slot)
 def destroy(bd, pl, p, s):
     """Slot ``s`` (a creation) leaves play: its stack goes to the discard pile."""
     pl[p, K_DISC] += bd[p, s, F_STACK]
@@ -601,7 +601,10 @@ def gate_prob(table, bd, pl, p, card, i):
     return 1.0
 
 
-@leaf
+@leaf(
+    "boolean(int64[:, ::1], int64[:, :, ::1], int64[:, ::1], int64, int64, int64, uint64[:, ::1],"
+    " int64[:, ::1], int64[::1], boolean, int64)"
+)  # one copy (the ability and do_log are constants at some call sites)
 def gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
     """Flip the coins of ability ``i``'s gate: one heads is enough."""
     c = _ab(table, card, i, A_COINS)
@@ -2018,7 +2021,9 @@ def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
 
 
 # ---- one game -------------------------------------------------------------------------------------
-@leaf
+# One signature each (as ``_log``): the call sites pass the seat, the effect or the
+# decision kind as constants, and each constant would otherwise compile a copy of its own.
+@leaf("int64(int64[::1], int64[:, ::1], int64[:, :, ::1], int64[:, ::1], int64)")
 def check_invariants(rules, table, bd, pl, p):
     """0 if any invariant is broken: levels within 0..10, hand within its limit,
     token and damage counts never negative, no creation in play whose damage
@@ -2064,7 +2069,10 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
             hd[p, h] = -1
 
 
-@leaf
+@leaf(
+    "int64(int64[::1], uint64[:, :, ::1], int64[:, ::1], int64[::1], int64, int64, int64, int64,"
+    " int64[:, :, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint64[:, ::1])"
+)  # one copy (the kind is a constant)
 def snapshot(rec, rec_u, rec_meta, rec_n, kind, p, side, turn, bd, pl, hd, dk, rngs):
     """Record the state of a decision (``kind`` 0: a Primal action, 1: a
     Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profiling``: row ``rec_n[0]`` of
