@@ -1173,12 +1173,12 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 # and Ward of every card in play are computed once per step (``slot_table``) instead of once
 # per candidate, a card held twice copies the rows of its first copy (a hand card's rows
 # depend on the card, never on its place in the hand), each row is scored as soon as it is
-# complete, and an ability row whose inputs did not change since the previous step of the
-# same Creation phase keeps its score (incremental scoring, below).
+# complete, and an ability row whose inputs did not change since the deciding seat's previous
+# step keeps its score (incremental scoring, below).
 #
 # Incremental scoring of the ability rows. The features of the row "slot ``s`` of the deciding
 # seat ``p`` uses its ability ``i`` on target ``(tp, ts)``", and so its score, are a function of
-#   * the rules, the card table, ``p`` and the weights (fixed within a Creation phase);
+#   * the rules, the card table, ``p`` and the weights (fixed for a seat within a game);
 #   * the source slot: its fields ``bd[p, s, :]`` (card, level, Used, tokens) and its attack
 #     power ``sl[p, s, SL_AP]`` (the lost attack); and the coin-gate chance ``gate`` (which
 #     reads group counts of the whole board: it is compared itself);
@@ -1187,10 +1187,10 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 #     creations of ``tp`` and the fields and attack power of every one of them; else the
 #     fields and attack power of slot ``ts`` of ``tp``.
 # ``_note_changes`` compares, at every step, each slot's fields and attack power, each seat's
-# creation count and draw counters with a copy taken at the previous step (``inc``), so a
+# creation count and draw counters with a copy taken at the seat's previous step (``inc``), so a
 # slot counts as changed when anything it holds changed, whatever did it (a creation moved
 # down by a destroy, damage, a token, a level). A row's score is kept (``cs``) when the
-# same (s, i, tp, ts) row was written or kept at the previous step (``ct`` holds the step
+# same (s, i, tp, ts) row was written or kept at the seat's previous step (``ct`` holds the step
 # stamp), neither its source slot nor its target changed and its gate is the same float;
 # every other row is computed as before. Each seat keeps its own state (``play`` passes
 # ``inc[p]``, ``cs[p]``, ``ct[p]``), carried from one of its Creation phases to the next (its
