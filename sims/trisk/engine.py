@@ -91,6 +91,7 @@ from sims.trisk.cards import (
     E_WARD,
     FEARED,
     FLYING,
+    MAX_ABIL,
     MAX_LEVEL,
     N_STATUS,
     PHYSICAL,
@@ -423,7 +424,7 @@ def _ab(table, card, i, field):
     return table[card, C_ABIL + i * A_W + field]
 
 
-@leaf
+@leaf("int64(int64[:, ::1], int64, int64, int64)")  # one copy (the effect is a constant)
 def passive_amount(table, card, level, effect):
     """Sum of the amounts of ``card``'s unlocked passive abilities of ``effect``."""
     tot = 0
@@ -537,7 +538,7 @@ def typed_damage(rules, table, card, amount, dtype):
     return a
 
 
-@leaf
+@leaf("void(int64[:, :, ::1], int64[:, ::1], int64, int64)")  # one copy (a constant slot)
 def destroy(bd, pl, p, s):
     """Slot ``s`` (a creation) leaves play: its stack goes to the discard pile."""
     pl[p, K_DISC] += bd[p, s, F_STACK]
@@ -600,7 +601,10 @@ def gate_prob(table, bd, pl, p, card, i):
     return 1.0
 
 
-@leaf
+@leaf(
+    "boolean(int64[:, ::1], int64[:, :, ::1], int64[:, ::1], int64, int64, int64, uint64[:, ::1],"
+    " int64[:, ::1], int64[::1], boolean, int64)"
+)  # one copy (the ability and do_log are constants at some call sites)
 def gate_flip(table, bd, pl, p, card, i, rngs, log, ints, do_log, turn):
     """Flip the coins of ability ``i``'s gate: one heads is enough."""
     c = _ab(table, card, i, A_COINS)
@@ -1164,14 +1168,95 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 
 # ---- the Creation phase, scored in one pass (what ``play`` uses) ------------------------------
 # ``play_candidates`` with ``score`` of every row is the reference: ``scored_candidates``
-# writes the same rows in the same order, the same features by the same float operations
-# and so the same scores (tests/games/trisk/test_trisk_fast.py compares them), cheaper:
-# the attack power and Ward of every card in play are computed once per step (``slot_table``)
-# instead of once per candidate, a card held twice copies the rows of its first copy (a
-# hand card's rows depend on the card, never on its place in the hand), and each row is
-# scored as soon as it is complete.
+# writes the same rows in the same order with the same scores (the features by the same float
+# operations; tests/games/trisk/test_trisk_fast.py compares them), cheaper: the attack power
+# and Ward of every card in play are computed once per step (``slot_table``) instead of once
+# per candidate, a card held twice copies the rows of its first copy (a hand card's rows
+# depend on the card, never on its place in the hand), each row is scored as soon as it is
+# complete, and an ability row whose inputs did not change since the deciding seat's previous
+# step keeps its score (incremental scoring, below).
+#
+# Incremental scoring of the ability rows. The features of the row "slot ``s`` of the deciding
+# seat ``p`` uses its ability ``i`` on target ``(tp, ts)``", and so its score, are a function of
+#   * the rules, the card table, ``p`` and the weights (fixed for a seat within a game);
+#   * the source slot: its fields ``bd[p, s, :]`` (card, level, Used, tokens) and its attack
+#     power ``sl[p, s, SL_AP]`` (the lost attack); and the coin-gate chance ``gate`` (which
+#     reads group counts of the whole board: it is compared itself);
+#   * the target: for a Draw effect the seat's hand size, deck size and deck position
+#     (``pl[tp, K_HANDN/K_DECKN/K_POS]``); for a mass effect (``ts`` -1) the number of
+#     creations of ``tp`` and the fields and attack power of every one of them; else the
+#     fields and attack power of slot ``ts`` of ``tp``.
+# ``_note_changes`` compares, at every step, each slot's fields and attack power, each seat's
+# creation count and draw counters with a copy taken at the seat's previous step (``inc``), so a
+# slot counts as changed when anything it holds changed, whatever did it (a creation moved
+# down by a destroy, damage, a token, a level). A row's score is kept (``cs``) when the
+# same (s, i, tp, ts) row was written or kept at the seat's previous step (``ct`` holds the step
+# stamp), neither its source slot nor its target changed and its gate is the same float;
+# every other row is computed as before. Each seat keeps its own state (``play`` passes
+# ``inc[p]``, ``cs[p]``, ``ct[p]``), carried from one of its Creation phases to the next (its
+# ``p`` and weights are the same for the whole game; what the other seat's turn changed is
+# found by the comparison); the seat's first step of a game (``fresh``) computes every row.
+# Kept rows leave their ``feats`` row unwritten: ``play`` reads only ``cand`` and ``scores``.
+
 SL_AP, SL_WARD = 0, 1
 SLW = 2
+
+
+# Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, BF + 2)): rows ``0 .. MAX_SLOTS - 1`` of a seat
+# hold a slot's fields (BF), its attack power (IC_AP) and whether it changed (IC_CHG); row
+# MAX_SLOTS the seat's counters below; ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp.
+IC_AP, IC_CHG = BF, BF + 1
+IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_MASS, IS_DRAW, IS_STAMP = 0, 1, 2, 3, 4, 5, 6
+# ``cs`` (float64, (MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2)): the score of row (s, i, tp, ts)
+# at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, (MAX_SLOTS,
+# MAX_ABIL, 2, MAX_SLOTS + 1)): the stamp of the step that wrote or kept that score.
+CS_GATE = MAX_SLOTS + 1
+
+
+@leaf
+def _note_changes(bd, pl, sl, inc):
+    """Mark in ``inc`` what changed since the previous call (see the section's
+    comment) and take the new copy: per slot ``IC_CHG``, per seat ``IS_MASS``
+    (its creation count or any creation) and ``IS_DRAW`` (its draw counters)."""
+    for q in range(2):
+        nb = pl[q, K_NB]
+        onb = inc[q, MAX_SLOTS, IS_NB]
+        mass = nb != onb
+        for s in range(nb):
+            c = s >= onb or sl[q, s, SL_AP] != inc[q, s, IC_AP]
+            if not c:
+                for f in range(BF):
+                    if bd[q, s, f] != inc[q, s, f]:
+                        c = True
+                        break
+            if c:
+                for f in range(BF):
+                    inc[q, s, f] = bd[q, s, f]
+                inc[q, s, IC_AP] = sl[q, s, SL_AP]
+                if s > 0:
+                    mass = True
+            inc[q, s, IC_CHG] = 1 if c else 0
+        inc[q, MAX_SLOTS, IS_NB] = nb
+        inc[q, MAX_SLOTS, IS_MASS] = 1 if mass else 0
+        d = (
+            pl[q, K_HANDN] != inc[q, MAX_SLOTS, IS_HANDN]
+            or pl[q, K_DECKN] != inc[q, MAX_SLOTS, IS_DECKN]
+            or pl[q, K_POS] != inc[q, MAX_SLOTS, IS_POS]
+        )
+        inc[q, MAX_SLOTS, IS_DRAW] = 1 if d else 0
+        inc[q, MAX_SLOTS, IS_HANDN] = pl[q, K_HANDN]
+        inc[q, MAX_SLOTS, IS_DECKN] = pl[q, K_DECKN]
+        inc[q, MAX_SLOTS, IS_POS] = pl[q, K_POS]
+
+
+@leaf(inline="always")
+def _target_changed(inc, eff, tp, ts):
+    """Whether what the features of an effect on target ``(tp, ts)`` read changed."""
+    if eff == E_DRAW:
+        return inc[tp, MAX_SLOTS, IS_DRAW] != 0
+    if ts == -1:
+        return inc[tp, MAX_SLOTS, IS_MASS] != 0
+    return inc[tp, ts, IC_CHG] != 0
 
 
 @leaf
@@ -1337,11 +1422,20 @@ def _effect_row(
 
 
 @leaf
-def scored_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores):
+def scored_candidates(
+    rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
+):
     """``play_candidates`` and the ``score`` of every row (``scores``), in one
-    pass (see the section's comment); ``sl`` and ``hr`` are work arrays."""
+    pass (see the section's comment); ``sl`` and ``hr`` are work arrays, ``inc``,
+    ``cs`` and ``ct`` the incremental state of seat ``p``. ``fresh``: the seat's
+    first step of a game (or any call whose ``p`` or ``w`` may differ from the
+    previous call with this state), every row is computed; else an ability row unchanged since
+    the previous call keeps its score and its ``feats`` row is left unwritten."""
     q = 1 - p
     slot_table(table, bd, pl, sl)
+    _note_changes(bd, pl, sl, inc)
+    stamp = inc[0, MAX_SLOTS, IS_STAMP] + (2 if fresh else 1)
+    inc[0, MAX_SLOTS, IS_STAMP] = stamp
     n = 0
     _clear(feats, 0, NPL)
     _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
@@ -1510,6 +1604,7 @@ def scored_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr
         card = bd[p, s, F_CARD]
         lvl = bd[p, s, F_LEVEL]
         could_attack = can_attack(rules, table, bd, p, s)
+        src_same = inc[p, s, IC_CHG] == 0
         for i in range(table[card, C_N_ABIL]):
             if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
                 continue
@@ -1519,36 +1614,51 @@ def scored_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr
             gate = gate_prob(table, bd, pl, p, card, i)
             if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
                 gate *= 0.5
+            keep = src_same and cs[s, i, 0, CS_GATE] == gate
+            cs[s, i, 0, CS_GATE] = gate
             m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
             lost = sl[p, s, SL_AP] if could_attack else 0.0
             for j in range(m):
-                k = n
-                n = _effect_row(
-                    rules,
-                    table,
-                    bd,
-                    pl,
-                    sl,
-                    p,
-                    cand,
-                    feats,
-                    n,
-                    PK_ABILITY,
-                    -1,
-                    s,
-                    i,
-                    tg[j, 0],
-                    tg[j, 1],
-                    eff,
-                    nn,
-                    param,
-                    gate,
-                    PF_ABILITY,
-                    0.0,
-                )
-                if n > k:
-                    feats[k, PF_LOST_ATTACK] = lost
-                    scores[k] = score(w, P_PLAY, feats, k, NPL)
+                if n >= MAXC:
+                    break
+                tp = tg[j, 0]
+                ts = tg[j, 1]
+                if (
+                    keep
+                    and ct[s, i, tp, ts + 1] == stamp - 1
+                    and not _target_changed(inc, eff, tp, ts)
+                ):
+                    _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
+                    scores[n] = cs[s, i, tp, ts + 1]
+                else:
+                    _effect_row(
+                        rules,
+                        table,
+                        bd,
+                        pl,
+                        sl,
+                        p,
+                        cand,
+                        feats,
+                        n,
+                        PK_ABILITY,
+                        -1,
+                        s,
+                        i,
+                        tp,
+                        ts,
+                        eff,
+                        nn,
+                        param,
+                        gate,
+                        PF_ABILITY,
+                        0.0,
+                    )
+                    feats[n, PF_LOST_ATTACK] = lost
+                    scores[n] = score(w, P_PLAY, feats, n, NPL)
+                    cs[s, i, tp, ts + 1] = scores[n]
+                ct[s, i, tp, ts + 1] = stamp
+                n += 1
     return n
 
 
@@ -1911,7 +2021,9 @@ def end_of_turn(table, bd, pl, p, log, ints, do_log, turn):
 
 
 # ---- one game -------------------------------------------------------------------------------------
-@leaf
+# One signature each (as ``_log``): the call sites pass the seat, the effect or the
+# decision kind as constants, and each constant would otherwise compile a copy of its own.
+@leaf("int64(int64[::1], int64[:, ::1], int64[:, :, ::1], int64[:, ::1], int64)")
 def check_invariants(rules, table, bd, pl, p):
     """0 if any invariant is broken: levels within 0..10, hand within its limit,
     token and damage counts never negative, no creation in play whose damage
@@ -1957,7 +2069,10 @@ def start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd):
             hd[p, h] = -1
 
 
-@leaf
+@leaf(
+    "int64(int64[::1], uint64[:, :, ::1], int64[:, ::1], int64[::1], int64, int64, int64, int64,"
+    " int64[:, :, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint64[:, ::1])"
+)  # one copy (the kind is a constant)
 def snapshot(rec, rec_u, rec_meta, rec_n, kind, p, side, turn, bd, pl, hd, dk, rngs):
     """Record the state of a decision (``kind`` 0: a Primal action, 1: a
     Creation-phase step, 2: the start of the Combat phase) for ``sims.trisk.profiling``: row ``rec_n[0]`` of
@@ -2037,6 +2152,9 @@ def play(
     rec_n,
     sl,
     hr,
+    inc,
+    cs,
+    ct,
 ):
     """Play one set-up game to its end; fills ``result``. With rows in
     ``rec_meta``, every decision of the Primal and Creation phases and the
@@ -2113,13 +2231,30 @@ def play(
                 )
         # ---- Creation phase
         refused = False
-        for _ in range(64):
+        for step in range(64):
             refused = refused or create_refused(rules, table, pl, hd, forb, p)
             r = -1
             if recording:
                 r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
             n = scored_candidates(
-                rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores
+                rules,
+                table,
+                bd,
+                pl,
+                hd,
+                forb,
+                p,
+                cand,
+                feats,
+                tg,
+                sl,
+                hr,
+                w,
+                scores,
+                inc[p],
+                cs[p],
+                ct[p],
+                step == 0 and turn <= 2,  # the seat's first Creation phase of the game
             )
             k = pick(scores, n, w[P_TEMP], noise)
             if r >= 0:
@@ -2249,6 +2384,9 @@ def _work(dmax, with_log):
         np.zeros(3, np.int64),
         np.zeros((2, MAX_SLOTS, SLW), np.int64),
         np.zeros((MAX_HAND, 2), np.int64),
+        np.zeros((2, 2, MAX_SLOTS + 1, BF + 2), np.int64),
+        np.zeros((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
+        np.full((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 1), -1, np.int64),
     )
 
 
@@ -2280,6 +2418,9 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = _work(sides.shape[1], do_log)
     start_game(sides, deck_n, primals, seed, deal, swap, rngs, bd, pl, dk, hd)
     play(
@@ -2313,6 +2454,9 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     )
     return res, log[: ints[0]].copy()
 
@@ -2350,6 +2494,9 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
             rec_n,
             sl,
             hr,
+            inc,
+            cs,
+            ct,
         ) = _work(sides.shape[1], False)
         for g in range(c * CHUNK, min(n_games, (c + 1) * CHUNK)):
             deal = first_deal + g // 2
@@ -2386,6 +2533,9 @@ def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal,
                 rec_n,
                 sl,
                 hr,
+                inc,
+                cs,
+                ct,
             )
             for k in range(N_RESULT):
                 out[g, k] = res[k]

@@ -15,7 +15,10 @@ programs on a busy machine do not inflate it), the best of ``repeats``.
 3. Each recorded decision is replayed through the kernels under test,
    cumulatively: stage 0 only restores the state into work arrays; a Creation
    step's stage 1 adds the candidates (``scored_candidates``: their
-   enumeration, features and scores, computed in one pass), stage 2 the
+   enumeration, features and scores, computed in one pass; as in the game, a
+   seat's first step of a game computes every row and a later step keeps the
+   scores of the ability rows its change detection finds unchanged since the
+   seat's previous step, the recorded steps being replayed in order), stage 2 the
    choice (``pick``), stage 3 carrying it out (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
    choice; the start of a Combat phase's stage 1 adds the combat (attackers,
    Fear flips, blocks, the Damage step) and stage 2 the end of the turn
@@ -79,6 +82,9 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(sides.shape[1], False)
     rec = np.zeros(cap * _INTS_PER_DECISION, np.int64)
     rec_u = np.zeros((cap, 6, 4), np.uint64)
@@ -116,6 +122,9 @@ def _record(rules, table, sides, deck_n, primals, ws, forbs, seed, n_deals, cap)
             rec_n,
             sl,
             hr,
+            inc,
+            cs,
+            ct,
         )
     return rec, rec_u, rec_meta[: rec_n[0]].copy(), rec_n[2] == 1
 
@@ -175,6 +184,9 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
         _rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(dmax, False)
     wrong = 0
     for i in range(rec_meta.shape[0]):
@@ -234,8 +246,29 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
             if pick(scores, n, w[P_TEMP], noise) != rec_meta[i, 2]:
                 wrong += 1
             continue
+        # as in the game: a seat's first Creation step of a game computes every
+        # row, a later one keeps the scores of unchanged ability rows (the seat's
+        # previous step was replayed just before it of the seat's steps)
+        fresh = (i == 0 or rec_meta[i - 1, 1] != 1) and rec_meta[i, 5] <= 2
         n = E.scored_candidates(
-            rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores
+            rules,
+            table,
+            bd,
+            pl,
+            hd,
+            forb,
+            p,
+            cand,
+            feats,
+            tg,
+            sl,
+            hr,
+            w,
+            scores,
+            inc[p],
+            cs[p],
+            ct[p],
+            fresh,
         )
         if stage == 1:
             continue
@@ -276,6 +309,9 @@ def _deal(sides, deck_n, primals, seed, n_deals):
         rec_n,
         sl,
         hr,
+        inc,
+        cs,
+        ct,
     ) = E._work(sides.shape[1], False)
     tot = 0
     for g in range(2 * n_deals):

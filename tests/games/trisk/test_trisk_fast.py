@@ -1,13 +1,20 @@
 """The Creation phase's fast path against its reference.
 
 ``engine.scored_candidates`` (what ``play`` uses) must write the rows of
-``engine.play_candidates`` in the same order with the same features, and the
-same scores as ``strategies.trisk.score`` of each row, bit for bit: a choice
-or a tie depends on them, and so does the noise stream. Compared on every
-Creation-phase state of many recorded games (``sims.trisk.profiling._record``):
-the reference set under the TOML strategies, and the toy set (Upgrades,
-Rituals, mass Curses, coin gates, Ward, a card held twice) at several
-temperatures and rule variants.
+``engine.play_candidates`` in the same order, and the same scores as
+``strategies.trisk.score`` of each row, bit for bit: a choice or a tie depends
+on them, and so does the noise stream. Called ``fresh`` (every row computed)
+it must also write the same features. Called incrementally (an ability row
+whose inputs did not change since the previous call keeps its score) it is
+compared in the game's own sequence of steps (each seat's first step of a
+game fresh, the later ones incremental, across the other seat's turns) and on sequences of random changes
+to recorded states (damage, tokens, levels, Used flags, destroyed creations,
+creations joining, cards drawn or played, creations swapped): the rows, the scores and the
+choice (``pick``, with its noise draw) must match, and rows must be kept.
+Compared on every Creation-phase state of many recorded games
+(``sims.trisk.profiling._record``): the reference set under the TOML
+strategies, and the toy set (Upgrades, Rituals, mass Curses, coin gates,
+Ward, a card held twice) at several temperatures and rule variants.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import pytest
 from balance import config
 from sims.trisk import engine as E
 from sims.trisk import profiling as P
-from strategies.trisk import P_PLAY, score
+from strategies.trisk import P_PLAY, P_TEMP, pick, score
 from strategies.trisk.view import NPL
 from tests.games.trisk.test_trisk_engine import GREEDY, TOY_DECK
 from tests.games.trisk.trisk_helpers import rules_vector, side
@@ -33,6 +40,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
     cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    inc, cs, ct = w2[24][0], w2[25][0], w2[26][0]
     states = 0
     rows = 0
     bad = 0
@@ -47,7 +55,24 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         for k in range(n):
             scores[k] = score(w, P_PLAY, feats, k, NPL)
         n2 = E.scored_candidates(
-            rules, table, bd, pl, hd, forb, p, cand2, feats2, tg2, sl, hr, w, scores2
+            rules,
+            table,
+            bd,
+            pl,
+            hd,
+            forb,
+            p,
+            cand2,
+            feats2,
+            tg2,
+            sl,
+            hr,
+            w,
+            scores2,
+            inc,
+            cs,
+            ct,
+            True,
         )
         states += 1
         if n != n2:
@@ -65,6 +90,194 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     return states, rows, bad
 
 
+@numba.njit
+def _same_rows(n, cand, scores, n2, cand2, scores2):
+    """Rows of the two lists that differ (their kind, card, slots, targets or score)."""
+    if n != n2:
+        return max(n, n2)
+    bad = 0
+    for k in range(n):
+        same = scores[k] == scores2[k] or (np.isnan(scores[k]) and np.isnan(scores2[k]))
+        for f in range(E.CW):
+            same = same and cand[k, f] == cand2[k, f]
+        if not same:
+            bad += 1
+    return bad
+
+
+@numba.njit
+def _kept(n, feats2):
+    """Rows whose features were not written (``feats2`` was filled with NaN)."""
+    k = 0
+    for j in range(n):
+        if np.isnan(feats2[j, 0]):
+            k += 1
+    return k
+
+
+@numba.njit
+def _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores):
+    n = E.play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
+    for k in range(n):
+        scores[k] = score(w, P_PLAY, feats, k, NPL)
+    return n
+
+
+@numba.njit
+def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
+    """The recorded Creation steps in the game's order, each seat with its own
+    state, its first step of a game fresh, the later ones incremental: (rows
+    compared, rows kept, rows or choices that differ). Both sides pick from copies of the same noise stream."""
+    w1 = E._work(dmax, False)
+    w2 = E._work(dmax, False)
+    rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
+    cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
+    cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    inc, cs, ct = w2[24], w2[25], w2[26]
+    noise2 = np.zeros(4, np.uint64)
+    rows = 0
+    kept = 0
+    bad = 0
+    for i in range(meta.shape[0]):
+        if meta[i, 1] != 1:
+            continue
+        P._restore(rec, rec_u, meta, i, bd, pl, hd, dk, rngs)
+        p = meta[i, 3]
+        w = ws[meta[i, 4]]
+        forb = forbs[meta[i, 4]]
+        noise = rngs[4 + meta[i, 4]]
+        noise2[:] = noise
+        fresh = (i == 0 or meta[i - 1, 1] != 1) and meta[i, 5] <= 2
+        n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
+        feats2[:, 0] = np.nan
+        n2 = E.scored_candidates(
+            rules,
+            table,
+            bd,
+            pl,
+            hd,
+            forb,
+            p,
+            cand2,
+            feats2,
+            tg2,
+            sl,
+            hr,
+            w,
+            scores2,
+            inc[p],
+            cs[p],
+            ct[p],
+            fresh,
+        )
+        kept += _kept(n2, feats2)
+        rows += n
+        bad += _same_rows(n, cand, scores, n2, cand2, scores2)
+        k = pick(scores, n, w[P_TEMP], noise)
+        k2 = pick(scores2, n2, w[P_TEMP], noise2)
+        if k != k2 or k != meta[i, 2]:
+            bad += 1
+        for j in range(4):
+            if noise[j] != noise2[j]:
+                bad += 1
+    return rows, kept, bad
+
+
+@numba.njit
+def _mutate(rules, bd, pl, dk, hd, p, r):
+    """One random change of the state (``r`` a numpy random draw in [0, 1))."""
+    q = int(r * 1e6) % 2
+    nb = pl[q, E.K_NB]
+    s = int(r * 1e8) % nb
+    c = int(r * 1e4) % 12
+    if c == 0:
+        bd[q, s, E.F_DMG] += 1
+    elif c == 1:
+        bd[q, s, E.F_TOK + int(r * 1e9) % E.N_STATUS] += 1
+    elif c == 2:
+        bd[q, s, E.F_TOK + int(r * 1e9) % E.N_STATUS] = 0
+    elif c == 3:
+        bd[q, s, E.F_LEVEL] = min(E.MAX_LEVEL, bd[q, s, E.F_LEVEL] + 1)
+    elif c == 4:
+        bd[q, s, E.F_LEVEL] = max(0, bd[q, s, E.F_LEVEL] - 1)
+    elif c == 5 and s > 0:
+        bd[q, s, E.F_USED] = 1 - bd[q, s, E.F_USED]
+    elif c == 6 and s > 0:
+        E.destroy(bd, pl, q, s)
+    elif c == 7:
+        E.draw(rules, pl, dk, hd, q)
+    elif c == 8 and pl[p, E.K_HANDN] > 0:
+        E.remove_from_hand(pl, hd, p, int(r * 1e9) % pl[p, E.K_HANDN])
+    elif c == 10 and nb < E.MAX_SLOTS:  # a creation joins: group counts (Pack, gates) change
+        for f in range(E.BF):
+            bd[q, nb, f] = bd[q, max(s, 1), f] if nb > 1 else 0
+        bd[q, nb, E.F_STACK] = 1
+        if nb == 1:
+            bd[q, nb, E.F_CARD] = bd[1 - q, 1, E.F_CARD] if pl[1 - q, E.K_NB] > 1 else 0
+        pl[q, E.K_NB] = nb + 1
+    elif c == 11 and nb > 1:  # the last creation leaves: no other slot moves
+        E.destroy(bd, pl, q, nb - 1)
+    elif c == 9 and nb > 2:
+        t = 1 + int(r * 1e9) % (nb - 1)
+        card = bd[q, s if s > 0 else 1, E.F_CARD]
+        bd[q, s if s > 0 else 1, E.F_CARD] = bd[q, t, E.F_CARD]
+        bd[q, t, E.F_CARD] = card
+
+
+@numba.njit
+def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, rounds):
+    """From every 3rd recorded Creation state, ``rounds`` incremental calls with
+    0 to 3 random changes between them: (rows compared, rows kept, rows that differ)."""
+    np.random.seed(seed)
+    w1 = E._work(dmax, False)
+    w2 = E._work(dmax, False)
+    rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
+    cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
+    cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    inc, cs, ct = w2[24], w2[25], w2[26]
+    rows = 0
+    kept = 0
+    bad = 0
+    inc, cs, ct = inc[0], cs[0], ct[0]
+    for i in range(0, meta.shape[0], 3):
+        if meta[i, 1] != 1:
+            continue
+        P._restore(rec, rec_u, meta, i, bd, pl, hd, dk, rngs)
+        p = meta[i, 3]
+        w = ws[meta[i, 4]]
+        forb = forbs[meta[i, 4]]
+        for rnd in range(rounds):
+            if rnd > 0:
+                for _ in range(np.random.randint(0, 4)):
+                    _mutate(rules, bd, pl, dk, hd, p, np.random.random())
+            n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
+            feats2[:, 0] = np.nan
+            n2 = E.scored_candidates(
+                rules,
+                table,
+                bd,
+                pl,
+                hd,
+                forb,
+                p,
+                cand2,
+                feats2,
+                tg2,
+                sl,
+                hr,
+                w,
+                scores2,
+                inc,
+                cs,
+                ct,
+                rnd == 0,
+            )
+            kept += _kept(n2, feats2)
+            rows += n
+            bad += _same_rows(n, cand, scores, n2, cand2, scores2)
+    return rows, kept, bad
+
+
 def _check(rules, va, vb, seed, deals):
     ints, table, sides, deck_n, primals, ws, forbs = E.prepare(rules, va, vb)
     rec, rec_u, meta, full = P._record(
@@ -74,6 +287,14 @@ def _check(rules, va, vb, seed, deals):
     states, rows, bad = _compare(ints, table, ws, forbs, sides.shape[1], rec, rec_u, meta)
     assert states > 10 * deals and rows > states
     assert bad == 0, f"{bad} of {rows} candidate rows differ from the reference"
+    rows, kept, bad = _compare_steps(ints, table, ws, forbs, sides.shape[1], rec, rec_u, meta)
+    assert bad == 0, f"{bad} of {rows} rows or choices of the incremental path differ"
+    assert kept > 0, "the incremental path kept no row: the test would prove nothing"
+    rows, kept, bad = _compare_mutated(
+        ints, table, ws, forbs, sides.shape[1], rec, rec_u, meta, seed, 6
+    )
+    assert bad == 0, f"{bad} of {rows} rows of the incremental path differ after random changes"
+    assert 0 < kept < rows
     return states
 
 
@@ -90,7 +311,9 @@ def test_reference_set_matches_the_reference_path(a, b):
 @pytest.mark.parametrize("temp", [0.0, 0.5, 3.0])
 @pytest.mark.parametrize("over", [{}, {"max_board": 2}, {"hand_limit": 3}, {"upgrade_cost": 0}])
 def test_toy_set_matches_the_reference_path(temp, over):
-    spec = dict(GREEDY, temperature=temp)
+    # target_ap weighted: a Pack bonus that changes with no change to the slot itself
+    # (a creation of its group joins or leaves) then changes scores
+    spec = dict(GREEDY, play=dict(GREEDY["play"], target_ap=0.3), temperature=temp)
     a = side(spec, "Cern", TOY_DECK)
     b = side(spec, "Vask", TOY_DECK[::-1])
     _check(rules_vector(**over), a, b, 21, 30)
