@@ -8,9 +8,10 @@ read the same way: ``fmt_pct_ci(0.523, 0.513, 0.533, 9604) ==
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
-import pandas as pd
+import numpy as np
 
 from balance.stats import wilson
 
@@ -21,6 +22,11 @@ _Z = 1.959963984540054
 def _missing(x: Any) -> bool:
     if x is None:
         return True
+    if isinstance(x, (float, np.floating)):
+        return math.isnan(x)
+    pd = sys.modules.get("pandas")  # pd.NA and NaT exist only once pandas is loaded
+    if pd is None:
+        return False
     try:
         return bool(pd.isna(x))
     except (TypeError, ValueError):

@@ -6,12 +6,16 @@ the engine's catalogue, never a game's rules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from balance import stats
 from balance.registry import get_game
 from balance.runner import CARD_FIELDS, RunResult
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `simulate` prints without it
+    import pandas as pd
 
 
 def _rounds(res: RunResult) -> tuple[float, float]:
@@ -126,6 +130,8 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
     intervals are deal-level (:func:`balance.stats.deal_wilson`): the two
     games of a seat-swapped deal are not independent.
     """
+    import pandas as pd
+
     keys = list(results)
     if not keys:
         return pd.DataFrame(columns=_MATRIX_COLS)
@@ -251,6 +257,8 @@ def strategy_table(results, variants, strategies) -> pd.DataFrame:
     Its matches share the study's seed, so deal d of one match and deal d of
     another are the same shuffles: intervals treat the deal across all the
     strategy's matches as the independent unit (:func:`pooled_side`)."""
+    import pandas as pd
+
     rows = []
     for v in variants:
         for s in strategies:
@@ -366,6 +374,8 @@ def variant_table(results, variants) -> pd.DataFrame:
     """Per variant: games, draws (deal-level interval, every match's deals pooled
     by deal), game length, seat share (game-level: a run does not keep which
     seat won each deal), luck vs skill."""
+    import pandas as pd
+
     rows = []
     for v in variants:
         runs = variant_runs(results, v)
@@ -402,6 +412,8 @@ def variant_table(results, variants) -> pd.DataFrame:
 
 def rounds_table(results, variants) -> pd.DataFrame:
     """Histogram of game length per variant (all strategy pairs pooled)."""
+    import pandas as pd
+
     rows = []
     for v in variants:
         runs = variant_runs(results, v)
@@ -432,6 +444,8 @@ def variant_diffs(
     ±``margin`` (``tost_p``, ``equivalent``): failing to find a difference is
     not the same as finding none.
     """
+    import pandas as pd
+
     rows = []
     for v in variants:
         if v == base:
@@ -517,6 +531,8 @@ def card_table(res: RunResult, group: str = "card") -> pd.DataFrame:
     length, labelled as observational): played WR, games-in-hand WR, not-seen
     WR and improvement when in hand (IWD = GIH WR − GNS WR), by card, rank or
     suit."""
+    import pandas as pd
+
     eng = get_game(res.spec.game).engine_module()
     cat = pd.DataFrame(eng.catalogue())
     c = pd.DataFrame(res.cards[0], columns=CARD_FIELDS)
@@ -557,6 +573,8 @@ def restricted_table(base: RunResult, restricted: dict[str, RunResult]) -> pd.Da
     """Paired effect on A's score of forbidding it to play each rank
     (restricted play, Jaffe et al. 2012): restricted minus standard on the same
     deals; Holm across the ranks."""
+    import pandas as pd
+
     rows = []
     for rank, res in restricted.items():
         d = stats.paired_diff_from_points(res.pair_points.astype(int), base.pair_points.astype(int))

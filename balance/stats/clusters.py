@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as _sps
 
-from balance.stats.normal import z_crit
+from balance.stats.normal import two_sided_p, z_crit
 from balance.stats.pentanomial import check_counts, pentanomial_counts
 from balance.stats.proportions import wilson
 
@@ -298,7 +297,7 @@ def cluster_mean(
         if se == 0.0:
             p = 1.0 if mean == 0.0 else 0.0
         else:
-            p = float(2.0 * _sps.norm.sf(abs(mean) / se))
+            p = two_sided_p(mean / se)
     return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n), "clusters": g}
 
 
@@ -339,7 +338,7 @@ def cluster_mean_diff(
     e = (y1a - mu1 * m1a) / n1 - (y2a - mu2 * m2a) / n2
     se = math.sqrt(g / (g - 1.0) * float((e * e).sum()))
     d = mu1 - mu2
-    p = (1.0 if d == 0 else 0.0) if se == 0 else float(2.0 * _sps.norm.sf(abs(d) / se))
+    p = (1.0 if d == 0 else 0.0) if se == 0 else two_sided_p(d / se)
     return {"diff": d, "se": se, "lo": d - z * se, "hi": d + z * se, "p": p, "clusters": g}
 
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as _sps
 
 # ---------------------------------------------------------------------------
 # Equivalence (TOST)
@@ -64,6 +63,8 @@ def tost(
         }
     if se < 0:
         raise ValueError(f"se must be >= 0, got {se!r}")
+    from scipy import stats as _sps  # here, not at import: scipy.stats is slow to import
+
     dist = _sps.norm if df is None else _sps.t(df)
     q = float(dist.ppf(1.0 - alpha))
     if se == 0.0:

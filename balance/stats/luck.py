@@ -4,8 +4,6 @@ with a given probability (:func:`games_needed`).
 
 from __future__ import annotations
 
-from scipy import stats as _sps
-
 # ---------------------------------------------------------------------------
 # Luck versus skill
 # ---------------------------------------------------------------------------
@@ -13,6 +11,8 @@ from scipy import stats as _sps
 
 def _p_ahead(n: int, p: float) -> float:
     """P(Bin(n, p) > n/2): strictly more than half the games won."""
+    from scipy import stats as _sps  # here, not at import: scipy.stats is slow to import
+
     return float(_sps.binom.sf(n // 2, n, p))
 
 

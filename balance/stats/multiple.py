@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from statsmodels.stats.multitest import multipletests
 
 from balance.stats.normal import z_crit
 
@@ -30,6 +29,8 @@ def _multitest(pvals: ArrayLike, alpha: float, method: str) -> tuple[np.ndarray,
     p_adj = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if np.any(ok):
+        from statsmodels.stats.multitest import multipletests  # slow to import: here
+
         r, pa, _, _ = multipletests(p[ok], alpha=alpha, method=method)
         reject[ok] = r
         p_adj[ok] = pa

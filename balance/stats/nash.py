@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize as _spo
 
 # ---------------------------------------------------------------------------
 # Meta-game: Nash averaging
@@ -86,6 +85,8 @@ def nash_maxent(A: ArrayLike, tol: float = 1e-10) -> np.ndarray:
     b_ub = np.zeros(2 * n)
     A_eq = np.hstack([np.ones((1, n)), np.zeros((1, 1))])
     bounds = [(0.0, None)] * n + [(None, 1.0)]
+    from scipy import optimize as _spo  # here, not at import: slow to import
+
     lp = _spo.linprog(
         c,
         A_ub=A_ub,
@@ -132,6 +133,8 @@ def nash_maxent(A: ArrayLike, tol: float = 1e-10) -> np.ndarray:
 
     mu0 = np.zeros(n)
     mu0[idx] = nu
+    from scipy import optimize as _spo
+
     res = _spo.minimize(
         fun,
         mu0,

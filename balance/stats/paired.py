@@ -9,9 +9,8 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as _sps
 
-from balance.stats.normal import z_crit
+from balance.stats.normal import two_sided_p, z_crit
 from balance.stats.pentanomial import pentanomial_counts
 
 # ---------------------------------------------------------------------------
@@ -54,7 +53,7 @@ def paired_diff(d: ArrayLike, alpha: float = 0.05) -> dict[str, float | int]:
     if sd == 0.0:
         p = 1.0 if mean == 0.0 else 0.0
     else:
-        p = float(2.0 * _sps.norm.sf(abs(mean) / se))
+        p = two_sided_p(mean / se)
     return {
         "mean": mean,
         "sd": sd,

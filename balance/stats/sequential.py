@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize as _spo
 
 from balance.stats.normal import z_crit
 from balance.stats.pentanomial import PAIR_SCORE, check_counts, pentanomial_counts
@@ -66,6 +65,8 @@ def _max_dual(phat: np.ndarray, d: np.ndarray) -> float:
         elif fb >= 0.0:
             lam = b
         else:
+            from scipy import optimize as _spo  # here, not at import: slow to import
+
             lam = _spo.brentq(gp, a, b, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     return float(np.sum(po * np.log1p(lam * do)))
 

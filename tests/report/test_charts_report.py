@@ -311,6 +311,12 @@ def test_formatting_helpers():
     assert report.fmt_int(9604) == "9,604"
     assert report.fmt_games_needed(np.nan) == "—"
     assert report.fmt_games_needed(37.0) == "37"
+    # every missing value reads as a dash, whatever type a table cell holds
+    import pandas as pd
+
+    for missing in (None, float("nan"), np.float32("nan"), np.nan, pd.NA, pd.NaT):
+        assert report.fmt_int(missing) == "—", missing
+    assert report.fmt_int(np.int64(0)) == "0"
 
 
 # ----------------------------------------------------------------------------- index

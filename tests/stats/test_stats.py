@@ -333,3 +333,37 @@ def test_win_rate_table_row_empty_and_invalid():
     assert math.isnan(r["winrate"]) and math.isnan(r["winrate_lo"]) and r["games"] == 0
     with pytest.raises(ValueError):
         st.win_rate_table_row(8, 3, 10)
+
+
+# ---------------------------------------------------------------- normal
+
+
+def test_normal_helpers_give_scipy_stats_values_bit_for_bit():
+    """``z_crit`` and ``two_sided_p`` use ``scipy.special`` (quick to import)
+    in place of ``scipy.stats.norm`` (a second to import); the figures every
+    interval and p-value prints must not move by a single bit."""
+    from balance.stats.normal import two_sided_p, z_crit
+
+    for alpha in [0.05, 0.01, 0.1, 0.05 / 3, 0.05 / 28, 1e-6, 0.5, 0.999]:
+        assert z_crit(alpha) == float(sps.norm.ppf(1.0 - alpha / 2.0))
+    rng = np.random.default_rng(3)
+    for z in [0.0, 1.96, -1.96, 8.5, -40.0, *rng.normal(scale=3.0, size=500)]:
+        assert two_sided_p(z) == float(2.0 * sps.norm.sf(abs(z)))
+    assert math.isnan(two_sided_p(math.nan))
+    with pytest.raises(ValueError, match="alpha must be in"):
+        z_crit(1.0)
+
+
+def test_importing_the_statistics_leaves_scipy_stats_and_statsmodels_unloaded():
+    """A command that only prints intervals does not wait for ``scipy.stats``
+    or statsmodels (about a second each to import): they load where used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, balance.stats, balance.analysis; "
+        "print(sorted(m for m in ('scipy.stats', 'statsmodels', 'scipy.optimize') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
