@@ -11,7 +11,6 @@ from pathlib import Path
 import numba
 from numba import njit as _njit
 from numba import prange  # noqa: F401  (re-exported for the kernels)
-from numba.core import errors, types
 
 # LLVM at -O2, not numba's default -O3, unless $NUMBA_OPT says otherwise.
 # Measured in one run (best of 3 processes x 3 runs, 1 thread), each engine
@@ -51,49 +50,17 @@ numba.config.CACHE_DIR = os.path.join(_CACHE_ROOT, KERNELS_KEY)
 _FLAGS = dict(cache=True, nogil=True, error_model="numpy")
 
 
-def one_copy(dispatcher):
-    """Compile ``dispatcher`` once per argument types, not once more for each
-    constant a caller passes.
-
-    numba types a constant argument of a call between kernels as a literal
-    (``Literal[int](0)``, ``Literal[bool](True)``) and compiles the callee
-    afresh for it: ``task_play(..., MODE_IN_SUIT, ...)`` and ``task_play(...,
-    mode, ...)`` were four copies of one kernel, and such copies were about a
-    tenth of each engine's cold compile. A call is typed here with plain types
-    first (the constant converts to them, as a variable of its type would);
-    only a callee that cannot compile without the literal (one that indexes a
-    tuple with it, say) still gets its literal copy. The compiled code is the
-    same in every way but the constant folding, so games do not change
-    (``tests/core/test_fingerprint.py``); ``tests/core/test_warmup.py``
-    checks that no kernel of any engine has two copies for the same types.
-    """
-    typed = dispatcher.get_call_template
-
-    def get_call_template(args, kws):
-        plain = tuple(types.unliteral(a) for a in args)
-        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
-        if plain != tuple(args) or plain_kws != kws:
-            try:
-                return typed(plain, plain_kws)
-            except errors.TypingError:
-                pass
-        return typed(args, kws)
-
-    dispatcher.get_call_template = get_call_template
-    return dispatcher
-
-
 def njit(fn=None, **extra):
     """Compile a serial kernel with the project's flags."""
     flags = {**_FLAGS, **extra}
     if fn is None:
-        return lambda f: one_copy(_njit(**flags)(f))
-    return one_copy(_njit(**flags)(fn))
+        return lambda f: _njit(**flags)(f)
+    return _njit(**flags)(fn)
 
 
 def pnjit(fn):
     """Compile a kernel whose outer ``prange`` runs over independent games."""
-    return one_copy(_njit(parallel=True, **_FLAGS)(fn))
+    return _njit(parallel=True, **_FLAGS)(fn)
 
 
 def leaf(fn=None, **extra):
@@ -108,7 +75,7 @@ def leaf(fn=None, **extra):
     """
     flags = {**_FLAGS, "_nrt": False, **extra}
     if fn is None:
-        return lambda f: one_copy(_njit(**flags)(f))
+        return lambda f: _njit(**flags)(f)
     if isinstance(fn, str):  # one signature: every call converts to it (one compile)
         return lambda f: _njit(fn, **flags)(f)
-    return one_copy(_njit(**flags)(fn))
+    return _njit(**flags)(fn)

@@ -131,32 +131,3 @@ def test_costliest_kernels_count_each_kernels_own_compile_seconds():
     assert sum(s for s, _ in seconds.values()) == pytest.approx(
         sum(registry.compile_seconds.values()), rel=1e-9, abs=1e-6
     )
-
-
-def test_a_kernel_called_with_constants_and_variables_compiles_once():
-    """``kernels.jit.one_copy``: numba would compile a callee afresh for each
-    constant a caller passes (a literal type); the project's kernels compile
-    once per plain argument types. A callee that needs the literal (indexing
-    a tuple of mixed types) still gets it."""
-    from kernels.jit import njit
-
-    @njit(cache=False)
-    def add(a, k):
-        return a + k
-
-    @njit(cache=False)
-    def caller(a, k):
-        return add(a, 0) + add(a, 1) + add(a, k) + add(a, -1)
-
-    assert caller(2, 3) == 2 + 3 + 5 + 1
-    assert len(add.signatures) == 1
-
-    @njit(cache=False)
-    def pick(t, i):
-        return t[i]
-
-    @njit(cache=False)
-    def mixed():
-        return pick((1, 2.5), 1) + pick((1, 2.5), 0)
-
-    assert mixed() == 3.5
