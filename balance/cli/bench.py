@@ -94,8 +94,8 @@ def bench_summary_cmd(
 ):
     """Speed and memory benchmarks. Without a command: every engine's games/s
     and rounds/s at 1 and 2 threads (with --against, as ratios to an older
-    revision timed in the same run), where each game's time goes, and the cold
-    and cached start."""
+    revision timed in the same run), where each game's time goes, the cold and
+    cached start, and the first command with cached kernels."""
     if ctx.invoked_subcommand is not None:
         return
     from balance import bench

@@ -33,7 +33,8 @@ def make_app() -> typer.Typer:
     bench_app = typer.Typer(
         help="Speed and memory benchmarks. Without a command: every engine's games/s and "
         "rounds/s at 1 and 2 threads (--against REV: as ratios to an older revision timed "
-        "in the same run), where each game's time goes, and the cold and cached start."
+        "in the same run), where each game's time goes, the cold and cached start, and the "
+        "first command with cached kernels."
     )
     bench_app.callback(invoke_without_command=True)(bench_cli.bench_summary_cmd)
     for game in GAMES.values():

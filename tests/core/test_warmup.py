@@ -131,3 +131,15 @@ def test_costliest_kernels_count_each_kernels_own_compile_seconds():
     assert sum(s for s, _ in seconds.values()) == pytest.approx(
         sum(registry.compile_seconds.values()), rel=1e-9, abs=1e-6
     )
+
+
+@pytest.mark.slow
+def test_bench_times_the_first_command_played_then_read_back():
+    """``balance bench``'s first-command figure runs the real command twice
+    (played, then read back from the store) in fresh processes, in a
+    temporary results folder, and leaves nothing behind."""
+    before = set(os.listdir(ROOT))
+    out = bench._cli_start("tosk", {})
+    assert set(out) == {"simulated", "read_back"}
+    assert all(0.0 < s < 600.0 for s in out.values())
+    assert set(os.listdir(ROOT)) == before
