@@ -702,6 +702,60 @@ def card_table(rules, forbidden, tab):
         tab[T_RANKBIT, c] = rankbit
 
 
+@leaf(inline="always")
+def _score_play(
+    strat,
+    ctx,
+    noise,
+    ws,
+    front,
+    n_front,
+    relevant,
+    mask,
+    tg,
+    atk,
+    dfn,
+    cost,
+    ncards,
+    best_score,
+    b_mask,
+    b_cost,
+    b_atk,
+    b_def,
+):
+    """Score the play ``mask`` (its sums ``atk``, ``dfn``, ``cost``, ``ncards``;
+    ``tg`` its techniques' groups) in :func:`choose_from_hand`, once per
+    technique assignment of its front (memoised on the relevant cards), against
+    the best so far: the new ``(best_score, b_mask, b_cost, b_atk, b_def,
+    n_front)``. Both of ``choose_from_hand``'s paths score through it."""
+    if tg == 0:
+        s = play_score(strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise)
+        if s > best_score:
+            return s, mask, cost, atk, dfn, n_front
+        return best_score, b_mask, b_cost, b_atk, b_def, n_front
+    rel = mask & relevant
+    v = ws[W_MEMO, rel]
+    if v < 0:
+        count, wasted = _front(rel, tg, ws, front, n_front)
+        v = n_front | (count << 24) | (wasted << 32)
+        ws[W_MEMO, rel] = v
+        n_front += count
+    first = v & 0xFFFFFF
+    wasted = float(v >> 32)
+    for k in range(first, first + ((v >> 24) & 255)):
+        pt = front[k]
+        a = atk + (pt & 65535)
+        d = dfn + (pt >> 16)
+        s = play_score(strat, ctx, float(a), float(d), float(cost), float(ncards), wasted, noise)
+        if s > best_score:
+            best_score = s
+            b_mask = mask
+            b_cost = cost
+            b_atk = a
+            b_def = d
+    return best_score, b_mask, b_cost, b_atk, b_def, n_front
+
+
 @leaf
 def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     """The play the strategy ``strat`` chooses from ``cards[:n]``: what
@@ -799,40 +853,26 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             atk = (pk >> _F_ATK) & 255
             dfn = (pk >> _F_DEF) & 255
             ncards = (pk >> _F_N) & 15
-            tg = pk >> _F_TG
-            if tg == 0:
-                s = play_score(
-                    strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise
-                )
-                if s > best_score:
-                    best_score = s
-                    b_mask = mask
-                    b_cost = cost
-                    b_atk = atk
-                    b_def = dfn
-            else:
-                rel = mask & relevant
-                v = ws[W_MEMO, rel]
-                if v < 0:
-                    count, wasted = _front(rel, tg, ws, front, n_front)
-                    v = n_front | (count << 24) | (wasted << 32)
-                    ws[W_MEMO, rel] = v
-                    n_front += count
-                first = v & 0xFFFFFF
-                wasted = float(v >> 32)
-                for k in range(first, first + ((v >> 24) & 255)):
-                    pt = front[k]
-                    a = atk + (pt & 65535)
-                    d = dfn + (pt >> 16)
-                    s = play_score(
-                        strat, ctx, float(a), float(d), float(cost), float(ncards), wasted, noise
-                    )
-                    if s > best_score:
-                        best_score = s
-                        b_mask = mask
-                        b_cost = cost
-                        b_atk = a
-                        b_def = d
+            best_score, b_mask, b_cost, b_atk, b_def, n_front = _score_play(
+                strat,
+                ctx,
+                noise,
+                ws,
+                front,
+                n_front,
+                relevant,
+                mask,
+                pk >> _F_TG,
+                atk,
+                dfn,
+                cost,
+                ncards,
+                best_score,
+                b_mask,
+                b_cost,
+                b_atk,
+                b_def,
+            )
         return b_mask, b_cost, b_atk, b_def
     mask = 1
     while mask < end:
@@ -866,40 +906,26 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             atk += (pk >> _F_FATK) & 15
             dfn += (pk >> _F_FDEF) & 15
         ncards = (pk >> _F_N) & 15
-        tg = pk >> _F_TG
-        if tg == 0:
-            s = play_score(
-                strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise
-            )
-            if s > best_score:
-                best_score = s
-                b_mask = mask
-                b_cost = cost
-                b_atk = atk
-                b_def = dfn
-        else:
-            rel = mask & relevant
-            v = ws[W_MEMO, rel]
-            if v < 0:
-                count, wasted = _front(rel, tg, ws, front, n_front)
-                v = n_front | (count << 24) | (wasted << 32)
-                ws[W_MEMO, rel] = v
-                n_front += count
-            first = v & 0xFFFFFF
-            wasted = float(v >> 32)
-            for k in range(first, first + ((v >> 24) & 255)):
-                pt = front[k]
-                a = atk + (pt & 65535)
-                d = dfn + (pt >> 16)
-                s = play_score(
-                    strat, ctx, float(a), float(d), float(cost), float(ncards), wasted, noise
-                )
-                if s > best_score:
-                    best_score = s
-                    b_mask = mask
-                    b_cost = cost
-                    b_atk = a
-                    b_def = d
+        best_score, b_mask, b_cost, b_atk, b_def, n_front = _score_play(
+            strat,
+            ctx,
+            noise,
+            ws,
+            front,
+            n_front,
+            relevant,
+            mask,
+            pk >> _F_TG,
+            atk,
+            dfn,
+            cost,
+            ncards,
+            best_score,
+            b_mask,
+            b_cost,
+            b_atk,
+            b_def,
+        )
         mask += 1
     return b_mask, b_cost, b_atk, b_def
 

@@ -51,9 +51,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         p = meta[i, 3]
         w = ws[meta[i, 4]]
         forb = forbs[meta[i, 4]]
-        n = E.play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
-        for k in range(n):
-            scores[k] = score(w, P_PLAY, feats, k, NPL)
+        n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
         n2 = E.scored_candidates(
             rules,
             table,
