@@ -1441,7 +1441,7 @@ def scored_candidates(
     _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
     feats[0, PF_STOP] = 1.0
     scores[0] = score(w, P_PLAY, feats, 0, NPL)
-    n = 1
+    n = np.int64(1)  # not the constant 1: numba would compile a second effect_features_sl for it
     mine = pl[p, K_NB] - 1
     theirs = pl[q, K_NB] - 1
     cost = rules[R_UPGRADE_COST]
