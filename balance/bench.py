@@ -348,6 +348,17 @@ def _rate_in(tree: str, game: str, a: str, b: str, n: int, threads: int) -> dict
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _rates_side_by_side(tree: str, game: str, a: str, b: str, n: int, k: int) -> list[dict]:
+    """:func:`_rate_in` at 1 thread in ``k`` processes at once: what ``k``
+    cores give ``k`` independent copies of the work, with nothing shared
+    but the machine (caches, memory, the host's other guests). Their total
+    over one process alone is the most ``k`` threads could scale here."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(k) as pool:
+        return list(pool.map(lambda _: _rate_in(tree, game, a, b, n, 1), range(k)))
+
+
 def _revision_tree(rev: str, dest: str) -> str:
     """The sources of git revision ``rev`` of this checkout, unpacked into ``dest``."""
     from balance.errors import UserError
@@ -469,6 +480,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
             row: dict = {"strategies": f"{a} vs {b}", "games_per_timing": n}
             best: dict = {}
             cpu: dict = {}  # the least CPU time a game, apart from the best wall time
+            side = 0.0  # the best total games/s of threads2 1-thread processes at once
             for _ in range(2):  # this tree and the old one in turn: a slow spell hits both
                 for th in sorted({1, threads2}):
                     for tree, tag in ((str(ROOT), "now"), (old, "then")):
@@ -479,6 +491,9 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                         cpu[key] = min(cpu.get(key, float("inf")), r["cpu_us_per_game"])
                         if r["games_per_s"] > best.get(key, {}).get("games_per_s", 0):
                             best[key] = r
+                if threads2 > 1:
+                    pair = _rates_side_by_side(str(ROOT), game, a, b, n, threads2)
+                    side = max(side, sum(r["games_per_s"] for r in pair))
             now1, now2 = best[("now", 1)], best[("now", threads2)]
             row["mean_rounds_per_game"] = round(now1["rounds"], 2)
             row["games_per_s_1_thread"] = round(now1["games_per_s"])
@@ -486,6 +501,12 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
             row[f"games_per_s_{threads2}_threads"] = round(now2["games_per_s"])
             row[f"rounds_per_s_{threads2}_threads"] = round(now2["games_per_s"] * now2["rounds"])
             row["thread_scaling"] = round(now2["games_per_s"] / now1["games_per_s"], 2)
+            if side:
+                # the machine's ceiling for thread_scaling: independent processes
+                # slow each other down too when they share a host
+                row[f"side_by_side_scaling ({threads2} 1-thread processes at once)"] = round(
+                    side / now1["games_per_s"], 2
+                )
             if old is not None:
                 then2 = best[("then", threads2)]
                 row[f"then_games_per_s_{threads2}_threads"] = round(then2["games_per_s"])

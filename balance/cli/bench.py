@@ -94,8 +94,9 @@ def bench_summary_cmd(
 ):
     """Speed and memory benchmarks. Without a command: every engine's games/s
     and rounds/s at 1 and 2 threads (with --against, as ratios to an older
-    revision timed in the same run), where each game's time goes, the cold and
-    cached start, and the first command with cached kernels."""
+    revision timed in the same run), two 1-thread processes side by side (the
+    machine's ceiling for thread scaling), where each game's time goes, the
+    cold and cached start, and the first command with cached kernels."""
     if ctx.invoked_subcommand is not None:
         return
     from balance import bench
@@ -106,7 +107,7 @@ def bench_summary_cmd(
         bench.bench_summary(names, against),
         as_json,
         "timed each engine's [bench] pairing (configs/<game>/cli.toml) in fresh processes, "
-        "twice at each thread count"
+        "twice at each thread count and twice as two 1-thread processes at once"
         + (f", in turn with revision {against}" if against else "")
         + "; compiled every engine into an empty temporary cache; nothing stored",
     )

@@ -82,7 +82,12 @@ def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
         # CPU a game: 1e6 / games/s at 1 thread, a little more on 2 threads
         return {"games_per_s": rate, "rounds": 10.0, "cpu_us_per_game": 1.05e6 * threads / rate}
 
+    def fake_side_by_side(tree, game, a, b, n, k):
+        calls.append(("side by side", k))
+        return [{"games_per_s": 2550.0}] * k  # two processes at once: 85% of 3000 each
+
     monkeypatch.setattr(bench, "_rate_in", fake_rate)
+    monkeypatch.setattr(bench, "_rates_side_by_side", fake_side_by_side)
     monkeypatch.setattr(bench, "_revision_tree", lambda rev, dest: dest)
     monkeypatch.setattr(bench, "cold_start", lambda games: {"stub": True})
     monkeypatch.setattr("numba.config.NUMBA_NUM_THREADS", 2)
@@ -90,14 +95,16 @@ def test_the_summary_times_now_and_then_in_turn_and_gives_ratios(monkeypatch):
     row = out["games"]["tosk"]
     assert row["games_per_s_1_thread"] == 3000 and row["games_per_s_2_threads"] == 5700
     assert row["thread_scaling"] == 1.9
+    assert row["side_by_side_scaling (2 1-thread processes at once)"] == 1.7
     assert row["rounds_per_s_2_threads"] == 57000
     assert row["speedup_rounds_per_s_2_threads_vs_then"] == 3.0
     assert row["same_mean_rounds_as_then"] is True
     assert row["cpu_us_per_game_1_thread"] == 350.0
     assert row["speedup_cpu_per_game_1_thread_vs_then"] == 3.0
     assert out["load_average_at_start"] >= 0
-    # interleaved: each thread count alternates this tree and the old one, twice
-    assert calls == [("now", 1), ("then", 1), ("now", 2), ("then", 2)] * 2
+    # interleaved: each thread count alternates this tree and the old one, then
+    # two 1-thread processes of this tree at once; twice
+    assert calls == [("now", 1), ("then", 1), ("now", 2), ("then", 2), ("side by side", 2)] * 2
 
 
 def test_costliest_kernels_count_each_kernels_own_compile_seconds():
