@@ -147,10 +147,17 @@ def compile_in_processes(
     return took
 
 
-def _source_bytes(game: str) -> int:
-    """The size of a game's engine and strategy sources: a stand-in for its
-    compile time, so that the longest compiles start first."""
-    import importlib.util
+def _kernel_count(game: str) -> int:
+    """How many numba kernels a game's engine and strategy modules define: a
+    stand-in for its compile time (each is compiled at least once), so that
+    the longest compiles start first. The engines' compile times follow it
+    (Trisk 61 kernels, 45 s; Clash 46, 29 s; the RPG 33, 19 s; Tosk 31,
+    17 s), which their source sizes do not (Tosk's sources are larger than
+    the RPG's)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
 
     from balance.errors import UserError
     from balance.registry import get_game
@@ -159,19 +166,26 @@ def _source_bytes(game: str) -> int:
         home = get_game(game)
     except UserError:
         return 0  # its warm-up fails at once, and says why
-    total = 0
+    names = []
     for module in (home.engine, home.strategies):
-        spec = importlib.util.find_spec(module)
-        if spec is None or spec.origin is None:
-            continue
-        path = Path(spec.origin)
-        files = path.parent.rglob("*.py") if path.name == "__init__.py" else [path]
-        total += sum(f.stat().st_size for f in files)
-    return total
+        mod = importlib.import_module(module)
+        names.append(mod.__name__)
+        if hasattr(mod, "__path__"):  # a package: its submodules too
+            for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + "."):
+                importlib.import_module(info.name)
+                names.append(info.name)
+    import sys
+
+    seen = set()
+    for name in names:
+        for obj in vars(sys.modules[name]).values():
+            if isinstance(obj, Dispatcher) and obj.py_func.__module__ in names:
+                seen.add(id(obj))
+    return len(seen)
 
 
 def _longest_first(games: list[str]) -> list[str]:
-    return sorted(games, key=_source_bytes, reverse=True)
+    return sorted(games, key=_kernel_count, reverse=True)
 
 
 def costliest_kernels(k: int = 8) -> list[list]:

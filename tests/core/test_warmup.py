@@ -54,8 +54,10 @@ def test_the_longest_compiles_start_first():
     games = ["tosk", "clash", "trisk", "suits"]
     order = warmup._longest_first(games)
     assert sorted(order) == sorted(games)
-    sizes = [warmup._source_bytes(g) for g in order]
-    assert sizes == sorted(sizes, reverse=True)
+    counts = [warmup._kernel_count(g) for g in order]
+    assert counts == sorted(counts, reverse=True)
+    assert min(counts) > 10  # every engine's kernels are found, its strategy modules' too
+    assert warmup._kernel_count("no-such-game") == 0
 
 
 def test_a_failed_warm_up_is_reported_and_the_command_goes_on(monkeypatch):
