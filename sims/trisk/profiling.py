@@ -3,7 +3,9 @@
 Method (record, then replay each hot kernel alone):
 
 Every time is the process's CPU time (``time.process_time``, so other
-programs on a busy machine do not inflate it), the best of ``repeats``.
+programs on a busy machine do not inflate it), the best of ``repeats``;
+the replay's stages are timed in turn, round after round, so that a slow
+spell of the machine does not land on one stage only.
 
 1. ``total``: the games ``0 .. n_games`` of ``seed`` are played by the
    engine's own kernel (``engine._simulate``) on one thread, divided by
@@ -330,7 +332,7 @@ def _best(fn, repeats):
     return best, out
 
 
-def profile(rules, strat_a, strat_b, seed, n_games, repeats=3) -> dict[str, float]:
+def profile(rules, strat_a, strat_b, seed, n_games, repeats=5) -> dict[str, float]:
     """Seconds per game spent in each part of a Trisk game, and ``total``
     (the method: the module docstring). ``rules`` and the strategies are
     vectors as ``engine.simulate`` takes them; ``n_games`` is even."""
@@ -358,18 +360,21 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeats=3) -> dict[str, floa
         cap *= 2
     dmax = sides.shape[1]
 
-    def stage(kind, k):
-        t, wrong = _best(
-            lambda: _replay(ints, table, ws, forbs, dmax, rec, rec_u, meta, kind, k), repeats
-        )
-        if wrong:
-            raise RuntimeError(f"{wrong} replayed decisions differ from the game's")
-        return t
-
+    stages = [(0, 0), (0, 1), (1, 0), (1, 1), (1, 2), (1, 3), (2, 0), (2, 1), (2, 2)]
     _replay(ints, table, ws, forbs, dmax, rec, rec_u, meta, 0, 0)  # compile
-    p0, p1 = stage(0, 0), stage(0, 1)
-    c0, c1, c2, c3 = (stage(1, k) for k in range(4))
-    b0, b1, b2 = (stage(2, k) for k in range(3))
+    best = dict.fromkeys(stages, float("inf"))
+    # the stages in turn, ``repeats`` times: a slow spell of the machine hits
+    # every stage alike, not the one it falls in (a part is a difference of
+    # two stages, so one slow stage would move two parts)
+    for _ in range(repeats):
+        for kind, k in stages:
+            t = time.process_time()
+            wrong = _replay(ints, table, ws, forbs, dmax, rec, rec_u, meta, kind, k)
+            t = time.process_time() - t
+            if wrong:
+                raise RuntimeError(f"{wrong} replayed decisions differ from the game's")
+            best[kind, k] = min(best[kind, k], t)
+    p0, p1, c0, c1, c2, c3, b0, b1, b2 = (best[st] for st in stages)
     _deal(sides, deck_n, primals, seed, 1)
     deal, _ = _best(lambda: _deal(sides, deck_n, primals, seed, n_deals), repeats)
     parts = {
