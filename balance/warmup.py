@@ -174,8 +174,6 @@ def _kernel_count(game: str) -> int:
             for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + "."):
                 importlib.import_module(info.name)
                 names.append(info.name)
-    import sys
-
     seen = set()
     for name in names:
         for obj in vars(sys.modules[name]).values():
