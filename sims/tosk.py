@@ -874,29 +874,27 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
                 b_def,
             )
         return b_mask, b_cost, b_atk, b_def
+    # with flags (Force, Momentum, forbidden ranks): a subset's sums from the
+    # subset less its lowest card, in ascending order of masks
     mask = 1
     while mask < end:
         low = mask & -mask
         prev = mask - low
         i = _LOWBIT[mask]
         pk = ws[W_M_PACK, prev] + ws[W_PACK, i]
-        if flags:
-            fp = ws[W_M_FLAGS, prev]
-            if fp & ws[W_RANKBIT, i]:
-                pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
-            fl = fp | ws[W_FLAG, i]
-            ws[W_M_FLAGS, mask] = fl
-            ws[W_M_PACK, mask] = pk
-            if (fl >> _G_FORB) & 1:
-                mask += low if monotone else 1
-                continue
-            cost = (pk >> _F_COST) & 4095
-            if momentum:
-                runs = fl >> _G_RUNS
-                cost = max(0, cost - _popcount(runs & (runs >> 1)))
-        else:
-            ws[W_M_PACK, mask] = pk
-            cost = (pk >> _F_COST) & 4095
+        fp = ws[W_M_FLAGS, prev]
+        if fp & ws[W_RANKBIT, i]:
+            pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
+        fl = fp | ws[W_FLAG, i]
+        ws[W_M_FLAGS, mask] = fl
+        ws[W_M_PACK, mask] = pk
+        if (fl >> _G_FORB) & 1:
+            mask += low if monotone else 1
+            continue
+        cost = (pk >> _F_COST) & 4095
+        if momentum:
+            runs = fl >> _G_RUNS
+            cost = max(0, cost - _popcount(runs & (runs >> 1)))
         if cost > cap:
             mask += low if monotone else 1
             continue
