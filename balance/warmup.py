@@ -177,6 +177,7 @@ def _kernel_count(game: str) -> int:
     seen = set()
     for name in names:
         for obj in vars(sys.modules[name]).values():
+            obj = getattr(obj, "kernel", obj)  # a kernels.jit.Chunked
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ in names:
                 seen.add(id(obj))
     return len(seen)

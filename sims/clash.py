@@ -29,7 +29,7 @@ import numpy as np
 from kernels import rng
 from kernels.aggregate import pair_outcomes
 from kernels.contract import Rule, rule_tables
-from kernels.jit import leaf, njit, pnjit, prange
+from kernels.jit import chunked, leaf, njit
 from kernels.trace import track_score
 from strategies.clash import (
     P_LOADOUT,
@@ -1279,11 +1279,12 @@ def _play(rules, imod, strat0, strat1, rngs, ints, views, sc, log, blog, do_log,
 CHUNK = 32  # games per parallel task: each task allocates its work arrays once
 
 
-@pnjit
-def _simulate(rules, imod, strat_a, strat_b, seed, first_deal, n_deals, out):
-    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
+@chunked
+def _simulate(c0, c1, rules, imod, strat_a, strat_b, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1);
+    chunks ``c0 .. c1 - 1`` of ``CHUNK`` games here."""
     n_games = 2 * n_deals
-    for c in prange((n_games + CHUNK - 1) // CHUNK):
+    for c in range(c0, c1):
         log = np.zeros((1, LOG_WIDTH), dtype=np.int64)
         blog = np.zeros((1, BID_W), dtype=np.int64)
         res = np.zeros(N_RESULT, dtype=np.int64)
@@ -1349,7 +1350,8 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     rules, imod, sa, sb = _prep(rules, strat_a, strat_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    _simulate(rules, imod, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
+    n_chunks = (n_games + CHUNK - 1) // CHUNK
+    _simulate(n_chunks, rules, imod, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
     return outcome_arrays(out)
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from kernels import rng
 from kernels.aggregate import pair_outcomes
 from kernels.contract import Rule, rule_tables
-from kernels.jit import leaf, njit, pnjit, prange
+from kernels.jit import chunked, leaf, njit
 from kernels.trace import track_score
 from strategies.suits import (
     P_ATTACK,
@@ -557,10 +557,9 @@ def task_fresh_counts(rules, suit, target, seed, first, n, out):
 TASK_CHUNK = 4096
 
 
-@pnjit
-def _task_fresh(rules, suit, target, seed, first, n, out):
-    n_chunks = (n + TASK_CHUNK - 1) // TASK_CHUNK
-    for c in prange(n_chunks):
+@chunked
+def _task_fresh(c0, c1, rules, suit, target, seed, first, n, out):
+    for c in range(c0, c1):
         lo = first + c * TASK_CHUNK
         task_fresh_counts(rules, suit, target, seed, lo, min(TASK_CHUNK, first + n - lo), out[c])
 
@@ -571,7 +570,16 @@ def task_fresh(rules, suit: int, target: int, seed: int, first: int, n: int) -> 
     rules = np.asarray(rules, np.int64)
     n_chunks = max(1, (n + TASK_CHUNK - 1) // TASK_CHUNK)
     out = np.zeros((n_chunks, 6), dtype=np.int64)
-    _task_fresh(rules, int(suit), int(target), np.uint64(seed), int(first), int(n), out)
+    _task_fresh(
+        (n + TASK_CHUNK - 1) // TASK_CHUNK,
+        rules,
+        int(suit),
+        int(target),
+        np.uint64(seed),
+        int(first),
+        int(n),
+        out,
+    )
     return out.sum(axis=0)
 
 
@@ -625,10 +633,9 @@ RUNDOWN_CHUNK = 256
 MAX_ATTEMPTS = 64  # attempt columns kept (a deck lasts at most 54 - hand_size attempts)
 
 
-@pnjit
-def _task_rundown(rules, suit, target, mode, seed, first, n, by_attempt, by_deck, hist):
-    n_chunks = (n + RUNDOWN_CHUNK - 1) // RUNDOWN_CHUNK
-    for c in prange(n_chunks):
+@chunked
+def _task_rundown(c0, c1, rules, suit, target, mode, seed, first, n, by_attempt, by_deck, hist):
+    for c in range(c0, c1):
         state = np.zeros(4, dtype=np.uint64)
         deck = np.empty(MAX_DECK, dtype=np.int64)
         hand = np.empty(MAX_HAND, dtype=np.int64)
@@ -668,6 +675,7 @@ def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int
     by_deck = np.zeros((n_chunks, 4, MAX_DECK), dtype=np.int64)
     hist = np.zeros((n_chunks, 2, MAX_ATTEMPTS), dtype=np.int64)
     _task_rundown(
+        (n + RUNDOWN_CHUNK - 1) // RUNDOWN_CHUNK,
         rules,
         int(suit),
         int(target),
@@ -1268,11 +1276,12 @@ def play_game(rules, strat0, strat1, seed, deal, log, do_log, result):
 CHUNK = 64  # games per parallel task: each task allocates its work arrays once
 
 
-@pnjit
-def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
-    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1)."""
+@chunked
+def _simulate(c0, c1, rules, strat_a, strat_b, seed, first_deal, n_deals, out):
+    """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1);
+    chunks ``c0 .. c1 - 1`` of ``CHUNK`` games here."""
     n_games = 2 * n_deals
-    for c in prange((n_games + CHUNK - 1) // CHUNK):
+    for c in range(c0, c1):
         log = np.zeros((1, LOG_WIDTH), dtype=np.int64)
         res = np.zeros(N_RESULT, dtype=np.int64)
         rngs, decks, hands, ints, seen, feats, ci, cj, sc, odds = _work()
@@ -1358,7 +1367,8 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     rules = np.asarray(rules, np.int64)
     sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    _simulate(rules, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
+    n_chunks = (n_games + CHUNK - 1) // CHUNK
+    _simulate(n_chunks, rules, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
     return outcome_arrays(out)
 
 

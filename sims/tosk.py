@@ -29,7 +29,7 @@ import numpy as np
 
 from kernels import rng
 from kernels.contract import Rule, rule_tables
-from kernels.jit import leaf, njit, pnjit, prange
+from kernels.jit import chunked, leaf, njit
 from kernels.trace import track_score
 from strategies.tosk import (
     P_FORBIDDEN,
@@ -1468,12 +1468,12 @@ def _play_games(rules, strat_a, strat_b, seed, first_deal, g0, g1, out):
             out[g, k] = res[k]
 
 
-@pnjit
-def _simulate(rules, strat_a, strat_b, seed, first_deal, n_deals, out):
+@chunked
+def _simulate(c0, c1, rules, strat_a, strat_b, seed, first_deal, n_deals, out):
     """Kernel: deal d is played as game 2d (A in seat 0) and 2d+1 (A in seat 1),
-    in parallel tasks of ``CHUNK`` games."""
+    in tasks of ``CHUNK`` games (chunks ``c0 .. c1 - 1`` here)."""
     n_games = 2 * n_deals
-    for c in prange((n_games + CHUNK - 1) // CHUNK):
+    for c in range(c0, c1):
         _play_games(
             rules, strat_a, strat_b, seed, first_deal, c * CHUNK, min(n_games, (c + 1) * CHUNK), out
         )
@@ -1498,6 +1498,7 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
     _simulate(
+        (n_games + CHUNK - 1) // CHUNK,
         np.asarray(rules, np.int64),
         np.asarray(strat_a, np.float64),
         np.asarray(strat_b, np.float64),

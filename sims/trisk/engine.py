@@ -45,7 +45,7 @@ import numpy as np
 from kernels import rng
 from kernels.aggregate import pair_outcomes
 from kernels.contract import Rule, rule_tables
-from kernels.jit import leaf, njit, pnjit, prange
+from kernels.jit import chunked, leaf, njit
 from kernels.trace import track_score
 from sims.trisk.cards import (
     A_COINS,
@@ -2464,11 +2464,14 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
 CHUNK = 32  # games per parallel task: each task allocates its work arrays once
 
 
-@pnjit
-def _simulate(rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal, n_deals, out):
-    """Kernel: deal d is played as game 2d (side A in seat 0) and 2d+1 (A in seat 1)."""
+@chunked
+def _simulate(
+    c0, c1, rules, table, sides, deck_n, primals, ws, forbs, seed, first_deal, n_deals, out
+):
+    """Kernel: deal d is played as game 2d (side A in seat 0) and 2d+1 (A in seat 1);
+    chunks ``c0 .. c1 - 1`` of ``CHUNK`` games here."""
     n_games = 2 * n_deals
-    for c in prange((n_games + CHUNK - 1) // CHUNK):
+    for c in range(c0, c1):
         (
             rngs,
             bd,
@@ -2597,6 +2600,7 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, strat_a, strat_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
     _simulate(
+        (n_games + CHUNK - 1) // CHUNK,
         ints,
         table,
         sides,

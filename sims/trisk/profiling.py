@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 
 from kernels.jit import leaf, njit
@@ -342,14 +341,11 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeats=5) -> dict[str, floa
     seed = np.uint64(seed)
     n_deals = n_games // 2
     out = np.zeros((n_games, E.N_RESULT), np.int64)
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        args = (ints, table, sides, deck_n, primals, ws, forbs, seed, 0, n_deals, out)
-        E._simulate(*args)  # compiled before it is timed
-        total, _ = _best(lambda: E._simulate(*args), repeats)
-    finally:
-        numba.set_num_threads(threads)
+    # every chunk in this thread: the kernel itself, not the threads around it
+    args = (0, (n_games + E.CHUNK - 1) // E.CHUNK)
+    args += (ints, table, sides, deck_n, primals, ws, forbs, seed, 0, n_deals, out)
+    E._simulate.kernel(*args)  # compiled before it is timed
+    total, _ = _best(lambda: E._simulate.kernel(*args), repeats)
     cap = 400 * n_games
     while True:
         rec, rec_u, meta, full = _record(
