@@ -151,9 +151,10 @@ def _kernel_count(game: str) -> int:
     """How many numba kernels a game's engine and strategy modules define: a
     stand-in for its compile time (each is compiled at least once), so that
     the longest compiles start first. The engines' compile times follow it
-    (Trisk 61 kernels, 45 s; Clash 46, 29 s; the RPG 33, 19 s; Tosk 31,
-    17 s), which their source sizes do not (Tosk's sources are larger than
-    the RPG's)."""
+    (Trisk 61 kernels, 42 s; Clash 46, 32 s; the RPG 33, 15 s; Tosk 31,
+    16 s: the last two about equal since neither compiles a parallel loop),
+    which their source sizes do not (Tosk's sources are larger than the
+    RPG's)."""
     import importlib
     import pkgutil
 
