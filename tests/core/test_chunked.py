@@ -1,0 +1,84 @@
+"""``kernels.jit.chunked``: the threads that play an engine's chunks of games."""
+
+import numba
+import numpy as np
+import pytest
+
+from kernels.jit import chunked
+
+
+@chunked
+def _mark(c0, c1, out, hits):
+    """Each chunk c writes its own row: c squared, and counts its visits."""
+    for c in range(c0, c1):
+        out[c] = c * c
+        hits[c] += 1
+
+
+@chunked
+def _fail_at(c0, c1, bad):
+    for c in range(c0, c1):
+        if c == bad:
+            raise ValueError("chunk failed")
+
+
+def _run(n_chunks, threads):
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        out = np.zeros(max(n_chunks, 1), np.int64)
+        hits = np.zeros(max(n_chunks, 1), np.int64)
+        _mark(n_chunks, out, hits)
+    finally:
+        numba.set_num_threads(before)
+    return out[:n_chunks], hits[:n_chunks]
+
+
+@pytest.mark.parametrize("n_chunks", [0, 1, 2, 3, 7, 8, 9, 100, 1001])
+def test_every_chunk_runs_exactly_once_on_any_thread_count(n_chunks):
+    expect = np.arange(n_chunks, dtype=np.int64) ** 2
+    for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+        out, hits = _run(n_chunks, threads)
+        assert (hits == 1).all(), (threads, hits)
+        assert np.array_equal(out, expect)
+
+
+def test_an_error_in_a_chunk_reaches_the_caller():
+    before = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            with pytest.raises(ValueError, match="chunk failed"):
+                _fail_at(50, 37)
+            _fail_at(50, 99)  # no chunk 99: nothing raised
+    finally:
+        numba.set_num_threads(before)
+
+
+def test_no_kernel_compiles_a_parallel_loop():
+    """Every registered engine plays through serial kernels run by threads:
+    a parallel (``prange``) kernel cost a quarter of a cold compile."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    from balance.registry import GAMES, get_game
+
+    assert GAMES
+    for name in GAMES:
+        eng = get_game(name).engine_module()
+        mods = [eng]
+        if hasattr(eng, "__path__"):
+            mods += [
+                importlib.import_module(i.name)
+                for i in pkgutil.walk_packages(eng.__path__, eng.__name__ + ".")
+            ]
+        found = 0
+        for mod in mods:
+            for obj in vars(mod).values():
+                obj = getattr(obj, "kernel", obj)
+                if isinstance(obj, Dispatcher):
+                    found += 1
+                    assert not obj.targetoptions.get("parallel"), (name, obj.py_func)
+        assert found, name
