@@ -98,12 +98,14 @@ _POOLS: dict = {}
 
 
 def _pool(threads: int):
-    """One pool of worker threads per thread count, kept for the process."""
-    if threads not in _POOLS:
+    """One pool of worker threads per thread count, kept for the process (a
+    forked child, whose copy of a pool has no threads, makes its own)."""
+    key = (os.getpid(), threads)
+    if key not in _POOLS:
         from concurrent.futures import ThreadPoolExecutor
 
-        _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="kernel")
-    return _POOLS[threads]
+        _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="kernel")
+    return _POOLS[key]
 
 
 def chunked(fn) -> Chunked:

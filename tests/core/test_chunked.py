@@ -82,3 +82,28 @@ def test_no_kernel_compiles_a_parallel_loop():
                     found += 1
                     assert not obj.targetoptions.get("parallel"), (name, obj.py_func)
         assert found, name
+
+
+def test_a_forked_child_plays_on_threads_of_its_own():
+    """A pool's threads do not survive ``fork``: a child that reused its
+    parent's pool would wait forever."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    _run(64, min(2, numba.config.NUMBA_NUM_THREADS))  # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=_child_runs, args=(q,))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung on its parent's thread pool"
+    assert q.get(timeout=10) == int((np.arange(64) ** 2).sum())
+
+
+def _child_runs(q):
+    out, _ = _run(64, min(2, numba.config.NUMBA_NUM_THREADS))
+    q.put(int(out.sum()))
