@@ -62,8 +62,8 @@ class Chunked:
     """A kernel over independent chunks of work (games, hands), run by threads.
 
     ``kernel(c0, c1, *args)`` does chunks ``c0 .. c1 - 1``, each writing only
-    its own rows of the output; calling ``Chunked(n_chunks, *args)`` splits
-    ``0 .. n_chunks - 1`` into blocks that ``numba.get_num_threads()`` Python
+    its own rows of the output; calling the object with ``(n_chunks, *args)``
+    splits ``0 .. n_chunks - 1`` into blocks that ``numba.get_num_threads()`` Python
     threads take in turn (the kernel is compiled ``nogil``, so they run at
     once). Each chunk's result depends on its index only, so the output is
     the same on any thread count.
@@ -72,7 +72,7 @@ class Chunked:
     over (the loop body as its own function, then the kernel around it, each
     optimising again every callee linked into it). Its loop cost Trisk 12.5 s
     of a 48 s cold compile, Tosk 4.4 s of 24, Clash 3.7 of 35 and the RPG's
-    three loops 6 of 24 (a serial kernel: 3.0, 1.1, 0 and 1.3 s).
+    three loops 6 of 24 (a serial kernel: 3.0, 1.1, 1.3 and 1.3 s).
     """
 
     def __init__(self, fn):
