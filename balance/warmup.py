@@ -155,11 +155,6 @@ def _kernel_count(game: str) -> int:
     16 s: the last two about equal since neither compiles a parallel loop),
     which their source sizes do not (Tosk's sources are larger than the
     RPG's)."""
-    import importlib
-    import pkgutil
-
-    from numba.core.dispatcher import Dispatcher
-
     from balance.errors import UserError
     from balance.registry import get_game
 
@@ -167,21 +162,33 @@ def _kernel_count(game: str) -> int:
         home = get_game(game)
     except UserError:
         return 0  # its warm-up fails at once, and says why
+    return len(kernels_of(home.engine, home.strategies))
+
+
+def kernels_of(*modules: str) -> list:
+    """The numba dispatchers that ``modules`` (a package: with all its
+    submodules) define, each once; a ``kernels.jit.Chunked`` counts as its
+    kernel. Kernels they only import from elsewhere are left out."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
     names = []
-    for module in (home.engine, home.strategies):
+    for module in modules:
         mod = importlib.import_module(module)
         names.append(mod.__name__)
         if hasattr(mod, "__path__"):  # a package: its submodules too
             for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + "."):
                 importlib.import_module(info.name)
                 names.append(info.name)
-    seen = set()
+    found = {}
     for name in names:
         for obj in vars(sys.modules[name]).values():
             obj = getattr(obj, "kernel", obj)  # a kernels.jit.Chunked
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ in names:
-                seen.add(id(obj))
-    return len(seen)
+                found[id(obj)] = obj
+    return list(found.values())
 
 
 def _longest_first(games: list[str]) -> list[str]:

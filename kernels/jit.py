@@ -62,9 +62,10 @@ class Chunked:
     """A kernel over independent chunks of work (games, hands), run by threads.
 
     ``kernel(c0, c1, *args)`` does chunks ``c0 .. c1 - 1``, each writing only
-    its own rows of the output; calling the object with ``(n_chunks, *args)``
-    splits ``0 .. n_chunks - 1`` into blocks that ``numba.get_num_threads()`` Python
-    threads take in turn (the kernel is compiled ``nogil``, so they run at
+    its own rows of the output; calling the object with ``(n_items, size,
+    *args)`` cuts ``n_items`` items (games, hands) into chunks of ``size``
+    (:func:`n_chunks` of them) and splits those into blocks that
+    ``numba.get_num_threads()`` Python threads take in turn (the kernel is compiled ``nogil``, so they run at
     once). Each chunk's result depends on its index only, so the output is
     the same on any thread count.
 
@@ -80,7 +81,8 @@ class Chunked:
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 
-    def __call__(self, n_chunks: int, *args) -> None:
+    def __call__(self, n_items: int, size: int, *args) -> None:
+        n_chunks = n_chunks_of(n_items, size)
         threads = min(numba.get_num_threads(), n_chunks)
         if threads <= 1:
             self.kernel(0, int(n_chunks), *args)
@@ -92,6 +94,11 @@ class Chunked:
         blocks = zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)
         for f in [pool.submit(self.kernel, a, b, *args) for a, b in blocks]:
             f.result()
+
+
+def n_chunks_of(n_items: int, size: int) -> int:
+    """How many chunks of ``size`` items hold ``n_items`` (the last may be short)."""
+    return -(-int(n_items) // int(size))
 
 
 _POOLS: dict = {}

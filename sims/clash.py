@@ -1350,8 +1350,9 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     rules, imod, sa, sb = _prep(rules, strat_a, strat_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    n_chunks = (n_games + CHUNK - 1) // CHUNK
-    _simulate(n_chunks, rules, imod, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
+    _simulate(
+        n_games, CHUNK, rules, imod, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out
+    )
     return outcome_arrays(out)
 
 

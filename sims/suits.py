@@ -48,7 +48,7 @@ import numpy as np
 from kernels import rng
 from kernels.aggregate import pair_outcomes
 from kernels.contract import Rule, rule_tables
-from kernels.jit import chunked, leaf, njit
+from kernels.jit import chunked, leaf, n_chunks_of, njit
 from kernels.trace import track_score
 from strategies.suits import (
     P_ATTACK,
@@ -568,10 +568,11 @@ def task_fresh(rules, suit: int, target: int, seed: int, first: int, n: int) -> 
     """Counts over fresh hands (see ``task_fresh_counts``): int64[6]. The
     result depends on ``(seed, first, n)`` only, never on the thread count."""
     rules = np.asarray(rules, np.int64)
-    n_chunks = max(1, (n + TASK_CHUNK - 1) // TASK_CHUNK)
+    n_chunks = max(1, n_chunks_of(n, TASK_CHUNK))
     out = np.zeros((n_chunks, 6), dtype=np.int64)
     _task_fresh(
-        (n + TASK_CHUNK - 1) // TASK_CHUNK,
+        n,
+        TASK_CHUNK,
         rules,
         int(suit),
         int(target),
@@ -670,12 +671,13 @@ def task_rundown(rules, suit: int, target: int, mode: int, seed: int, first: int
     left in the deck before it), ``attempts_hist`` and ``successes_hist``
     (characters by attempts made, by successes, before being disabled)."""
     rules = np.asarray(rules, np.int64)
-    n_chunks = max(1, (n + RUNDOWN_CHUNK - 1) // RUNDOWN_CHUNK)
+    n_chunks = max(1, n_chunks_of(n, RUNDOWN_CHUNK))
     by_attempt = np.zeros((n_chunks, 4, MAX_ATTEMPTS), dtype=np.int64)
     by_deck = np.zeros((n_chunks, 4, MAX_DECK), dtype=np.int64)
     hist = np.zeros((n_chunks, 2, MAX_ATTEMPTS), dtype=np.int64)
     _task_rundown(
-        (n + RUNDOWN_CHUNK - 1) // RUNDOWN_CHUNK,
+        n,
+        RUNDOWN_CHUNK,
         rules,
         int(suit),
         int(target),
@@ -1367,8 +1369,7 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     rules = np.asarray(rules, np.int64)
     sa, sb = np.asarray(strat_a, np.float64), np.asarray(strat_b, np.float64)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
-    n_chunks = (n_games + CHUNK - 1) // CHUNK
-    _simulate(n_chunks, rules, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
+    _simulate(n_games, CHUNK, rules, sa, sb, np.uint64(seed), first_game // 2, n_games // 2, out)
     return outcome_arrays(out)
 
 

@@ -1498,7 +1498,8 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
         raise ValueError("first_game and n_games must be even (seat-swapped pairs)")
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
     _simulate(
-        (n_games + CHUNK - 1) // CHUNK,
+        n_games,
+        CHUNK,
         np.asarray(rules, np.int64),
         np.asarray(strat_a, np.float64),
         np.asarray(strat_b, np.float64),

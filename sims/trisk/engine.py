@@ -2600,7 +2600,8 @@ def simulate(rules, strat_a, strat_b, seed, first_game, n_games):
     ints, table, sides, deck_n, primals, ws, forbs = prepare(rules, strat_a, strat_b)
     out = np.zeros((n_games, N_RESULT), dtype=np.int64)
     _simulate(
-        (n_games + CHUNK - 1) // CHUNK,
+        n_games,
+        CHUNK,
         ints,
         table,
         sides,

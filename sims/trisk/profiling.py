@@ -47,7 +47,7 @@ import time
 
 import numpy as np
 
-from kernels.jit import leaf, njit
+from kernels.jit import leaf, n_chunks_of, njit
 from sims.trisk import engine as E
 from strategies.trisk import P_PRIMAL, P_TEMP, pick, score
 from strategies.trisk.view import NPR
@@ -342,7 +342,7 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeats=5) -> dict[str, floa
     n_deals = n_games // 2
     out = np.zeros((n_games, E.N_RESULT), np.int64)
     # every chunk in this thread: the kernel itself, not the threads around it
-    args = (0, (n_games + E.CHUNK - 1) // E.CHUNK)
+    args = (0, n_chunks_of(n_games, E.CHUNK))
     args += (ints, table, sides, deck_n, primals, ws, forbs, seed, 0, n_deals, out)
     E._simulate.kernel(*args)  # compiled before it is timed
     total, _ = _best(lambda: E._simulate.kernel(*args), repeats)

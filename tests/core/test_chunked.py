@@ -28,7 +28,7 @@ def _run(n_chunks, threads):
     try:
         out = np.zeros(max(n_chunks, 1), np.int64)
         hits = np.zeros(max(n_chunks, 1), np.int64)
-        _mark(n_chunks, out, hits)
+        _mark(n_chunks, 1, out, hits)
     finally:
         numba.set_num_threads(before)
     return out[:n_chunks], hits[:n_chunks]
@@ -49,8 +49,8 @@ def test_an_error_in_a_chunk_reaches_the_caller():
         for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
             numba.set_num_threads(threads)
             with pytest.raises(ValueError, match="chunk failed"):
-                _fail_at(50, 37)
-            _fail_at(50, 99)  # no chunk 99: nothing raised
+                _fail_at(50, 1, 37)
+            _fail_at(50, 1, 99)  # no chunk 99: nothing raised
     finally:
         numba.set_num_threads(before)
 
@@ -58,30 +58,16 @@ def test_an_error_in_a_chunk_reaches_the_caller():
 def test_no_kernel_compiles_a_parallel_loop():
     """Every registered engine plays through serial kernels run by threads:
     a parallel (``prange``) kernel cost a quarter of a cold compile."""
-    import importlib
-    import pkgutil
-
-    from numba.core.dispatcher import Dispatcher
-
     from balance.registry import GAMES, get_game
+    from balance.warmup import kernels_of
 
     assert GAMES
     for name in GAMES:
-        eng = get_game(name).engine_module()
-        mods = [eng]
-        if hasattr(eng, "__path__"):
-            mods += [
-                importlib.import_module(i.name)
-                for i in pkgutil.walk_packages(eng.__path__, eng.__name__ + ".")
-            ]
-        found = 0
-        for mod in mods:
-            for obj in vars(mod).values():
-                obj = getattr(obj, "kernel", obj)
-                if isinstance(obj, Dispatcher):
-                    found += 1
-                    assert not obj.targetoptions.get("parallel"), (name, obj.py_func)
+        home = get_game(name)
+        found = kernels_of(home.engine, home.strategies)
         assert found, name
+        for k in found:
+            assert not k.targetoptions.get("parallel"), (name, k.py_func)
 
 
 def test_a_forked_child_plays_on_threads_of_its_own():
