@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -453,9 +454,13 @@ def _cli_start(game: str, env_extra: dict) -> dict:
     return out
 
 
+AGAINST_ROUNDS = 3  # rounds of (now, then) timings with --against: the paired ratio's median
+
+
 def bench_summary(games: list[str], against: str | None = None, profile: bool = True) -> dict:
     """``balance bench``: every engine's speed at 1 and 2 threads (and the
-    same at revision ``against``, timed in turn with it, as ratios), where
+    same at revision ``against``, timed in turn with it, as ratios: of the
+    best timings, and the median and range of each round's paired ratio), where
     each engine's time goes (its ``profile`` hook), and the cold and cached
     start. Every timing runs in a fresh process; nothing is stored."""
     import numba
@@ -481,16 +486,22 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
             best: dict = {}
             cpu: dict = {}  # the least CPU time a game, apart from the best wall time
             side = 0.0  # the best total games/s of threads2 1-thread processes at once
-            for _ in range(2):  # this tree and the old one in turn: a slow spell hits both
+            paired: dict = {}  # per thread count: now over then, one ratio per round
+            for _ in range(AGAINST_ROUNDS if old is not None else 2):
+                # this tree and the old one in turn: a slow spell hits both
                 for th in sorted({1, threads2}):
+                    pair_rates = {}
                     for tree, tag in ((str(ROOT), "now"), (old, "then")):
                         if tree is None:
                             continue
                         r = _rate_in(tree, game, a, b, n, th)
+                        pair_rates[tag] = r["games_per_s"] * r["rounds"]
                         key = (tag, th)
                         cpu[key] = min(cpu.get(key, float("inf")), r["cpu_us_per_game"])
                         if r["games_per_s"] > best.get(key, {}).get("games_per_s", 0):
                             best[key] = r
+                    if "then" in pair_rates:
+                        paired.setdefault(th, []).append(pair_rates["now"] / pair_rates["then"])
                 if threads2 > 1:
                     pair = _rates_side_by_side(str(ROOT), game, a, b, n, threads2)
                     side = max(side, sum(r["games_per_s"] for r in pair))
@@ -524,6 +535,16 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                 row["speedup_cpu_per_game_1_thread_vs_then"] = round(
                     cpu[("then", 1)] / cpu[("now", 1)], 2
                 )
+                for th, ratios in sorted(paired.items()):
+                    # each round's two timings back to back: a slow spell of
+                    # the host that outlasts a pair cancels in its ratio
+                    ratios = sorted(ratios)
+                    row[f"paired_speedup_rounds_per_s_{th}_thread{'s' * (th > 1)}_vs_then"] = {
+                        "median": round(statistics.median(ratios), 2),
+                        "min": round(ratios[0], 2),
+                        "max": round(ratios[-1], 2),
+                        "rounds": len(ratios),
+                    }
                 row["same_mean_rounds_as_then"] = bool(abs(now2["rounds"] - then2["rounds"]) < 1e-9)
             eng = get_game(game).engine_module()
             if profile and hasattr(eng, "profile"):

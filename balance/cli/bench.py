@@ -107,7 +107,11 @@ def bench_summary_cmd(
         bench.bench_summary(names, against),
         as_json,
         "timed each engine's [bench] pairing (configs/<game>/cli.toml) in fresh processes, "
-        "twice at each thread count and twice as two 1-thread processes at once"
-        + (f", in turn with revision {against}" if against else "")
+        + (
+            f"{bench.AGAINST_ROUNDS} rounds, each at 1 and 2 threads in turn with revision "
+            f"{against}, then as two 1-thread processes at once"
+            if against
+            else "twice at each thread count and twice as two 1-thread processes at once"
+        )
         + "; compiled every engine into an empty temporary cache; nothing stored",
     )
