@@ -150,6 +150,21 @@ def play_context(w, info):
     )
 
 
+# ``min``/``max`` of two numbers as Python defines them (the first unless the
+# second is strictly smaller / larger), written out. numba 0.68 left the
+# builtins inside play_score as calls to out-of-line functions (seen in a perf
+# profile of the decision loop: each call spills the live floats), which cost
+# the decisions about 7% (245 -> 228 ns a decision replayed, the same choices).
+@njit(inline="always")
+def fmin(a, b):
+    return b if b < a else a
+
+
+@njit(inline="always")
+def fmax(a, b):
+    return b if b > a else a
+
+
 @njit(inline="always")
 def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
     """The score of one candidate play (``atk``, ``dfn``, ``cost``, ``cards``,
@@ -158,9 +173,9 @@ def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
     ``noise``. Candidates must be scored in the order they are offered."""
     opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp = ctx
     unspent = cap - cost
-    draw = min(unspent, room + cards)
-    dmg = max(0.0, atk - opp_def)
-    exposed = max(0.0, opp_atk - dfn)
+    draw = fmin(unspent, room + cards)
+    dmg = fmax(0.0, atk - opp_def)
+    exposed = fmax(0.0, opp_atk - dfn)
     s = (
         w[0] * atk
         + w[1] * dfn
@@ -169,7 +184,7 @@ def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
         + w[4] * cards
         + w[5] * draw
         + w[6] * dmg
-        + w[7] * min(dfn, opp_atk)
+        + w[7] * fmin(dfn, opp_atk)
         + w[9] * dfn * hurt
         + w[10] * atk * opp_hurt
         + w[11] * wasted

@@ -174,3 +174,27 @@ def test_profile_takes_seat_swapped_pairs():
     a = load_strategy("tosk", "balanced").vector()
     with pytest.raises(ValueError, match="even"):
         tosk.profile(rules, a, a, 1, 7)
+
+
+def test_written_out_min_and_max_are_pythons():
+    """``play_score``'s ``fmin``/``fmax`` (written out for speed) return what
+    Python's ``min``/``max`` return, bit for bit: ties and signed zeros keep
+    the first argument, a NaN first argument is kept and a NaN second one is
+    passed over, as ``min(a, b)`` does."""
+    import math
+
+    from numba import njit
+
+    @njit
+    def both(a, b):
+        return strat_mod.fmin(a, b), strat_mod.fmax(a, b)
+
+    g = np.random.default_rng(7)
+    special = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan]
+    pairs = [(a, b) for a in special for b in special]
+    pairs += [tuple(x) for x in g.integers(-3, 4, size=(200, 2)).astype(float)]
+    pairs += [tuple(x) for x in g.normal(size=(200, 2))]
+    for a, b in pairs:
+        lo, hi = both(a, b)
+        for got, want in ((lo, min(a, b)), (hi, max(a, b))):
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (a, b, got, want)
