@@ -64,10 +64,10 @@ class Chunked:
     ``kernel(c0, c1, *args)`` does chunks ``c0 .. c1 - 1``, each writing only
     its own rows of the output; calling the object with ``(n_items, size,
     *args)`` cuts ``n_items`` items (games, hands) into chunks of ``size``
-    (:func:`n_chunks` of them) and splits those into blocks that
-    ``numba.get_num_threads()`` Python threads take in turn (the kernel is compiled ``nogil``, so they run at
-    once). Each chunk's result depends on its index only, so the output is
-    the same on any thread count.
+    (:func:`n_chunks_of` of them) and splits those into blocks that
+    ``numba.get_num_threads()`` Python threads take in turn (the kernel is
+    compiled ``nogil``, so they run at once). Each chunk's result depends on
+    its index only, so the output is the same on any thread count.
 
     Why not numba's ``prange``: a parallel kernel is compiled three times
     over (the loop body as its own function, then the kernel around it, each
