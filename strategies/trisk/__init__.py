@@ -23,6 +23,7 @@ with ``W0`` the offset of the weights (``P_*`` are relative to it).
 """
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.contract import Side
 from kernels.jit import leaf
@@ -82,17 +83,29 @@ def encode_strategy(spec: dict, side: Side) -> np.ndarray:
     return np.concatenate([np.array(head + [float(c) for c in cards] + forb), w])
 
 
+# ``score`` keeps a row's nonzero features as the bits of one 64-bit word
+if max(NPR, NPL, NAT, NBL) > 64:
+    raise ValueError("a decision has more than 64 features: score's bit mask cannot hold them")
+
+
 @leaf(inline="always")
 def score(w, base, feats, k, nf):
-    """Weighted sum of row ``k`` of ``feats`` (nf features) with weights at
-    ``base``; a zero feature adds nothing, whatever its weight (an infinite
-    weight times 0 would be NaN). Written as a select rather than a branch:
-    adding 0.0 leaves the sum unchanged (the sum starts at +0.0 and so is
-    never -0.0), so the result is the same as skipping the feature."""
-    s = 0.0
+    """Weighted sum of row ``k`` of ``feats`` (nf <= 64 features) with weights
+    at ``base``, over the nonzero features in column order: a zero feature adds
+    nothing, whatever its weight (an infinite weight times 0 would be NaN).
+    The same sum, bit for bit, as adding ``w * x if x != 0 else 0.0`` over
+    every column (the sum starts at +0.0 and so is never -0.0, and adding
+    +0.0 to it changes nothing), but its chain of dependent additions is as
+    long as the row's nonzero features (a handful of a play's 27), not ``nf``:
+    a bit mask of the nonzero columns first, then one addition per set bit."""
+    mask = np.uint64(0)
     for f in range(nf):
-        x = feats[k, f]
-        s += w[base + f] * x if x != 0.0 else 0.0
+        mask |= np.uint64(feats[k, f] != 0.0) << np.uint64(f)
+    s = 0.0
+    while mask != 0:
+        f = trailing_zeros(mask)
+        s += w[base + f] * feats[k, f]
+        mask &= mask - np.uint64(1)
     return s
 
 

@@ -315,3 +315,50 @@ def test_toy_set_matches_the_reference_path(temp, over):
     a = side(spec, "Cern", TOY_DECK)
     b = side(spec, "Vask", TOY_DECK[::-1])
     _check(rules_vector(**over), a, b, 21, 30)
+
+
+@numba.njit
+def _dense(w, base, feats, k, nf):
+    """``score`` as first written: every column, a zero feature adding +0.0."""
+    s = 0.0
+    for f in range(nf):
+        x = feats[k, f]
+        s += w[base + f] * x if x != 0.0 else 0.0
+    return s
+
+
+@numba.njit
+def _both(w, base, feats, nf):
+    out = np.empty((feats.shape[0], 2))
+    for k in range(feats.shape[0]):
+        out[k, 0] = score(w, base, feats, k, nf)
+        out[k, 1] = _dense(w, base, feats, k, nf)
+    return out
+
+
+def test_score_skips_zero_features_bit_for_bit():
+    """``score`` adds only a row's nonzero features (one addition per set bit
+    of a mask): the same sum, bit for bit, as adding every column with +0.0
+    for a zero feature, on sparse rows and on signed zeros, infinities and NaN
+    in weights and features (NaN for NaN), up to the 64 columns the mask holds."""
+    g = np.random.default_rng(11)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e308])
+    for nf in (1, NPL, 64):
+        feats = g.normal(size=(4000, nf)) * 10.0 ** g.integers(-3, 4, (4000, nf))
+        feats[g.random((4000, nf)) < 0.8] = 0.0  # sparse rows, as a play's are
+        feats[:200] = g.choice(special, (200, nf))
+        feats[200:400] = g.choice([0.0, -0.0, 1.0, -1.0], (200, nf))  # cancellations to zero
+        w = np.concatenate([[np.nan, 7.0], g.normal(size=nf) * 10.0 ** g.integers(-3, 4, nf)])
+        w[2] = -0.0
+        ws = w.copy()
+        ws[2 + g.integers(0, nf, max(1, nf // 4))] = g.choice(special, max(1, nf // 4))
+        wi = g.choice([1.0, -1.0, 0.0, -0.0], nf + 2)  # sums that cancel to zero
+        for weights in (w, ws, wi):
+            got = _both(weights, 2, feats, nf)
+            nan = np.isnan(got)
+            assert (nan[:, 0] == nan[:, 1]).all()  # a NaN's sign bit is the hardware's choice
+            assert got[~nan[:, 0], 0].tobytes() == got[~nan[:, 0], 1].tobytes()
+        got = _both(w, 2, feats, nf)
+        assert np.isfinite(got[400:, 0]).all()  # finite rows and weights: every sum compared
+        got = _both(wi, 2, feats, nf)
+        assert (got[200:400, 0] == 0.0).sum() >= 10  # and zero sums among them
