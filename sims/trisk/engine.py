@@ -1330,6 +1330,22 @@ def targets_sl(bd, pl, sl, p, code, self_slot, exclude, spell, tg):
     return n
 
 
+# Rows other than the ability rows (Stop, Create, Upgrade, casts: a few a
+# step) call these as one compiled copy each, not inlined at every site.
+@leaf(
+    "int64(int64[:, :, ::1], int64[:, ::1], int64[:, :, ::1], int64, int64, int64, int64, boolean, int64[:, ::1])"
+)
+def targets_sl_of(bd, pl, sl, p, code, self_slot, exclude, spell, tg):
+    """``targets_sl``, compiled once."""
+    return targets_sl(bd, pl, sl, p, code, self_slot, exclude, spell, tg)
+
+
+@leaf("float64(float64[::1], int64, float64[:, ::1], int64, int64)")
+def score_of(w, base, feats, k, nf):
+    """``score``, compiled once."""
+    return score(w, base, feats, k, nf)
+
+
 @leaf
 def effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
     """``effect_features`` with attack powers read from ``sl`` (``slot_table``)."""
@@ -1337,11 +1353,11 @@ def effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q,
         room = min(rules[R_HAND_LIMIT] - pl[tp, K_HANDN], pl[tp, K_DECKN] - pl[tp, K_POS])
         feats[k, PF_DRAW] += q * max(0, min(n, room))
         return
+    lo, hi = ts, ts + 1  # one card, or every creation of seat tp (one inlined copy)
     if ts == -1:
-        for s in range(1, pl[tp, K_NB]):
-            _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, s, q, feats, k)
-        return
-    _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k)
+        lo, hi = 1, pl[tp, K_NB]
+    for s in range(lo, hi):
+        _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, s, q, feats, k)
 
 
 @leaf(inline="always")
@@ -1455,7 +1471,7 @@ def scored_candidates(
     _clear(feats, 0, NPL)
     _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
     feats[0, PF_STOP] = 1.0
-    scores[0] = score(w, P_PLAY, feats, 0, NPL)
+    scores[0] = score_of(w, P_PLAY, feats, 0, NPL)
     n = np.int64(1)  # not the constant 1: numba would compile a second effect_features_sl for it
     mine = pl[p, K_NB] - 1
     theirs = pl[q, K_NB] - 1
@@ -1492,7 +1508,7 @@ def scored_candidates(
                 feats[n, PF_AP_GAIN] = table[c, C_AP]
                 feats[n, PF_HP_GAIN] = table[c, C_HP]
                 feats[n, PF_BOARD_GAP] = theirs - mine
-                scores[n] = score(w, P_PLAY, feats, n, NPL)
+                scores[n] = score_of(w, P_PLAY, feats, n, NPL)
                 n += 1
         elif t == UPGRADE:
             for s in range(1, pl[p, K_NB]):
@@ -1509,7 +1525,7 @@ def scored_candidates(
                     feats[n, PF_HP_GAIN] = table[c, C_HP] - table[old, C_HP]
                     if bd[p, s, F_DMG] >= table[c, C_HP]:
                         feats[n, PF_WASTED] = 1.0
-                    scores[n] = score(w, P_PLAY, feats, n, NPL)
+                    scores[n] = score_of(w, P_PLAY, feats, n, NPL)
                     n += 1
         elif t == SORCERY:
             kind = table[c, C_KIND]
@@ -1528,7 +1544,7 @@ def scored_candidates(
                         tg[0, 0] = q
                         tg[0, 1] = s
                     else:
-                        m = targets_sl(bd, pl, sl, p, code, -1, -1, True, tg)
+                        m = targets_sl_of(bd, pl, sl, p, code, -1, -1, True, tg)
                     for j in range(m):
                         k = n
                         n = _effect_row(
@@ -1555,7 +1571,7 @@ def scored_candidates(
                             0.0,
                         )
                         if n > k:
-                            scores[k] = score(w, P_PLAY, feats, k, NPL)
+                            scores[k] = score_of(w, P_PLAY, feats, k, NPL)
             else:
                 for s in range(1, pl[p, K_NB]):
                     if kind == RITUAL:
@@ -1568,7 +1584,7 @@ def scored_candidates(
                         tg[0, 0] = p
                         tg[0, 1] = s
                     else:
-                        m = targets_sl(
+                        m = targets_sl_of(
                             bd,
                             pl,
                             sl,
@@ -1610,7 +1626,7 @@ def scored_candidates(
                             sacrifice,
                         )
                         if n > k:
-                            scores[k] = score(w, P_PLAY, feats, k, NPL)
+                            scores[k] = score_of(w, P_PLAY, feats, k, NPL)
         hr[h, 1] = n
     # active abilities: one per creation per turn
     for s in range(1, pl[p, K_NB]):
