@@ -822,6 +822,12 @@ def choose_stamina(p, view, imod, noise, sc, out):
         out[v] = STAM_SETS[best, v]
 
 
+@leaf(inline="always")
+def _one_of_3(i, v0, v1, v2):
+    """``(v0, v1, v2)[i]`` for ``i`` in 0..2 (2 for any other ``i``)."""
+    return v0 if i == 0 else (v1 if i == 1 else v2)
+
+
 @leaf
 def choose_feint(p, view, imod, noise, sc):
     """Feint (C12): 0 none, 1 + a to swap the Action to ``a``, 4 + t to swap
@@ -842,21 +848,21 @@ def choose_feint(p, view, imod, noise, sc):
             x1, y1 = x, y
         else:
             x2, y2 = x, y
-    cur_a = x0 if a0 == 0 else (x1 if a0 == 1 else x2)
-    cur_t = y0 if t0 == 0 else (y1 if t0 == 1 else y2)
+    cur_a = _one_of_3(a0, x0, x1, x2)
+    cur_t = _one_of_3(t0, y0, y1, y2)
     best = 0
     best_gain = p[P_FEINT_MARGIN]
     for a in range(3):
         if a == a0:
             continue
-        g = _noisy((x0 if a == 0 else (x1 if a == 1 else x2)) - cur_a, temp, noise)
+        g = _noisy(_one_of_3(a, x0, x1, x2) - cur_a, temp, noise)
         if g > best_gain:
             best_gain = g
             best = 1 + a
     for t in range(3):
         if t == t0:
             continue
-        g = _noisy((y0 if t == 0 else (y1 if t == 1 else y2)) - cur_t, temp, noise)
+        g = _noisy(_one_of_3(t, y0, y1, y2) - cur_t, temp, noise)
         if g > best_gain:
             best_gain = g
             best = 4 + t
