@@ -487,11 +487,14 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
             cpu: dict = {}  # the least CPU time a game, apart from the best wall time
             side = 0.0  # the best total games/s of threads2 1-thread processes at once
             paired: dict = {}  # per thread count: now over then, one ratio per round
-            for _ in range(AGAINST_ROUNDS if old is not None else 2):
-                # this tree and the old one in turn: a slow spell hits both
+            for rnd in range(AGAINST_ROUNDS if old is not None else 2):
+                # this tree and the old one in turn: a slow spell hits both;
+                # which goes first alternates from round to round, so neither
+                # always follows the other (or a 1-thread timing)
+                trees = ((str(ROOT), "now"), (old, "then"))
                 for th in sorted({1, threads2}):
                     pair_rates = {}
-                    for tree, tag in ((str(ROOT), "now"), (old, "then")):
+                    for tree, tag in trees if rnd % 2 == 0 else trees[::-1]:
                         if tree is None:
                             continue
                         r = _rate_in(tree, game, a, b, n, th)
