@@ -128,8 +128,8 @@ def keep_value(params, atk, dfn, is_tech, cost):
 def play_context(w, info):
     """The per-decision constants of the play score (``play_score``), from
     the strategy ``w`` and the observable state ``info``: expected opponent
-    ATK and DEF, how hurt each side is, hand room, temperature, capacity and
-    the opponent's HP."""
+    ATK and DEF, how hurt each side is, hand room, temperature, capacity,
+    the opponent's HP and which of the terms that may be skipped to add."""
     start = info[I_START_HP]
     pw = w[P_PRIOR_WEIGHT]
     nrev = info[I_OPP_REVEALS]
@@ -138,6 +138,11 @@ def play_context(w, info):
     hurt = 1.0 - info[I_MY_HP] / start
     opp_hurt = 1.0 - info[I_OPP_HP] / start
     room = info[I_MAX_HAND] - info[I_MY_HAND]
+    # A term whose weight is 0 adds a zero when its feature is finite, which
+    # every feature is when these are: play_score then skips the term (the
+    # score is the same but for the sign of a zero, which no comparison
+    # sees). The costlier terms only; a strategy leaves most weights at 0.
+    finite = np.isfinite(opp_atk + opp_def + hurt + opp_hurt)
     return (
         opp_atk,
         opp_def,
@@ -147,6 +152,10 @@ def play_context(w, info):
         w[P_TEMP_PLAY],
         info[I_CAPACITY],
         info[I_OPP_HP],
+        w[9] != 0.0 or not finite,
+        w[10] != 0.0 or not finite,
+        w[13] != 0.0 or not finite,
+        w[3] != 0.0 or w[4] != 0.0 or not finite,
     )
 
 
@@ -171,25 +180,21 @@ def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
     ``wasted`` as floats) under the context of :func:`play_context`; with a
     positive temperature it adds the candidate's Gumbel noise, one draw from
     ``noise``. Candidates must be scored in the order they are offered."""
-    opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp = ctx
+    opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp, u9, u10, u13, u34 = ctx
     unspent = cap - cost
     draw = fmin(unspent, room + cards)
     dmg = fmax(0.0, atk - opp_def)
-    exposed = fmax(0.0, opp_atk - dfn)
-    s = (
-        w[0] * atk
-        + w[1] * dfn
-        + w[2] * cost
-        + w[3] * unspent
-        + w[4] * cards
-        + w[5] * draw
-        + w[6] * dmg
-        + w[7] * fmin(dfn, opp_atk)
-        + w[9] * dfn * hurt
-        + w[10] * atk * opp_hurt
-        + w[11] * wasted
-        + w[13] * exposed
-    )
+    s = w[0] * atk + w[1] * dfn + w[2] * cost
+    if u34:
+        s = s + w[3] * unspent + w[4] * cards
+    s = s + w[5] * draw + w[6] * dmg + w[7] * fmin(dfn, opp_atk)
+    if u9:
+        s += w[9] * dfn * hurt
+    if u10:
+        s += w[10] * atk * opp_hurt
+    s += w[11] * wasted
+    if u13:
+        s += w[13] * fmax(0.0, opp_atk - dfn)
     if dmg >= opp_hp:
         s += w[8]
     if cards == 0:

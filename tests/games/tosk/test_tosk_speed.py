@@ -198,3 +198,89 @@ def test_written_out_min_and_max_are_pythons():
         lo, hi = both(a, b)
         for got, want in ((lo, min(a, b)), (hi, max(a, b))):
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (a, b, got, want)
+
+
+def test_play_score_skips_zero_weights_without_changing_a_score():
+    """``play_score`` leaves out a costly term whose weight is 0 (it would
+    add a zero): against the score with every term added (as first written),
+    each score is the same float but for a zero's sign, so every comparison,
+    and so every choice, is the same. Weights are mostly 0, some signed
+    zeros, some huge; the views include a Primal HP of 0 and a prior weight
+    of 0 with no reveals (non-finite context: nothing is skipped then)."""
+    import math
+
+    from numba import njit
+
+    fmin, fmax = strat_mod.fmin, strat_mod.fmax
+
+    @njit(error_model="numpy")  # as the engine's kernels: x / 0 is inf or nan
+    def dense(w, ctx, atk, dfn, cost, cards, wasted):
+        opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp = ctx[:8]
+        unspent = cap - cost
+        draw = fmin(unspent, room + cards)
+        dmg = fmax(0.0, atk - opp_def)
+        exposed = fmax(0.0, opp_atk - dfn)
+        s = (
+            w[0] * atk
+            + w[1] * dfn
+            + w[2] * cost
+            + w[3] * unspent
+            + w[4] * cards
+            + w[5] * draw
+            + w[6] * dmg
+            + w[7] * fmin(dfn, opp_atk)
+            + w[9] * dfn * hurt
+            + w[10] * atk * opp_hurt
+            + w[11] * wasted
+            + w[13] * exposed
+        )
+        if dmg >= opp_hp:
+            s += w[8]
+        if cards == 0:
+            s += w[12]
+        return s
+
+    @njit(error_model="numpy")
+    def both(w, info, cand, out):
+        ctx = strat_mod.play_context(w, info)
+        noise = np.zeros(4, np.uint64)
+        for k in range(cand.shape[0]):
+            a, d, c, n, x = cand[k]
+            out[k, 0] = strat_mod.play_score(w, ctx, a, d, c, n, x, noise)
+            out[k, 1] = dense(w, ctx, a, d, c, n, x)
+
+    g = np.random.default_rng(11)
+    seen_skips = seen_nonfinite = 0
+    for trial in range(400):
+        w = np.zeros(strat_mod.N_PARAMS)
+        w[: strat_mod.NF] = np.where(
+            g.random(strat_mod.NF) < 0.4, g.normal(size=strat_mod.NF) * 3, 0.0
+        )
+        w[: strat_mod.NF][g.random(strat_mod.NF) < 0.1] = -0.0
+        if trial % 7 == 0:
+            w[g.integers(0, strat_mod.NF)] = 1e308
+        w[strat_mod.P_PRIOR_ATK], w[strat_mod.P_PRIOR_DEF] = g.uniform(0, 6, 2)
+        w[strat_mod.P_PRIOR_WEIGHT] = 0.0 if trial % 5 == 0 else 10.0 ** g.uniform(-2, 9)
+        info = np.zeros(N_INFO)
+        info[I_START_HP] = 0.0 if trial % 11 == 0 else 20.0
+        info[I_MY_HP], info[I_OPP_HP] = g.integers(-3, 21, 2)
+        info[I_OPP_REVEALS] = 0 if trial % 5 == 0 else g.integers(0, 30)
+        info[I_OPP_ATK_SUM], info[I_OPP_DEF_SUM] = g.integers(0, 200, 2)
+        info[I_CAPACITY], info[I_MAX_HAND], info[I_MY_HAND] = 13, 7, g.integers(0, 8)
+        cand = g.integers(0, 30, size=(50, 5)).astype(float)
+        cand[:, 3] = g.integers(0, 8, 50)
+        cand[:, 4] = g.integers(0, 3, 50)
+        out = np.zeros((50, 2))
+        both(w, info, cand, out)
+        ctx = strat_mod.play_context(w, info)
+        if not all(ctx[8:]):
+            seen_skips += 1
+        if not np.isfinite(ctx[:4]).all():
+            seen_nonfinite += 1
+            assert all(ctx[8:])
+        for new, old in out:
+            if new == 0.0 and old == 0.0:
+                continue  # a zero's sign may differ
+            assert np.float64(new).tobytes() == np.float64(old).tobytes(), (w, info, new, old)
+            assert math.isnan(new) == math.isnan(old)
+    assert seen_skips > 100 and seen_nonfinite > 30
