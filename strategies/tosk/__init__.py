@@ -129,7 +129,7 @@ def play_context(w, info):
     """The per-decision constants of the play score (``play_score``), from
     the strategy ``w`` and the observable state ``info``: expected opponent
     ATK and DEF, how hurt each side is, hand room, temperature, capacity,
-    the opponent's HP and which of the terms that may be skipped to add."""
+    the opponent's HP, and whether to add each term ``play_score`` may skip."""
     start = info[I_START_HP]
     pw = w[P_PRIOR_WEIGHT]
     nrev = info[I_OPP_REVEALS]
@@ -177,9 +177,10 @@ def fmax(a, b):
 @njit(inline="always")
 def play_score(w, ctx, atk, dfn, cost, cards, wasted, noise):
     """The score of one candidate play (``atk``, ``dfn``, ``cost``, ``cards``,
-    ``wasted`` as floats) under the context of :func:`play_context`; with a
-    positive temperature it adds the candidate's Gumbel noise, one draw from
-    ``noise``. Candidates must be scored in the order they are offered."""
+    ``wasted`` as floats) under the context of :func:`play_context` (which
+    says which zero-weight terms to skip); with a positive temperature it
+    adds the candidate's Gumbel noise, one draw from ``noise``. Candidates
+    must be scored in the order they are offered."""
     opp_atk, opp_def, hurt, opp_hurt, room, temp, cap, opp_hp, u9, u10, u13, u34 = ctx
     unspent = cap - cost
     draw = fmin(unspent, room + cards)

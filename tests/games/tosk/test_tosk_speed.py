@@ -205,8 +205,9 @@ def test_play_score_skips_zero_weights_without_changing_a_score():
     add a zero): against the score with every term added (as first written),
     each score is the same float but for a zero's sign, so every comparison,
     and so every choice, is the same. Weights are mostly 0, some signed
-    zeros, some huge; the views include a Primal HP of 0 and a prior weight
-    of 0 with no reveals (non-finite context: nothing is skipped then)."""
+    zeros, some huge; the views include a starting HP of 0 and a prior
+    weight of 0 with no reveals (a context that is not finite: nothing is
+    skipped then)."""
     import math
 
     from numba import njit
