@@ -1348,7 +1348,17 @@ def score_of(w, base, feats, k, nf):
 
 @leaf
 def effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
-    """``effect_features`` with attack powers read from ``sl`` (``slot_table``)."""
+    """``effect_features`` with attack powers read from ``sl`` (``slot_table``),
+    compiled once: the rows of casts call it."""
+    _effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k)
+
+
+# The ability rows (the hot loop) inline it: a call passes its six arrays as
+# about 60 words on the stack, which a perf profile of the Creation phase
+# showed as several percent of a game.
+@leaf(inline="always")
+def _effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
+    """The body of ``effect_features_sl``."""
     if effect == E_DRAW:
         room = min(rules[R_HAND_LIMIT] - pl[tp, K_HANDN], pl[tp, K_DECKN] - pl[tp, K_POS])
         feats[k, PF_DRAW] += q * max(0, min(n, room))
@@ -1442,14 +1452,26 @@ def _effect_row(
     """``_effect_candidate`` with ``effect_features_sl`` (the row is not scored)."""
     if n >= MAXC:
         return n
+    _row_open(cand, feats, n, kind, h, s, a, tp, ts, flag, sacrifice)
+    effect_features_sl(rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, n)
+    _row_close(feats, n)
+    return n + 1
+
+
+@leaf(inline="always")
+def _row_open(cand, feats, n, kind, h, s, a, tp, ts, flag, sacrifice):
+    """Row ``n`` of an effect: its candidate, its flag and sacrifice features."""
     _clear(feats, n, NPL)
     _add(cand, n, kind, h, s, a, tp, ts)
     feats[n, flag] = 1.0
     feats[n, PF_SACRIFICE] = sacrifice
-    effect_features_sl(rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, n)
+
+
+@leaf(inline="always")
+def _row_close(feats, n):
+    """An effect row whose effect does nothing is wasted."""
     if not _any_effect(feats, n):
         feats[n, PF_WASTED] = 1.0
-    return n + 1
 
 
 @leaf
@@ -1661,30 +1683,12 @@ def scored_candidates(
                 ):
                     _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
                     scores[n] = cs[s, i, tp, ts + 1]
-                else:
-                    _effect_row(
-                        rules,
-                        table,
-                        bd,
-                        pl,
-                        sl,
-                        p,
-                        cand,
-                        feats,
-                        n,
-                        PK_ABILITY,
-                        -1,
-                        s,
-                        i,
-                        tp,
-                        ts,
-                        eff,
-                        nn,
-                        param,
-                        gate,
-                        PF_ABILITY,
-                        0.0,
+                else:  # as _effect_row, with the features inlined
+                    _row_open(cand, feats, n, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
+                    _effect_features_sl(
+                        rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, n
                     )
+                    _row_close(feats, n)
                     feats[n, PF_LOST_ATTACK] = lost
                     scores[n] = score(w, P_PLAY, feats, n, NPL)
                     cs[s, i, tp, ts + 1] = scores[n]
