@@ -1202,11 +1202,14 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 #     creations of ``tp`` and the fields and attack power of every one of them; else the
 #     fields and attack power of slot ``ts`` of ``tp``.
 # ``_note_changes`` compares, at every step, each slot's fields and attack power, each seat's
-# creation count and draw counters with a copy taken at the seat's previous step (``inc``), so a
-# slot counts as changed when anything it holds changed, whatever did it (a creation moved
-# down by a destroy, damage, a token, a level). A row's score is kept (``cs``) when the
+# creation count and draw counters with a copy taken at the seat's previous step (``inc``),
+# whatever changed them (a creation moved down by a destroy, damage, a token, a level), and
+# keeps per slot the set of what changed (a bit per field, one for the attack power). A row
+# reads only some of a slot's fields, so it counts a change only to those (``SRC_READS`` for
+# the source slot; ``_target_reads`` of the effect for the target: a Fear token on a target
+# of Damage changes nothing the row reads). A row's score is kept (``cs``) when the
 # same (s, i, tp, ts) row was written or kept at the seat's previous step (``ct`` holds the step
-# stamp), neither its source slot nor its target changed and its gate is the same float;
+# stamp), nothing its source slot or its target reads changed and its gate is the same float;
 # every other row is computed as before. Each seat keeps its own state (``play`` passes
 # ``inc[p]``, ``cs[p]``, ``ct[p]``), carried from one of its Creation phases to the next (its
 # ``p`` and weights are the same for the whole game; what the other seat's turn changed is
@@ -1221,6 +1224,31 @@ SLW = 2
 # hold a slot's fields (BF), its attack power (IC_AP) and whether it changed (IC_CHG); row
 # MAX_SLOTS the seat's counters below; ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp.
 IC_AP, IC_CHG = BF, BF + 1
+# ``inc[q, s, IC_CHG]``: a bit per field (``1 << f``) and ``CHG_AP`` for the attack power, set
+# when it changed (every bit for a slot newly filled); ``inc[q, MAX_SLOTS, IS_MASS]``: the
+# union of the seat's creations' bits, and ``CHG_COUNT`` when its number of creations changed.
+CHG_AP, CHG_COUNT = 1 << BF, 1 << (BF + 1)
+CHG_ALL = (1 << (BF + 1)) - 1
+
+
+def _bits(*fields):
+    b = 0
+    for f in fields:
+        b |= 1 << f
+    return b
+
+
+# What an ability row reads of its source slot (beyond its gate, compared itself): the card
+# (its ability, amount and attack level), the level (the ability unlocked, can attack), an
+# Asleep token (can attack) and the attack power (the attack it gives up). Used and Silenced
+# are 0 on every slot whose rows are listed.
+SRC_READS = _bits(F_CARD, F_LEVEL, F_TOK + ASLEEP) | CHG_AP
+# What ``_effect_one_sl`` reads of its target, by effect: always the card and the attack power
+_T_BASE = _bits(F_CARD) | CHG_AP
+_T_STATUS = _T_BASE | _bits(F_LEVEL, F_DMG, F_USED, F_TOK + ASLEEP, F_TOK + FLYING)
+_T_HEAL_DAMAGE = _T_BASE | _bits(F_DMG)
+_T_CLEANSE = _T_BASE | _bits(*(F_TOK + st for st in range(N_STATUS) if st != FLYING))
+_T_LEVEL = _T_BASE | _bits(F_LEVEL)
 IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_MASS, IS_DRAW, IS_STAMP = 0, 1, 2, 3, 4, 5, 6
 # ``cs`` (float64, (MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2)): the score of row (s, i, tp, ts)
 # at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, (MAX_SLOTS,
@@ -1231,28 +1259,32 @@ CS_GATE = MAX_SLOTS + 1
 @leaf
 def _note_changes(bd, pl, sl, inc):
     """Mark in ``inc`` what changed since the previous call (see the section's
-    comment) and take the new copy: per slot ``IC_CHG``, per seat ``IS_MASS``
-    (its creation count or any creation) and ``IS_DRAW`` (its draw counters)."""
+    comment) and take the new copy: per slot ``IC_CHG`` (the bits of the fields
+    that changed), per seat ``IS_MASS`` (the union of its creations' bits, and
+    ``CHG_COUNT`` if its creation count changed) and ``IS_DRAW`` (its draw counters)."""
     for q in range(2):
         nb = pl[q, K_NB]
         onb = inc[q, MAX_SLOTS, IS_NB]
-        mass = nb != onb
+        mass = CHG_COUNT if nb != onb else 0
         for s in range(nb):
-            c = s >= onb or sl[q, s, SL_AP] != inc[q, s, IC_AP]
-            if not c:
+            c = 0
+            if s >= onb:
+                c = CHG_ALL
+            else:
+                if sl[q, s, SL_AP] != inc[q, s, IC_AP]:
+                    c = CHG_AP
                 for f in range(BF):
                     if bd[q, s, f] != inc[q, s, f]:
-                        c = True
-                        break
-            if c:
+                        c |= 1 << f
+            if c != 0:
                 for f in range(BF):
                     inc[q, s, f] = bd[q, s, f]
                 inc[q, s, IC_AP] = sl[q, s, SL_AP]
                 if s > 0:
-                    mass = True
-            inc[q, s, IC_CHG] = 1 if c else 0
+                    mass |= c
+            inc[q, s, IC_CHG] = c
         inc[q, MAX_SLOTS, IS_NB] = nb
-        inc[q, MAX_SLOTS, IS_MASS] = 1 if mass else 0
+        inc[q, MAX_SLOTS, IS_MASS] = mass
         d = (
             pl[q, K_HANDN] != inc[q, MAX_SLOTS, IS_HANDN]
             or pl[q, K_DECKN] != inc[q, MAX_SLOTS, IS_DECKN]
@@ -1265,13 +1297,27 @@ def _note_changes(bd, pl, sl, inc):
 
 
 @leaf(inline="always")
+def _target_reads(eff):
+    """The change bits of a target slot that the features of ``eff`` read."""
+    if eff == E_STATUS:
+        return _T_STATUS
+    if eff == E_HEAL or eff == E_DAMAGE:
+        return _T_HEAL_DAMAGE
+    if eff == E_CLEANSE:
+        return _T_CLEANSE
+    if eff == E_LEVEL:
+        return _T_LEVEL
+    return CHG_ALL
+
+
+@leaf(inline="always")
 def _target_changed(inc, eff, tp, ts):
     """Whether what the features of an effect on target ``(tp, ts)`` read changed."""
     if eff == E_DRAW:
         return inc[tp, MAX_SLOTS, IS_DRAW] != 0
     if ts == -1:
-        return inc[tp, MAX_SLOTS, IS_MASS] != 0
-    return inc[tp, ts, IC_CHG] != 0
+        return inc[tp, MAX_SLOTS, IS_MASS] & (_target_reads(eff) | CHG_COUNT) != 0
+    return inc[tp, ts, IC_CHG] & _target_reads(eff) != 0
 
 
 @leaf
@@ -1657,7 +1703,7 @@ def scored_candidates(
         card = bd[p, s, F_CARD]
         lvl = bd[p, s, F_LEVEL]
         could_attack = can_attack(rules, table, bd, p, s)
-        src_same = inc[p, s, IC_CHG] == 0
+        src_same = inc[p, s, IC_CHG] & SRC_READS == 0
         for i in range(table[card, C_N_ABIL]):
             if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
                 continue
