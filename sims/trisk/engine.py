@@ -1203,30 +1203,30 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 #     fields and attack power of slot ``ts`` of ``tp``.
 # ``_note_changes`` compares, at every step, each slot's fields and attack power, each seat's
 # creation count and draw counters with a copy taken at the seat's previous step (``inc``),
-# whatever changed them (a creation moved down by a destroy, damage, a token, a level), and
-# keeps per slot the set of what changed (a bit per field, one for the attack power). A row
-# reads only some of a slot's fields, so it counts a change only to those (``SRC_READS`` for
-# the source slot; ``_target_reads`` of the effect for the target: a Fear token on a target
-# of Damage changes nothing the row reads). A row's score is kept (``cs``) when the
-# same (s, i, tp, ts) row was written or kept at the seat's previous step (``ct`` holds the step
-# stamp), nothing its source slot or its target reads changed and its gate is the same float;
-# every other row is computed as before. Each seat keeps its own state (``play`` passes
+# whatever changed them (a creation moved down by a destroy, damage, a token, a level). A row
+# reads only some of a slot's fields, so it counts a change only to those: ``SRC_READS`` for
+# its source slot, the reads of its effect's group (``_target_group``) for its target (a Fear
+# token on the target of Damage changes nothing the row reads). So each slot keeps, per group
+# of fields, the stamp of the last step at which one of them changed (and each seat the same
+# over all its creations and its creation count, for mass effects, and for its draw counters).
+# A row's score is kept (``cs``) when it was computed (``ct`` holds that step's stamp) at or
+# after the last change to anything it reads: its source's reads, its target's, and its
+# gate, whose last change is stamped per (s, i) when a step finds it a different float. So
+# a row computed in an earlier turn is kept if nothing it reads changed since, even when its
+# source was Used in between (its rows not listed); every other row is computed as before.
+# Each seat keeps its own state (``play`` passes
 # ``inc[p]``, ``cs[p]``, ``ct[p]``), carried from one of its Creation phases to the next (its
 # ``p`` and weights are the same for the whole game; what the other seat's turn changed is
-# found by the comparison); the seat's first step of a game (``fresh``) computes every row.
+# found by the comparison); the seat's first step of a game (``fresh``) computes every row
+# and starts an epoch: no row computed before it is kept.
 # Kept rows leave their ``feats`` row unwritten: ``play`` reads only ``cand`` and ``scores``.
 
 SL_AP, SL_WARD = 0, 1
 SLW = 2
 
 
-# Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, BF + 2)): rows ``0 .. MAX_SLOTS - 1`` of a seat
-# hold a slot's fields (BF), its attack power (IC_AP) and whether it changed (IC_CHG); row
-# MAX_SLOTS the seat's counters below; ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp.
-IC_AP, IC_CHG = BF, BF + 1
-# ``inc[q, s, IC_CHG]``: a bit per field (``1 << f``) and ``CHG_AP`` for the attack power, set
-# when it changed (every bit for a slot newly filled); ``inc[q, MAX_SLOTS, IS_MASS]``: the
-# union of the seat's creations' bits, and ``CHG_COUNT`` when its number of creations changed.
+# A slot's changes, as bits: one per field (``1 << f``), ``CHG_AP`` for its attack power,
+# ``CHG_COUNT`` (per seat) for its number of creations; ``CHG_ALL`` for a slot newly filled.
 CHG_AP, CHG_COUNT = 1 << BF, 1 << (BF + 1)
 CHG_ALL = (1 << (BF + 1)) - 1
 
@@ -1243,25 +1243,44 @@ def _bits(*fields):
 # Asleep token (can attack) and the attack power (the attack it gives up). Used and Silenced
 # are 0 on every slot whose rows are listed.
 SRC_READS = _bits(F_CARD, F_LEVEL, F_TOK + ASLEEP) | CHG_AP
-# What ``_effect_one_sl`` reads of its target, by effect: always the card and the attack power
+# What ``_effect_one_sl`` reads of its target, by group of effects: always the card and the
+# attack power; G_ALL for an effect without a group of its own (every field)
 _T_BASE = _bits(F_CARD) | CHG_AP
-_T_STATUS = _T_BASE | _bits(F_LEVEL, F_DMG, F_USED, F_TOK + ASLEEP, F_TOK + FLYING)
-_T_HEAL_DAMAGE = _T_BASE | _bits(F_DMG)
-_T_CLEANSE = _T_BASE | _bits(*(F_TOK + st for st in range(N_STATUS) if st != FLYING))
-_T_LEVEL = _T_BASE | _bits(F_LEVEL)
-IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_MASS, IS_DRAW, IS_STAMP = 0, 1, 2, 3, 4, 5, 6
+G_SRC, G_STATUS, G_HEAL_DAMAGE, G_CLEANSE, G_LEVEL, G_ALL = 0, 1, 2, 3, 4, 5
+NG = 6
+G_READS = (
+    SRC_READS,
+    _T_BASE | _bits(F_LEVEL, F_DMG, F_USED, F_TOK + ASLEEP, F_TOK + FLYING),
+    _T_BASE | _bits(F_DMG),
+    _T_BASE | _bits(*(F_TOK + st for st in range(N_STATUS) if st != FLYING)),
+    _T_BASE | _bits(F_LEVEL),
+    CHG_ALL,
+)
+
+# Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, INCW)): rows ``0 .. MAX_SLOTS - 1`` of a
+# seat hold a slot's fields (BF), its attack power (IC_AP) and per group ``g`` the stamp of
+# its last change (``IC_G + g``); row MAX_SLOTS the seat's counters, the stamp of their last
+# change (IS_DRAWT), per group the stamp of the last change to any creation or to their
+# number (``IS_MASS + g``); ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp, ``IS_EPOCH`` the
+# stamp of the seat's first step of the game.
+IC_AP, IC_G = BF, BF + 1
+INCW = BF + 1 + NG
+IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_DRAWT, IS_STAMP, IS_EPOCH, IS_MASS = 0, 1, 2, 3, 4, 5, 6, 7
 # ``cs`` (float64, (MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2)): the score of row (s, i, tp, ts)
-# at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, (MAX_SLOTS,
-# MAX_ABIL, 2, MAX_SLOTS + 1)): the stamp of the step that wrote or kept that score.
+# at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, the same
+# shape): the stamp of the step that computed that score, and at CS_GATE of tp 0 the stamp
+# of the last step that found the gate of (s, i) changed.
 CS_GATE = MAX_SLOTS + 1
+if IS_MASS + NG > INCW:
+    raise ValueError("inc's seat row is too narrow for its counters")
 
 
 @leaf
-def _note_changes(bd, pl, sl, inc):
-    """Mark in ``inc`` what changed since the previous call (see the section's
-    comment) and take the new copy: per slot ``IC_CHG`` (the bits of the fields
-    that changed), per seat ``IS_MASS`` (the union of its creations' bits, and
-    ``CHG_COUNT`` if its creation count changed) and ``IS_DRAW`` (its draw counters)."""
+def _note_changes(bd, pl, sl, inc, stamp):
+    """Stamp in ``inc`` what changed since the previous call (see the section's
+    comment) and take the new copy: per slot and group of fields (``IC_G``), per
+    seat and group over its creations and their number (``IS_MASS``), per seat
+    its draw counters (``IS_DRAWT``)."""
     for q in range(2):
         nb = pl[q, K_NB]
         onb = inc[q, MAX_SLOTS, IS_NB]
@@ -1280,44 +1299,50 @@ def _note_changes(bd, pl, sl, inc):
                 for f in range(BF):
                     inc[q, s, f] = bd[q, s, f]
                 inc[q, s, IC_AP] = sl[q, s, SL_AP]
+                for g in range(NG):
+                    if c & G_READS[g]:
+                        inc[q, s, IC_G + g] = stamp
                 if s > 0:
                     mass |= c
-            inc[q, s, IC_CHG] = c
         inc[q, MAX_SLOTS, IS_NB] = nb
-        inc[q, MAX_SLOTS, IS_MASS] = mass
-        d = (
+        if mass != 0:
+            for g in range(NG):
+                if mass & (G_READS[g] | CHG_COUNT):
+                    inc[q, MAX_SLOTS, IS_MASS + g] = stamp
+        if (
             pl[q, K_HANDN] != inc[q, MAX_SLOTS, IS_HANDN]
             or pl[q, K_DECKN] != inc[q, MAX_SLOTS, IS_DECKN]
             or pl[q, K_POS] != inc[q, MAX_SLOTS, IS_POS]
-        )
-        inc[q, MAX_SLOTS, IS_DRAW] = 1 if d else 0
+        ):
+            inc[q, MAX_SLOTS, IS_DRAWT] = stamp
         inc[q, MAX_SLOTS, IS_HANDN] = pl[q, K_HANDN]
         inc[q, MAX_SLOTS, IS_DECKN] = pl[q, K_DECKN]
         inc[q, MAX_SLOTS, IS_POS] = pl[q, K_POS]
 
 
 @leaf(inline="always")
-def _target_reads(eff):
-    """The change bits of a target slot that the features of ``eff`` read."""
+def _target_group(eff):
+    """The group of target fields that the features of ``eff`` read."""
     if eff == E_STATUS:
-        return _T_STATUS
+        return G_STATUS
     if eff == E_HEAL or eff == E_DAMAGE:
-        return _T_HEAL_DAMAGE
+        return G_HEAL_DAMAGE
     if eff == E_CLEANSE:
-        return _T_CLEANSE
+        return G_CLEANSE
     if eff == E_LEVEL:
-        return _T_LEVEL
-    return CHG_ALL
+        return G_LEVEL
+    return G_ALL
 
 
 @leaf(inline="always")
-def _target_changed(inc, eff, tp, ts):
-    """Whether what the features of an effect on target ``(tp, ts)`` read changed."""
+def _target_stamp(inc, eff, tp, ts):
+    """The stamp of the last change to what the features of an effect on target
+    ``(tp, ts)`` read."""
     if eff == E_DRAW:
-        return inc[tp, MAX_SLOTS, IS_DRAW] != 0
+        return inc[tp, MAX_SLOTS, IS_DRAWT]
     if ts == -1:
-        return inc[tp, MAX_SLOTS, IS_MASS] & (_target_reads(eff) | CHG_COUNT) != 0
-    return inc[tp, ts, IC_CHG] & _target_reads(eff) != 0
+        return inc[tp, MAX_SLOTS, IS_MASS + _target_group(eff)]
+    return inc[tp, ts, IC_G + _target_group(eff)]
 
 
 @leaf
@@ -1528,13 +1553,17 @@ def scored_candidates(
     pass (see the section's comment); ``sl`` and ``hr`` are work arrays, ``inc``,
     ``cs`` and ``ct`` the incremental state of seat ``p``. ``fresh``: the seat's
     first step of a game (or any call whose ``p`` or ``w`` may differ from the
-    previous call with this state), every row is computed; else an ability row unchanged since
-    the previous call keeps its score and its ``feats`` row is left unwritten."""
+    previous call with this state), every row is computed; else an ability row
+    computed by an earlier call of this game, nothing it reads changed since,
+    keeps its score and its ``feats`` row is left unwritten."""
     q = 1 - p
     slot_table(table, bd, pl, sl)
-    _note_changes(bd, pl, sl, inc)
-    stamp = inc[0, MAX_SLOTS, IS_STAMP] + (2 if fresh else 1)
+    stamp = inc[0, MAX_SLOTS, IS_STAMP] + 1
     inc[0, MAX_SLOTS, IS_STAMP] = stamp
+    if fresh:
+        inc[0, MAX_SLOTS, IS_EPOCH] = stamp
+    epoch = inc[0, MAX_SLOTS, IS_EPOCH]
+    _note_changes(bd, pl, sl, inc, stamp)
     n = 0
     _clear(feats, 0, NPL)
     _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
@@ -1703,7 +1732,7 @@ def scored_candidates(
         card = bd[p, s, F_CARD]
         lvl = bd[p, s, F_LEVEL]
         could_attack = can_attack(rules, table, bd, p, s)
-        src_same = inc[p, s, IC_CHG] & SRC_READS == 0
+        src_t = max(epoch, inc[p, s, IC_G + G_SRC])
         for i in range(table[card, C_N_ABIL]):
             if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
                 continue
@@ -1713,8 +1742,10 @@ def scored_candidates(
             gate = gate_prob(table, bd, pl, p, card, i)
             if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
                 gate *= 0.5
-            keep = src_same and cs[s, i, 0, CS_GATE] == gate
-            cs[s, i, 0, CS_GATE] = gate
+            if cs[s, i, 0, CS_GATE] != gate:
+                cs[s, i, 0, CS_GATE] = gate
+                ct[s, i, 0, CS_GATE] = stamp
+            since = max(src_t, ct[s, i, 0, CS_GATE])
             m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
             lost = sl[p, s, SL_AP] if could_attack else 0.0
             for j in range(m):
@@ -1722,11 +1753,8 @@ def scored_candidates(
                     break
                 tp = tg[j, 0]
                 ts = tg[j, 1]
-                if (
-                    keep
-                    and ct[s, i, tp, ts + 1] == stamp - 1
-                    and not _target_changed(inc, eff, tp, ts)
-                ):
+                t = ct[s, i, tp, ts + 1]
+                if t >= since and t >= _target_stamp(inc, eff, tp, ts):
                     _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
                     scores[n] = cs[s, i, tp, ts + 1]
                 else:  # as _effect_row, with the features inlined
@@ -1738,7 +1766,7 @@ def scored_candidates(
                     feats[n, PF_LOST_ATTACK] = lost
                     scores[n] = score(w, P_PLAY, feats, n, NPL)
                     cs[s, i, tp, ts + 1] = scores[n]
-                ct[s, i, tp, ts + 1] = stamp
+                    ct[s, i, tp, ts + 1] = stamp
                 n += 1
     return n
 
@@ -2465,9 +2493,9 @@ def _work(dmax, with_log):
         np.zeros(3, np.int64),
         np.zeros((2, MAX_SLOTS, SLW), np.int64),
         np.zeros((MAX_HAND, 2), np.int64),
-        np.zeros((2, 2, MAX_SLOTS + 1, BF + 2), np.int64),
+        np.zeros((2, 2, MAX_SLOTS + 1, INCW), np.int64),
         np.zeros((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
-        np.full((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 1), -1, np.int64),
+        np.full((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), -1, np.int64),
     )
 
 

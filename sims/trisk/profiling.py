@@ -19,8 +19,8 @@ spell of the machine does not land on one stage only.
    step's stage 1 adds the candidates (``scored_candidates``: their
    enumeration, features and scores, computed in one pass; as in the game, a
    seat's first step of a game computes every row and a later step keeps the
-   scores of the ability rows its change detection finds unchanged since the
-   seat's previous step, the recorded steps being replayed in order), stage 2 the
+   scores of the ability rows whose inputs its change detection finds unchanged
+   since they were computed, the recorded steps being replayed in order), stage 2 the
    choice (``pick``), stage 3 carrying it out (``do_play``); a Primal action's stage 1 adds its candidates, scoring and
    choice; the start of a Combat phase's stage 1 adds the combat (attackers,
    Fear flips, blocks, the Damage step) and stage 2 the end of the turn

@@ -5,7 +5,8 @@
 ``strategies.trisk.score`` of each row, bit for bit: a choice or a tie depends
 on them, and so does the noise stream. Called ``fresh`` (every row computed)
 it must also write the same features. Called incrementally (an ability row
-whose inputs did not change since the previous call keeps its score) it is
+computed at an earlier call, nothing it reads changed since, keeps its score,
+even across calls that did not list it) it is
 compared in the game's own sequence of steps (each seat's first step of a
 game fresh, the later ones incremental, across the other seat's turns) and on sequences of random changes
 to recorded states (damage, tokens, levels, Used flags, destroyed creations,
