@@ -1243,15 +1243,20 @@ def _bits(*fields):
 # Asleep token (can attack) and the attack power (the attack it gives up). Used and Silenced
 # are 0 on every slot whose rows are listed.
 SRC_READS = _bits(F_CARD, F_LEVEL, F_TOK + ASLEEP) | CHG_AP
-# What ``_effect_one_sl`` reads of its target, by group of effects: always the card and the
-# attack power; G_ALL for an effect without a group of its own (every field)
+# What ``_effect_one_sl`` reads of its target, by group (``_target_group``): always the card
+# and the attack power (G_BASE: an enemy's status but Flying, a heal, cleanse or level on
+# an enemy, a status on an own card but Asleep and Flying), and its damage (G_DMG: Damage
+# on an enemy, a heal or Asleep on an own card), what Flying reads (G_FLY: can it attack, is
+# it flying), the tokens a Cleanse removes (G_CLEANSE), the level (G_LEVEL); G_ALL for an
+# effect without a group of its own (every field)
 _T_BASE = _bits(F_CARD) | CHG_AP
-G_SRC, G_STATUS, G_HEAL_DAMAGE, G_CLEANSE, G_LEVEL, G_ALL = 0, 1, 2, 3, 4, 5
-NG = 6
+G_SRC, G_BASE, G_DMG, G_FLY, G_CLEANSE, G_LEVEL, G_ALL = 0, 1, 2, 3, 4, 5, 6
+NG = 7
 G_READS = (
     SRC_READS,
-    _T_BASE | _bits(F_LEVEL, F_DMG, F_USED, F_TOK + ASLEEP, F_TOK + FLYING),
+    _T_BASE,
     _T_BASE | _bits(F_DMG),
+    _T_BASE | _bits(F_LEVEL, F_USED, F_TOK + ASLEEP, F_TOK + FLYING),
     _T_BASE | _bits(*(F_TOK + st for st in range(N_STATUS) if st != FLYING)),
     _T_BASE | _bits(F_LEVEL),
     CHG_ALL,
@@ -1321,28 +1326,38 @@ def _note_changes(bd, pl, sl, inc, stamp):
 
 
 @leaf(inline="always")
-def _target_group(eff):
-    """The group of target fields that the features of ``eff`` read."""
+def _target_group(eff, param, enemy):
+    """The group of target fields that ``_effect_one_sl`` reads for ``eff`` with
+    ``param`` on an enemy's card or an own card."""
     if eff == E_STATUS:
-        return G_STATUS
-    if eff == E_HEAL or eff == E_DAMAGE:
-        return G_HEAL_DAMAGE
+        if enemy:
+            return G_BASE
+        if param == ASLEEP:
+            return G_DMG
+        if param == FLYING:
+            return G_FLY
+        return G_BASE
+    if eff == E_HEAL:
+        return G_BASE if enemy else G_DMG
+    if eff == E_DAMAGE:
+        return G_DMG if enemy else G_BASE
     if eff == E_CLEANSE:
-        return G_CLEANSE
+        return G_BASE if enemy else G_CLEANSE
     if eff == E_LEVEL:
-        return G_LEVEL
+        return G_BASE if enemy else G_LEVEL
     return G_ALL
 
 
 @leaf(inline="always")
-def _target_stamp(inc, eff, tp, ts):
-    """The stamp of the last change to what the features of an effect on target
-    ``(tp, ts)`` read."""
+def _target_stamp(inc, eff, param, p, tp, ts):
+    """The stamp of the last change to what the features of an effect of seat
+    ``p`` on target ``(tp, ts)`` read."""
     if eff == E_DRAW:
         return inc[tp, MAX_SLOTS, IS_DRAWT]
+    g = _target_group(eff, param, tp != p)
     if ts == -1:
-        return inc[tp, MAX_SLOTS, IS_MASS + _target_group(eff)]
-    return inc[tp, ts, IC_G + _target_group(eff)]
+        return inc[tp, MAX_SLOTS, IS_MASS + g]
+    return inc[tp, ts, IC_G + g]
 
 
 @leaf
@@ -1754,7 +1769,7 @@ def scored_candidates(
                 tp = tg[j, 0]
                 ts = tg[j, 1]
                 t = ct[s, i, tp, ts + 1]
-                if t >= since and t >= _target_stamp(inc, eff, tp, ts):
+                if t >= since and t >= _target_stamp(inc, eff, param, p, tp, ts):
                     _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
                     scores[n] = cs[s, i, tp, ts + 1]
                 else:  # as _effect_row, with the features inlined

@@ -363,3 +363,91 @@ def test_score_skips_zero_features_bit_for_bit():
         assert np.isfinite(got[400:, 0]).all()  # finite rows and weights: every sum compared
         got = _both(wi, 2, feats, nf)
         assert (got[200:400, 0] == 0.0).sum() >= 10  # and zero sums among them
+
+
+@numba.njit
+def _reads_missed(rules, table, rec, rec_u, meta, dmax, effects):
+    """For every 5th recorded Creation state, every card in play as the target of
+    every (effect, param) of ``effects`` from either seat: change each field its
+    group (``E._target_group``) does not read, in turn; count the changes that
+    moved a feature (each should be 0), and the (state, target, effect) cases."""
+    w1 = E._work(dmax, False)
+    rngs, bd, pl, dk, hd, feats, sl = w1[0], w1[1], w1[2], w1[3], w1[4], w1[6], w1[22]
+    missed = 0
+    cases = 0
+    for i in range(0, meta.shape[0], 5):
+        if meta[i, 1] != 1:
+            continue
+        P._restore(rec, rec_u, meta, i, bd, pl, hd, dk, rngs)
+        for tp in range(2):
+            for ts in range(pl[tp, E.K_NB]):
+                for e in range(effects.shape[0]):
+                    eff, param, n = effects[e, 0], effects[e, 1], effects[e, 2]
+                    for p in range(2):
+                        reads = E.G_READS[E._target_group(eff, param, tp != p)]
+                        E.slot_table(table, bd, pl, sl)
+                        E._clear(feats, 0, NPL)
+                        E.effect_features_sl(
+                            rules, table, bd, pl, sl, p, eff, n, param, tp, ts, 0.75, feats, 0
+                        )
+                        cases += 1
+                        for bit in range(E.BF + 1):
+                            if reads & (1 << bit):
+                                continue
+                            for v in range(3):  # +1, set to 0, set to 1
+                                if bit == E.BF:
+                                    old = sl[tp, ts, E.SL_AP]
+                                    sl[tp, ts, E.SL_AP] = old + 1 if v == 0 else v - 1
+                                else:
+                                    old = bd[tp, ts, bit]
+                                    bd[tp, ts, bit] = old + 1 if v == 0 else v - 1
+                                E._clear(feats, 1, NPL)
+                                E.effect_features_sl(
+                                    rules,
+                                    table,
+                                    bd,
+                                    pl,
+                                    sl,
+                                    p,
+                                    eff,
+                                    n,
+                                    param,
+                                    tp,
+                                    ts,
+                                    0.75,
+                                    feats,
+                                    1,
+                                )
+                                for f in range(NPL):
+                                    if feats[0, f] != feats[1, f]:
+                                        missed += 1
+                                        break
+                                if bit == E.BF:
+                                    sl[tp, ts, E.SL_AP] = old
+                                else:
+                                    bd[tp, ts, bit] = old
+    return missed, cases
+
+
+def test_a_rows_declared_reads_cover_what_its_features_read():
+    """Incremental scoring keeps a row while nothing in its target's group of
+    fields changed (``E.G_READS``, by ``E._target_group``): every other field of
+    the target, and its attack power, changed alone must leave the features as
+    they were, for every effect and status (Flying on an own card reads Used and
+    Asleep through "can it attack"), on an enemy's card and an own one."""
+    rules = config.resolve_variant("trisk", "base").vector()
+    va = config.load_strategy("trisk", "control").vector()
+    vb = config.load_strategy("trisk", "tempo").vector()
+    ints, table, sides, deck_n, primals, ws, forbs = E.prepare(rules, va, vb)
+    rec, rec_u, meta, full = P._record(
+        ints, table, sides, deck_n, primals, ws, forbs, np.uint64(5), 20, 12_000
+    )
+    assert not full
+    effects = [(E.E_STATUS, st, 2) for st in range(E.N_STATUS)]
+    effects += [(E.E_HEAL, -1, 2), (E.E_CLEANSE, -1, 2), (E.E_LEVEL, -1, 2)]
+    effects += [(E.E_DAMAGE, t, 3) for t in range(5)]
+    missed, cases = _reads_missed(
+        ints, table, rec, rec_u, meta, sides.shape[1], np.array(effects, np.int64)
+    )
+    assert cases > 1000
+    assert missed == 0, f"{missed} changes to a field outside a row's reads moved its features"
