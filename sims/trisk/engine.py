@@ -1185,8 +1185,9 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 # ``play_candidates`` with ``score`` of every row is the reference: ``scored_candidates``
 # writes the same rows in the same order with the same scores (the features by the same float
 # operations; tests/games/trisk/test_trisk_fast.py compares them), cheaper: the attack power
-# and Ward of every card in play are computed once per step (``slot_table``) instead of once
-# per candidate, a card held twice copies the rows of its first copy (a hand card's rows
+# and Ward of every card in play are read from a table (``sl``, what ``slot_table`` computes)
+# instead of computed per candidate, and only a slot whose card or level changed (or a card
+# of its seat) is computed again (``_note_changes``), a card held twice copies the rows of its first copy (a hand card's rows
 # depend on the card, never on its place in the hand), each row is scored as soon as it is
 # complete, and an ability row whose inputs did not change since the deciding seat's previous
 # step keeps its score (incremental scoring, below).
@@ -1263,13 +1264,14 @@ G_READS = (
 )
 
 # Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, INCW)): rows ``0 .. MAX_SLOTS - 1`` of a
-# seat hold a slot's fields (BF), its attack power (IC_AP) and per group ``g`` the stamp of
-# its last change (``IC_G + g``); row MAX_SLOTS the seat's counters, the stamp of their last
+# seat hold a slot's fields (BF), its attack power (IC_AP), its Ward (IC_WARD, 0/1) and per
+# group ``g`` the stamp of its last change (``IC_G + g``); row MAX_SLOTS the seat's counters,
+# the stamp of their last
 # change (IS_DRAWT), per group the stamp of the last change to any creation or to their
 # number (``IS_MASS + g``); ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp, ``IS_EPOCH`` the
 # stamp of the seat's first step of the game.
-IC_AP, IC_G = BF, BF + 1
-INCW = BF + 1 + NG
+IC_AP, IC_WARD, IC_G = BF, BF + 1, BF + 2
+INCW = BF + 2 + NG
 IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_DRAWT, IS_STAMP, IS_EPOCH, IS_MASS = 0, 1, 2, 3, 4, 5, 6, 7
 # ``cs`` (float64, (MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2)): the score of row (s, i, tp, ts)
 # at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, the same
@@ -1280,49 +1282,76 @@ if IS_MASS + NG > INCW:
     raise ValueError("inc's seat row is too narrow for its counters")
 
 
-@leaf
-def _note_changes(bd, pl, sl, inc, stamp):
-    """Stamp in ``inc`` what changed since the previous call (see the section's
-    comment) and take the new copy: per slot and group of fields (``IC_G``), per
-    seat and group over its creations and their number (``IS_MASS``), per seat
-    its draw counters (``IS_DRAWT``)."""
-    for q in range(2):
-        nb = pl[q, K_NB]
-        onb = inc[q, MAX_SLOTS, IS_NB]
-        mass = CHG_COUNT if nb != onb else 0
-        for s in range(nb):
+# What a slot's attack power and Ward read of it (beyond its seat's cards, for a Pack)
+_AP_READS = _bits(F_CARD, F_LEVEL)
+
+
+@leaf(inline="always")
+def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
+    """``_note_changes`` for seat ``q`` (``b``, ``sq``, ``iq``: its rows of
+    ``bd``, ``sl`` and ``inc``)."""
+    nb = pl[q, K_NB]
+    onb = iq[MAX_SLOTS, IS_NB]
+    mass = CHG_COUNT if nb != onb else 0
+    cards = fresh or nb != onb
+    if not cards:
+        for s in range(1, nb):
+            if b[s, F_CARD] != iq[s, F_CARD]:
+                cards = True
+                break
+    for s in range(nb):
+        c = CHG_ALL
+        if s < onb:
             c = 0
-            if s >= onb:
-                c = CHG_ALL
-            else:
-                if sl[q, s, SL_AP] != inc[q, s, IC_AP]:
-                    c = CHG_AP
-                for f in range(BF):
-                    if bd[q, s, f] != inc[q, s, f]:
-                        c |= 1 << f
-            if c != 0:
-                for f in range(BF):
-                    inc[q, s, f] = bd[q, s, f]
-                inc[q, s, IC_AP] = sl[q, s, SL_AP]
-                for g in range(NG):
-                    if c & G_READS[g]:
-                        inc[q, s, IC_G + g] = stamp
-                if s > 0:
-                    mass |= c
-        inc[q, MAX_SLOTS, IS_NB] = nb
-        if mass != 0:
+            for f in range(BF):
+                c |= (b[s, f] != iq[s, f]) << f
+        if cards or c & _AP_READS:
+            ap = attack_power(table, bd, pl, q, s)
+            ward = 1 if warded(table, bd, q, s) else 0
+            if ap != iq[s, IC_AP]:
+                c |= CHG_AP
+            iq[s, IC_AP] = ap
+            iq[s, IC_WARD] = ward
+            sq[s, SL_AP] = ap
+            sq[s, SL_WARD] = ward
+        else:
+            sq[s, SL_AP] = iq[s, IC_AP]
+            sq[s, SL_WARD] = iq[s, IC_WARD]
+        if c != 0:
+            for f in range(BF):
+                iq[s, f] = b[s, f]
             for g in range(NG):
-                if mass & (G_READS[g] | CHG_COUNT):
-                    inc[q, MAX_SLOTS, IS_MASS + g] = stamp
-        if (
-            pl[q, K_HANDN] != inc[q, MAX_SLOTS, IS_HANDN]
-            or pl[q, K_DECKN] != inc[q, MAX_SLOTS, IS_DECKN]
-            or pl[q, K_POS] != inc[q, MAX_SLOTS, IS_POS]
-        ):
-            inc[q, MAX_SLOTS, IS_DRAWT] = stamp
-        inc[q, MAX_SLOTS, IS_HANDN] = pl[q, K_HANDN]
-        inc[q, MAX_SLOTS, IS_DECKN] = pl[q, K_DECKN]
-        inc[q, MAX_SLOTS, IS_POS] = pl[q, K_POS]
+                if c & G_READS[g]:
+                    iq[s, IC_G + g] = stamp
+            if s > 0:
+                mass |= c
+    iq[MAX_SLOTS, IS_NB] = nb
+    if mass != 0:
+        for g in range(NG):
+            if mass & (G_READS[g] | CHG_COUNT):
+                iq[MAX_SLOTS, IS_MASS + g] = stamp
+    if (
+        pl[q, K_HANDN] != iq[MAX_SLOTS, IS_HANDN]
+        or pl[q, K_DECKN] != iq[MAX_SLOTS, IS_DECKN]
+        or pl[q, K_POS] != iq[MAX_SLOTS, IS_POS]
+    ):
+        iq[MAX_SLOTS, IS_DRAWT] = stamp
+    iq[MAX_SLOTS, IS_HANDN] = pl[q, K_HANDN]
+    iq[MAX_SLOTS, IS_DECKN] = pl[q, K_DECKN]
+    iq[MAX_SLOTS, IS_POS] = pl[q, K_POS]
+
+
+@leaf
+def _note_changes(table, bd, pl, sl, inc, stamp, fresh):
+    """Fill ``sl`` (what ``slot_table`` computes), stamp in ``inc`` what changed
+    since the previous call (see the section's comment) and take the new copy:
+    per slot and group of fields (``IC_G``), per seat and group over its
+    creations and their number (``IS_MASS``), per seat its draw counters
+    (``IS_DRAWT``). A slot's attack power and Ward are computed again only
+    when its card or level changed, or a card of its seat or their number
+    (a Pack counts its group), or ``fresh``; else the copy's are still theirs."""
+    for q in range(2):  # a seat's rows as 2-d views: fewer strides to keep in registers
+        _note_seat(table, bd, pl, q, bd[q], sl[q], inc[q], stamp, fresh)
 
 
 @leaf(inline="always")
@@ -1349,12 +1378,11 @@ def _target_group(eff, param, enemy):
 
 
 @leaf(inline="always")
-def _target_stamp(inc, eff, param, p, tp, ts):
-    """The stamp of the last change to what the features of an effect of seat
-    ``p`` on target ``(tp, ts)`` read."""
-    if eff == E_DRAW:
+def _target_stamp(inc, g, tp, ts):
+    """The stamp of the last change to what the features of an effect on target
+    ``(tp, ts)`` read: of its group ``g`` (``_target_group``), or -1 for a Draw."""
+    if g < 0:
         return inc[tp, MAX_SLOTS, IS_DRAWT]
-    g = _target_group(eff, param, tp != p)
     if ts == -1:
         return inc[tp, MAX_SLOTS, IS_MASS + g]
     return inc[tp, ts, IC_G + g]
@@ -1572,13 +1600,12 @@ def scored_candidates(
     computed by an earlier call of this game, nothing it reads changed since,
     keeps its score and its ``feats`` row is left unwritten."""
     q = 1 - p
-    slot_table(table, bd, pl, sl)
     stamp = inc[0, MAX_SLOTS, IS_STAMP] + 1
     inc[0, MAX_SLOTS, IS_STAMP] = stamp
     if fresh:
         inc[0, MAX_SLOTS, IS_EPOCH] = stamp
     epoch = inc[0, MAX_SLOTS, IS_EPOCH]
-    _note_changes(bd, pl, sl, inc, stamp)
+    _note_changes(table, bd, pl, sl, inc, stamp, fresh)
     n = 0
     _clear(feats, 0, NPL)
     _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
@@ -1757,10 +1784,16 @@ def scored_candidates(
             gate = gate_prob(table, bd, pl, p, card, i)
             if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
                 gate *= 0.5
-            if cs[s, i, 0, CS_GATE] != gate:
-                cs[s, i, 0, CS_GATE] = gate
-                ct[s, i, 0, CS_GATE] = stamp
-            since = max(src_t, ct[s, i, 0, CS_GATE])
+            csi = cs[s, i]  # the rows of (s, i) as 2-d views: fewer strides per row
+            cti = ct[s, i]
+            if csi[0, CS_GATE] != gate:
+                csi[0, CS_GATE] = gate
+                cti[0, CS_GATE] = stamp
+            since = max(src_t, cti[0, CS_GATE])
+            g_own, g_enemy = -1, -1  # a Draw's stamp is its seat's draw counters'
+            if eff != E_DRAW:
+                g_own = _target_group(eff, param, False)
+                g_enemy = _target_group(eff, param, True)
             m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
             lost = sl[p, s, SL_AP] if could_attack else 0.0
             for j in range(m):
@@ -1768,10 +1801,10 @@ def scored_candidates(
                     break
                 tp = tg[j, 0]
                 ts = tg[j, 1]
-                t = ct[s, i, tp, ts + 1]
-                if t >= since and t >= _target_stamp(inc, eff, param, p, tp, ts):
+                t = cti[tp, ts + 1]
+                if t >= since and t >= _target_stamp(inc, g_own if tp == p else g_enemy, tp, ts):
                     _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
-                    scores[n] = cs[s, i, tp, ts + 1]
+                    scores[n] = csi[tp, ts + 1]
                 else:  # as _effect_row, with the features inlined
                     _row_open(cand, feats, n, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
                     _effect_features_sl(
@@ -1780,8 +1813,8 @@ def scored_candidates(
                     _row_close(feats, n)
                     feats[n, PF_LOST_ATTACK] = lost
                     scores[n] = score(w, P_PLAY, feats, n, NPL)
-                    cs[s, i, tp, ts + 1] = scores[n]
-                    ct[s, i, tp, ts + 1] = stamp
+                    csi[tp, ts + 1] = scores[n]
+                    cti[tp, ts + 1] = stamp
                 n += 1
     return n
 
