@@ -1381,11 +1381,12 @@ def _target_group(eff, param, enemy):
 def _target_stamp(inc, g, tp, ts):
     """The stamp of the last change to what the features of an effect on target
     ``(tp, ts)`` read: of its group ``g`` (``_target_group``), or -1 for a Draw."""
+    u = np.uint64(tp)  # unsigned: no negative-index fix-up
     if g < 0:
-        return inc[tp, MAX_SLOTS, IS_DRAWT]
+        return inc[u, MAX_SLOTS, IS_DRAWT]
     if ts == -1:
-        return inc[tp, MAX_SLOTS, IS_MASS + g]
-    return inc[tp, ts, IC_G + g]
+        return inc[u, MAX_SLOTS, np.uint64(IS_MASS + g)]
+    return inc[u, np.uint64(ts), np.uint64(IC_G + g)]
 
 
 @leaf
@@ -1487,14 +1488,15 @@ def _effect_features_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q
 @leaf(inline="always")
 def _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, feats, k):
     """``effect_features_sl`` on one card in play (slot ``ts`` of seat ``tp``)."""
-    card = bd[tp, ts, F_CARD]
+    u_p, u_s = np.uint64(tp), np.uint64(ts)  # unsigned: no negative-index fix-up
+    card = np.uint64(bd[u_p, u_s, F_CARD])
     enemy = tp != p
     if enemy and ts > 0:
-        feats[k, PF_TARGET_AP] += sl[tp, ts, SL_AP]
+        feats[k, PF_TARGET_AP] += sl[u_p, u_s, SL_AP]
     if effect == E_STATUS:
         if enemy:
             if param == FEARED or param == BLINDED or param == ASLEEP:
-                if ts > 0 and sl[tp, ts, SL_AP] > 0:
+                if ts > 0 and sl[u_p, u_s, SL_AP] > 0:
                     feats[k, PF_DISABLE] += q * n
             elif param == POISONED:
                 feats[k, PF_POISON] += q * n
@@ -1504,7 +1506,7 @@ def _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, fea
         else:
             if param == ASLEEP:
                 feats[k, PF_SELF_SLEEP] += q * n
-                feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+                feats[k, PF_HEAL] += q * min(n, bd[u_p, u_s, F_DMG])
             elif param == FLYING:
                 if (
                     ts > 0
@@ -1514,11 +1516,11 @@ def _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, fea
                     feats[k, PF_FLYING] += q * n
     elif effect == E_HEAL:
         if not enemy:
-            feats[k, PF_HEAL] += q * min(n, bd[tp, ts, F_DMG])
+            feats[k, PF_HEAL] += q * min(n, bd[u_p, u_s, F_DMG])
     elif effect == E_DAMAGE:
         if enemy:
             d = typed_damage(rules, table, card, n, param)
-            left = hp(table, bd, tp, ts) - bd[tp, ts, F_DMG]
+            left = hp(table, bd, tp, ts) - bd[u_p, u_s, F_DMG]
             if ts == 0:
                 feats[k, PF_DMG_PRIMAL] += q * min(d, left)
                 if d >= left:
@@ -1531,11 +1533,11 @@ def _effect_one_sl(rules, table, bd, pl, sl, p, effect, n, param, tp, ts, q, fea
         if not enemy:
             for st in range(N_STATUS):
                 if st != FLYING:
-                    feats[k, PF_CLEANSE] += q * min(n, bd[tp, ts, F_TOK + st])
+                    feats[k, PF_CLEANSE] += q * min(n, bd[u_p, u_s, F_TOK + st])
     elif effect == E_LEVEL:
         if not enemy:
             feats[k, PF_LEVELS] += q * (
-                min(MAX_LEVEL, bd[tp, ts, F_LEVEL] + n) - bd[tp, ts, F_LEVEL]
+                min(MAX_LEVEL, bd[u_p, u_s, F_LEVEL] + n) - bd[u_p, u_s, F_LEVEL]
             )
 
 
@@ -1590,6 +1592,18 @@ def _row_close(feats, n):
 
 @leaf
 def scored_candidates(
+    rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
+):
+    """``_scored_candidates``, compiled once (the tests and the profile call it)."""
+    return _scored_candidates(
+        rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
+    )
+
+
+# ``play`` inlines it: a call passes its 16 arrays as about 150 words on the stack, once per
+# step (A/B: 2-3% of a game, for about 3 s more of Trisk's cold compile)
+@leaf(inline="always")
+def _scored_candidates(
     rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
 ):
     """``play_candidates`` and the ``score`` of every row (``scores``), in one
@@ -1771,7 +1785,7 @@ def scored_candidates(
     for s in range(1, pl[p, K_NB]):
         if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
             continue
-        card = bd[p, s, F_CARD]
+        card = np.uint64(bd[p, s, F_CARD])  # unsigned: no negative-index fix-up
         lvl = bd[p, s, F_LEVEL]
         could_attack = can_attack(rules, table, bd, p, s)
         src_t = max(epoch, inc[p, s, IC_G + G_SRC])
@@ -1801,20 +1815,22 @@ def scored_candidates(
                     break
                 tp = tg[j, 0]
                 ts = tg[j, 1]
-                t = cti[tp, ts + 1]
+                # unsigned indices (all are >= 0): numba adds no negative-index fix-up
+                up, ut, un = np.uint64(tp), np.uint64(ts + 1), np.uint64(n)
+                t = cti[up, ut]
                 if t >= since and t >= _target_stamp(inc, g_own if tp == p else g_enemy, tp, ts):
-                    _add(cand, n, PK_ABILITY, -1, s, i, tp, ts)
-                    scores[n] = csi[tp, ts + 1]
+                    _add(cand, un, PK_ABILITY, -1, s, i, tp, ts)
+                    scores[un] = csi[up, ut]
                 else:  # as _effect_row, with the features inlined
-                    _row_open(cand, feats, n, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
+                    _row_open(cand, feats, un, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
                     _effect_features_sl(
-                        rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, n
+                        rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, un
                     )
-                    _row_close(feats, n)
-                    feats[n, PF_LOST_ATTACK] = lost
-                    scores[n] = score(w, P_PLAY, feats, n, NPL)
-                    csi[tp, ts + 1] = scores[n]
-                    cti[tp, ts + 1] = stamp
+                    _row_close(feats, un)
+                    feats[un, PF_LOST_ATTACK] = lost
+                    scores[un] = score(w, P_PLAY, feats, un, NPL)
+                    csi[up, ut] = scores[un]
+                    cti[up, ut] = stamp
                 n += 1
     return n
 
@@ -2393,7 +2409,7 @@ def play(
             r = -1
             if recording:
                 r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
-            n = scored_candidates(
+            n = _scored_candidates(
                 rules,
                 table,
                 bd,
