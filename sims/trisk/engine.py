@@ -1594,18 +1594,6 @@ def _row_close(feats, n):
 def scored_candidates(
     rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
 ):
-    """``_scored_candidates``, compiled once (the tests and the profile call it)."""
-    return _scored_candidates(
-        rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
-    )
-
-
-# ``play`` inlines it: a call passes its 16 arrays as about 150 words on the stack, once per
-# step (A/B: 2-3% of a game, for about 3 s more of Trisk's cold compile)
-@leaf(inline="always")
-def _scored_candidates(
-    rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
-):
     """``play_candidates`` and the ``score`` of every row (``scores``), in one
     pass (see the section's comment); ``sl`` and ``hr`` are work arrays, ``inc``,
     ``cs`` and ``ct`` the incremental state of seat ``p``. ``fresh``: the seat's
@@ -2409,7 +2397,7 @@ def play(
             r = -1
             if recording:
                 r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
-            n = _scored_candidates(
+            n = scored_candidates(
                 rules,
                 table,
                 bd,
