@@ -1187,10 +1187,10 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 # operations; tests/games/trisk/test_trisk_fast.py compares them), cheaper: the attack power
 # and Ward of every card in play are read from a table (``sl``, what ``slot_table`` computes)
 # instead of computed per candidate, and only a slot whose card or level changed (or a card
-# of its seat) is computed again (``_note_changes``), a card held twice copies the rows of its first copy (a hand card's rows
-# depend on the card, never on its place in the hand), each row is scored as soon as it is
-# complete, and an ability row whose inputs did not change since the deciding seat's previous
-# step keeps its score (incremental scoring, below).
+# of its seat) is computed again (``_note_changes``), a card held twice copies the rows of its
+# first copy (a hand card's rows depend on the card, never on its place in the hand), each
+# row is scored as soon as it is complete, and an ability row whose inputs did not change
+# since it was computed keeps its score (incremental scoring, below).
 #
 # Incremental scoring of the ability rows. The features of the row "slot ``s`` of the deciding
 # seat ``p`` uses its ability ``i`` on target ``(tp, ts)``", and so its score, are a function of
@@ -1266,8 +1266,7 @@ G_READS = (
 # Per seat: ``inc`` (int64, shape (2, MAX_SLOTS + 1, INCW)): rows ``0 .. MAX_SLOTS - 1`` of a
 # seat hold a slot's fields (BF), its attack power (IC_AP), its Ward (IC_WARD, 0/1) and per
 # group ``g`` the stamp of its last change (``IC_G + g``); row MAX_SLOTS the seat's counters,
-# the stamp of their last
-# change (IS_DRAWT), per group the stamp of the last change to any creation or to their
+# the stamp of their last change (IS_DRAWT), per group the stamp of the last change to any creation or to their
 # number (``IS_MASS + g``); ``inc[0, MAX_SLOTS, IS_STAMP]`` the step stamp, ``IS_EPOCH`` the
 # stamp of the seat's first step of the game.
 IC_AP, IC_WARD, IC_G = BF, BF + 1, BF + 2
@@ -1312,11 +1311,8 @@ def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
                 c |= CHG_AP
             iq[s, IC_AP] = ap
             iq[s, IC_WARD] = ward
-            sq[s, SL_AP] = ap
-            sq[s, SL_WARD] = ward
-        else:
-            sq[s, SL_AP] = iq[s, IC_AP]
-            sq[s, SL_WARD] = iq[s, IC_WARD]
+        sq[s, SL_AP] = iq[s, IC_AP]  # else the copy's are still this slot's
+        sq[s, SL_WARD] = iq[s, IC_WARD]
         if c != 0:
             for f in range(BF):
                 iq[s, f] = b[s, f]
@@ -1380,7 +1376,8 @@ def _target_group(eff, param, enemy):
 @leaf(inline="always")
 def _target_stamp(inc, g, tp, ts):
     """The stamp of the last change to what the features of an effect on target
-    ``(tp, ts)`` read: of its group ``g`` (``_target_group``), or -1 for a Draw."""
+    ``(tp, ts)`` read: of its group ``g`` (``_target_group``), or, ``g`` -1 (a
+    Draw), of its seat's draw counters."""
     u = np.uint64(tp)  # unsigned: no negative-index fix-up
     if g < 0:
         return inc[u, MAX_SLOTS, IS_DRAWT]
