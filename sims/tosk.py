@@ -147,8 +147,10 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
     W_DP0,
     W_DP1,
     W_LIST,
-) = range(18)
-W_ROWS = 18  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal masks
+    W_STAMP,
+) = range(19)
+W_ROWS = 19  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal
+# masks; W_MEMO: the fronts memoised per decision, W_STAMP (column 0) its stamp (_new_memo)
 W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array(
     [0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)], dtype=np.int64
@@ -255,12 +257,16 @@ def workspace(max_hand):
     techniques) and their masks, sized for every hand of ``max_hand`` cards
     (each subset with up to MAX_FRONT assignments), so they are allocated
     once for a run of decisions and no decision allocates (the game loop's
-    ``choose_from_hand`` needs only the first two: ``_work``). Nothing is
-    initialised: every entry is written before it is read.
+    ``choose_from_hand`` needs only the first two: ``_work``). Only the
+    memo's row and stamp are initialised (see :func:`_new_memo`): every other
+    entry is written before it is read.
     """
     n_masks = 1 << max_hand
+    ws = np.empty((W_ROWS, max(n_masks, W_WIDTH)), dtype=np.int64)
+    ws[W_MEMO] = 0  # no entry holds a stamp yet
+    ws[W_STAMP] = 0
     return (
-        np.empty((W_ROWS, max(n_masks, W_WIDTH)), dtype=np.int64),
+        ws,
         np.empty(n_masks * MAX_FRONT, dtype=np.int64),
         np.empty((5, n_masks * MAX_FRONT), dtype=np.float64),
         np.empty(n_masks * MAX_FRONT, dtype=np.int64),
@@ -490,6 +496,40 @@ def _front_dp(rel, tg_packed, ws, front, start):
     return count, wasted
 
 
+# A memo entry (row W_MEMO, one per subset of the relevant cards): the first of
+# its front's points in ``front`` | their count << 24 | wasted techniques << 32 |
+# the decision's stamp << 40. An entry of another stamp is stale, so a decision
+# starts with a new stamp instead of clearing the row.
+_MAX_STAMP = (1 << 23) - 1
+
+
+@njit(inline="always")
+def _new_memo(ws):
+    """A new stamp for the memo row of ``ws``: every entry written before is
+    stale. Once in 2^23 - 1 decisions the row is cleared and stamps restart."""
+    stamp = ws[W_STAMP, 0] + 1
+    if stamp > _MAX_STAMP:
+        for j in range(ws.shape[1]):
+            ws[W_MEMO, j] = 0
+        stamp = 1
+    ws[W_STAMP, 0] = stamp
+    return stamp
+
+
+@njit(inline="always")
+def _memo_front(ws, front, n_front, rel, tg, stamp):
+    """The memo entry of the relevant cards ``rel`` (``tg`` their techniques'
+    groups), computing its front (:func:`_front`, into ``front`` from
+    ``n_front``) if this decision has not: returns (entry, points in use)."""
+    v = ws[W_MEMO, rel]
+    if (v >> 40) != stamp:
+        count, wasted = _front(rel, tg, ws, front, n_front)
+        v = n_front | (count << 24) | (wasted << 32) | (stamp << 40)
+        ws[W_MEMO, rel] = v
+        n_front += count
+    return v, n_front
+
+
 # Packed per-subset sums for enumerate_plays: one add builds a subset's totals
 # from the subset without its lowest card. Field widths hold any legal hand
 # (≤ 8 cards: cost ≤ 8·50, pips ≤ 32, Force bonus ≤ 7, techniques ≤ 8 a group).
@@ -544,12 +584,7 @@ def enumerate_plays(
                 relevant |= 1 << i
                 if ws[W_TECH, i] == 0:
                     ws[W_GACT, g] |= 1 << i
-        sub = relevant
-        while True:  # every subset of ``relevant``
-            ws[W_MEMO, sub] = -1
-            if sub == 0:
-                break
-            sub = (sub - 1) & relevant
+    stamp = _new_memo(ws)
     n_front = 0  # points of ``front`` in use
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
@@ -631,15 +666,9 @@ def enumerate_plays(
             n_cand += 1
             continue
         # T5: doubling is on base pips, before the flat Force bonus
-        rel = mask & relevant
-        v = ws[W_MEMO, rel]
-        if v < 0:
-            count, wasted = _front(rel, tg, ws, front, n_front)
-            v = n_front | (count << 24) | (wasted << 32)
-            ws[W_MEMO, rel] = v
-            n_front += count
+        v, n_front = _memo_front(ws, front, n_front, mask & relevant, tg, stamp)
         first = v & 0xFFFFFF
-        wasted = v >> 32
+        wasted = (v >> 32) & 255
         for k in range(first, first + ((v >> 24) & 255)):
             pt = front[k]
             _put(
@@ -663,8 +692,8 @@ def enumerate_plays(
 
 # ---- the game loop's play decision: per-game card tables, candidates scored as found
 # rows of a seat's card table (``card_table``): one column per card id
-T_PACK, T_FPACK, T_FLAG, T_ATK, T_DEF, T_GRP, T_TECH, T_RANKBIT = range(8)
-N_T = 8
+T_PACK, T_FPACK, T_FLAG, T_ATK, T_DEF, T_GBIT, T_ABIT, T_TBIT, T_RANKBIT = range(9)
+N_T = 9
 
 
 @leaf
@@ -673,7 +702,9 @@ def card_table(rules, forbidden, tab):
     N_CARDS]): its packed contribution to a subset's sums (``T_PACK``, the
     fields of ``enumerate_plays``), its Force bonus (``T_FPACK``), its flags
     (rank, forbidden rank in the bit mask ``forbidden``, Momentum rank value:
-    ``T_FLAG``), pips, group, technique flag and rank bit. They depend on the
+    ``T_FLAG``), pips, group (``T_GBIT``: bit ``8 * group``; ``T_ABIT``: the
+    same for an action, 0 for a technique; ``T_TBIT``: bit ``group`` for a
+    technique, else 0) and rank bit. They depend on the
     rules and the strategy's forbidden ranks only, so a game fills them once
     per seat (what ``enumerate_plays`` computes per decision)."""
     mom_tech = rules[R_MOMENTUM_TECH] != 0
@@ -697,8 +728,9 @@ def card_table(rules, forbidden, tab):
         tab[T_FLAG, c] = rankbit | (((forbidden >> r) & 1) << _G_FORB) | (runbit << _G_RUNS)
         tab[T_ATK, c] = atk
         tab[T_DEF, c] = dfn
-        tab[T_GRP, c] = grp
-        tab[T_TECH, c] = t
+        tab[T_GBIT, c] = 1 << (8 * grp)
+        tab[T_ABIT, c] = (1 - t) << (8 * grp)
+        tab[T_TBIT, c] = t << grp
         tab[T_RANKBIT, c] = rankbit
 
 
@@ -711,6 +743,7 @@ def _score_play(
     front,
     n_front,
     relevant,
+    stamp,
     mask,
     tg,
     atk,
@@ -733,15 +766,9 @@ def _score_play(
         if s > best_score:
             return s, mask, cost, atk, dfn, n_front
         return best_score, b_mask, b_cost, b_atk, b_def, n_front
-    rel = mask & relevant
-    v = ws[W_MEMO, rel]
-    if v < 0:
-        count, wasted = _front(rel, tg, ws, front, n_front)
-        v = n_front | (count << 24) | (wasted << 32)
-        ws[W_MEMO, rel] = v
-        n_front += count
+    v, n_front = _memo_front(ws, front, n_front, mask & relevant, tg, stamp)
     first = v & 0xFFFFFF
-    wasted = float(v >> 32)
+    wasted = float((v >> 32) & 255)
     for k in range(first, first + ((v >> 24) & 255)):
         pt = front[k]
         a = atk + (pt & 65535)
@@ -776,14 +803,22 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     ``enumerate_plays``. Returns the chosen play's (mask, cost, ATK, DEF); the
     empty play is always legal.
     """
+    # one pass over the cards, without a branch: the packed rows, the pips
+    # _front reads, and per group (8 bits each) the hand positions of its
+    # cards and of its actions
     tech_groups = 0
     fl_or = 0
+    g_all = 0
+    g_act = 0
     for i in range(n):
         c = cards[i]
         ws[W_PACK, i] = tab[T_PACK, c]
+        ws[W_ATK, i] = tab[T_ATK, c]
+        ws[W_DEF, i] = tab[T_DEF, c]
         fl_or |= tab[T_FLAG, c]
-        if tab[T_TECH, c]:
-            tech_groups |= 1 << tab[T_GRP, c]
+        tech_groups |= tab[T_TBIT, c]
+        g_all |= tab[T_GBIT, c] << i
+        g_act |= tab[T_ABIT, c] << i
     cap = rules[R_CAPACITY]
     momentum = rules[R_MOMENTUM] != 0
     force = rules[R_FORCE] != 0
@@ -796,25 +831,10 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             ws[W_RANKBIT, i] = tab[T_RANKBIT, c]
     relevant = 0
     if tech_groups:  # as in enumerate_plays: fronts memoised on the relevant cards
-        for i in range(n):  # the pips _front reads
-            c = cards[i]
-            ws[W_ATK, i] = tab[T_ATK, c]
-            ws[W_DEF, i] = tab[T_DEF, c]
         for g in range(4):
-            ws[W_GACT, g] = 0
-        for i in range(n):
-            c = cards[i]
-            g = tab[T_GRP, c]
-            if (tech_groups >> g) & 1:
-                relevant |= 1 << i
-                if tab[T_TECH, c] == 0:
-                    ws[W_GACT, g] |= 1 << i
-        sub = relevant
-        while True:
-            ws[W_MEMO, sub] = -1
-            if sub == 0:
-                break
-            sub = (sub - 1) & relevant
+            ws[W_GACT, g] = (g_act >> (8 * g)) & 255
+            relevant |= (g_all >> (8 * g)) & 255 & -((tech_groups >> g) & 1)
+    stamp = _new_memo(ws)
     monotone = not (momentum and rules[R_MOMENTUM_TECH] != 0 and rules[R_TECH_COST] < 2)
     ctx = play_context(strat, info)
     # the empty play: candidate 0, the choice unless another scores higher
@@ -861,6 +881,7 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
                 front,
                 n_front,
                 relevant,
+                stamp,
                 mask,
                 pk >> _F_TG,
                 atk,
@@ -912,6 +933,7 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             front,
             n_front,
             relevant,
+            stamp,
             mask,
             pk >> _F_TG,
             atk,
@@ -1302,9 +1324,11 @@ def _play(
             reason = END_KO
         # played cards still count as played in a deciding round
         for s in range(2):
+            cm = chosen_mask[s]
+            pm = played_mask[s]
             for i in range(hand_n[s]):
-                if (chosen_mask[s] >> i) & 1:
-                    played_mask[s] |= np.int64(1) << hand[s, i]
+                pm |= ((cm >> i) & 1) << hand[s, i]
+            played_mask[s] = pm
         if winner != DRAW:
             if do_log:
                 for s in range(2):
@@ -1320,15 +1344,17 @@ def _play(
             noise = noise0 if s == 0 else noise1
             n = hand_n[s]
             m = 0
-            for i in range(n):
+            cm = chosen_mask[s]
+            dn = disc_n[0]
+            for i in range(n):  # without a branch: each card written to both, one kept
                 c = hand[s, i]
-                if (chosen_mask[s] >> i) & 1:
-                    disc[disc_n[0]] = c
-                    disc_n[0] += 1
-                else:
-                    hand[s, m] = c
-                    order[m] = i  # index in the hand before the play (for the log)
-                    m += 1
+                played = (cm >> i) & 1
+                disc[dn] = c
+                dn += played
+                hand[s, m] = c
+                order[m] = i  # index in the hand before the play (for the log)
+                m += 1 - played
+            disc_n[0] = dn
             for i in range(m, MAX_HAND):
                 hand[s, i] = -1
             hand_n[s] = m
