@@ -1080,8 +1080,7 @@ REC_WIDTH = REC_HEAL_MAX + 1
 I_HAND = 0  # rows 0, 1: the hands (card ids, -1 = empty)
 I_ORDER = 2  # hand position before the play of each card left (for the log)
 I_IDX = 3  # hand positions sorted by keep value
-I_DROP = 4  # 1 for each hand position discarded to heal
-I_PAIRS = 5  # 14 rows of per-seat counters (see ``_play``), in columns 0 and 1
+I_PAIRS = 4  # 14 rows of per-seat counters (see ``_play``), in columns 0 and 1
 N_IROWS = I_PAIRS + 14
 # rows of a game's float work array
 F_INFO = 0  # the view handed to the strategy (N_INFO columns)
@@ -1146,25 +1145,29 @@ def keep_table(rules, strat, kv):
 
 
 @leaf
-def _heal_order(kv, hand, m, keeps, idx, ks):
+def _heal_order(kv, hand, m, h_max, keeps, idx, ks):
     """Keep values of ``hand[:m]`` (from the seat's ``keep_table``) into
-    ``keeps``, the hand positions in ascending keep value into ``idx`` (a
-    stable selection sort) and the sorted values into ``ks``: healing
-    discards the least wanted first."""
+    ``keeps``; the ``h_max`` least wanted hand positions, in ascending keep
+    value, into ``idx[:h_max]`` (the first ``h_max`` steps of a selection
+    sort: the lowest value, the first of equals, is swapped to the front of
+    what is left) and their values into ``ks[:h_max]``: healing discards
+    the least wanted first, at most ``h_max`` (<= ``m``) of them."""
     for i in range(m):
         keeps[i] = kv[hand[i]]
     for a in range(m):
         idx[a] = a
-    for a in range(m):
+    for a in range(h_max):
         lo = a
+        lo_v = keeps[idx[a]]
         for b in range(a + 1, m):
-            if keeps[idx[b]] < keeps[idx[lo]]:
-                lo = b
+            v = keeps[idx[b]]
+            take = v < lo_v
+            lo = b if take else lo
+            lo_v = v if take else lo_v
         t = idx[a]
         idx[a] = idx[lo]
         idx[lo] = t
-    for a in range(m):
-        ks[a] = keeps[idx[a]]
+        ks[a] = lo_v
 
 
 @leaf
@@ -1205,7 +1208,6 @@ def _play(
     hand1 = hand[1]
     order = ints[I_ORDER]
     idx = ints[I_IDX]
-    drop = ints[I_DROP]
     pairs = ints[I_PAIRS : I_PAIRS + 14, :2]  # one row per per-seat counter
     hand_n = pairs[0]
     hp = pairs[1]
@@ -1369,7 +1371,9 @@ def _play(
                     )
             healed_log = 0
             if h_max > 0:
-                _heal_order(kv0 if s == 0 else kv1, hand0 if s == 0 else hand1, m, keeps, idx, ks)
+                _heal_order(
+                    kv0 if s == 0 else kv1, hand0 if s == 0 else hand1, m, h_max, keeps, idx, ks
+                )
                 info[I_MY_HP] = hp[s]
                 info[I_OPP_HP] = hp_combat[1 - s]  # heals are simultaneous
                 if do_rec:
@@ -1379,19 +1383,20 @@ def _play(
                     rec[rnd, s, REC_HEAL_MAX] = h_max
                 h = choose_heal(strat, info, m, cap - p_cost[s], ks, h_max, noise)
                 if h > 0:
-                    drop[:] = 0
+                    drop = 0  # bit mask of the hand positions discarded to heal
                     for a in range(h):
-                        drop[idx[a]] = 1
+                        drop |= 1 << idx[a]
                         healed_log |= 1 << order[idx[a]]
                     m2 = 0
-                    for i in range(m):
+                    dn = disc_n[0]
+                    for i in range(m):  # without a branch, as the play's discards
                         c = hand[s, i]
-                        if drop[i]:
-                            disc[disc_n[0]] = c
-                            disc_n[0] += 1
-                        else:
-                            hand[s, m2] = c
-                            m2 += 1
+                        dropped = (drop >> i) & 1
+                        disc[dn] = c
+                        dn += dropped
+                        hand[s, m2] = c
+                        m2 += 1 - dropped
+                    disc_n[0] = dn
                     for i in range(m2, MAX_HAND):
                         hand[s, i] = -1
                     hand_n[s] = m2
@@ -1630,7 +1635,7 @@ def _replay_heal(kvs, strats, who, hands, hand_n, infos, unspent, h_max, flt, id
     for d in range(hands.shape[0]):
         st = strats[who[d]]
         m = hand_n[d]
-        _heal_order(kvs[who[d]], hands[d], m, keeps, idx, ks)
+        _heal_order(kvs[who[d]], hands[d], m, h_max[d], keeps, idx, ks)
         chosen[d] = choose_heal(st, infos[d], m, unspent[d], ks, h_max[d], noise)
 
 

@@ -249,8 +249,8 @@ def choose_heal(params, info, hand_after, unspent, keep_sorted, h_max, noise):
     for h in range(h_max + 1):
         if h > 0:
             keep_lost += keep_sorted[h - 1]
-        gain = min(h * per, lost)
-        kept = hand_after - h + min(unspent, room0 + h)
+        gain = fmin(h * per, lost)
+        kept = hand_after - h + fmin(unspent, room0 + h)
         s = (
             w[P_HEAL] * gain
             + w[P_HEAL + 1] * h
