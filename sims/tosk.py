@@ -147,10 +147,11 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
     W_DP0,
     W_DP1,
     W_LIST,
+    W_SUMS,
     W_STAMP,
-) = range(19)
-W_ROWS = 19  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal
-# masks; W_MEMO: the fronts memoised per decision, W_STAMP (column 0) its stamp (_new_memo)
+) = range(20)
+W_ROWS = 20  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal
+# masks, W_SUMS their sums; W_MEMO: the fronts memoised per decision, W_STAMP (column 0) its stamp (_new_memo)
 W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array(
     [0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)], dtype=np.int64
@@ -783,7 +784,7 @@ def _score_play(
     return best_score, b_mask, b_cost, b_atk, b_def, n_front
 
 
-@leaf
+@leaf(inline="always")  # in _play: a call passed nine arrays, some 60 words, a decision
 def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     """The play the strategy ``strat`` chooses from ``cards[:n]``: what
     ``choose_play`` picks among the candidates of ``enumerate_plays`` (its
@@ -793,14 +794,17 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     The legal plays are visited in ``enumerate_plays``' order (ascending mask,
     each subset with a technique once per undominated assignment, ATK-richest
     first), with the same sums, skips and fronts, and each is scored with
-    ``play_score`` as it is found (so a strategy with a temperature draws its
+    ``play_score`` in that order (so a strategy with a temperature draws its
     noise in the same order); the first best wins. The per-card rows come
     from the seat's ``card_table`` (``tab``, which holds the strategy's
     forbidden ranks). When the rules have neither Force nor Momentum and the
     hand has no forbidden card, no flags are needed: every subset's sums are
-    built first (all of them, so no skipping), the legal masks listed, and
-    those scored in ascending order; otherwise the subsets are visited as in
-    ``enumerate_plays``. Returns the chosen play's (mask, cost, ATK, DEF); the
+    built first (all of them, so no skipping) and the legal masks listed
+    without a branch; otherwise the subsets are visited as in
+    ``enumerate_plays``. Either way the legal masks are listed first, with
+    their sums, and one loop scores them in ascending order (one copy of the
+    scoring: the function is inlined in the game loop, and each copy costs
+    compile time). Returns the chosen play's (mask, cost, ATK, DEF); the
     empty play is always legal.
     """
     # one pass over the cards, without a branch: the packed rows, the pips
@@ -849,11 +853,15 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
     ws[W_M_FLAGS, 0] = 0
     n_front = 0
     end = 1 << n
+    # the legal plays (masks ascending) into row W_LIST and their sums,
+    # Force and Momentum applied, into row W_SUMS; then one loop scores them
+    lst = ws[W_LIST]
+    sums = ws[W_SUMS]
+    n_legal = 0
     if not flags:
         # Without flags a subset's sums are its cards' packed rows added up:
         # every subset's, built a card at a time (mask | 1 << i from mask, a loop
-        # the compiler vectorises), then the legal masks listed in ascending
-        # order without a branch, then scored in that order.
+        # the compiler vectorises), then the legal masks listed without a branch.
         pks = ws[W_M_PACK]
         half = 1
         for i in range(n):
@@ -861,70 +869,48 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             for j in range(half):
                 pks[half + j] = pks[j] + p
             half += half
-        lst = ws[W_LIST]
-        n_legal = 0
         for m in range(1, end):
+            pk = pks[m]
             lst[n_legal] = m
-            n_legal += 1 if (pks[m] >> _F_COST) & 4095 <= cap else 0
-        for q in range(n_legal):
-            mask = lst[q]
-            pk = pks[mask]
+            sums[n_legal] = pk
+            n_legal += 1 if (pk >> _F_COST) & 4095 <= cap else 0
+    else:
+        # with flags (Force, Momentum, forbidden ranks): a subset's sums from
+        # the subset less its lowest card, as in enumerate_plays
+        mask = 1
+        while mask < end:
+            low = mask & -mask
+            prev = mask - low
+            i = _LOWBIT[mask]
+            pk = ws[W_M_PACK, prev] + ws[W_PACK, i]
+            fp = ws[W_M_FLAGS, prev]
+            if fp & ws[W_RANKBIT, i]:
+                pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
+            fl = fp | ws[W_FLAG, i]
+            ws[W_M_FLAGS, mask] = fl
+            ws[W_M_PACK, mask] = pk
+            if (fl >> _G_FORB) & 1:
+                mask += low if monotone else 1
+                continue
             cost = (pk >> _F_COST) & 4095
-            atk = (pk >> _F_ATK) & 255
-            dfn = (pk >> _F_DEF) & 255
-            ncards = (pk >> _F_N) & 15
-            best_score, b_mask, b_cost, b_atk, b_def, n_front = _score_play(
-                strat,
-                ctx,
-                noise,
-                ws,
-                front,
-                n_front,
-                relevant,
-                stamp,
-                mask,
-                pk >> _F_TG,
-                atk,
-                dfn,
-                cost,
-                ncards,
-                best_score,
-                b_mask,
-                b_cost,
-                b_atk,
-                b_def,
-            )
-        return b_mask, b_cost, b_atk, b_def
-    # with flags (Force, Momentum, forbidden ranks): a subset's sums from the
-    # subset less its lowest card, in ascending order of masks
-    mask = 1
-    while mask < end:
-        low = mask & -mask
-        prev = mask - low
-        i = _LOWBIT[mask]
-        pk = ws[W_M_PACK, prev] + ws[W_PACK, i]
-        fp = ws[W_M_FLAGS, prev]
-        if fp & ws[W_RANKBIT, i]:
-            pk += ws[W_FPACK, i]  # Force (T3): a repeat adds +1 to each stat it gives
-        fl = fp | ws[W_FLAG, i]
-        ws[W_M_FLAGS, mask] = fl
-        ws[W_M_PACK, mask] = pk
-        if (fl >> _G_FORB) & 1:
-            mask += low if monotone else 1
-            continue
-        cost = (pk >> _F_COST) & 4095
-        if momentum:
-            runs = fl >> _G_RUNS
-            cost = max(0, cost - _popcount(runs & (runs >> 1)))
-        if cost > cap:
-            mask += low if monotone else 1
-            continue
-        atk = (pk >> _F_ATK) & 255
-        dfn = (pk >> _F_DEF) & 255
-        if force:
-            atk += (pk >> _F_FATK) & 15
-            dfn += (pk >> _F_FDEF) & 15
-        ncards = (pk >> _F_N) & 15
+            if momentum:
+                runs = fl >> _G_RUNS
+                cost = max(0, cost - _popcount(runs & (runs >> 1)))
+            if cost > cap:
+                mask += low if monotone else 1
+                continue
+            # the play's sums as the scoring loop reads them: the cost after
+            # Momentum, the Force bonus added to ATK and DEF
+            pk += (cost - ((pk >> _F_COST) & 4095)) << _F_COST
+            if force:
+                pk += (((pk >> _F_FATK) & 15) << _F_ATK) + (((pk >> _F_FDEF) & 15) << _F_DEF)
+            lst[n_legal] = mask
+            sums[n_legal] = pk
+            n_legal += 1
+            mask += 1
+    for q in range(n_legal):
+        mask = lst[q]
+        pk = sums[q]
         best_score, b_mask, b_cost, b_atk, b_def, n_front = _score_play(
             strat,
             ctx,
@@ -936,17 +922,16 @@ def choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise):
             stamp,
             mask,
             pk >> _F_TG,
-            atk,
-            dfn,
-            cost,
-            ncards,
+            (pk >> _F_ATK) & 255,
+            (pk >> _F_DEF) & 255,
+            (pk >> _F_COST) & 4095,
+            (pk >> _F_N) & 15,
             best_score,
             b_mask,
             b_cost,
             b_atk,
             b_def,
         )
-        mask += 1
     return b_mask, b_cost, b_atk, b_def
 
 
@@ -1144,7 +1129,7 @@ def keep_table(rules, strat, kv):
         )
 
 
-@leaf
+@leaf(inline="always")  # in _play: a call cost a third of a heal decision
 def _heal_order(kv, hand, m, h_max, keeps, idx, ks):
     """Keep values of ``hand[:m]`` (from the seat's ``keep_table``) into
     ``keeps``; the ``h_max`` least wanted hand positions, in ascending keep
