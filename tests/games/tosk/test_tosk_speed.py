@@ -156,6 +156,78 @@ def test_choose_from_hand_matches_enumerate_then_choose():
     assert min(seen.values()) > 600, seen
 
 
+def test_the_front_memo_survives_its_stamp_wrapping_around():
+    """A decision stamps the memo of fronts instead of clearing it
+    (``_new_memo``); when the stamp passes its largest value the row is
+    cleared and stamps restart at 1. Decisions on either side of the wrap,
+    on one workspace, choose what a fresh workspace chooses for each."""
+    g = np.random.default_rng(77)
+    ws, front, _, _ = tosk.workspace(tosk.MAX_HAND)
+    ws[tosk.W_STAMP, 0] = tosk._MAX_STAMP - 40
+    # entries left from the stamps' previous life (no points, stamps 1-40):
+    # read after the wrap, they would hide plays
+    cols = np.arange(ws.shape[1])
+    ws[tosk.W_MEMO] = ((cols % 40 + 1) << 40) | 5
+    tab = np.zeros((tosk.N_T, tosk.N_CARDS), dtype=np.int64)
+    noise = np.zeros(4, dtype=np.uint64)
+    stamps = []
+    for _ in range(80):
+        rules, cards, n, forbidden, strat, info = _random_decision(g)
+        strat[strat_mod.P_TEMP_PLAY] = 0.0
+        tosk.card_table(rules, forbidden, tab)
+        ws_new, front_new, _, _ = tosk.workspace(tosk.MAX_HAND)
+        want = tosk.choose_from_hand(rules, tab, cards, n, ws_new, front_new, strat, info, noise)
+        got = tosk.choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise)
+        assert got == want
+        stamps.append(int(ws[tosk.W_STAMP, 0]))
+    assert stamps[39] == tosk._MAX_STAMP and stamps[40] == 1 and stamps[-1] == 40
+    # the wrap clears the row: a hand without a technique writes no entry
+    ws[tosk.W_STAMP, 0] = tosk._MAX_STAMP
+    ws[tosk.W_MEMO] = (1 << 40) | 5
+    rules, cards, n, forbidden, strat, info = _random_decision(g)
+    cards[:n] = np.arange(n) * 4  # ranks A, 2, 3, ...: no technique
+    tosk.card_table(rules, forbidden, tab)
+    tosk.choose_from_hand(rules, tab, cards, n, ws, front, strat, info, noise)
+    assert ws[tosk.W_STAMP, 0] == 1 and not ws[tosk.W_MEMO].any()
+
+
+def _heal_order_in_full(keeps):
+    """The selection sort ``_heal_order`` did over the whole hand (before it
+    stopped after the cards a heal may discard): the reference."""
+    m = len(keeps)
+    idx = list(range(m))
+    for a in range(m):
+        lo = a
+        for b in range(a + 1, m):
+            if keeps[idx[b]] < keeps[idx[lo]]:
+                lo = b
+        idx[a], idx[lo] = idx[lo], idx[a]
+    return idx
+
+
+def test_heal_order_sorts_the_least_wanted_first():
+    """``_heal_order`` with at most ``h_max`` discards gives the first
+    ``h_max`` positions (and their keep values) of the full selection sort,
+    ties included (keep values drawn from a few levels)."""
+    g = np.random.default_rng(9)
+    kv = g.choice([-1.0, 0.0, 0.5, 2.0], size=tosk.N_CARDS)
+    keeps = np.zeros(tosk.MAX_HAND)
+    ks = np.zeros(tosk.MAX_HAND)
+    idx = np.zeros(tosk.MAX_HAND, dtype=np.int64)
+    ties = 0
+    for _ in range(500):
+        m = int(g.integers(1, tosk.MAX_HAND + 1))
+        hand = np.full(tosk.MAX_HAND, -1, dtype=np.int64)
+        hand[:m] = g.choice(tosk.N_CARDS, size=m, replace=False)
+        h_max = int(g.integers(1, m + 1))
+        tosk._heal_order(kv, hand, m, h_max, keeps, idx, ks)
+        full = _heal_order_in_full([float(kv[c]) for c in hand[:m]])
+        assert list(idx[:h_max]) == full[:h_max]
+        assert list(ks[:h_max]) == [float(kv[hand[i]]) for i in full[:h_max]]
+        ties += len(set(kv[hand[:m]])) < m
+    assert ties > 100
+
+
 @pytest.mark.parametrize("b", ["balanced", "random"])
 def test_profile_parts_are_positive_and_sum_to_the_total(b):
     """``profile`` replays the recorded decisions (checking the replayed choices
