@@ -150,8 +150,10 @@ MAX_HAND = 8  # array width for hands; max_hand is validated against it
     W_SUMS,
     W_STAMP,
 ) = range(20)
-W_ROWS = 20  # W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal
-# masks, W_SUMS their sums; W_MEMO: the fronts memoised per decision, W_STAMP (column 0) its stamp (_new_memo)
+# W_GACT: per group, its actions' bit mask; W_DP0/1: see _front; W_LIST: legal masks,
+# W_SUMS their sums; W_MEMO: the fronts memoised per decision, W_STAMP (column 0) its
+# stamp (_new_memo)
+W_ROWS = 20
 W_WIDTH = 32  # fewest columns of a workspace: _front's rows index extra ATK (≤ 4 · 4)
 _LOWBIT = np.array(
     [0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << MAX_HAND)], dtype=np.int64
@@ -691,7 +693,7 @@ def enumerate_plays(
     return n_cand
 
 
-# ---- the game loop's play decision: per-game card tables, candidates scored as found
+# ---- the game loop's play decision: per-game card tables, legal plays listed, then scored
 # rows of a seat's card table (``card_table``): one column per card id
 T_PACK, T_FPACK, T_FLAG, T_ATK, T_DEF, T_GBIT, T_ABIT, T_TBIT, T_RANKBIT = range(9)
 N_T = 9
