@@ -1658,8 +1658,9 @@ def profile(rules, strat_a, strat_b, seed, n_games, repeat=3) -> dict[str, float
     the parts above the total):
 
     - ``enumerate and choose play``: ``choose_from_hand`` of every play
-      decision (the legal plays of the hand, each scored by the strategy as
-      it is found: the game loop enumerates and chooses in one pass);
+      decision (the legal plays of the hand listed, then each scored by the
+      strategy in order: the game loop enumerates and chooses in one call,
+      inlined in ``_play``; replayed here through the same function);
     - ``choose heal``: the hand's keep values (from the strategies' keep
       tables), their order and ``choose_heal`` of every heal decision;
     - ``state, draws and RNG``: ``total`` minus the parts above (dealing,
