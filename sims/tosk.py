@@ -763,7 +763,7 @@ def _score_play(
     ``tg`` its techniques' groups) in :func:`choose_from_hand`, once per
     technique assignment of its front (memoised on the relevant cards), against
     the best so far: the new ``(best_score, b_mask, b_cost, b_atk, b_def,
-    n_front)``. Both of ``choose_from_hand``'s paths score through it."""
+    n_front)``: ``choose_from_hand``'s one scoring loop, for both ways it lists plays."""
     if tg == 0:
         s = play_score(strat, ctx, float(atk), float(dfn), float(cost), float(ncards), 0.0, noise)
         if s > best_score:
