@@ -46,6 +46,7 @@ from kernels import rng
 from kernels.aggregate import pair_outcomes
 from kernels.contract import Rule, rule_tables
 from kernels.jit import chunked, leaf, njit
+from kernels.simd import row_diff
 from kernels.trace import track_score
 from sims.trisk.cards import (
     A_COINS,
@@ -1301,9 +1302,7 @@ def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
     for s in range(nb):
         c = CHG_ALL
         if s < onb:
-            c = 0
-            for f in range(BF):
-                c |= (b[s, f] != iq[s, f]) << f
+            c = row_diff(b, s, iq, s, BF)
         if cards or c & _AP_READS:
             ap = attack_power(table, bd, pl, q, s)
             ward = 1 if warded(table, bd, q, s) else 0
