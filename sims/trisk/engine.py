@@ -1001,7 +1001,7 @@ def _effect_candidate(
 @leaf
 def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
     """Every legal step of the Creation phase (0: stop), with its features: the
-    reference that ``scored_candidates`` (what ``play`` uses) must match."""
+    reference that each step of ``creation_phase`` (what ``play`` uses) must match."""
     q = 1 - p
     n = 0
     _clear(feats, 0, NPL)
@@ -1183,7 +1183,7 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 
 
 # ---- the Creation phase, scored in one pass (what ``play`` uses) ------------------------------
-# ``play_candidates`` with ``score`` of every row is the reference: ``scored_candidates``
+# ``play_candidates`` with ``score`` of every row is the reference: a step of ``creation_phase``
 # writes the same rows in the same order with the same scores (the features by the same float
 # operations; tests/games/trisk/test_trisk_fast.py compares them), cheaper: the attack power
 # and Ward of every card in play are read from a table (``sl``, what ``slot_table`` computes)
@@ -1587,236 +1587,307 @@ def _row_close(feats, n):
 
 
 @leaf
-def scored_candidates(
-    rules, table, bd, pl, hd, forb, p, cand, feats, tg, sl, hr, w, scores, inc, cs, ct, fresh
+def creation_phase(
+    rules,
+    table,
+    bd,
+    pl,
+    dk,
+    hd,
+    forb,
+    p,
+    side,
+    w,
+    noise,
+    rngs,
+    cand,
+    feats,
+    scores,
+    tg,
+    sl,
+    hr,
+    inc,
+    cs,
+    ct,
+    log,
+    ints,
+    do_log,
+    turn,
+    rec,
+    rec_u,
+    rec_meta,
+    rec_n,
+    probe,
 ):
-    """``play_candidates`` and the ``score`` of every row (``scores``), in one
-    pass (see the section's comment); ``sl`` and ``hr`` are work arrays, ``inc``,
-    ``cs`` and ``ct`` the incremental state of seat ``p``. ``fresh``: the seat's
-    first step of a game (or any call whose ``p`` or ``w`` may differ from the
-    previous call with this state), every row is computed; else an ability row
-    computed by an earlier call of this game, nothing it reads changed since,
-    keeps its score and its ``feats`` row is left unwritten."""
-    q = 1 - p
-    stamp = inc[0, MAX_SLOTS, IS_STAMP] + 1
-    inc[0, MAX_SLOTS, IS_STAMP] = stamp
-    if fresh:
-        inc[0, MAX_SLOTS, IS_EPOCH] = stamp
-    epoch = inc[0, MAX_SLOTS, IS_EPOCH]
-    _note_changes(table, bd, pl, sl, inc, stamp, fresh)
-    n = 0
-    _clear(feats, 0, NPL)
-    _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
-    feats[0, PF_STOP] = 1.0
-    scores[0] = score_of(w, P_PLAY, feats, 0, NPL)
-    n = np.int64(1)  # not the constant 1: numba would compile a second effect_features_sl for it
-    mine = pl[p, K_NB] - 1
-    theirs = pl[q, K_NB] - 1
-    cost = rules[R_UPGRADE_COST]
-    for h in range(pl[p, K_HANDN]):
-        c = hd[p, h]
-        hr[h, 0] = n
-        hr[h, 1] = n
-        if forb[c]:
-            continue
-        twin = -1
-        for h2 in range(h):
-            if hd[p, h2] == c:
-                twin = h2
-                break
-        if twin >= 0:  # the same card earlier in the hand: the same rows
-            for j in range(hr[twin, 0], hr[twin, 1]):
-                if n < MAXC:
-                    for f in range(CW):
-                        cand[n, f] = cand[j, f]
-                    cand[n, CH] = h
-                    for f in range(NPL):
-                        feats[n, f] = feats[j, f]
-                    scores[n] = scores[j]
-                    n += 1
+    """Seat ``p``'s Creation phase: each step lists the candidates, scores them
+    (``scores``), chooses one (``pick``) and carries it out (``do_play``), until
+    Stop or a Primal falls; returns 1 if one fell. With rows in ``rec_meta``,
+    each step is recorded (``snapshot``).
+
+    A step's rows and scores are those of ``play_candidates`` and ``score``, in
+    one pass (see the section's comment); ``sl`` and ``hr`` are work arrays,
+    ``inc``, ``cs`` and ``ct`` the incremental state of seat ``p``. The seat's
+    first step of a game computes every row; a later step keeps the score of
+    an ability row computed by an earlier step of the game when nothing it
+    reads changed since, and leaves its ``feats`` row unwritten.
+
+    ``probe`` 0 or 1 (profiling and tests): only list and score the rows of
+    the current state, as a step does, computing every row if ``probe`` is 1
+    (a call whose ``p`` or ``w`` may differ from the previous call with this
+    state), and return their number; ``dk``, ``rngs``, ``log`` and the
+    recording arrays are then not touched. The game passes -1. One function,
+    not a phase calling a step function: a call passes its 29 arrays as about
+    250 words, once a phase instead of once a step (4% of a game), and numba's
+    inlining of a step function doubled this kernel's compile time."""
+    recording = rec_meta.shape[0] > 0
+    fell = 0
+    refused = False
+    for step in range(64):
+        if probe < 0:
+            refused = refused or create_refused(rules, table, pl, hd, forb, p)
+        r = -1
+        if recording and probe < 0:
+            r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
+        # every row computed afresh at the seat's first step of the game
+        fresh = probe == 1 if probe >= 0 else step == 0 and turn <= 2
+        q = 1 - p
+        stamp = inc[0, MAX_SLOTS, IS_STAMP] + 1
+        inc[0, MAX_SLOTS, IS_STAMP] = stamp
+        if fresh:
+            inc[0, MAX_SLOTS, IS_EPOCH] = stamp
+        epoch = inc[0, MAX_SLOTS, IS_EPOCH]
+        _note_changes(table, bd, pl, sl, inc, stamp, fresh)
+        n = 0
+        _clear(feats, 0, NPL)
+        _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
+        feats[0, PF_STOP] = 1.0
+        scores[0] = score_of(w, P_PLAY, feats, 0, NPL)
+        n = np.int64(
+            1
+        )  # not the constant 1: numba would compile a second effect_features_sl for it
+        mine = pl[p, K_NB] - 1
+        theirs = pl[q, K_NB] - 1
+        cost = rules[R_UPGRADE_COST]
+        for h in range(pl[p, K_HANDN]):
+            c = hd[p, h]
+            hr[h, 0] = n
             hr[h, 1] = n
-            continue
-        t = table[c, C_TYPE]
-        if t == CREATION:
-            if mine < rules[R_MAX_BOARD] and n < MAXC:
-                _clear(feats, n, NPL)
-                _add(cand, n, PK_CREATE, h, -1, -1, -1, -1)
-                feats[n, PF_CREATE] = 1.0
-                feats[n, PF_AP_GAIN] = table[c, C_AP]
-                feats[n, PF_HP_GAIN] = table[c, C_HP]
-                feats[n, PF_BOARD_GAP] = theirs - mine
-                scores[n] = score_of(w, P_PLAY, feats, n, NPL)
-                n += 1
-        elif t == UPGRADE:
-            for s in range(1, pl[p, K_NB]):
-                old = bd[p, s, F_CARD]
-                if (
-                    table[old, C_KIND] == table[c, C_ONTO]
-                    and bd[p, s, F_LEVEL] >= cost
-                    and n < MAXC
-                ):
+            if forb[c]:
+                continue
+            twin = -1
+            for h2 in range(h):
+                if hd[p, h2] == c:
+                    twin = h2
+                    break
+            if twin >= 0:  # the same card earlier in the hand: the same rows
+                for j in range(hr[twin, 0], hr[twin, 1]):
+                    if n < MAXC:
+                        for f in range(CW):
+                            cand[n, f] = cand[j, f]
+                        cand[n, CH] = h
+                        for f in range(NPL):
+                            feats[n, f] = feats[j, f]
+                        scores[n] = scores[j]
+                        n += 1
+                hr[h, 1] = n
+                continue
+            t = table[c, C_TYPE]
+            if t == CREATION:
+                if mine < rules[R_MAX_BOARD] and n < MAXC:
                     _clear(feats, n, NPL)
-                    _add(cand, n, PK_UPGRADE, h, s, -1, -1, -1)
-                    feats[n, PF_UPGRADE] = 1.0
-                    feats[n, PF_AP_GAIN] = table[c, C_AP] - table[old, C_AP]
-                    feats[n, PF_HP_GAIN] = table[c, C_HP] - table[old, C_HP]
-                    if bd[p, s, F_DMG] >= table[c, C_HP]:
-                        feats[n, PF_WASTED] = 1.0
+                    _add(cand, n, PK_CREATE, h, -1, -1, -1, -1)
+                    feats[n, PF_CREATE] = 1.0
+                    feats[n, PF_AP_GAIN] = table[c, C_AP]
+                    feats[n, PF_HP_GAIN] = table[c, C_HP]
+                    feats[n, PF_BOARD_GAP] = theirs - mine
                     scores[n] = score_of(w, P_PLAY, feats, n, NPL)
                     n += 1
-        elif t == SORCERY:
-            kind = table[c, C_KIND]
-            eff = _ab(table, c, 0, A_EFFECT)
-            code = _ab(table, c, 0, A_TARGET)
-            param = _ab(table, c, 0, A_PARAM)
-            gate = gate_prob(table, bd, pl, p, c, 0)
-            if kind == CURSE:
-                x = table[bd[p, 0, F_CARD], C_MP]
-                nn = amount(table, bd, p, c, 0, x)
-                for s in range(1, pl[q, K_NB]):
-                    if sl[q, s, SL_WARD]:
-                        continue
-                    m = 1
-                    if code == T_ENEMY_CREATION or code == T_SELF or code == T_ENEMY_ANY:
-                        tg[0, 0] = q
-                        tg[0, 1] = s
-                    else:
-                        m = targets_sl_of(bd, pl, sl, p, code, -1, -1, True, tg)
-                    for j in range(m):
-                        k = n
-                        n = _effect_row(
-                            rules,
-                            table,
-                            bd,
-                            pl,
-                            sl,
-                            p,
-                            cand,
-                            feats,
-                            n,
-                            PK_CAST,
-                            h,
-                            s,
-                            0,
-                            tg[j, 0],
-                            tg[j, 1],
-                            eff,
-                            nn,
-                            param,
-                            gate,
-                            PF_CURSE,
-                            0.0,
-                        )
-                        if n > k:
-                            scores[k] = score_of(w, P_PLAY, feats, k, NPL)
-            else:
+            elif t == UPGRADE:
                 for s in range(1, pl[p, K_NB]):
-                    if kind == RITUAL:
-                        x = table[bd[p, s, F_CARD], C_MP]
-                    else:
-                        x = table[bd[p, 0, F_CARD], C_MP]
+                    old = bd[p, s, F_CARD]
+                    if (
+                        table[old, C_KIND] == table[c, C_ONTO]
+                        and bd[p, s, F_LEVEL] >= cost
+                        and n < MAXC
+                    ):
+                        _clear(feats, n, NPL)
+                        _add(cand, n, PK_UPGRADE, h, s, -1, -1, -1)
+                        feats[n, PF_UPGRADE] = 1.0
+                        feats[n, PF_AP_GAIN] = table[c, C_AP] - table[old, C_AP]
+                        feats[n, PF_HP_GAIN] = table[c, C_HP] - table[old, C_HP]
+                        if bd[p, s, F_DMG] >= table[c, C_HP]:
+                            feats[n, PF_WASTED] = 1.0
+                        scores[n] = score_of(w, P_PLAY, feats, n, NPL)
+                        n += 1
+            elif t == SORCERY:
+                kind = table[c, C_KIND]
+                eff = _ab(table, c, 0, A_EFFECT)
+                code = _ab(table, c, 0, A_TARGET)
+                param = _ab(table, c, 0, A_PARAM)
+                gate = gate_prob(table, bd, pl, p, c, 0)
+                if kind == CURSE:
+                    x = table[bd[p, 0, F_CARD], C_MP]
                     nn = amount(table, bd, p, c, 0, x)
-                    m = 1
-                    if kind == BLESSING and (code == T_OWN_CREATION or code == T_SELF):
-                        tg[0, 0] = p
-                        tg[0, 1] = s
-                    else:
-                        m = targets_sl_of(
-                            bd,
-                            pl,
-                            sl,
-                            p,
-                            code,
-                            s if kind == BLESSING else -1,
-                            s if kind == RITUAL else -1,
-                            True,
-                            tg,
-                        )
-                    sacrifice = 0.0
-                    if kind == RITUAL:
-                        sacrifice = (
-                            sl[p, s, SL_AP] + table[bd[p, s, F_CARD], C_HP] - bd[p, s, F_DMG]
-                        )
-                    for j in range(m):
-                        k = n
-                        n = _effect_row(
-                            rules,
-                            table,
-                            bd,
-                            pl,
-                            sl,
-                            p,
-                            cand,
-                            feats,
-                            n,
-                            PK_CAST,
-                            h,
-                            s,
-                            0,
-                            tg[j, 0],
-                            tg[j, 1],
-                            eff,
-                            nn,
-                            param,
-                            gate,
-                            PF_RITUAL if kind == RITUAL else PF_BLESSING,
-                            sacrifice,
-                        )
-                        if n > k:
-                            scores[k] = score_of(w, P_PLAY, feats, k, NPL)
-        hr[h, 1] = n
-    # active abilities: one per creation per turn
-    for s in range(1, pl[p, K_NB]):
-        if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
-            continue
-        card = np.uint64(bd[p, s, F_CARD])  # unsigned: no negative-index fix-up
-        lvl = bd[p, s, F_LEVEL]
-        could_attack = can_attack(rules, table, bd, p, s)
-        src_t = max(epoch, inc[p, s, IC_G + G_SRC])
-        for i in range(table[card, C_N_ABIL]):
-            if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(table, card, i, A_LEVEL):
+                    for s in range(1, pl[q, K_NB]):
+                        if sl[q, s, SL_WARD]:
+                            continue
+                        m = 1
+                        if code == T_ENEMY_CREATION or code == T_SELF or code == T_ENEMY_ANY:
+                            tg[0, 0] = q
+                            tg[0, 1] = s
+                        else:
+                            m = targets_sl_of(bd, pl, sl, p, code, -1, -1, True, tg)
+                        for j in range(m):
+                            k = n
+                            n = _effect_row(
+                                rules,
+                                table,
+                                bd,
+                                pl,
+                                sl,
+                                p,
+                                cand,
+                                feats,
+                                n,
+                                PK_CAST,
+                                h,
+                                s,
+                                0,
+                                tg[j, 0],
+                                tg[j, 1],
+                                eff,
+                                nn,
+                                param,
+                                gate,
+                                PF_CURSE,
+                                0.0,
+                            )
+                            if n > k:
+                                scores[k] = score_of(w, P_PLAY, feats, k, NPL)
+                else:
+                    for s in range(1, pl[p, K_NB]):
+                        if kind == RITUAL:
+                            x = table[bd[p, s, F_CARD], C_MP]
+                        else:
+                            x = table[bd[p, 0, F_CARD], C_MP]
+                        nn = amount(table, bd, p, c, 0, x)
+                        m = 1
+                        if kind == BLESSING and (code == T_OWN_CREATION or code == T_SELF):
+                            tg[0, 0] = p
+                            tg[0, 1] = s
+                        else:
+                            m = targets_sl_of(
+                                bd,
+                                pl,
+                                sl,
+                                p,
+                                code,
+                                s if kind == BLESSING else -1,
+                                s if kind == RITUAL else -1,
+                                True,
+                                tg,
+                            )
+                        sacrifice = 0.0
+                        if kind == RITUAL:
+                            sacrifice = (
+                                sl[p, s, SL_AP] + table[bd[p, s, F_CARD], C_HP] - bd[p, s, F_DMG]
+                            )
+                        for j in range(m):
+                            k = n
+                            n = _effect_row(
+                                rules,
+                                table,
+                                bd,
+                                pl,
+                                sl,
+                                p,
+                                cand,
+                                feats,
+                                n,
+                                PK_CAST,
+                                h,
+                                s,
+                                0,
+                                tg[j, 0],
+                                tg[j, 1],
+                                eff,
+                                nn,
+                                param,
+                                gate,
+                                PF_RITUAL if kind == RITUAL else PF_BLESSING,
+                                sacrifice,
+                            )
+                            if n > k:
+                                scores[k] = score_of(w, P_PLAY, feats, k, NPL)
+            hr[h, 1] = n
+        # active abilities: one per creation per turn
+        for s in range(1, pl[p, K_NB]):
+            if bd[p, s, F_USED] or bd[p, s, F_TOK + SILENCED] > 0:
                 continue
-            eff = _ab(table, card, i, A_EFFECT)
-            param = _ab(table, card, i, A_PARAM)
-            nn = amount(table, bd, p, card, i, table[card, C_MP])
-            gate = gate_prob(table, bd, pl, p, card, i)
-            if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
-                gate *= 0.5
-            csi = cs[s, i]  # the rows of (s, i) as 2-d views: fewer strides per row
-            cti = ct[s, i]
-            if csi[0, CS_GATE] != gate:
-                csi[0, CS_GATE] = gate
-                cti[0, CS_GATE] = stamp
-            since = max(src_t, cti[0, CS_GATE])
-            g_own, g_enemy = -1, -1  # a Draw's stamp is its seat's draw counters'
-            if eff != E_DRAW:
-                g_own = _target_group(eff, param, False)
-                g_enemy = _target_group(eff, param, True)
-            m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
-            lost = sl[p, s, SL_AP] if could_attack else 0.0
-            for j in range(m):
-                if n >= MAXC:
-                    break
-                tp = tg[j, 0]
-                ts = tg[j, 1]
-                # unsigned indices (all are >= 0): numba adds no negative-index fix-up
-                up, ut, un = np.uint64(tp), np.uint64(ts + 1), np.uint64(n)
-                t = cti[up, ut]
-                if t >= since and t >= _target_stamp(inc, g_own if tp == p else g_enemy, tp, ts):
-                    _add(cand, un, PK_ABILITY, -1, s, i, tp, ts)
-                    scores[un] = csi[up, ut]
-                else:  # as _effect_row, with the features inlined
-                    _row_open(cand, feats, un, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
-                    _effect_features_sl(
-                        rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, un
-                    )
-                    _row_close(feats, un)
-                    feats[un, PF_LOST_ATTACK] = lost
-                    scores[un] = score(w, P_PLAY, feats, un, NPL)
-                    csi[up, ut] = scores[un]
-                    cti[up, ut] = stamp
-                n += 1
-    return n
+            card = np.uint64(bd[p, s, F_CARD])  # unsigned: no negative-index fix-up
+            lvl = bd[p, s, F_LEVEL]
+            could_attack = can_attack(rules, table, bd, p, s)
+            src_t = max(epoch, inc[p, s, IC_G + G_SRC])
+            for i in range(table[card, C_N_ABIL]):
+                if _ab(table, card, i, A_SHAPE) != SHAPE_ACTIVE or lvl < _ab(
+                    table, card, i, A_LEVEL
+                ):
+                    continue
+                eff = _ab(table, card, i, A_EFFECT)
+                param = _ab(table, card, i, A_PARAM)
+                nn = amount(table, bd, p, card, i, table[card, C_MP])
+                gate = gate_prob(table, bd, pl, p, card, i)
+                if eff == E_DAMAGE and bd[p, s, F_TOK + BLINDED] > 0:
+                    gate *= 0.5
+                csi = cs[s, i]  # the rows of (s, i) as 2-d views: fewer strides per row
+                cti = ct[s, i]
+                if csi[0, CS_GATE] != gate:
+                    csi[0, CS_GATE] = gate
+                    cti[0, CS_GATE] = stamp
+                since = max(src_t, cti[0, CS_GATE])
+                g_own, g_enemy = -1, -1  # a Draw's stamp is its seat's draw counters'
+                if eff != E_DRAW:
+                    g_own = _target_group(eff, param, False)
+                    g_enemy = _target_group(eff, param, True)
+                m = targets_sl(bd, pl, sl, p, _ab(table, card, i, A_TARGET), s, -1, False, tg)
+                lost = sl[p, s, SL_AP] if could_attack else 0.0
+                for j in range(m):
+                    if n >= MAXC:
+                        break
+                    tp = tg[j, 0]
+                    ts = tg[j, 1]
+                    # unsigned indices (all are >= 0): numba adds no negative-index fix-up
+                    up, ut, un = np.uint64(tp), np.uint64(ts + 1), np.uint64(n)
+                    t = cti[up, ut]
+                    if t >= since and t >= _target_stamp(
+                        inc, g_own if tp == p else g_enemy, tp, ts
+                    ):
+                        _add(cand, un, PK_ABILITY, -1, s, i, tp, ts)
+                        scores[un] = csi[up, ut]
+                    else:  # as _effect_row, with the features inlined
+                        _row_open(cand, feats, un, PK_ABILITY, -1, s, i, tp, ts, PF_ABILITY, 0.0)
+                        _effect_features_sl(
+                            rules, table, bd, pl, sl, p, eff, nn, param, tp, ts, gate, feats, un
+                        )
+                        _row_close(feats, un)
+                        feats[un, PF_LOST_ATTACK] = lost
+                        scores[un] = score(w, P_PLAY, feats, un, NPL)
+                        csi[up, ut] = scores[un]
+                        cti[up, ut] = stamp
+                    n += 1
+        if probe >= 0:
+            return n
+        k = pick(scores, n, w[P_TEMP], noise)
+        if r >= 0:
+            rec_meta[r, 2] = k
+        if k == 0:
+            break
+        fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn)
+        if fell:
+            break
+    if refused:
+        pl[p, K_REFUSED] += 1
+    return fell
 
 
 @leaf
@@ -2387,42 +2458,38 @@ def play(
                     0,
                 )
         # ---- Creation phase
-        refused = False
-        for step in range(64):
-            refused = refused or create_refused(rules, table, pl, hd, forb, p)
-            r = -1
-            if recording:
-                r = snapshot(rec, rec_u, rec_meta, rec_n, 1, p, side, turn, bd, pl, hd, dk, rngs)
-            n = scored_candidates(
-                rules,
-                table,
-                bd,
-                pl,
-                hd,
-                forb,
-                p,
-                cand,
-                feats,
-                tg,
-                sl,
-                hr,
-                w,
-                scores,
-                inc[p],
-                cs[p],
-                ct[p],
-                step == 0 and turn <= 2,  # the seat's first Creation phase of the game
-            )
-            k = pick(scores, n, w[P_TEMP], noise)
-            if r >= 0:
-                rec_meta[r, 2] = k
-            if k == 0:
-                break
-            fell = do_play(rules, table, bd, pl, dk, hd, p, cand, k, rngs, log, ints, do_log, turn)
-            if fell:
-                break
-        if refused:
-            pl[p, K_REFUSED] += 1
+        fell = creation_phase(
+            rules,
+            table,
+            bd,
+            pl,
+            dk,
+            hd,
+            forb,
+            p,
+            side,
+            w,
+            noise,
+            rngs,
+            cand,
+            feats,
+            scores,
+            tg,
+            sl,
+            hr,
+            inc[p],
+            cs[p],
+            ct[p],
+            log,
+            ints,
+            do_log,
+            turn,
+            rec,
+            rec_u,
+            rec_meta,
+            rec_n,
+            -1,
+        )
         if fell:
             winner = p
             reason = END_PRIMAL

@@ -16,7 +16,7 @@ spell of the machine does not land on one stage only.
    decision, and the choice made).
 3. Each recorded decision is replayed through the kernels under test,
    cumulatively: stage 0 only restores the state into work arrays; a Creation
-   step's stage 1 adds the candidates (``scored_candidates``: their
+   step's stage 1 adds the candidates (``creation_phase`` with ``probe``: their
    enumeration, features and scores, computed in one pass; as in the game, a
    seat's first step of a game computes every row and a later step keeps the
    scores of the ability rows whose inputs its change detection finds unchanged
@@ -251,25 +251,37 @@ def _replay(rules, table, ws, forbs, dmax, rec, rec_u, rec_meta, kind, stage):
         # row, a later one keeps the scores of unchanged ability rows (the seat's
         # previous step was replayed just before it of the seat's steps)
         fresh = (i == 0 or rec_meta[i - 1, 1] != 1) and rec_meta[i, 5] <= 2
-        n = E.scored_candidates(
+        n = E.creation_phase(
             rules,
             table,
             bd,
             pl,
+            dk,
             hd,
             forb,
             p,
+            side,
+            w,
+            noise,
+            rngs,
             cand,
             feats,
+            scores,
             tg,
             sl,
             hr,
-            w,
-            scores,
             inc[p],
             cs[p],
             ct[p],
-            fresh,
+            log,
+            ints,
+            False,
+            rec_meta[i, 5],
+            _rec,
+            _rec_u,
+            _rec_meta,
+            _rec_n,
+            1 if fresh else 0,
         )
         if stage == 1:
             continue

@@ -1,6 +1,7 @@
 """The Creation phase's fast path against its reference.
 
-``engine.scored_candidates`` (what ``play`` uses) must write the rows of
+A step of ``engine.creation_phase`` (what ``play`` uses; called here with
+``probe``, to list and score one state's rows) must write the rows of
 ``engine.play_candidates`` in the same order, and the same scores as
 ``strategies.trisk.score`` of each row, bit for bit: a choice or a tie depends
 on them, and so does the noise stream. Called ``fresh`` (every row computed)
@@ -34,13 +35,52 @@ from tests.games.trisk.trisk_helpers import rules_vector, side
 
 
 @numba.njit
+def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
+    """One step's rows and scores by ``creation_phase`` (``probe``): into ``w2``'s
+    ``cand``, ``feats``, ``scores``, with its ``tg``, ``sl``, ``hr`` as work
+    arrays; its other arrays stand in for those a probe does not touch."""
+    return E.creation_phase(
+        rules,
+        table,
+        bd,
+        pl,
+        w2[3],
+        hd,
+        forb,
+        p,
+        0,
+        w,
+        w2[0][4],
+        w2[0],
+        w2[5],
+        w2[6],
+        w2[7],
+        w2[9],
+        w2[22],
+        w2[23],
+        inc,
+        cs,
+        ct,
+        w2[15],
+        w2[16],
+        False,
+        0,
+        w2[18],
+        w2[19],
+        w2[20],
+        w2[21],
+        1 if fresh else 0,
+    )
+
+
+@numba.njit
 def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     """(states compared, candidates compared, rows that differ)."""
     w1 = E._work(dmax, False)
     w2 = E._work(dmax, False)
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
-    cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    cand2, feats2, scores2 = w2[5], w2[6], w2[7]
     inc, cs, ct = w2[24][0], w2[25][0], w2[26][0]
     states = 0
     rows = 0
@@ -53,26 +93,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         w = ws[meta[i, 4]]
         forb = forbs[meta[i, 4]]
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
-        n2 = E.scored_candidates(
-            rules,
-            table,
-            bd,
-            pl,
-            hd,
-            forb,
-            p,
-            cand2,
-            feats2,
-            tg2,
-            sl,
-            hr,
-            w,
-            scores2,
-            inc,
-            cs,
-            ct,
-            True,
-        )
+        n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, True)
         states += 1
         if n != n2:
             bad += 1
@@ -131,7 +152,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     w2 = E._work(dmax, False)
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
-    cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    cand2, feats2, scores2 = w2[5], w2[6], w2[7]
     inc, cs, ct = w2[24], w2[25], w2[26]
     noise2 = np.zeros(4, np.uint64)
     rows = 0
@@ -149,26 +170,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         fresh = (i == 0 or meta[i - 1, 1] != 1) and meta[i, 5] <= 2
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
         feats2[:, 0] = np.nan
-        n2 = E.scored_candidates(
-            rules,
-            table,
-            bd,
-            pl,
-            hd,
-            forb,
-            p,
-            cand2,
-            feats2,
-            tg2,
-            sl,
-            hr,
-            w,
-            scores2,
-            inc[p],
-            cs[p],
-            ct[p],
-            fresh,
-        )
+        n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc[p], cs[p], ct[p], fresh)
         kept += _kept(n2, feats2)
         rows += n
         bad += _same_rows(n, cand, scores, n2, cand2, scores2)
@@ -232,7 +234,7 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
     w2 = E._work(dmax, False)
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
-    cand2, feats2, scores2, tg2, sl, hr = w2[5], w2[6], w2[7], w2[9], w2[22], w2[23]
+    cand2, feats2, scores2 = w2[5], w2[6], w2[7]
     inc, cs, ct = w2[24], w2[25], w2[26]
     rows = 0
     kept = 0
@@ -251,26 +253,7 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
                     _mutate(rules, bd, pl, dk, hd, p, np.random.random())
             n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
             feats2[:, 0] = np.nan
-            n2 = E.scored_candidates(
-                rules,
-                table,
-                bd,
-                pl,
-                hd,
-                forb,
-                p,
-                cand2,
-                feats2,
-                tg2,
-                sl,
-                hr,
-                w,
-                scores2,
-                inc,
-                cs,
-                ct,
-                rnd == 0,
-            )
+            n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, rnd == 0)
             kept += _kept(n2, feats2)
             rows += n
             bad += _same_rows(n, cand, scores, n2, cand2, scores2)
