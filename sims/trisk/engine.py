@@ -1223,9 +1223,6 @@ def play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg):
 # and starts an epoch: no row computed before it is kept.
 # Kept rows leave their ``feats`` row unwritten: ``play`` reads only ``cand`` and ``scores``.
 
-SL_AP, SL_WARD = 0, 1
-SLW = 2
-
 
 # A slot's changes, as bits: one per field (``1 << f``), ``CHG_AP`` for its attack power,
 # ``CHG_COUNT`` (per seat) for its number of creations; ``CHG_ALL`` for a slot newly filled.
@@ -1272,6 +1269,10 @@ G_READS = (
 # stamp of the seat's first step of the game.
 IC_AP, IC_WARD, IC_G = BF, BF + 1, BF + 2
 INCW = BF + 2 + NG
+# ``sl`` (what ``slot_table`` computes, what the rows read): a slot's attack power and Ward at
+# ``IC_AP`` and ``IC_WARD`` of a seat's rows, as in ``inc``: a step reads them from the
+# deciding seat's copy itself (``inc`` is its ``sl``), which ``_note_changes`` keeps current
+SL_AP, SL_WARD = IC_AP, IC_WARD
 IS_NB, IS_HANDN, IS_DECKN, IS_POS, IS_DRAWT, IS_STAMP, IS_EPOCH, IS_MASS = 0, 1, 2, 3, 4, 5, 6, 7
 # ``cs`` (float64, (MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2)): the score of row (s, i, tp, ts)
 # at index ts + 1, the gate of (s, i) at index CS_GATE of tp 0; ``ct`` (int64, the same
@@ -1287,9 +1288,9 @@ _AP_READS = _bits(F_CARD, F_LEVEL)
 
 
 @leaf(inline="always")
-def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
-    """``_note_changes`` for seat ``q`` (``b``, ``sq``, ``iq``: its rows of
-    ``bd``, ``sl`` and ``inc``)."""
+def _note_seat(table, bd, pl, q, b, iq, stamp, fresh):
+    """``_note_changes`` for seat ``q`` (``b``, ``iq``: its rows of ``bd`` and
+    ``inc``)."""
     nb = pl[q, K_NB]
     onb = iq[MAX_SLOTS, IS_NB]
     mass = CHG_COUNT if nb != onb else 0
@@ -1308,10 +1309,8 @@ def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
             ward = 1 if warded(table, bd, q, s) else 0
             if ap != iq[s, IC_AP]:
                 c |= CHG_AP
-            iq[s, IC_AP] = ap
+            iq[s, IC_AP] = ap  # else the copy's are still this slot's
             iq[s, IC_WARD] = ward
-        sq[s, SL_AP] = iq[s, IC_AP]  # else the copy's are still this slot's
-        sq[s, SL_WARD] = iq[s, IC_WARD]
         if c != 0:
             for f in range(BF):
                 iq[s, f] = b[s, f]
@@ -1337,8 +1336,9 @@ def _note_seat(table, bd, pl, q, b, sq, iq, stamp, fresh):
 
 
 @leaf
-def _note_changes(table, bd, pl, sl, inc, stamp, fresh):
-    """Fill ``sl`` (what ``slot_table`` computes), stamp in ``inc`` what changed
+def _note_changes(table, bd, pl, inc, stamp, fresh):
+    """Keep the attack power and Ward of every card in play current in ``inc``
+    (at ``SL_AP`` and ``SL_WARD``: what ``slot_table`` computes), stamp in ``inc`` what changed
     since the previous call (see the section's comment) and take the new copy:
     per slot and group of fields (``IC_G``), per seat and group over its
     creations and their number (``IS_MASS``), per seat its draw counters
@@ -1346,7 +1346,7 @@ def _note_changes(table, bd, pl, sl, inc, stamp, fresh):
     when its card or level changed, or a card of its seat or their number
     (a Pack counts its group), or ``fresh``; else the copy's are still theirs."""
     for q in range(2):  # a seat's rows as 2-d views: fewer strides to keep in registers
-        _note_seat(table, bd, pl, q, bd[q], sl[q], inc[q], stamp, fresh)
+        _note_seat(table, bd, pl, q, bd[q], inc[q], stamp, fresh)
 
 
 @leaf(inline="always")
@@ -1604,7 +1604,6 @@ def creation_phase(
     feats,
     scores,
     tg,
-    sl,
     hr,
     inc,
     cs,
@@ -1625,8 +1624,9 @@ def creation_phase(
     each step is recorded (``snapshot``).
 
     A step's rows and scores are those of ``play_candidates`` and ``score``, in
-    one pass (see the section's comment); ``sl`` and ``hr`` are work arrays,
-    ``inc``, ``cs`` and ``ct`` the incremental state of seat ``p``. The seat's
+    one pass (see the section's comment); ``hr`` is a work array, ``inc``,
+    ``cs`` and ``ct`` the incremental state of seat ``p`` (``inc`` also holds
+    the attack power and Ward of every card in play: the rows' ``sl``). The seat's
     first step of a game computes every row; a later step keeps the score of
     an ability row computed by an earlier step of the game when nothing it
     reads changed since, and leaves its ``feats`` row unwritten.
@@ -1640,6 +1640,7 @@ def creation_phase(
     250 words, once a phase instead of once a step (4% of a game), and numba's
     inlining of a step function doubled this kernel's compile time."""
     recording = rec_meta.shape[0] > 0
+    sl = inc  # SL_AP and SL_WARD of each slot, kept current by _note_changes
     fell = 0
     refused = False
     for step in range(64):
@@ -1656,7 +1657,7 @@ def creation_phase(
         if fresh:
             inc[0, MAX_SLOTS, IS_EPOCH] = stamp
         epoch = inc[0, MAX_SLOTS, IS_EPOCH]
-        _note_changes(table, bd, pl, sl, inc, stamp, fresh)
+        _note_changes(table, bd, pl, inc, stamp, fresh)
         n = 0
         _clear(feats, 0, NPL)
         _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
@@ -2378,7 +2379,6 @@ def play(
     rec_u,
     rec_meta,
     rec_n,
-    sl,
     hr,
     inc,
     cs,
@@ -2475,7 +2475,6 @@ def play(
             feats,
             scores,
             tg,
-            sl,
             hr,
             inc[p],
             cs[p],
@@ -2606,7 +2605,7 @@ def _work(dmax, with_log):
         np.zeros((0, 6, 4), np.uint64),
         np.zeros((0, 8), np.int64),
         np.zeros(3, np.int64),
-        np.zeros((2, MAX_SLOTS, SLW), np.int64),
+        np.zeros((2, MAX_SLOTS + 1, INCW), np.int64),  # sl: for slot_table (tests)
         np.zeros((MAX_HAND, 2), np.int64),
         np.zeros((2, 2, MAX_SLOTS + 1, INCW), np.int64),
         np.zeros((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
@@ -2676,7 +2675,6 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         rec_u,
         rec_meta,
         rec_n,
-        sl,
         hr,
         inc,
         cs,
@@ -2758,7 +2756,6 @@ def _simulate(
                 rec_u,
                 rec_meta,
                 rec_n,
-                sl,
                 hr,
                 inc,
                 cs,

@@ -37,7 +37,7 @@ from tests.games.trisk.trisk_helpers import rules_vector, side
 @numba.njit
 def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
     """One step's rows and scores by ``creation_phase`` (``probe``): into ``w2``'s
-    ``cand``, ``feats``, ``scores``, with its ``tg``, ``sl``, ``hr`` as work
+    ``cand``, ``feats``, ``scores``, with its ``tg`` and ``hr`` as work
     arrays; its other arrays stand in for those a probe does not touch."""
     return E.creation_phase(
         rules,
@@ -56,7 +56,6 @@ def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
         w2[6],
         w2[7],
         w2[9],
-        w2[22],
         w2[23],
         inc,
         cs,
