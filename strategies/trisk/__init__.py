@@ -115,11 +115,13 @@ def pick(scores, n, temp, noise):
     when ``temp`` is 0, else a draw from softmax(score / temp) by inverting one
     uniform from the seat's noise stream. Overwrites ``scores``."""
     best = 0
+    top = scores[0]  # scores[best], kept in a register: the loop's only dependency
     for i in range(1, n):
-        if scores[i] > scores[best]:
+        v = scores[i]
+        if v > top:
+            top = v
             best = i
     if temp > 0.0 and n > 1:
-        top = scores[best]
         tot = 0.0
         for i in range(n):
             e = np.exp((scores[i] - top) / temp)
