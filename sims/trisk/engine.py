@@ -1636,8 +1636,8 @@ def creation_phase(
     (a call whose ``p`` or ``w`` may differ from the previous call with this
     state), and return their number; ``dk``, ``rngs``, ``log`` and the
     recording arrays are then not touched. The game passes -1. One function,
-    not a phase calling a step function: a call passes its 29 arrays as about
-    250 words, once a phase instead of once a step (4% of a game), and numba's
+    not a phase calling a step function: a call passes its 24 arrays as about
+    220 words, once a phase instead of once a step (4% of a game), and numba's
     inlining of a step function doubled this kernel's compile time."""
     recording = rec_meta.shape[0] > 0
     sl = inc  # SL_AP and SL_WARD of each slot, kept current by _note_changes
