@@ -1663,9 +1663,8 @@ def creation_phase(
         _add(cand, 0, PK_STOP, -1, -1, -1, -1, -1)
         feats[0, PF_STOP] = 1.0
         scores[0] = score_of(w, P_PLAY, feats, 0, NPL)
-        n = np.int64(
-            1
-        )  # not the constant 1: numba would compile a second effect_features_sl for it
+        # not the constant 1: numba would compile a second effect_features_sl for it
+        n = np.int64(1)
         mine = pl[p, K_NB] - 1
         theirs = pl[q, K_NB] - 1
         cost = rules[R_UPGRADE_COST]
@@ -2605,7 +2604,6 @@ def _work(dmax, with_log):
         np.zeros((0, 6, 4), np.uint64),
         np.zeros((0, 8), np.int64),
         np.zeros(3, np.int64),
-        np.zeros((2, MAX_SLOTS + 1, INCW), np.int64),  # sl: for slot_table (tests)
         np.zeros((MAX_HAND, 2), np.int64),
         np.zeros((2, 2, MAX_SLOTS + 1, INCW), np.int64),
         np.zeros((2, MAX_SLOTS, MAX_ABIL, 2, MAX_SLOTS + 2), np.float64),
@@ -2639,7 +2637,6 @@ def play_game(rules, table, sides, deck_n, primals, ws, forbs, seed, deal, swap,
         rec_u,
         rec_meta,
         rec_n,
-        sl,
         hr,
         inc,
         cs,
@@ -2717,7 +2714,6 @@ def _simulate(
             rec_u,
             rec_meta,
             rec_n,
-            sl,
             hr,
             inc,
             cs,

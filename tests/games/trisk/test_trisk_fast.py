@@ -56,7 +56,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
         w2[6],
         w2[7],
         w2[9],
-        w2[23],
+        w2[22],
         inc,
         cs,
         ct,
@@ -80,7 +80,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
     cand2, feats2, scores2 = w2[5], w2[6], w2[7]
-    inc, cs, ct = w2[24][0], w2[25][0], w2[26][0]
+    inc, cs, ct = w2[23][0], w2[24][0], w2[25][0]
     states = 0
     rows = 0
     bad = 0
@@ -152,7 +152,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
     cand2, feats2, scores2 = w2[5], w2[6], w2[7]
-    inc, cs, ct = w2[24], w2[25], w2[26]
+    inc, cs, ct = w2[23], w2[24], w2[25]
     noise2 = np.zeros(4, np.uint64)
     rows = 0
     kept = 0
@@ -234,7 +234,7 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
     rngs, bd, pl, dk, hd = w1[0], w1[1], w1[2], w1[3], w1[4]
     cand, feats, scores, tg = w1[5], w1[6], w1[7], w1[9]
     cand2, feats2, scores2 = w2[5], w2[6], w2[7]
-    inc, cs, ct = w2[24], w2[25], w2[26]
+    inc, cs, ct = w2[23], w2[24], w2[25]
     rows = 0
     kept = 0
     bad = 0
@@ -354,7 +354,8 @@ def _reads_missed(rules, table, rec, rec_u, meta, dmax, effects):
     group (``E._target_group``) does not read, in turn; count the changes that
     moved a feature (each should be 0), and the (state, target, effect) cases."""
     w1 = E._work(dmax, False)
-    rngs, bd, pl, dk, hd, feats, sl = w1[0], w1[1], w1[2], w1[3], w1[4], w1[6], w1[22]
+    rngs, bd, pl, dk, hd, feats = w1[0], w1[1], w1[2], w1[3], w1[4], w1[6]
+    sl = np.zeros((2, E.MAX_SLOTS + 1, E.INCW), np.int64)  # what slot_table fills
     missed = 0
     cases = 0
     for i in range(0, meta.shape[0], 5):
