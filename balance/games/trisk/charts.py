@@ -34,8 +34,9 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
     """Effects ranked, each with its 95% CI, and the equivalence band ±δ.
 
     ``df`` has ``name``, ``effect``, ``lo``, ``hi`` (fractions), ``games`` and
-    ``verdict`` ("equal" / "not equal" / "inconclusive"). Blue: shown equal
-    (TOST), red: shown different (Holm), grey: inconclusive.
+    ``verdict`` (:data:`balance.games.trisk.power.VERDICTS`). Blue: shown
+    inside ±δ (TOST), red: shown outside it (Holm), grey: not shown ("not
+    shown equal" or "inconclusive").
     """
     with chart_style():
         if df is None or df.empty:
@@ -63,7 +64,7 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
             title,
             f"95% CI; shaded: the equivalence band ±{delta * 100:g} points. Blue: shown equal "
             f"(TOST; within the margin even when a difference is detected), red: shown "
-            f"different and not within the margin (Holm), grey: inconclusive; "
+            f"beyond the margin (Holm), grey: neither shown; "
             f"n = {n_range(d['games'])} games per row",
             ax=ax,
         )

@@ -271,7 +271,11 @@ def power(
     ] = None,
     max_games: Annotated[
         int | None,
-        typer.Option("--max-games", help="Most games per run an undecided card is extended to."),
+        typer.Option(
+            "--max-games",
+            help="Most games per run a card not yet shown inside or outside the margin "
+            "is extended to.",
+        ),
     ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed: the same seed gives the same deals.")
@@ -354,9 +358,11 @@ def power(
     as_json: JsonOpt = False,
 ) -> None:
     """The equal-power test: is every card within ±δ of a neutral card?
-    Swap-in and restricted play on common seeds, TOST and Holm per card and per
-    Primal, a regression on random decks and the finishes check; writes a page.
-    Runs go through the store: an interrupted test continues where it stopped."""
+    Swap-in and restricted play on common seeds; each card and Primal shown
+    inside ±δ (TOST), shown outside it (Holm), or not shown, with the games that
+    would settle it; a regression on random decks and the finishes check;
+    writes a page. Runs go through the store: an interrupted test continues
+    where it stopped."""
     import sys
     import time
 
@@ -443,12 +449,16 @@ def power(
             r.label,
         ]
         if check:
-            row += [fmt.fmt_pp_ci(r.effect2, r.lo2, r.hi2), "yes" if r.depends_on_strategy else ""]
+            row += [
+                fmt.fmt_pp_ci(r.effect2, r.lo2, r.hi2),
+                r.label2,
+                f"yes: {r.strategy_why}" if r.depends_on_strategy else "",
+            ]
         rows.append(row)
     vs = f" vs {res.vs_card}" if res.vs_card else ""
     cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
     if check:
-        cols += [f"under {plan.check_strategy}", "depends on strategy"]
+        cols += [f"under {plan.check_strategy}", "verdict", "depends on strategy (shown)"]
     table(
         f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
         f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "

@@ -26,21 +26,27 @@ power"). Three designs measure a card's power:
   count differences plus Primal dummies, with the neutral card as the
   reference level: one coefficient per card, in points per copy.
 
-The verdict per card (:func:`decide`): "equal" (TOST at margin δ passes, no
-difference detected), "equal within margin" (both), "not equal" (the
-two-sided test of effect 0, Holm-adjusted over all cards, rejects; the TOST
-does not pass), "inconclusive" (with the games that would decide it). The
-claim holds iff every card passed its TOST (intersection–union test, Berger
-1982). The same for the Primals: each reference deck's score against the
-field of the others, tested against 50%.
+The verdict per card (:func:`decide`) says what its interval shows, one of
+three outcomes for the margin δ: shown inside ("equal": the TOST passes, no
+difference detected; "equal within margin": the TOST passes and a difference
+is detected too), shown outside ("not equal": the one-sided test of
+``|effect| > δ``, Holm-adjusted over all cards, rejects: the interval lies
+wholly beyond ±δ), or not shown ("not shown equal": a difference from 0 is
+detected, Holm over all cards, but the interval still reaches inside ±δ;
+"inconclusive": nothing shown), the last two with the games that would
+settle them. A failed TOST alone never makes a card "not equal". The claim
+holds iff every card is shown inside (intersection–union test, Berger
+1982), does not hold iff some card is shown outside, and is "not shown"
+otherwise. The same for the Primals: each reference deck's score against
+the field of the others, tested against 50%.
 
 The test is sequential (:func:`sequential`): every card starts at ``games``
-per run; the runs of undecided cards (inconclusive, or different from the
-neutral card with a CI that still reaches into ±δ) are extended (at least
-doubling, the runner's ``extend``) up to ``max_games``. Every test of a look
-runs at α / :func:`looks`, so the whole procedure keeps its error rates at α
-(measured in ``tests/games/trisk/test_trisk_power_errors.py``); a card keeps the verdict
-of the look that decided it. Every run goes through the store, and the
+per run; the runs of the cards not yet settled ("not shown equal" or
+"inconclusive") are extended (at least doubling, the runner's ``extend``)
+up to ``max_games``. Every test of a look runs at α / :func:`looks`, so the
+whole procedure keeps its error rates at α (measured in
+``tests/games/trisk/test_trisk_power_errors.py``); a card keeps the verdict
+of the look that settled it. Every run goes through the store, and the
 decision to extend depends on stored numbers only, so an interrupted test
 rerun reads every finished run and continues where it stopped.
 
@@ -81,7 +87,7 @@ GAME = _HOME.name
 PLAN_FILE = _HOME.configs / "power.toml"
 BUDGET_FILE = _HOME.configs / "BUDGET.md"
 
-VERDICTS = ("equal", "equal within margin", "not equal", "inconclusive")
+VERDICTS = ("equal", "equal within margin", "not equal", "not shown equal", "inconclusive")
 
 
 # =========================================================================== plan
@@ -402,7 +408,9 @@ def games_to_decide(
     family: int = 1,
     strata: int = 1,
 ) -> float:
-    """Games (of one side, over all its strata) for a test to decide a card.
+    """Games (of one side, over all its strata) for a test to settle a card:
+    the TOST or the test of ``|effect| > delta``, whichever the estimate
+    points to.
 
     Parameters
     ----------
@@ -416,10 +424,10 @@ def games_to_decide(
         Level of each one-sided TOST test and of the Holm family (already
         divided by the looks when the test is sequential).
     power : float
-        Chance of deciding that the estimate is planned for.
+        Chance of settling the card that the estimate is planned for.
     family : int
-        Number of tests in the Holm family; the difference test is planned at
-        the strictest Holm step, ``alpha / family``.
+        Number of tests in the Holm family; the test of ``|effect| > delta``
+        is planned at the strictest Holm step, ``alpha / family``.
     strata : int
         Strata the card's games are spread over (each plays the same number
         of deals).
@@ -427,16 +435,16 @@ def games_to_decide(
     Returns
     -------
     float
-        With ``|effect| < delta``, the games for the TOST to pass when the
-        true effect equals the observed one, ``n = (z_{1-α} + z_p)² sd² /
-        (δ - |effect|)²`` deals a stratum (``z_{(1+p)/2}`` at an effect of
-        exactly 0, where both one-sided tests must pass); otherwise the games
-        for the two-sided test to reject at ``α / family``, ``n =
-        (z_{1-α/(2 family)} + z_p)² sd² / effect²``. Games: ``2 n`` a
-        stratum (two a deal, rounded up to a whole deal) times ``strata``.
-        ``nan`` when ``sd`` is not known; ``inf`` when no number of games
-        decides (effect exactly at the margin, or 0 and not within the
-        margin).
+        With ``|effect| < delta`` (the estimate points inside the margin), the
+        games for the TOST to pass when the true effect equals the observed
+        one, ``n = (z_{1-α} + z_p)² sd² / (δ - |effect|)²`` deals a stratum
+        (``z_{(1+p)/2}`` at an effect of exactly 0, where both one-sided tests
+        must pass); with ``|effect| > delta`` (it points outside), the games
+        for the one-sided test of ``|effect| > δ`` to reject at ``α /
+        family``, ``n = (z_{1-α/family} + z_p)² sd² / (|effect| - δ)²``.
+        Games: ``2 n`` a stratum (two a deal, rounded up to a whole deal)
+        times ``strata``. ``nan`` when ``sd`` is not known; ``inf`` when no
+        number of games settles it (an effect exactly at the margin).
     """
     norm = _norm()
     k = max(int(strata), 1)
@@ -449,8 +457,8 @@ def games_to_decide(
     if a < delta:
         zb = float(norm.ppf((1 + power) / 2)) if a == 0 else zp
         deals = ((float(norm.ppf(1 - alpha)) + zb) * sd / (delta - a)) ** 2
-    elif a > 0:
-        deals = ((float(norm.ppf(1 - alpha / (2 * max(family, 1)))) + zp) * sd / a) ** 2
+    elif a > delta:
+        deals = ((float(norm.ppf(1 - alpha / max(family, 1))) + zp) * sd / (a - delta)) ** 2
     else:
         return float("inf")
     return float(2 * math.ceil(deals) * k)
@@ -481,6 +489,12 @@ def decide(
 ) -> pd.DataFrame:
     """The verdict for every row (a card or a Primal) of an effects table.
 
+    Three tests at the look's level ``alpha / n_looks``, each saying one
+    thing: the TOST (shown inside ±δ), the test of ``|effect| > δ`` (shown
+    outside ±δ, Holm over the rows) and the two-sided test of 0 (a difference
+    detected, Holm over the rows). A row shown neither inside nor outside is
+    not called either.
+
     Parameters
     ----------
     table : DataFrame
@@ -493,9 +507,10 @@ def decide(
         How often the sequential plan may test a row (:func:`looks`). Every
         test of a look runs at ``alpha / n_looks`` (Bonferroni over looks:
         each look spends an equal share of α), so over all looks a card at
-        exactly ±δ is wrongly called equal, and a family of cards all at 0 has
-        any card wrongly called different, with probability at most α
-        whatever the data decide about extending (the union bound; measured
+        exactly ±δ is wrongly called equal, a family of cards all within ±δ
+        has any card wrongly called not equal, and a family of cards all at 0
+        has any card wrongly called different, each with probability at most
+        α whatever the data decide about extending (the union bound; measured
         in ``tests/games/trisk/test_trisk_power_errors.py``).
 
     Returns
@@ -503,20 +518,38 @@ def decide(
     DataFrame
         A copy with ``lo``/``hi`` (95% CI), ``p`` (two-sided normal test of
         0), ``p_holm`` and ``significant`` (Holm over every row at the look's
-        level), ``tost_p``, ``lo90``/``hi90`` and ``equivalent`` (TOST at
-        ``delta``), ``verdict``:
+        level), ``tost_p``, ``lo90``/``hi90`` (the ``1 - 2·alpha_look``
+        interval ``effect ± z_{1-alpha_look}·se``) and ``equivalent`` (TOST
+        at ``delta``: that interval wholly inside ±δ), ``out_p`` (one-sided
+        normal test of H0 ``|effect| <= delta`` against ``|effect| > delta``:
+        ``sf((|effect| - delta) / se)``; unadjusted, it rejects exactly when
+        ``lo90``/``hi90`` lies wholly beyond one bound), ``out_p_holm`` and
+        ``outside`` (Holm over every row at the look's level), ``verdict``:
 
         * "equal": the TOST passes and no difference is detected;
-        * "equal within margin": the TOST passes but the difference test
+        * "equal within margin": the TOST passes and the difference test
           rejects too ("equal within ±δ but detectably stronger/weaker");
-        * "not equal": the difference test rejects, the TOST does not;
-        * "inconclusive": neither, or fewer than ``min_games`` games;
+        * "not equal": the test of ``|effect| > delta`` rejects (Holm): the
+          interval lies wholly beyond ±δ;
+        * "not shown equal": a difference from 0 is detected, but the row is
+          shown neither inside nor outside ±δ (its interval reaches inside
+          the margin, or it lies beyond it only before Holm);
+        * "inconclusive": none of these, or fewer than ``min_games`` games;
 
-        ``direction`` ("stronger" / "weaker" whenever a difference is
-        detected), ``label`` (the verdict in words), ``alpha_look`` (the level
-        each test of this look used), ``games_needed`` (total games of the
-        tested side for an inconclusive row to be decided, see
-        :func:`games_to_decide`) and ``more_games`` (that minus ``games``).
+        ``direction`` ("stronger" / "weaker" whenever a difference from 0 or
+        beyond δ is shown), ``label`` (the verdict in words), ``alpha_look``
+        (the level each test of this look used), ``games_needed`` (total games
+        of the tested side that would settle a "not shown equal" or
+        "inconclusive" row, see :func:`games_to_decide`) and ``more_games``
+        (that minus ``games``).
+
+    Notes
+    -----
+    At ``|effect| = delta`` the test of ``|effect| > delta`` rejects with
+    probability ``Φ(-z) + Φ(-z - 2δ/se)`` (``z = z_{1-alpha_look}``; the
+    second term is an estimate beyond the far bound): above ``alpha_look``
+    only by a term that is negligible once ``se`` is a fraction of δ (under
+    1e-9 at ``se = δ/2``, about the default plan's first look).
     """
 
     norm = _norm()
@@ -524,11 +557,17 @@ def decide(
     out = table.copy()
     eff = out["effect"].to_numpy(float)
     se = out["se"].to_numpy(float)
+    finite = np.isfinite(eff) & np.isfinite(se)
     out["lo"] = eff - _Z95 * se
     out["hi"] = eff + _Z95 * se
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(se > 0, 2 * norm.sf(np.abs(eff) / se), np.where(eff == 0, 1.0, 0.0))
-    p = np.where(np.isfinite(eff) & np.isfinite(se), p, np.nan)
+        # beyond the margin: H0 |effect| <= delta, one-sided normal test of |effect| - delta
+        p_out = np.where(
+            se > 0, norm.sf((np.abs(eff) - delta) / se), np.where(np.abs(eff) > delta, 0.0, 1.0)
+        )
+    p = np.where(finite, p, np.nan)
+    p_out = np.where(finite, p_out, np.nan)
     out["p"] = p
     reject, p_adj = holm(p, a_look)
     out["p_holm"] = p_adj
@@ -538,45 +577,72 @@ def decide(
     out["lo90"] = [t["lo90"] for t in tosts]
     out["hi90"] = [t["hi90"] for t in tosts]
     out["equivalent"] = [t["equivalent"] for t in tosts]
+    out["out_p"] = p_out
+    out_reject, out_adj = holm(p_out, a_look)
+    out["out_p_holm"] = out_adj
+    out["outside"] = out_reject
     out["alpha_look"] = a_look
     enough = out["games"].to_numpy(float) >= min_games
     sig = out["significant"].to_numpy(bool) & enough
     eq = out["equivalent"].to_numpy(bool) & enough
-    verdict = np.where(
-        eq & sig,
-        "equal within margin",
-        np.where(eq, "equal", np.where(sig, "not equal", "inconclusive")),
+    beyond = out["outside"].to_numpy(bool) & enough
+    verdict = np.select(
+        [eq & sig, eq, beyond, sig],
+        ["equal within margin", "equal", "not equal", "not shown equal"],
+        "inconclusive",
     )
     out["verdict"] = verdict
-    out["direction"] = np.where(sig, np.where(eff > 0, "stronger", "weaker"), "")
-    family = int(np.isfinite(p).sum())
+    out["direction"] = np.where(sig | beyond, np.where(eff > 0, "stronger", "weaker"), "")
+    family = int(np.isfinite(p_out).sum())
     strata = out["strata"].to_numpy(float) if "strata" in out.columns else np.ones(len(out))
     needed = [
         max(games_to_decide(m, s, delta, a_look, power, family, int(k)), float(min_games))
-        if v == "inconclusive"
+        if v in ("inconclusive", "not shown equal")
         else float("nan")
         for m, s, v, k in zip(eff, out["sd"].to_numpy(float), verdict, strata, strict=False)
     ]
     out["games_needed"] = needed
     out["more_games"] = np.maximum(np.asarray(needed) - out["games"].to_numpy(float), 0)
+    lo90 = out["lo90"].to_numpy(float)
+    hi90 = out["hi90"].to_numpy(float)
+    # a "not shown equal" row whose interval is wholly beyond ±δ was held back by Holm alone
+    inside = ~((lo90 > delta) | (hi90 < -delta))
     out["label"] = [
-        label(v, d, delta, g) for v, d, g in zip(verdict, out["direction"], needed, strict=False)
+        label(v, d, delta, g, reaches_inside=bool(i))
+        for v, d, g, i in zip(verdict, out["direction"], needed, inside, strict=False)
     ]
     return out
 
 
-def label(verdict: str, direction: str, delta: float, games_needed: float = math.nan) -> str:
-    """A verdict in words: what was shown."""
+def label(
+    verdict: str,
+    direction: str,
+    delta: float,
+    games_needed: float = math.nan,
+    reaches_inside: bool = True,
+) -> str:
+    """A verdict in words: what was shown, and for a row not settled, the
+    games that would settle it.
+
+    ``reaches_inside``: for "not shown equal", whether the row's interval
+    reaches inside ±δ (else it lies beyond, but Holm over the rows does not
+    confirm it)."""
 
     m = f"±{delta * 100:g} pt"
+    need = (
+        f" ({fmt.fmt_int(games_needed)} games needed)"
+        if isinstance(games_needed, (int, float)) and math.isfinite(games_needed)
+        else ""
+    )
     if verdict == "equal within margin":
         return f"equal within {m} but detectably {direction}"
     if verdict == "not equal":
-        return f"not equal ({direction})"
+        return f"not equal: {direction} by more than {delta * 100:g} pt"
+    if verdict == "not shown equal":
+        why = f"interval reaches inside {m}" if reaches_inside else f"beyond {m} only before Holm"
+        return f"not shown equal: detectably {direction}, {why}{need}"
     if verdict == "inconclusive":
-        if math.isfinite(games_needed):
-            return f"inconclusive ({fmt.fmt_int(games_needed)} games needed)"
-        return "inconclusive"
+        return f"inconclusive{need}"
     return verdict
 
 
@@ -586,11 +652,13 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
     Returns
     -------
     dict
-        ``status``: "holds" (every row's TOST passed: "equal" or "equal
-        within margin"; the intersection–union test rejects at the rows' own
-        level), "does not hold" (some row "not equal"), or "undecided" (none
-        "not equal", some "inconclusive"); ``counts`` per verdict (every
-        label of :data:`VERDICTS`); ``text``: one sentence.
+        ``status``: "holds" (every row shown inside the margin: "equal" or
+        "equal within margin"; the intersection–union test rejects at the
+        rows' own level), "does not hold" (some row shown outside it: "not
+        equal"), or "not shown" (neither: some row "not shown equal" or
+        "inconclusive", none "not equal"; also for no rows); ``counts`` per
+        verdict (every label of :data:`VERDICTS`); ``n``; ``text``: one
+        sentence.
     """
     vs = list(verdicts)
     counts = {v: vs.count(v) for v in VERDICTS}
@@ -601,6 +669,10 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
         if counts["equal within margin"]
         else ""
     )
+    rest = (
+        f"{counts['not shown equal']} not shown equal (a difference detected, the interval "
+        f"reaching inside the margin), {counts['inconclusive']} inconclusive"
+    )
     if n and shown == n:
         status = "holds"
         text = (
@@ -609,15 +681,14 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
     elif counts["not equal"]:
         status = "does not hold"
         text = (
-            f"The claim does not hold: {counts['not equal']} of {n} {what} differ in power "
-            f"and are not shown within the margin; {shown} shown equal{within}, "
-            f"{counts['inconclusive']} inconclusive."
+            f"The claim does not hold: {counts['not equal']} of {n} {what} are shown outside "
+            f"the margin (not equal); {shown} shown equal{within}, {rest}."
         )
     else:
-        status = "undecided"
+        status = "not shown"
         text = (
-            f"Undecided: {shown} of {n} {what} shown equal{within}, "
-            f"{counts['inconclusive']} inconclusive (more games would decide), none shown different."
+            f"Not shown: {shown} of {n} {what} shown equal{within}, {rest}; none shown "
+            "outside the margin (more games would settle the rest)."
         )
     return {"status": status, "counts": counts, "n": n, "text": text}
 
@@ -640,8 +711,10 @@ def pairing_ratio(points_x: np.ndarray, points_y: np.ndarray) -> float:
 
 
 def _straddles(r, delta: float) -> bool:
-    """A "not equal" row whose CI still overlaps the equivalence band (−δ, δ)."""
-    return r.verdict == "not equal" and r.lo < delta and r.hi > -delta
+    """A row whose difference from 0 is detected but whose interval still
+    reaches inside ±δ (verdict "not shown equal"): neither equality nor a
+    difference beyond the margin is shown, and more games may show either."""
+    return r.verdict == "not shown equal"
 
 
 def next_games(n: int, games: float, needed: float, max_games: int) -> int:
@@ -655,10 +728,12 @@ def next_games(n: int, games: float, needed: float, max_games: int) -> int:
 
 def next_stage(table: pd.DataFrame, n_of: dict, plan: PowerPlan) -> set:
     """The rows that play on after a look, their next run size set in ``n_of``
-    (row -> games a run): an inconclusive row, or a "not equal" one whose CI
-    still reaches into ±δ (it may yet prove equal within the margin), until
-    ``max_games``. Every look is tested at ``alpha / looks(plan)``
-    (:func:`decide`), which is what makes playing on by the data's say valid."""
+    (row -> games a run): every row not yet settled, that is "inconclusive"
+    or "not shown equal" (:func:`_straddles`: a difference detected, the
+    interval still reaching inside ±δ), until ``max_games``. A row shown equal
+    or shown beyond the margin stops. Every look is tested at ``alpha /
+    looks(plan)`` (:func:`decide`), which is what makes playing on by the
+    data's say valid."""
     active = set()
     for r in table.itertuples():
         if (r.verdict == "inconclusive" or _straddles(r, plan.delta)) and n_of[
@@ -1555,14 +1630,10 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
     """Each card's effect again under ``plan.check_strategy`` (our side; same
     field, decks, copies and deals), at ``plan.games`` a run.
 
-    Adds ``effect2``, ``lo2``, ``hi2``, ``verdict2`` / ``label2`` (the same
-    tests, one look) and the difference between the strategies' effects on
-    the same deals, ``strategy_diff`` with its CI, Holm-adjusted p
-    (``strategy_p_holm``) and ``strategy_diff_significant`` (the effect's size
-    depends on who plays the card); ``depends_on_strategy`` is True where the
-    *verdict* does: shown equal under one strategy and not equal under the
-    other, or shown different in opposite directions (an inconclusive side
-    says nothing either way).
+    Adds the columns of :func:`strategy_depends`: the second strategy's
+    effect and verdict (the same tests, one look), the difference between the
+    strategies' effects on the same deals, and ``depends_on_strategy`` where
+    that dependence is shown.
     """
 
     plan = ctx.plan
@@ -1616,42 +1687,96 @@ def strategy_check(ctx: Context, runs: _Runs, cards: pd.DataFrame) -> pd.DataFra
             }
         )
     t = decide(pd.DataFrame(rows), plan.delta, plan.alpha, plan.power)
+    return cards.merge(strategy_depends(cards, t, plan.delta, plan.alpha), on="row", how="left")
+
+
+def strategy_depends(
+    cards: pd.DataFrame, second: pd.DataFrame, delta: float, alpha: float = 0.05
+) -> pd.DataFrame:
+    """Does a card's verdict depend on the strategy that plays it? Only where
+    that is shown (METHODS: a label says only what its interval shows).
+
+    Parameters
+    ----------
+    cards : DataFrame
+        The cards under the plan's strategy, decided (:func:`decide`):
+        ``row``, ``verdict``, ``effect``.
+    second : DataFrame
+        The same cards under the check strategy, decided (``row``,
+        ``effect``, ``lo``, ``hi``, ``verdict``, ``label``, ``direction``,
+        ``games``), with ``diff`` and ``diff_se``: the difference between the
+        two strategies' effects on the same deals (first − second) and its SE.
+    delta, alpha : float
+        The margin and the familywise level of the difference test.
+
+    Returns
+    -------
+    DataFrame
+        One row per card of ``second``: ``effect2``, ``lo2``, ``hi2``,
+        ``verdict2``, ``label2``, ``direction2``, ``games2``;
+        ``strategy_diff`` with its 95% CI, Holm-adjusted p over the cards
+        (``strategy_p_holm``) and ``strategy_diff_significant``;
+        ``depends_on_strategy``, True where it is shown: the difference
+        between the strategies is significant (two-sided normal test, Holm
+        over the cards at ``alpha``), or the two verdicts lie wholly on
+        opposite sides of a margin (shown inside ±δ under one strategy and
+        shown outside under the other, or shown outside on opposite sides);
+        and ``strategy_why``, the reason in words ("" where not shown). A
+        card "not shown equal" or "inconclusive" under either strategy, with
+        no significant difference, is never flagged: a card at the margin
+        measured +0.67 under one strategy and +0.82 under the other
+        (difference −0.15 [−0.51, +0.21]) shows no dependence.
+    """
     norm = _norm()
+    diff = second["diff"].to_numpy(float)
+    diff_se = second["diff_se"].to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.abs(t["diff"].to_numpy(float)) / t["diff_se"].to_numpy(float)
+        z = np.abs(diff) / diff_se
     p = np.where(np.isfinite(z), 2 * norm.sf(z), np.nan)
-    reject, p_adj = holm(p, plan.alpha)
-    v1 = cards.set_index("row").loc[t["row"]]
-    dir1 = v1["direction"].to_numpy(str)
-    dir2 = t["direction"].to_numpy(str)
+    reject, p_adj = holm(p, alpha)
+    reject = np.asarray(reject, bool)
+    first = cards.set_index("row").loc[second["row"]]
+    v1 = first["verdict"].to_numpy(str)
+    v2 = second["verdict"].to_numpy(str)
+    e1 = first["effect"].to_numpy(float)
+    e2 = second["effect"].to_numpy(float)
     shown = ("equal", "equal within margin")
-    eq1 = np.isin(v1["verdict"].to_numpy(str), shown)
-    eq2 = np.isin(t["verdict"].to_numpy(str), shown)
-    ne1 = v1["verdict"].to_numpy(str) == "not equal"
-    ne2 = t["verdict"].to_numpy(str) == "not equal"
-    opposite = (dir1 != "") & (dir2 != "") & (dir1 != dir2)
-    # the verdict changes with the strategy: shown equal under one and shown
-    # different beyond it under the other, or shown different in opposite
-    # directions (an inconclusive side says nothing either way)
-    disagree = (eq1 & ne2) | (ne1 & eq2) | opposite
-    add = pd.DataFrame(
+    in1, in2 = np.isin(v1, shown), np.isin(v2, shown)
+    out1, out2 = v1 == "not equal", v2 == "not equal"
+    # wholly on opposite sides of a margin: inside under one and outside under
+    # the other, or outside on opposite sides; a side not shown says nothing
+    across = (in1 & out2) | (out1 & in2)
+    opposite = out1 & out2 & (np.sign(e1) != np.sign(e2))
+    why = []
+    m = f"±{delta * 100:g} pt"
+    for r, a, o in zip(reject, across, opposite, strict=True):
+        parts = []
+        if a:
+            parts.append(f"shown inside {m} under one strategy and outside under the other")
+        if o:
+            parts.append(f"shown outside {m} on opposite sides")
+        if r:
+            parts.append("the effects differ (Holm)")
+        why.append("; ".join(parts))
+    return pd.DataFrame(
         {
-            "row": t["row"],
-            "effect2": t["effect"],
-            "lo2": t["lo"],
-            "hi2": t["hi"],
-            "verdict2": t["verdict"],
-            "label2": t["label"],
-            "games2": t["games"],
-            "strategy_diff": t["diff"],
-            "strategy_diff_lo": t["diff"] - _Z95 * t["diff_se"],
-            "strategy_diff_hi": t["diff"] + _Z95 * t["diff_se"],
+            "row": second["row"].to_numpy(),
+            "effect2": e2,
+            "lo2": second["lo"].to_numpy(float),
+            "hi2": second["hi"].to_numpy(float),
+            "verdict2": v2,
+            "label2": second["label"].to_numpy(str),
+            "direction2": second["direction"].to_numpy(str),
+            "games2": second["games"].to_numpy(),
+            "strategy_diff": diff,
+            "strategy_diff_lo": diff - _Z95 * diff_se,
+            "strategy_diff_hi": diff + _Z95 * diff_se,
             "strategy_p_holm": p_adj,
-            "strategy_diff_significant": np.asarray(reject, bool),
-            "depends_on_strategy": disagree,
+            "strategy_diff_significant": reject,
+            "depends_on_strategy": reject | across | opposite,
+            "strategy_why": why,
         }
     )
-    return cards.merge(add, on="row", how="left")
 
 
 def _add_restricted(ctx: Context, runs: _Runs, cards: pd.DataFrame, nr: int) -> pd.DataFrame:
@@ -2123,7 +2248,12 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         return fmt.fmt_pp_ci(v, lo, hi)
 
     def cls(v):
-        return {"equal": "pos", "equal within margin": "pos", "not equal": "neg"}.get(v, "muted")
+        return {
+            "equal": "pos",
+            "equal within margin": "pos",
+            "not equal": "neg",
+            "not shown equal": "",
+        }.get(v, "muted")
 
     check = res.plan.check_strategy is not None and "effect2" in res.cards.columns
     card_rows = []
@@ -2131,7 +2261,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         cells = [
             table_cell(str(r.n_primals), r.n_primals, title=r.primals),
             table_cell(
-                pp_ci(r.effect, r.lo, r.hi), r.effect, "neg" if r.lo > d or r.hi < -d else ""
+                pp_ci(r.effect, r.lo, r.hi), r.effect, "neg" if r.verdict == "not equal" else ""
             ),
             table_cell(fmt.fmt_int(r.games), r.games),
             table_cell(fmt.fmt_p(r.p_holm), r.p_holm),
@@ -2146,7 +2276,8 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                     "yes" if r.depends_on_strategy else "no",
                     int(r.depends_on_strategy),
                     "neg" if r.depends_on_strategy else "",
-                    title=f"difference between the strategies' effects "
+                    title=(f"{r.strategy_why}: " if r.depends_on_strategy else "")
+                    + "difference between the strategies' effects "
                     f"{pp_ci(r.strategy_diff, r.strategy_diff_lo, r.strategy_diff_hi)}, "
                     f"Holm p {fmt.fmt_p(r.strategy_p_holm)}",
                 ),
@@ -2242,7 +2373,8 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
         dep = res.cards[res.cards["depends_on_strategy"].fillna(False).astype(bool)]
         depends = [
-            f"{r.card} ({fmt.fmt_pp(r.effect)} vs {fmt.fmt_pp(r.effect2)})"
+            f"{r.card} ({pp_ci(r.effect, r.lo, r.hi)} vs {pp_ci(r.effect2, r.lo2, r.hi2)}: "
+            f"{r.strategy_why})"
             for r in dep.itertuples()
         ]
     out: dict[str, Any] = {
@@ -2283,7 +2415,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "rulings": res.manifest.get("rulings", []),
         "manifest": _manifest_items(res),
         "plan": res.plan,
-        "outliers": _outliers(res.cards),
+        "outliers": _outliers(res.cards, d),
         "chart_cards": None,
         "chart_primals": None,
         "chart_calibration": None,
@@ -2331,18 +2463,26 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
     return out
 
 
-def _outliers(cards: pd.DataFrame) -> list[str]:
-    """One line per direction: the cards shown different, largest first."""
+def _outliers(cards: pd.DataFrame, delta: float) -> list[str]:
+    """One line per direction and outcome, largest first: the cards shown
+    outside the margin ("not equal"), then those detectably different but not
+    shown outside it ("not shown equal")."""
 
     out = []
-    for direction in ("stronger", "weaker"):
-        d = cards[(cards["verdict"] == "not equal") & (cards["direction"] == direction)]
-        d = d.reindex(d["effect"].abs().sort_values(ascending=False).index)
-        if len(d):
-            out.append(
-                f"Shown {direction} ({len(d)}): "
-                + ", ".join(f"{r.card} {fmt.fmt_pp(r.effect)}" for r in d.itertuples())
-            )
+    m = f"{delta * 100:g} point{'' if delta * 100 == 1 else 's'}"
+    for verdict, what in (
+        ("not equal", "Shown {direction} by more than {m}"),
+        ("not shown equal", "Detectably {direction}, not shown beyond {m}"),
+    ):
+        for direction in ("stronger", "weaker"):
+            d = cards[(cards["verdict"] == verdict) & (cards["direction"] == direction)]
+            d = d.reindex(d["effect"].abs().sort_values(ascending=False).index)
+            if len(d):
+                out.append(
+                    what.format(direction=direction, m=m)
+                    + f" ({len(d)}): "
+                    + ", ".join(f"{r.card} {fmt.fmt_pp(r.effect)}" for r in d.itertuples())
+                )
     return out
 
 

@@ -50,39 +50,49 @@ _EQUAL = ("equal", "equal within margin")
 
 
 def _call(verdict: str, direction: str) -> str:
-    """A card verdict's call: shown equal, shown stronger/weaker, or not shown."""
+    """A card verdict's call: shown equal (inside ±δ), shown not equal (outside
+    it, in a direction), or not shown ("not shown equal", "inconclusive")."""
     if verdict in _EQUAL:
         return "equal"
     if verdict == "not equal":
         return f"not equal ({direction or 'different'})"
+    if verdict == "not shown equal":
+        return f"not shown equal ({direction or 'different'})"
     return "inconclusive"
+
+
+def _shown(call: str) -> bool:
+    """Whether a call is shown (inside or outside the margin), not left open."""
+    return call == "equal" or call.startswith("not equal")
 
 
 def card_checks(cards: pd.DataFrame, named: str, tuned: str, k: int = CHECKED_CARDS) -> list:
     """Rows of :func:`balance.robust.row` for the ``k`` cards with the largest
-    effects under the plan's strategy (``named``), and every card whose verdict
-    the test flags as depending on the strategy: each card's effect and verdict
-    beside the same test with the deck played by ``tuned``. The status is
-    "depends on the strategy" where the power test flags it
-    (``depends_on_strategy``: shown equal under one and not equal under the
-    other, or shown different in opposite directions), "holds" where both
-    reach the same call and "unclear" where one is inconclusive."""
+    effects under the plan's strategy (``named``), and every card the test
+    shows to depend on the strategy: each card's effect and verdict beside the
+    same test with the deck played by ``tuned``. The status is "depends on the
+    strategy" where the power test shows it (``depends_on_strategy``: the two
+    effects differ significantly, or the card is shown inside ±δ under one and
+    outside under the other, or outside on opposite sides), "holds" where both
+    reach the same shown call (both equal, or both not equal in the same
+    direction) and "unclear" otherwise (a call not shown under either)."""
     if cards is None or cards.empty or "effect2" not in cards.columns:
         return []
     order = cards.reindex(cards["effect"].abs().sort_values(ascending=False).index)
-    # the largest effects, and every card whose verdict the power test flags as
-    # depending on who plays it
+    # the largest effects, and every card the power test shows to depend on
+    # who plays it
     top = order[order.index.isin(order.head(k).index) | order["depends_on_strategy"].astype(bool)]
     rows = []
     for r in top.itertuples():
         c1 = _call(str(r.verdict), str(getattr(r, "direction", "") or ""))
-        d2 = ""
-        if str(r.verdict2) == "not equal":
+        d2 = str(getattr(r, "direction2", "") or "")
+        if not d2 and str(r.verdict2) in ("not equal", "not shown equal"):
             d2 = "stronger" if r.effect2 > 0 else "weaker"
         c2 = _call(str(r.verdict2), d2)
+        why = str(getattr(r, "strategy_why", "") or "")
         if bool(r.depends_on_strategy):
             st = robust.DEPENDS
-        elif c1 == c2 and c1 != "inconclusive":
+        elif c1 == c2 and _shown(c1):
             st = robust.HOLDS
         else:
             st = robust.UNCLEAR
@@ -95,7 +105,7 @@ def card_checks(cards: pd.DataFrame, named: str, tuned: str, k: int = CHECKED_CA
                 f"{fmt_pp_ci(r.effect2, r.lo2, r.hi2)} n={fmt_int(r.games2)} games under "
                 f"{tuned}: {c2}",
                 st,
-                f"{c1} under {named}; {c2} under {tuned}",
+                f"{c1} under {named}; {c2} under {tuned}" + (f" ({why})" if why else ""),
             )
         )
     return rows

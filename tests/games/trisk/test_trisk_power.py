@@ -130,6 +130,11 @@ def test_large_effect_is_not_equal_with_its_sign(effect, direction):
     r = t.set_index("card").loc["Wolf"]
     assert r.verdict == "not equal" and r.direction == direction
     assert r.significant and r.p_holm < 0.05
+    # shown outside: the test of |effect| > δ rejects after Holm, and the
+    # interval it belongs to lies wholly beyond the margin
+    assert r.outside and r.out_p_holm < 0.05
+    assert r.lo90 > DELTA if effect > 0 else r.hi90 < -DELTA
+    assert r.label == f"not equal: {direction} by more than 2 pt"
     assert np.sign(r.effect) == np.sign(effect) and r.lo <= effect <= r.hi
 
 
@@ -172,13 +177,18 @@ def test_games_needed_hold_their_power_with_correlated_strata():
     assert passed / 400 >= 0.86  # planned at 90%; 400 replications: ± 1.5%
 
 
-def test_games_needed_for_a_difference_beyond_the_margin():
+def test_games_needed_for_an_effect_beyond_the_margin():
     n = tp.games_to_decide(0.05, 0.35, DELTA, family=10)
-    # at that size the two-sided test at alpha/10 rejects an effect of 0.05 with 90% power
+    # at that size the one-sided test of |effect| > δ at alpha/10 (the strictest
+    # Holm step) rejects an effect of 0.05 with 90% power
     from scipy.stats import norm
 
     se = 0.35 / math.sqrt(n / 2)
-    assert norm.sf(norm.ppf(1 - 0.05 / 20) - 0.05 / se) == pytest.approx(0.9, abs=0.01)
+    assert norm.sf(norm.ppf(1 - 0.05 / 10) - (0.05 - DELTA) / se) == pytest.approx(0.9, abs=0.01)
+    # the nearer the margin, the more games either test needs; at the margin none settles it
+    assert tp.games_to_decide(0.03, 0.35, DELTA) > tp.games_to_decide(0.05, 0.35, DELTA)
+    assert tp.games_to_decide(0.015, 0.35, DELTA) > tp.games_to_decide(0.01, 0.35, DELTA)
+    assert math.isinf(tp.games_to_decide(DELTA, 0.35, DELTA))
     assert tp.games_to_decide(0.0, 0.35, DELTA) < tp.games_to_decide(0.01, 0.35, DELTA)
     assert math.isnan(tp.games_to_decide(float("nan"), 0.35, DELTA))
     assert tp.games_to_decide(DELTA, 0.35, DELTA) > 0
@@ -207,14 +217,19 @@ def test_holm_is_applied_over_all_cards():
     assert out["p"][1] < 0.05 < out["p_holm"][1]
     assert out["verdict"].tolist()[0] == "not equal"
     assert out["verdict"].tolist()[1] == "inconclusive"  # raw p 0.02, Holm 0.06
+    # the test of |effect| > δ is Holm-adjusted over the same family
+    reject, adj = holm(out["out_p"].to_numpy())
+    assert np.allclose(out["out_p_holm"], adj) and (out["outside"] == reject).all()
 
 
 def test_verdict_labels_say_what_was_shown():
-    # a tiny, precisely measured effect: within the margin and detectably there
+    # a tiny, precisely measured effect: within the margin and detectably there;
+    # one wholly beyond the margin; one detectably there whose interval
+    # [+1.84, +3.16] points (the TOST's, at the look's level) reaches inside ±2
     df = pd.DataFrame(
         {
-            "effect": [0.004, -0.004, 0.03, 0.0, 0.004],
-            "se": [0.0005, 0.0005, 0.002, 0.0005, 0.01],
+            "effect": [0.004, -0.004, 0.03, 0.0, 0.004, 0.025],
+            "se": [0.0005, 0.0005, 0.002, 0.0005, 0.01, 0.004],
             "sd": 0.3,
             "games": 10_000,
         }
@@ -226,21 +241,89 @@ def test_verdict_labels_say_what_was_shown():
         "not equal",
         "equal",
         "inconclusive",
+        "not shown equal",
     ]
-    assert out["direction"].tolist() == ["stronger", "weaker", "stronger", "", ""]
+    assert out["direction"].tolist() == ["stronger", "weaker", "stronger", "", "", "stronger"]
     assert out["label"][0] == "equal within ±2 pt but detectably stronger"
-    assert out["label"][2] == "not equal (stronger)"
+    assert out["label"][2] == "not equal: stronger by more than 2 pt"
     assert out["label"][4].startswith("inconclusive (") and "games needed" in out["label"][4]
+    assert out["label"][5].startswith(
+        "not shown equal: detectably stronger, interval reaches inside ±2 pt ("
+    ) and out["label"][5].endswith(" games needed)")
+    assert out["lo90"][5] < DELTA < out["hi90"][5]
+    # the settled rows need no games; the open ones say how many would settle them
+    assert out["games_needed"].isna().tolist() == [True, True, True, True, False, False]
     c = tp.claim(out["verdict"])
-    assert c["counts"] == {"equal": 1, "equal within margin": 2, "not equal": 1, "inconclusive": 1}
+    assert c["counts"] == {
+        "equal": 1,
+        "equal within margin": 2,
+        "not equal": 1,
+        "not shown equal": 1,
+        "inconclusive": 1,
+    }
     # equal within the margin passes the TOST: it counts toward the claim
     assert tp.claim(["equal", "equal within margin"])["status"] == "holds"
 
 
+def test_a_failed_tost_is_not_shown_equal_never_not_equal():
+    """Issue 42: a card truly at +0.8 points (δ = 1) measured to ±0.12 was
+    "not equal" whenever the TOST failed and the test of 0 rejected, though
+    its interval reached inside ±δ. Its failed TOST says "not shown equal"."""
+    delta = 0.01
+    # 10 strata of 1,600 deals (3,200 games a run): se = sd / sqrt(1600)
+    df = pd.DataFrame(
+        {"effect": [0.0085], "se": [0.0012], "sd": 0.048, "games": 32_000, "strata": 10}
+    )
+    r = tp.decide(df, delta, n_looks=5).iloc[0]
+    assert not r.equivalent and r.significant  # what the old rule called "not equal"
+    assert r.lo90 < delta < r.hi90 and not r.outside
+    assert r.verdict == "not shown equal" and r.direction == "stronger"
+    assert "interval reaches inside ±1 pt" in r.label
+    # the games that would settle it: the TOST's, as the estimate lies inside δ
+    assert r.games_needed == tp.games_to_decide(0.0085, 0.048, delta, 0.01, 0.9, 1, 10)
+    assert r.games_needed > r.games
+    # beyond δ at the look's level but not after Holm over the family: not shown either
+    fam = pd.DataFrame(
+        {"effect": [0.012, 0.0, 0.0, 0.0], "se": [0.001, 0.001, 0.001, 0.001], "sd": 0.05}
+    ).assign(games=32_000)
+    t = tp.decide(fam, delta)
+    r = t.iloc[0]
+    assert r.out_p < 0.05 < r.out_p_holm and r.lo90 > delta
+    assert r.verdict == "not shown equal" and "only before Holm" in r.label
+    assert tp.claim(t["verdict"])["status"] == "not shown"
+
+
+def test_next_stage_plays_on_what_is_not_shown():
+    df = pd.DataFrame(
+        {
+            "row": [0, 1, 2, 3, 4],
+            "effect": [0.0, 0.03, 0.0085, 0.004, 0.012],
+            "se": [0.0005, 0.002, 0.0012, 0.01, 0.0005],
+            "sd": 0.05,
+            "games": 4000,
+        }
+    )
+    t = tp.decide(df, 0.01, n_looks=5)
+    assert t["verdict"].tolist() == [
+        "equal",
+        "not equal",
+        "not shown equal",
+        "inconclusive",
+        "not equal",
+    ]
+    plan = tp.PowerPlan(delta=0.01, games=200, max_games=3200)
+    n_of = dict.fromkeys(range(5), 400)
+    assert tp.next_stage(t, n_of, plan) == {2, 3}
+    assert n_of[0] == n_of[1] == n_of[4] == 400 and n_of[2] > 400 and n_of[3] > 400
+    # at max_games nothing plays on: the open rows stay open
+    assert tp.next_stage(t, dict.fromkeys(range(5), 3200), plan) == set()
+
+
 def test_the_look_spends_its_share_of_alpha():
-    # z = 2.4: significant at 0.05 (p 0.016), not at 0.05 / 5 = 0.01
+    # z = 2.4: significant at 0.05 (p 0.016), not at 0.05 / 5 = 0.01; its
+    # interval reaches inside ±δ, so it is "not shown equal", not "not equal"
     df = pd.DataFrame({"effect": [0.024], "se": [0.01], "sd": 0.3, "games": 10_000})
-    assert tp.decide(df, DELTA)["verdict"][0] == "not equal"
+    assert tp.decide(df, DELTA)["verdict"][0] == "not shown equal"
     out = tp.decide(df, DELTA, n_looks=5)
     assert out["verdict"][0] == "inconclusive" and out["alpha_look"][0] == pytest.approx(0.01)
 
@@ -262,10 +345,90 @@ def test_fit_rate_is_least_squares_through_the_origin_with_cards_as_units():
 def test_the_claim_is_an_intersection_union_test():
     assert tp.claim(["equal"] * 5)["status"] == "holds"
     c = tp.claim(["equal", "equal", "inconclusive"])
-    assert c["status"] == "undecided" and c["counts"]["inconclusive"] == 1
+    assert c["status"] == "not shown" and c["counts"]["inconclusive"] == 1
     c = tp.claim(["equal", "not equal", "inconclusive"])
     assert c["status"] == "does not hold" and "1 of 3" in c["text"]
-    assert tp.claim([])["status"] == "undecided"
+    # a card not shown equal is not shown outside either: the claim is not shown
+    c = tp.claim(["equal"] * 10 + ["not shown equal"])
+    assert c["status"] == "not shown" and c["counts"]["not shown equal"] == 1
+    assert "none shown outside the margin" in c["text"]
+    assert tp.claim(["not shown equal"] * 11)["status"] == "not shown"
+    assert tp.claim([])["status"] == "not shown"
+
+
+def test_depends_on_the_strategy_only_where_shown():
+    """Issue 42: "depends on the strategy" fired on a card at the margin,
+    +0.67 points under one strategy and +0.82 under the other, a difference of
+    −0.15 [−0.51, +0.21]: shown equal under one, its interval reaching inside
+    ±δ under the other. Only a significant difference (Holm over the cards) or
+    verdicts wholly on opposite sides of a margin show a dependence."""
+    delta = 0.01
+    z95 = 1.959963984540054
+    # the first strategy's verdicts come from the staged test (5 looks), the
+    # check strategy's from one look at the plan's games, as strategy_check does
+    first = tp.decide(
+        pd.DataFrame(
+            {
+                "row": [0, 1, 2, 3, 4],
+                "effect": [0.0067, 0.001, 0.03, 0.002, 0.004],
+                "se": [0.0012, 0.001, 0.002, 0.0005, 0.01],
+                "sd": 0.05,
+                "games": 32_000,
+            }
+        ),
+        delta,
+        n_looks=5,
+    )
+    second = tp.decide(
+        pd.DataFrame(
+            {
+                "row": [0, 1, 2, 3, 4],
+                "effect": [0.0082, 0.03, -0.03, 0.006, 0.03],
+                "se": [0.0012, 0.002, 0.002, 0.0005, 0.002],
+                "sd": 0.05,
+                "games": 4000,
+            }
+        ),
+        delta,
+    )
+    second["diff"] = first["effect"] - second["effect"]
+    # card 0: the issue's CI [−0.51, +0.21] points; 1 and 2: opposite verdicts, the
+    # difference itself not significant; 3: a significant difference; 4: not shown
+    second["diff_se"] = [0.0036 / z95, 0.02, 0.04, 0.0005, 0.02]
+    assert first["verdict"].tolist() == [
+        "equal within margin",
+        "equal",
+        "not equal",
+        "equal within margin",
+        "inconclusive",
+    ]
+    assert second["verdict"].tolist() == [
+        "not shown equal",
+        "not equal",
+        "not equal",
+        "equal within margin",
+        "not equal",
+    ]
+    # what the old rule called "not equal" (a difference, no TOST): it flagged card 0
+    assert second["significant"][0] and not second["equivalent"][0]
+    out = tp.strategy_depends(first, second, delta).set_index("row")
+    d = out.loc[0]
+    assert (
+        round(d.strategy_diff_lo * 100, 2) == -0.51 and round(d.strategy_diff_hi * 100, 2) == 0.21
+    )
+    assert not d.depends_on_strategy and not d.strategy_diff_significant and d.strategy_why == ""
+    # shown equal under one and shown outside under the other
+    assert out.loc[1].depends_on_strategy and not out.loc[1].strategy_diff_significant
+    assert "inside ±1 pt under one strategy and outside under the other" in out.loc[1].strategy_why
+    # shown outside on opposite sides
+    assert out.loc[2].depends_on_strategy and "opposite sides" in out.loc[2].strategy_why
+    # both within the margin, but the effects differ significantly (Holm)
+    assert out.loc[3].depends_on_strategy and out.loc[3].strategy_diff_significant
+    assert out.loc[3].strategy_why == "the effects differ (Holm)"
+    # inconclusive under one: it says nothing either way
+    assert not out.loc[4].depends_on_strategy
+    assert out["verdict2"].tolist() == second["verdict"].tolist()
+    assert out.loc[1].direction2 == "stronger" and out.loc[2].direction2 == "weaker"
 
 
 def test_pairing_ratio_shows_the_gain_of_common_deals():
@@ -461,7 +624,7 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     res = run_cli([*args, "--json"], tmp_path)
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
-    assert data["claim"]["status"] in ("holds", "does not hold", "undecided")
+    assert data["claim"]["status"] in ("holds", "does not hold", "not shown")
     assert [c["card"] for c in data["cards"]] == [a]
     assert (tmp_path / "p.html").is_file()
     # the set and the plan are named; the budget-point translation is there
