@@ -669,10 +669,17 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
         if counts["equal within margin"]
         else ""
     )
-    rest = (
-        f"{counts['not shown equal']} not shown equal (a difference detected, the interval "
-        f"reaching inside the margin), {counts['inconclusive']} inconclusive"
-    )
+    parts = [
+        f"{shown} shown equal{within}" if shown else "",
+        (
+            f"{counts['not shown equal']} not shown equal (a difference detected, the "
+            "interval reaching inside the margin)"
+            if counts["not shown equal"]
+            else ""
+        ),
+        f"{counts['inconclusive']} inconclusive" if counts["inconclusive"] else "",
+    ]
+    rest = ", ".join(p for p in parts if p)
     if n and shown == n:
         status = "holds"
         text = (
@@ -681,15 +688,18 @@ def claim(verdicts: Iterable[str], what: str = "cards") -> dict[str, Any]:
     elif counts["not equal"]:
         status = "does not hold"
         text = (
-            f"The claim does not hold: {counts['not equal']} of {n} {what} are shown outside "
-            f"the margin (not equal); {shown} shown equal{within}, {rest}."
+            f"The claim does not hold: {counts['not equal']} of {n} {what} shown outside "
+            f"the margin (not equal){'; ' + rest if rest else ''}."
+        )
+    elif n:
+        status = "not shown"
+        text = (
+            f"Not shown: of {n} {what}, {rest}; none shown outside the margin "
+            "(more games would settle the rest)."
         )
     else:
         status = "not shown"
-        text = (
-            f"Not shown: {shown} of {n} {what} shown equal{within}, {rest}; none shown "
-            "outside the margin (more games would settle the rest)."
-        )
+        text = f"Not shown: no {what} tested."
     return {"status": status, "counts": counts, "n": n, "text": text}
 
 

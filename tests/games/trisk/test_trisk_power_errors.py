@@ -14,6 +14,12 @@ of the time (46% with the strata correlation) instead of at most 5%. The last
 test replays that procedure (no α spent over the looks, strata variances
 added as if independent) on the same data and shows it fails the bound, so
 these tests can fail.
+
+Issue 42: "not equal" was said of cards not shown outside the margin (a
+failed TOST plus a detected difference). The issue-42 tests run the default
+plan at the issue's precision (ten independent strata: SE 0.126 points at the
+last look) and show cards inside the margin are not called "not equal", the
+old rule on the same data does, and cards three margins off still are.
 """
 
 from __future__ import annotations

@@ -202,6 +202,8 @@ def test_card_checks_compare_the_two_verdicts():
             card("B", -0.03, "not equal", "weaker", 0.0, "equal", True),
             card("C", 0.001, "equal", "", 0.02, "inconclusive", False),
             card("D", 0.0, "equal", "", 0.0, "equal within margin", False),
+            # not shown inside or outside under either: the same words, nothing shown
+            card("E", 0.0, "not shown equal", "stronger", 0.0, "not shown equal", False),
         ]
     )
     rows = {r["check"]: r for r in study.card_checks(cards, "tempo", "tuned", k=3)}
@@ -216,4 +218,7 @@ def test_card_checks_compare_the_two_verdicts():
     assert rows["card: C"]["status"] == robust.UNCLEAR
     d = study.card_checks(cards, "tempo", "tuned", k=4)[-1]
     assert d["status"] == robust.HOLDS  # equal and equal within the margin: both shown equal
+    e = study.card_checks(cards, "tempo", "tuned", k=5)[-1]
+    assert e["check"] == "card: E" and e["status"] == robust.UNCLEAR
+    assert "not shown equal (stronger)" in e["named"]
     assert "under tuned" in d["tuned"] and "n=1,000" in d["named"]
