@@ -105,7 +105,10 @@ from strategies.clash.view import (  # noqa: F401  (card enums re-exported)
 )
 
 GAME = "clash"
-VERSION = "1.2.0"  # bump whenever simulated behaviour changes (1.2.0: issue 13 rulings)
+# bump whenever simulated behaviour changes (1.2.0: issue 13 rulings; 1.3.0: the
+# Spear's "+1 Attack against all other weapons" no longer counts a Shield, C7
+# corrected, key spear_vs_shield)
+VERSION = "1.3.0"
 
 ITEMS = ("Axe", "Dagger", "Shield", "Spear", "Sword")
 MANEUVERS = ("Armor", "Feint", "Second Wind")
@@ -286,8 +289,9 @@ RULES = (
                 -3,
                 3,
                 '[repair key] Spear: "+1 Attack against all other weapons outside of '
-                'Hand Range": added to a Spear Attack outside Hand against another '
-                "played item (a Spear only with spear_vs_spear; C7)",
+                'Hand Range": added to a Spear Attack outside Hand against a played '
+                "Axe, Dagger or Sword (a Spear only with spear_vs_spear, a Shield only "
+                "with spear_vs_shield; C7)",
             ),
             (
                 "sword_step",
@@ -317,6 +321,17 @@ RULES = (
         "Stamina card of your choice'); with no such card discarded it is not used "
         "(C13)",
     ),
+    # appended, so every earlier index keeps its meaning
+    Rule(
+        "spear_vs_shield",
+        False,
+        None,
+        None,
+        "[decided, C7] Spear's \"+1 Attack against all other weapons outside of Hand "
+        'Range" also applies against a played Shield (false: a Shield is not a weapon; '
+        "the bonus counts a played Axe, Dagger or Sword only; true: the reading before "
+        "engine 1.3.0, variant spear-vs-shield)",
+    ),
 )
 RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
 (
@@ -334,6 +349,7 @@ RULE_FIELDS, DEFAULT_RULES, RULE_LIMITS = rule_tables(RULES)
     R_ITEM_MODS,
     *_,
     R_SECOND_WIND_MAX,
+    R_SPEAR_VS_SHIELD,
 ) = range(len(RULE_FIELDS))
 # the item modifier keys (C7), in the order of ``item_mod``'s ``mods``, and
 # their printed values (the defaults)
@@ -488,11 +504,14 @@ def _mod(mods, k):
 
 
 @leaf
-def item_mod(action, item, rng_, opp_item, spear_vs_spear, mods=None):
+def item_mod(action, item, rng_, opp_item, spear_vs_spear, mods=None, spear_vs_shield=0):
     """C7: modifier of ``item`` (-1/5: none) to ``action`` at range ``rng_``
     against the opponent's played ``opp_item`` (-1/5: none). ``mods``: the
     values of the item modifier keys (``ITEM_MOD_KEYS`` order, e.g.
-    ``rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS]``); None: as printed."""
+    ``rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS]``); None: as printed.
+    ``spear_vs_spear`` / ``spear_vs_shield`` (0/1): whether the Spear's bonus
+    against "all other weapons" counts a played Spear (CD2) / a Shield (C7);
+    by default it counts a played Axe, Dagger or Sword only."""
     if item < 0 or item == NO_ITEM or action == MOVE:
         return 0
     has_opp = opp_item >= 0 and opp_item != NO_ITEM
@@ -521,6 +540,9 @@ def item_mod(action, item, rng_, opp_item, spear_vs_spear, mods=None):
             and rng_ != HAND
             and has_opp
             and (opp_item != SPEAR or spear_vs_spear != 0)
+            # a Shield is a defence, not a weapon: the Axe's "+1 Attack vs
+            # Shields" names it apart and the Shield has its own answer to Spears
+            and (opp_item != SHIELD or spear_vs_shield != 0)
         ):
             m += _mod(mods, M_SPEAR_VS_ITEMS)
     elif item == SWORD:
@@ -532,23 +554,27 @@ def item_mod(action, item, rng_, opp_item, spear_vs_spear, mods=None):
 
 
 @njit
-def _imod_table(spear_vs_spear, mods):
+def _imod_table(spear_vs_spear, mods, spear_vs_shield=0):
     t = np.zeros((3, 6, 4, 6), dtype=np.int64)
     for a in range(3):
         for i in range(6):
             for r in range(4):
                 for o in range(6):
-                    t[a, i, r, o] = item_mod(a, i, r, o, spear_vs_spear, mods)
+                    t[a, i, r, o] = item_mod(a, i, r, o, spear_vs_spear, mods, spear_vs_shield)
     return t
 
 
 @njit
 def item_mod_table(rules):
     """``imod[action, item, range, opp_item]`` (item index 5 = none) for the
-    kernels, from the rules' ``spear_vs_spear`` and item modifier keys: built
-    once per batch, it serves both the totals (``total_parts``) and the
-    strategies."""
-    return _imod_table(rules[R_SPEAR_VS_SPEAR], rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS])
+    kernels, from the rules' ``spear_vs_spear``, ``spear_vs_shield`` and item
+    modifier keys: built once per batch, it serves both the totals
+    (``total_parts``) and the strategies."""
+    return _imod_table(
+        rules[R_SPEAR_VS_SPEAR],
+        rules[R_ITEM_MODS : R_ITEM_MODS + N_ITEM_MODS],
+        rules[R_SPEAR_VS_SHIELD],
+    )
 
 
 @leaf
@@ -605,11 +631,13 @@ def action_total(
     wounds_legs=0,
     spear_vs_spear=0,
     mods=None,
+    spear_vs_shield=0,
 ):
     """C6: the total of ``action`` played with ``stamina`` (sum of the played
     stamina), ``stance``, ``item`` (-1 none) against the opponent's item,
     action and target, with the player's wounds (0/1 each). ``mods``: the item
-    modifier keys' values (``ITEM_MOD_KEYS`` order); None: as printed."""
+    modifier keys' values (``ITEM_MOD_KEYS`` order); None: as printed.
+    ``spear_vs_spear``, ``spear_vs_shield``: the rules keys (0/1)."""
     parts = np.zeros(5, dtype=np.int64)
     return total_parts(
         action,
@@ -624,7 +652,7 @@ def action_total(
         wounds_head,
         wounds_torso,
         wounds_legs,
-        _imod_table(spear_vs_spear, mods),
+        _imod_table(spear_vs_spear, mods, spear_vs_shield),
         parts,
     )
 

@@ -102,7 +102,8 @@ C_ARMOR = 9  # shields: each ignores 1 physical damage
 C_FLYING = 10  # 1 if it has the Flying attribute
 C_RESIST = 11  # bit mask over DAMAGE_TYPES
 C_WEAK = 12  # bit mask over DAMAGE_TYPES
-C_ATTACK_LEVEL = 13  # level at which its Attack unlocks; -1 no Attack (Primal: 10)
+C_ATTACK_LEVEL = 13  # level at which its Attack unlocks; -1 no Attack (a Primal: -1, never
+#                      read: every Primal's unlocks at the rules key primal_attack_level)
 C_GROUP = 14  # group id (Howl counts the Wolves you control); -1 none
 C_N_ABIL = 15  # abilities in use (0..MAX_ABIL)
 C_ABIL = 16  # first ability block
@@ -120,3 +121,55 @@ CARD_W = C_ABIL + MAX_ABIL * A_W
 
 MAX_LEVEL = 10
 MAX_STAT = 9  # MIG, CUN, WIS range 0..9
+
+# ---- the card fields play reads, by card type ------------------------------------------
+# The fields of a card in a card set's TOML (besides its identity: id, name,
+# set, finishes, type, text) that change play, per card type: the engine reads
+# them from the table's columns above (HP, AP, MP, Armor, Flying, resist, weak,
+# the Attack level, the group, the abilities, kind and onto), and the deck check
+# reads MIG, CUN and WIS ("A card can be played only if none of its MIG, CUN or
+# WIS is higher than your Primal's"). A field not listed for a type would do
+# nothing: the loader refuses it on that type and a repair never offers it as a
+# move (balance.games.trisk.repair derives its card moves from this table).
+# A Primal: its Attack unlocks at one level for every Primal ("At level 10 its
+# Attack unlocks", the rules key primal_attack_level), so its card has no
+# attack; only creations use abilities ("Use one active ability on each
+# creation"; the end-of-turn passives act on creations) and are counted in a
+# group (Howl, Pack: "every Wolf you control"), so it has neither.
+READ_FIELDS = {
+    "Primal": ("mig", "cun", "wis", "hp", "ap", "mp", "armor", "flying", "resist", "weak"),
+    "Creation": (
+        "mig",
+        "cun",
+        "wis",
+        "hp",
+        "ap",
+        "mp",
+        "armor",
+        "flying",
+        "resist",
+        "weak",
+        "attack",
+        "group",
+        "abilities",
+        "kind",
+    ),
+    "Upgrade": (
+        "mig",
+        "cun",
+        "wis",
+        "hp",
+        "ap",
+        "mp",
+        "armor",
+        "flying",
+        "resist",
+        "weak",
+        "attack",
+        "group",
+        "abilities",
+        "kind",
+        "onto",
+    ),
+    "Sorcery": ("kind", "spell"),
+}

@@ -75,6 +75,15 @@ CARD_KEYS = (
     "spell",
     "text",
 )
+# a card's identity: shown, never played (every other field is in C.READ_FIELDS)
+IDENTITY_KEYS = ("id", "name", "set", "finishes", "type", "text")
+# why play never reads a field on a Primal (the loader's refusal says it)
+NOT_ON_PRIMAL = {
+    "attack": "every Primal's Attack unlocks at the rules key primal_attack_level, "
+    "10 by default: 'At level 10 its Attack unlocks'",
+    "abilities": "only creations use abilities",
+    "group": "a group counts creations only",
+}
 ABILITY_KEYS = ("skill", "shape", "level")
 SKILL_KEYS = ("effect", "target", "n", "status", "damage", "coins", "group", "text")
 COINS = ("none", "one", "per_group")
@@ -625,7 +634,15 @@ def _parse_card(w: _Where, i: int, c, kinds, groups, skills) -> dict:
     if ctype == "Primal":
         if "kind" in c or "onto" in c:
             w.fail(where, "fields 'kind' and 'onto' are not for a Primal")
-        card["attack"] = w.int_in(where, "attack", c.get("attack", C.MAX_LEVEL), *RANGES["attack"])
+        # read it or refuse it: a field play never reads on a Primal
+        # (C.READ_FIELDS) would let a designer's set change nothing
+        for key in c:
+            if key not in IDENTITY_KEYS and key not in C.READ_FIELDS["Primal"]:
+                w.fail(
+                    where,
+                    f"field '{key}' is not allowed on a Primal ({NOT_ON_PRIMAL[key]}); "
+                    f"a Primal allows: {', '.join(C.READ_FIELDS['Primal'])}",
+                )
     else:
         if "kind" not in c:
             w.fail(where, f"missing field 'kind' (a {ctype} has a kind)")
@@ -1201,6 +1218,8 @@ def _ability_text(card: dict, skills: dict) -> list[str]:
     out = []
     if card["type"] == "Sorcery":
         return [f"{card['spell']}: {skill_text(skills[card['spell']])}"]
+    if card["type"] == "Primal":
+        out.append("Attack @primal_attack_level (a rules key, 10 by default)")
     if card["attack"] is not None:
         out.append(f"Attack @{card['attack']}")
     for a in card["abilities"]:

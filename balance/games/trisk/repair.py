@@ -11,7 +11,9 @@ interval simultaneous over the Primals (:func:`balance.repair.extreme`).
 
 **Moves:** card fields and Skill Book amounts (``--move 'card:Bear.hp=5..9'``,
 ``card:Meru.wis=7..9`` for a Primal's code, ``card:Bear.Hibernate=2..4`` for an
-ability's level, ``skill:Dread.n=1..3``). A candidate plays a card set derived
+ability's level, ``skill:Dread.n=1..3``). The fields a move may change on a
+card are those play reads for its type (``sims.trisk.cards.READ_FIELDS``): a
+field the engine ignores is never a move. A candidate plays a card set derived
 from the rules' own (every comment and line kept, by tomlkit), written once
 under the hash of its text into the repair's folder of the store and loaded
 like any designer's set (a change that breaks the set is refused in one
@@ -31,6 +33,7 @@ from balance.errors import UserError
 from balance.games.trisk import cards
 from balance.repair import GameMetric, GameMoves, Measuring, Move, extremes
 from balance.store import write_text_atomic
+from sims.trisk import cards as C
 
 
 def deck_field(how: Measuring) -> str:
@@ -135,12 +138,30 @@ def repair_metrics() -> dict[str, GameMetric]:
 
 
 # --------------------------------------------------------------------------- card moves
-CARD_FIELDS = ("hp", "ap", "mp", "armor", "attack", "mig", "cun", "wis")
+# The card fields a move may change, by card type: the numeric fields play reads
+# for that type (sims.trisk.cards.READ_FIELDS), so a field the engine ignores (a
+# Primal's attack) is never a move; an ability's level moves only on a type
+# whose abilities are read.
+MOVABLE_FIELDS = {
+    ctype: tuple(f for f in fields if f in cards.RANGES and f not in ("id", "level", "n"))
+    for ctype, fields in C.READ_FIELDS.items()
+}
+MOVES_ABILITIES = {ctype: "abilities" in fields for ctype, fields in C.READ_FIELDS.items()}
+CARD_FIELDS = tuple(dict.fromkeys(f for fields in MOVABLE_FIELDS.values() for f in fields))
 SYNTAX = (
-    "card:NAME.FIELD=LO..HI (FIELD: "
-    + ", ".join(CARD_FIELDS)
-    + ", or one of the card's abilities for its level) or skill:NAME.n=LO..HI"
+    "card:NAME.FIELD=LO..HI (FIELD: a Creation's or Upgrade's "
+    + ", ".join(MOVABLE_FIELDS["Creation"])
+    + " or one of its abilities for its level; a Primal's "
+    + ", ".join(MOVABLE_FIELDS["Primal"])
+    + ") or skill:NAME.n=LO..HI"
 )
+
+
+def _fields_text(ctype: str) -> str:
+    """What a move may change on a card of ``ctype``, for a message."""
+    fields = ", ".join(MOVABLE_FIELDS.get(ctype, ())) or "none"
+    abilities = MOVES_ABILITIES.get(ctype, False)
+    return fields + (", or one of its abilities (its level)" if abilities else "")
 
 
 def _set_path(base_rules: dict) -> Path:
@@ -178,22 +199,29 @@ def parse_move(game: str, text: str, base_rules: dict) -> Move | None:
         by_name = {c["name"]: c for c in doc.get("card", [])}
         name = config.unique_name(name, list(by_name), "card", " in the card set")
         card = by_name[name]
-        if fld in CARD_FIELDS:
+        ctype = str(card.get("type", ""))
+        movable = MOVABLE_FIELDS.get(ctype, ())  # an unknown type: the loader refuses it
+        if fld in CARD_FIELDS and fld not in movable:
+            raise UserError(
+                f"{where}: play never reads '{fld}' on a {ctype} (card '{name}'); a "
+                f"{ctype}'s moves: {_fields_text(ctype)}"
+            )
+        if fld in movable:
             if fld not in card:
                 raise UserError(f"{where}: card '{name}' has no field '{fld}'")
             base, bounds = card[fld], cards.RANGES[fld]
         else:
             abilities = {a["skill"]: a for a in card.get("abilities", [])}
-            if not abilities:
+            if not abilities or not MOVES_ABILITIES.get(ctype, False):
                 raise UserError(
-                    f"{where}: '{fld}' is not a field of card '{name}'; fields: "
-                    f"{', '.join(CARD_FIELDS)}"
+                    f"{where}: '{fld}' is not a field of card '{name}'; a {ctype}'s "
+                    f"moves: {_fields_text(ctype)}"
                 )
             fld = config.unique_name(
                 fld,
                 list(abilities),
                 f"field or ability of card '{name}'",
-                f" (or a field: {', '.join(CARD_FIELDS)})",
+                f" (or a field: {', '.join(movable)})",
             )
             base, bounds = abilities[fld]["level"], cards.RANGES["level"]
     raw = sweep.value_texts(spec.strip(), where)

@@ -168,6 +168,7 @@ def _replay(rules, log, bids, res, loadouts) -> dict:
                 wounds[s, 2],
                 int(rules[clash.R_SPEAR_VS_SPEAR]),
                 mods,
+                int(rules[clash.R_SPEAR_VS_SHIELD]),
             )
             assert t == x[s][clash.S_TOTAL]
             assert t == sum(int(x[s][clash.S_T_STAM + k]) for k in range(5))
@@ -300,6 +301,7 @@ def test_replay_covers_every_rule():
         {
             "hit_discard_stack_only": False,
             "spear_vs_spear": True,
+            "spear_vs_shield": True,
             "feint_order": 1,
             "allow_shield_spear": True,
             "bid_keeps_last": False,

@@ -40,7 +40,6 @@ from sims.clash import (
     MID,
     MOVE,
     NEUTRAL,
-    NO_ITEM,
     REACH,
     SHIELD,
     SPEAR,
@@ -88,8 +87,9 @@ NAMED = {
     ),
     "spear_vs_items": (
         "Spear: +1 Attack against all other weapons outside of Hand Range",
-        # "other weapons": a played item that is not a Spear (spear_vs_spear = false)
-        lambda a, i, r, o: i == SPEAR and a == ATTACK and r != HAND and o not in (SPEAR, NO_ITEM),
+        # "other weapons": a played Axe, Dagger or Sword (spear_vs_spear and
+        # spear_vs_shield false: not a Spear, CD2, nor a Shield, C7)
+        lambda a, i, r, o: i == SPEAR and a == ATTACK and r != HAND and o in (AXE, DAGGER, SWORD),
     ),
     "sword_step": (
         "Sword: +1 Attack and Defend in Step Range",
@@ -113,12 +113,13 @@ def mods_of(vec) -> np.ndarray:
 # ------------------------------------------------------------------- the keys
 def test_the_keys_are_ordinary_rules_keys_appended_at_the_end():
     """The ten modifiers in card order, then second_wind_max, after every older
-    key (whose vector indices keep their meaning); defaults are the printed
-    values."""
+    key (whose vector indices keep their meaning), then spear_vs_shield;
+    defaults are the printed values."""
     assert clash.ITEM_MOD_KEYS == tuple(NAMED)
-    assert clash.RULE_FIELDS[-11:] == (*NAMED, "second_wind_max")
+    assert clash.RULE_FIELDS[-12:] == (*NAMED, "second_wind_max", "spear_vs_shield")
     assert clash.R_BID_KEEPS_LAST == 10 and clash.R_ITEM_MODS == 11
-    assert clash.R_SECOND_WIND_MAX == len(clash.RULE_FIELDS) - 1 == 21
+    assert clash.R_SECOND_WIND_MAX == len(clash.RULE_FIELDS) - 2 == 21
+    assert clash.R_SPEAR_VS_SHIELD == 22
     printed = {k: int(text.split(": ")[1].split()[0]) for k, (text, _) in NAMED.items()}
     assert {k: DEFAULT[k] for k in NAMED} == printed
     assert list(clash.PRINTED_ITEM_MODS) == list(printed.values())
@@ -222,17 +223,18 @@ def test_the_table_equals_item_mod_for_any_modifiers(seed):
     rs = np.random.default_rng(seed)
     over = {k: int(rs.integers(lo_, hi + 1)) for k, (lo_, hi) in clash.RULE_LIMITS.items()}
     over = {k: v for k, v in over.items() if k in NAMED}
-    vec = rules(**over, spear_vs_spear=bool(seed % 2))
+    vs_spear, vs_shield = seed % 2, seed // 2
+    vec = rules(**over, spear_vs_spear=bool(vs_spear), spear_vs_shield=bool(vs_shield))
     m = mods_of(vec)
     assert list(m) == [over[k] for k in NAMED]
     t = clash.item_mod_table(vec)
     for a, i, r, o in ALL_CELLS:
-        want = clash.item_mod(a, i if i < 5 else -1, r, o if o < 5 else -1, seed % 2, m)
+        item, opp = (i if i < 5 else -1), (o if o < 5 else -1)
+        want = clash.item_mod(a, item, r, opp, vs_spear, m, vs_shield)
         assert t[a, i, r, o] == want
         # action_total's item part is the same value
-        item, opp = (i if i < 5 else -1), (o if o < 5 else -1)
         got = clash.action_total(
-            a, 0, NEUTRAL, item, opp, r, HIGH, MOVE, HIGH, 0, 0, 0, seed % 2, m
+            a, 0, NEUTRAL, item, opp, r, HIGH, MOVE, HIGH, 0, 0, 0, vs_spear, m, vs_shield
         )
         assert got == want
 
@@ -266,6 +268,21 @@ def test_a_changed_modifier_changes_games_and_they_still_obey_the_rules():
         assert ((out["rounds"] >= 1) & (out["rounds"] <= DEFAULT["max_rounds"])).all()
 
 
+def test_spear_vs_shield_changes_games_of_a_spear_against_a_shield():
+    """ "+1 Attack against all other weapons outside of Hand Range" (C7
+    corrected: not against a Shield): with the key on, the Spear side
+    (aggressive, Dagger+Spear) gains against the Shield side (miser,
+    Dagger+Shield), and every game still obeys the rules."""
+    a = strat("aggressive", lo("Dagger+Spear/Second Wind"))
+    b = strat("miser", lo("Dagger+Shield/Second Wind"))
+    base = clash.simulate(rules(), a, b, 3, 0, 200)
+    old = clash.simulate(rules(spear_vs_shield=True), a, b, 3, 0, 200)
+    assert not np.array_equal(base["a_points"], old["a_points"])
+    assert old["a_points"].sum() > base["a_points"].sum()
+    for out in (base, old):
+        assert (out["conserved"] == 1).all() and (out["cards_seat0"] == 15).all()
+
+
 @pytest.mark.slow
 def test_replay_under_changed_keys():
     """Random play with every repair key moved: each logged total is the one of
@@ -275,7 +292,13 @@ def test_replay_under_changed_keys():
     seen: dict = {}
     for over in (
         {k: (DEFAULT[k] + 2 if DEFAULT[k] <= 1 else -2) for k in NAMED} | {"second_wind_max": 3},
-        {"dagger_hand": 4, "dagger_elsewhere": -3, "spear_vs_spear": True, "second_wind_max": 1},
+        {
+            "dagger_hand": 4,
+            "dagger_elsewhere": -3,
+            "spear_vs_spear": True,
+            "spear_vs_shield": True,
+            "second_wind_max": 1,
+        },
     ):
         vec = rules(**over)
         for g in range(120):

@@ -225,7 +225,9 @@ def _c7(action, item, rng, opp):
         m += 1 + (1 if opp == SPEAR else 0)
     if item == SPEAR:
         m += 1 if rng == REACH else 0
-        m += 1 if atk and rng != HAND and opp is not None and opp != SPEAR else 0
+        # "+1 Attack against all other weapons outside of Hand Range": an Axe,
+        # Dagger or Sword; a Shield is not a weapon (C7), nor another Spear (CD2)
+        m += 1 if atk and rng != HAND and opp in (AXE, DAGGER, SWORD) else 0
     if item == SWORD:
         m += 1 if rng == STEP else 0
         m += 1 if atk and opp == AXE else 0
@@ -262,6 +264,79 @@ def test_item_table_matches_item_mod():
     t = clash.item_mod_table(clash.encode_rules(clash.DEFAULT_RULES))
     for a, i, r, o in itertools.product(range(3), range(6), range(4), range(6)):
         assert t[a, i, r, o] == clash.item_mod(a, i if i < 5 else -1, r, o if o < 5 else -1, 0)
+
+
+# ---- C7 corrected: the Spear's bonus counts weapons, not a Shield ---------------------
+# The card: "Spear: +1 Attack and Defend in Reach Range, +1 Attack against all
+# other weapons outside of Hand Range." A Shield is not a weapon: the Axe's "+1
+# Attack vs Shields" names it apart, and the Shield has its own answer ("Shield:
+# +1 all Defends, +1 to Defend against Spears"). Ruling C7 (corrected): the
+# bonus applies against a played Axe, Dagger or Sword only; not a Shield (key
+# spear_vs_shield, default false) and not another Spear (CD2, spear_vs_spear).
+def _spear_attack(rng, opp_item, **over):
+    """A hand-built round: a Neutral Spear Attack with 4 stamina at ``rng``
+    against a Defend with ``opp_item`` on another target, under the defaults
+    with ``over``. Returns (the total, the item part of the table the engine
+    and the strategies read)."""
+    vec = clash.encode_rules(dict(clash.DEFAULT_RULES, **over))
+    mods = vec[clash.R_ITEM_MODS : clash.R_ITEM_MODS + clash.N_ITEM_MODS].copy()
+    total = clash.action_total(
+        ATTACK,
+        4,
+        NEUTRAL,
+        SPEAR,
+        opp_item,
+        rng,
+        HIGH,
+        DEFEND,
+        LOW,
+        0,
+        0,
+        0,
+        int(vec[clash.R_SPEAR_VS_SPEAR]),
+        mods,
+        int(vec[clash.R_SPEAR_VS_SHIELD]),
+    )
+    return int(total), int(clash.item_mod_table(vec)[ATTACK, SPEAR, rng, opp_item])
+
+
+@pytest.mark.parametrize("rng", [ARM, STEP, REACH])
+def test_spear_gets_no_bonus_against_a_shield_unless_the_key_says(rng):
+    reach = 1 if rng == REACH else 0  # "+1 Attack and Defend in Reach Range"
+    assert clash.DEFAULT_RULES["spear_vs_shield"] is False
+    # against a played Shield outside Hand: no +1 by default ...
+    assert _spear_attack(rng, SHIELD) == (4 + reach, reach)
+    # ... and the +1 with spear_vs_shield (the reading before engine 1.3.0)
+    assert _spear_attack(rng, SHIELD, spear_vs_shield=True) == (4 + reach + 1, reach + 1)
+    # against a weapon (a Sword, an Axe, a Dagger) it applies, key or not
+    for weapon in (SWORD, AXE, DAGGER):
+        for on in (False, True):
+            assert _spear_attack(rng, weapon, spear_vs_shield=on) == (5 + reach, reach + 1)
+    # against another Spear it does not (CD2), whatever spear_vs_shield says
+    for on in (False, True):
+        assert _spear_attack(rng, SPEAR, spear_vs_shield=on) == (4 + reach, reach)
+    assert _spear_attack(rng, SPEAR, spear_vs_spear=True) == (5 + reach, reach + 1)
+
+
+def test_spear_vs_shield_touches_only_a_spear_attack_on_a_shield():
+    """The key changes one cell per range outside Hand (a Spear Attack against
+    a played Shield) and nothing else: not at Hand ("outside of Hand Range"),
+    not a Defend, not the Shield's own "+1 to Defend against Spears"."""
+    off = clash.item_mod_table(clash.encode_rules(clash.DEFAULT_RULES))
+    on = clash.item_mod_table(clash.encode_rules(dict(clash.DEFAULT_RULES, spear_vs_shield=True)))
+    changed = {tuple(int(x) for x in c) for c in np.argwhere(on != off)}
+    assert changed == {(ATTACK, SPEAR, r, SHIELD) for r in (ARM, STEP, REACH)}
+    assert all(on[c] - off[c] == 1 for c in changed)
+    assert _spear_attack(HAND, SHIELD, spear_vs_shield=True) == (4, 0)
+
+
+def test_spear_vs_shield_variant_restores_the_old_reading():
+    from balance import config
+
+    rs = config.resolve_variant("clash", "spear-vs-shield")
+    assert rs.rules == dict(clash.DEFAULT_RULES, spear_vs_shield=True)
+    vec = clash.encode_rules(rs.rules)
+    assert clash.item_mod_table(vec)[ATTACK, SPEAR, STEP, SHIELD] == 1
 
 
 @pytest.mark.slow

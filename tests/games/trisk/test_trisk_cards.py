@@ -57,9 +57,10 @@ def test_primals_r1_r2(cs):
     codes = {}
     for p in cs.primals:
         c = cs.cards[p]
-        assert (c["hp"], c["ap"], c["mp"], c["attack"], c["abilities"]) == (10, 1, 1, 10, [])
+        assert (c["hp"], c["ap"], c["mp"], c["attack"], c["abilities"]) == (10, 1, 1, None, [])
         codes[f"{c['mig']}{c['cun']}{c['wis']}"] = c["set"]
-        assert cs.table[p, C.C_TYPE] == C.PRIMAL and cs.table[p, C.C_ATTACK_LEVEL] == 10
+        # a Primal's Attack level is the rules key primal_attack_level, not its card's
+        assert cs.table[p, C.C_TYPE] == C.PRIMAL and cs.table[p, C.C_ATTACK_LEVEL] == -1
     assert {k for k, s in codes.items() if s == "Primals"} == R2
     cern = cs.cards[cs.row("cern the grey")]
     assert (cern["mig"], cern["cun"], cern["wis"], cern["set"]) == (3, 3, 3, "Jager")
@@ -524,6 +525,70 @@ def test_malformed_sets_refused_in_one_line(ref_text, tmp_path):
             assert frag in msg, (frag, msg)
         n += 1
     assert n == len(BAD_SETS)
+
+
+# ---- read it or refuse it: what a Primal card may carry -------------------------------
+VASK = 'name = "Vask the Ember King"'
+
+
+def _vask_with(ref_text, tmp_path, line):
+    """The reference set with ``line`` added to Vask the Ember King's card."""
+    head, tail = ref_text.split(VASK, 1)
+    card, rest = tail.split("\n\n", 1)
+    path = tmp_path / "vask.toml"
+    path.write_text(f"{head}{VASK}{card}\n{line}\n\n{rest}")
+    return path
+
+
+@pytest.mark.parametrize("value", [1, 10])
+def test_a_primal_attack_field_is_refused(ref_text, tmp_path, value):
+    """Rulebook, "Your Primal": "At level 10 its Attack unlocks and it can join
+    your attacks"; "Combat": "Your Primal can attack once it reaches level 10".
+    One level for every Primal: the rules key primal_attack_level (10), which
+    the engine reads for every Primal; a Primal card's own attack would change
+    nothing (a set with Vask's attack 1 played exactly as one with 10), so the
+    loader refuses it in one line naming the card and what a Primal allows."""
+    path = _vask_with(ref_text, tmp_path, f"attack = {value}")
+    with pytest.raises(UserError) as exc:
+        load_card_set(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(str(path)), msg
+    for frag in (
+        "card 'Vask the Ember King'",
+        "field 'attack' is not allowed on a Primal",
+        "primal_attack_level",
+        "a Primal allows: mig, cun, wis, hp, ap, mp, armor, flying, resist, weak",
+    ):
+        assert frag in msg, (frag, msg)
+
+
+@pytest.mark.parametrize(
+    "line, why",
+    [
+        ('abilities = [{ skill = "Mend", shape = "active", level = 0 }]', "only creations"),
+        ('group = "Wolf"', "a group counts creations only"),
+    ],
+)
+def test_a_primal_field_play_never_reads_is_refused(ref_text, tmp_path, line, why):
+    """Abilities are used by creations ("Use one active ability on each
+    creation") and a group counts the creations you control ("Howl flips one
+    coin for every Wolf you control"): the engine reads neither on a Primal."""
+    path = _vask_with(ref_text, tmp_path, line)
+    with pytest.raises(UserError, match=why) as exc:
+        load_card_set(path)
+    assert "card 'Vask the Ember King'" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_every_card_field_is_identity_or_read_by_some_type():
+    """The loader's fields are a card's identity plus the fields play reads
+    (C.READ_FIELDS), so none of them is there for nothing."""
+    from balance.games.trisk import cards as loader
+
+    read = {f for fields in C.READ_FIELDS.values() for f in fields}
+    assert set(loader.CARD_KEYS) == set(loader.IDENTITY_KEYS) | read
+    assert not set(loader.IDENTITY_KEYS) & read
+    assert set(C.READ_FIELDS) == set(C.TYPES)
+    assert "attack" not in C.READ_FIELDS["Primal"] and "attack" in C.READ_FIELDS["Creation"]
 
 
 def test_upgrade_onto_kind_no_card_has(ref_text, tmp_path):

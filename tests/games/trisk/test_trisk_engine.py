@@ -18,6 +18,7 @@ import pytest
 from balance import config
 from balance.errors import UserError
 from sims import trisk
+from sims.trisk import cards as K
 from sims.trisk import engine as E
 from sims.trisk.trace import trace, trace_log
 from tests.games.trisk.trisk_helpers import (
@@ -344,6 +345,48 @@ def _same(x: dict, y: dict) -> None:
     assert x.keys() == y.keys()
     for k in x:
         assert np.array_equal(x[k], y[k]), k
+
+
+# ---- what play reads of a Primal card (sims.trisk.cards.READ_FIELDS) --------------------------
+# a Primal's table column per field, and a value other than the toy Primals'
+PRIMAL_FIELD = {
+    "hp": (K.C_HP, 14),
+    "ap": (K.C_AP, 4),
+    "mp": (K.C_MP, 1),
+    "armor": (K.C_ARMOR, 2),
+    "attack": (K.C_ATTACK_LEVEL, 1),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("field", list(PRIMAL_FIELD))
+def test_the_engine_reads_a_primals_fields_as_declared(field):
+    """Rulebook, "Your Primal": "Every Primal has 10 HP, 1 AP and 1 MP" and "At
+    level 10 its Attack unlocks and it can join your attacks": one level for
+    every Primal, the rules key primal_attack_level. A Primal card's HP, AP,
+    MP and Armor change the games (READ_FIELDS lists them, so the loader takes
+    them and a repair may move them); its Attack level does not (a Primal
+    with Attack at 1 plays exactly as one at 10), so the loader refuses it and
+    a repair never offers it."""
+    col, value = PRIMAL_FIELD[field]
+    spec = dict(GREEDY, temperature=1.0)
+    spec["primal"] = dict(spec["primal"], meditate=3.0)  # Primals reach 10 and attack
+
+    def play(table):
+        a = side(spec, "Cern", TOY_DECK, table=table)
+        b = side(spec, "Vask", TOY_DECK[::-1], table=table)
+        return trisk.simulate(rules_vector(table), a, b, 8, 0, N)
+
+    changed = TOY_TABLE.copy()
+    for primal in ("Cern", "Vask"):
+        changed[TOY[primal], col] = value
+    base, moved = play(TOY_TABLE), play(changed)
+    check_outcomes(base)  # (its Primal HP check holds for the toy Primals' 10)
+    assert (base["level_seat0"] == 10).any()  # a Primal could attack
+    if field in K.READ_FIELDS["Primal"]:
+        assert any(not np.array_equal(base[k], moved[k]) for k in base), field
+    else:
+        _same(base, moved)
 
 
 def test_each_side_wins_the_toss_once_per_pair():

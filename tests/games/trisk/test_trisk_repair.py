@@ -84,6 +84,56 @@ def test_a_bad_card_move_is_one_line(text, words):
     assert "\n" not in str(e.value)
 
 
+# the numeric card fields of a card set (what a card move could change)
+NUMERIC = ("mig", "cun", "wis", "hp", "ap", "mp", "armor", "attack")
+
+
+def test_a_primal_attack_is_not_a_move():
+    """Rulebook: "At level 10 its Attack unlocks and it can join your attacks":
+    one level for every Primal, the rules key primal_attack_level, so a Primal
+    card's attack is a field play never reads. A repair does not offer it (it
+    would play the same games at every value); the key itself is a move."""
+    with pytest.raises(UserError) as e:
+        repair.parse_move("trisk", "card:Vask.attack=5..9", _base_rules())
+    msg = str(e.value)
+    assert "\n" not in msg and "play never reads 'attack' on a Primal" in msg
+    assert "card 'Vask the Ember King'" in msg
+    assert "a Primal's moves: mig, cun, wis, hp, ap, mp, armor" in msg
+    m = repair.parse_move("trisk", "primal_attack_level=8..10", _base_rules())
+    assert (m.key, m.game, m.values) == ("primal_attack_level", False, (8, 9, 10))
+
+
+def test_card_moves_are_the_fields_play_reads_for_the_type():
+    """The card fields a move may change come from the declaration of what play
+    reads per card type (sims.trisk.cards.READ_FIELDS): on a card of each type,
+    a numeric field is a move exactly when the type's fields list it."""
+    from sims.trisk import cards as K
+
+    assert trisk_repair.MOVABLE_FIELDS == {
+        t: tuple(f for f in K.READ_FIELDS[t] if f in NUMERIC) for t in K.TYPES
+    }
+    assert set(trisk_repair.CARD_FIELDS) == set(NUMERIC)
+    for name, ctype in (
+        ("Vask", "Primal"),
+        ("Bear", "Creation"),
+        ("Dragon", "Upgrade"),
+        ("Blessing of Growth", "Sorcery"),
+    ):
+        for fld in NUMERIC:
+            text = f"card:{name}.{fld}=1..2"
+            if fld in K.READ_FIELDS[ctype]:
+                try:
+                    m = repair.parse_move("trisk", text, _base_rules())
+                    assert m.game and m.key.endswith(f".{fld}")
+                except UserError as e:  # a field the card's TOML leaves out
+                    assert "has no field" in str(e), str(e)
+            else:
+                with pytest.raises(UserError, match=f"play never reads '{fld}' on a {ctype}"):
+                    repair.parse_move("trisk", text, _base_rules())
+    # an ability's level moves only where abilities are read
+    assert repair.parse_move("trisk", "card:Bear.Hibernate=2..4", _base_rules()).game
+
+
 def test_a_card_move_plays_a_derived_set_kept_beside_its_variant(tmp_path):
     """The candidate's card set is the original with the one field changed
     (every comment kept), loads as a set, and the variant file written for it
