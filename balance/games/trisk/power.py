@@ -1439,6 +1439,7 @@ def calibration_cards(cs) -> list[dict]:
                 "name": card["name"],
                 "changes": dict(changes),
                 "stat": next(iter(changes)) if len(changes) == 1 else None,
+                "change": label,
                 "budget": float(round(dev, 9)),
                 "card": card,
             }
@@ -1967,6 +1968,7 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
                 "name": c["name"],
                 "changes": c["changes"],
                 "stat": c["stat"],
+                "change": c["change"],
                 "budget": c["budget"],
                 "effect": float(r["effect"]),
                 "lo": float(r["effect"] - _Z95 * r["se"]),
@@ -2747,7 +2749,10 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                 "trisk-power-calibration",
                 ch.save(
                     game_charts.trisk_calibration_chart(
-                        pd.DataFrame(res.calibration["points"]), res.calibration["rate"], d
+                        pd.DataFrame(res.calibration["points"]),
+                        res.calibration["rate"],
+                        d,
+                        res.calibration.get("rates"),
                     ),
                     Path("trisk-power-calibration"),
                     write=False,
@@ -2788,7 +2793,7 @@ def calibration_page(c: Mapping, pp_ci, cls) -> dict:
                     ),
                     table_cell(
                         ", ".join(
-                            f"{p['name'].split(' ', 2)[-1]} ({p['budget']:+g})"
+                            f"{p.get('change', p['name'])} ({p['budget']:+g})"
                             for p in c["points"]
                             if p.get("stat") == stat
                         )
