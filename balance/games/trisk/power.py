@@ -1575,7 +1575,9 @@ def fieller(num: float, den: float, v_num: float, v_den: float, cov: float = 0.0
     and the set is either the whole line or the line less an interval.
     Returns ``value`` (num/den), ``lo``, ``hi`` (``±inf`` when unbounded),
     ``kind`` (``"interval"``, ``"outside"``: θ ≤ ``gap_lo`` or θ ≥
-    ``gap_hi``, or ``"all"``) and ``bounded``.
+    ``gap_hi``, or ``"all"``), ``bounded``, and for an interval ``falling``
+    (``den``'s interval lies below 0: for a rate, more of the stat scored
+    less, and the ratio places the card on a falling curve, not a worth).
     """
     nan, inf = float("nan"), math.inf
     vals = (num, den, v_num, v_den, cov)
@@ -1594,6 +1596,9 @@ def fieller(num: float, den: float, v_num: float, v_den: float, cov: float = 0.0
             "hi": (b + s) / a,
             "kind": "interval",
             "bounded": True,
+            # the rate's interval lies below 0: more of these stats scored less, so the
+            # reading is a place on a falling curve, not a worth
+            "falling": den < 0,
         }
     if a < 0 and disc > 0:
         s = math.sqrt(disc)
@@ -1618,7 +1623,8 @@ def fmt_budget(f: Mapping, nd: int = 1) -> str:
 
     v = f.get("value", float("nan"))
     if f.get("kind") == "interval":
-        return f"≈ {n(v)} [{n(f['lo'])}, {n(f['hi'])}]"
+        note = " (a falling curve: more of these stats scored less)" if f.get("falling") else ""
+        return f"≈ {n(v)} [{n(f['lo'])}, {n(f['hi'])}]{note}"
     if f.get("kind") == "outside":
         return f"≈ {n(v)}, unbounded (≤ {n(f['gap_lo'])} or ≥ {n(f['gap_hi'])}: the rate's interval reaches 0)"
     if f.get("kind") == "all":

@@ -40,6 +40,10 @@ def test_fieller_is_bounded_exactly_when_the_rates_interval_excludes_zero():
     assert "unbounded" in tp.fmt_budget(g) and "inf" not in tp.fmt_budget(g)
     h = tp.fieller(0.01, 0.3, 0.04, 0.04)  # neither measured: every value
     assert h["kind"] == "all"
+    # a rate shown below 0 (more of the stat scored less): bounded, and marked
+    neg = tp.fieller(-1.0, -0.5, 0.04, 0.01)
+    assert neg["bounded"] and neg["falling"] and neg["lo"] < 2 < neg["hi"]
+    assert "falling" in tp.fmt_budget(neg) and not f["falling"]
     # a perfectly correlated numerator: the ratio is known exactly
     k = tp.fieller(1.0, 0.5, 0.04, 0.01, cov=0.02)
     assert k["lo"] == pytest.approx(2.0) and k["hi"] == pytest.approx(2.0)
