@@ -2776,6 +2776,14 @@ def _budget_cell(r) -> str:
     return table_cell(text if isinstance(text, str) else "—", v if v == v else math.nan)
 
 
+def _curve_name(key: str) -> str:
+    """``hp@-8`` → "HP curve at -8", ``pooled+`` → "pooled, above"."""
+    if key.startswith("pooled"):
+        return f"pooled, {'above' if key.endswith('+') else 'below'}"
+    stat, _, at = key.partition("@")
+    return f"{_STAT_LABEL.get(stat, stat)} curve at {at}"
+
+
 def calibration_page(c: Mapping, pp_ci, cls) -> dict:
     """The page model of the calibration (budget points ↔ score)."""
 
@@ -2831,7 +2839,7 @@ def calibration_page(c: Mapping, pp_ci, cls) -> dict:
     card_rows = []
     for k in c.get("cards", []):
         comp = ", ".join(f"{_STAT_LABEL.get(s, s)} {v:+g}" for s, v in k["components"].items())
-        used = ", ".join(f"{name} {w:.0%}" for name, w in k["weights"].items())
+        used = ", ".join(f"{_curve_name(name)} {w:.0%}" for name, w in k["weights"].items())
         card_rows.append(
             {
                 "name": k["card"],
