@@ -71,15 +71,31 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
     return fig
 
 
-def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -> Figure:
+_CAL_LABEL = {
+    "hp": "HP",
+    "ap": "AP",
+    "mp": "MP",
+    "armor": "Armor",
+    "flying": "Flying",
+    "attack": "Attack level",
+}
+
+
+def trisk_calibration_chart(
+    points: pd.DataFrame, rate: Mapping, delta: float, curves: Mapping | None = None
+) -> Figure:
     """Off-budget copies of the neutral card: effect (95% CI) against budget
-    points off, the fitted rate through the origin with its band, and the
-    equivalence band ±δ."""
+    points off, each stat's calibration curve (through the origin and its
+    copies), the pooled rate above and below the budget with its band
+    (``curves``: ``pooled+`` / ``pooled-`` of the calibration's rates; without
+    them the one rate ``rate``), and the equivalence band ±δ."""
+    import matplotlib as mpl
+
     title = "What a budget point is worth"
     with chart_style():
         if points is None or points.empty or not np.isfinite(rate.get("rate", np.nan)):
             return placeholder(title, "no calibration")
-        fig = new_figure(6.4, 3.6)
+        fig = new_figure(6.4, 3.9)
         ax = fig.add_subplot()
         x = points["budget"].to_numpy(float)
         v, lo, hi = (points[c].to_numpy(float) * 100 for c in ("effect", "lo", "hi"))
@@ -87,29 +103,56 @@ def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -
         ax.axhspan(-delta * 100, delta * 100, color=BAND, zorder=0)
         ax.axhline(0, color=INK, linewidth=0.8)
         ax.axvline(0, color=MUTED, linewidth=0.6)
-        xs = np.linspace(-span, span, 50)
-        ax.fill_between(
-            xs,
-            np.minimum(rate["lo"] * xs, rate["hi"] * xs) * 100,
-            np.maximum(rate["lo"] * xs, rate["hi"] * xs) * 100,
-            color=GRID,
-            zorder=1,
+        for side, xs in (("+", np.linspace(0, span, 25)), ("-", np.linspace(-span, 0, 25))):
+            r = (curves or {}).get(f"pooled{side}", rate)
+            if not np.isfinite(r.get("rate", np.nan)):
+                continue
+            ax.fill_between(
+                xs,
+                np.minimum(r["lo"] * xs, r["hi"] * xs) * 100,
+                np.maximum(r["lo"] * xs, r["hi"] * xs) * 100,
+                color=GRID,
+                zorder=1,
+            )
+            ax.plot(xs, r["rate"] * xs * 100, color=MUTED, linewidth=1.2, zorder=2)
+        stats = (
+            list(dict.fromkeys(points["stat"].fillna("several"))) if "stat" in points else ["all"]
         )
-        ax.plot(xs, rate["rate"] * xs * 100, color=MUTED, linewidth=1.2, zorder=2)
-        ax.errorbar(
-            x,
-            v,
-            yerr=np.vstack([v - lo, hi - v]),
-            fmt="o",
-            color=POS,
-            ecolor=POS,
-            markersize=4,
-            elinewidth=1.2,
-            zorder=3,
-        )
-        for xi, vi, name in zip(x, v, points["name"], strict=False):
+        palette = mpl.colormaps["tab10"]
+        for i, stat in enumerate(stats):
+            sel = (
+                (points["stat"].fillna("several") == stat).to_numpy()
+                if "stat" in points
+                else np.ones(len(points), bool)
+            )
+            colour = palette(i % 10)
+            order = np.argsort(x[sel])
+            xs, ys = x[sel][order], v[sel][order]
+            for part in (xs < 0, xs > 0):  # each side of the curve runs from the origin
+                if part.any():
+                    ax.plot(
+                        np.r_[0, xs[part] if xs[part][0] > 0 else xs[part][::-1]],
+                        np.r_[0, ys[part] if xs[part][0] > 0 else ys[part][::-1]],
+                        color=colour,
+                        linewidth=0.9,
+                        zorder=2,
+                    )
+            ax.errorbar(
+                x[sel],
+                v[sel],
+                yerr=np.vstack([v[sel] - lo[sel], hi[sel] - v[sel]]),
+                fmt="o",
+                color=colour,
+                ecolor=colour,
+                markersize=4,
+                elinewidth=1.2,
+                zorder=3,
+                label=_CAL_LABEL.get(str(stat), str(stat)),
+            )
+        names = points["change"] if "change" in points else points["name"]
+        for xi, vi, name in zip(x, v, names, strict=False):
             ax.annotate(
-                wrap_label(str(name).split(" ", 2)[-1]),
+                wrap_label(str(name)),
                 (xi, vi),
                 textcoords="offset points",
                 xytext=(4, 3),
@@ -120,12 +163,14 @@ def trisk_calibration_chart(points: pd.DataFrame, rate: Mapping, delta: float) -
         ax.set_xlabel("budget points off the neutral card")
         ax.set_ylabel("effect (points per game)")
         ax.grid(color=GRID, linewidth=0.6)
+        if len(stats) > 1:
+            ax.legend(fontsize=7, frameon=False, loc="upper left")
         set_titles(
             fig,
             title,
-            f"Off-budget copies of the neutral card, 95% CI; line: "
-            f"{rate['rate'] * 100:.2f} points per budget point (band: its 95% CI, the cards "
-            f"as units); shaded: ±δ = ±{delta * 100:g} points",
+            "Off-budget copies of the neutral card, 95% CI; coloured lines: each stat's "
+            "curve; grey: the pooled rate above and below the budget (band: its 95% CI); "
+            f"shaded: ±δ = ±{delta * 100:g} points",
             ax=ax,
         )
     return fig

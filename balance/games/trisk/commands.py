@@ -439,6 +439,7 @@ def power(
         echo_json(data)
         return
     check = "effect2" in res.cards.columns
+    in_budget = "budget_text" in res.cards.columns
     rows = []
     for r in res.cards.itertuples():
         row = [
@@ -454,11 +455,16 @@ def power(
                 r.label2,
                 f"yes: {r.strategy_why}" if r.depends_on_strategy else "",
             ]
+        if in_budget:
+            text = getattr(r, "budget_text", None)
+            row.append(text if isinstance(text, str) else "—")
         rows.append(row)
     vs = f" vs {res.vs_card}" if res.vs_card else ""
     cols = ["card", "Primals", f"effect{vs} [95% CI]", "games", "verdict"]
     if check:
         cols += [f"under {plan.check_strategy}", "verdict", "depends on strategy (shown)"]
+    if in_budget:
+        cols.append("budget points [95% CI]")
     table(
         f"Equal power at ±{plan.delta * 100:g} pt ({plan.copies} copies swapped in{vs}, "
         f"α = {plan.alpha:g} over ≤{res.looks} looks, Holm over {len(rows)} cards; "
@@ -484,14 +490,8 @@ def power(
     typer.echo(f"Cards: {res.claim['text']}")
     typer.echo(f"Primals: {res.primal_claim['text']}")
     if res.calibration:
-        c = res.calibration
-        typer.echo(
-            f"Budget points: one is worth {c['rate']['rate'] * 100:.2f} points of score "
-            f"[{c['rate']['lo'] * 100:.2f}, {c['rate']['hi'] * 100:.2f}]; δ ≈ "
-            f"±{c['delta_budget']['value']:.1f} budget points; detected with "
-            f"{plan.power:.0%} power: {c['mde']['first']['budget']:.1f} budget points at "
-            f"{plan.games:,} games a run, {c['mde']['last']['budget']:.1f} at {plan.max_games:,}"
-        )
+        for line in trisk_power.calibration_lines(res.calibration, plan):
+            typer.echo(line)
     if res.finishes:
         typer.echo(f"Finishes: {res.finishes['text']}")
     from balance.store import results_dir

@@ -1339,18 +1339,9 @@ def run_power(
     calibration = None
     if plan.calibration_games and ctx.vs is None:
         calibration = run_calibration(ctx, runs, runs.store.root, cards)
-        db, mf, ml = (
-            calibration["delta_budget"],
-            calibration["mde"]["first"],
-            calibration["mde"]["last"],
-        )
-        say(
-            f"calibration: {calibration['rate']['rate'] * 100:.2f} points of score per budget point "
-            f"[{calibration['rate']['lo'] * 100:.2f}, {calibration['rate']['hi'] * 100:.2f}]; "
-            f"δ ≈ ±{db['value']:.1f} budget points; detected with {plan.power:.0%} power: "
-            f"{mf['budget']:.1f} budget points at {mf['games']:,} games a run, "
-            f"{ml['budget']:.1f} at {ml['games']:,}"
-        )
+        for line in calibration_lines(calibration, plan):
+            say(line)
+        cards = cards.merge(_budget_columns(calibration), on="row", how="left")
 
     reg, reg_info = None, {}
     if regression and plan.regression_pairs > 0:
@@ -1421,19 +1412,44 @@ def run_power(
 
 
 # =========================================================================== calibration
-# Off-budget copies of the neutral card: the stat changes of each. Priced by
-# the set's budget (hp 1 and ap 2 points in the reference set) they are -8, -4,
-# -4, +4, +4, +8 and +8 budget points; two stats, so the exchange rate is not
-# one stat's quirk.
+# Off-budget copies of the neutral card, one stat changed each (a change of
+# the neutral's value; ``flying`` 1 gives it Flying, ``attack`` moves its
+# Attack's unlock level). Priced by the reference budget (hp 1, ap 2, mp 1,
+# armor 2, flying 3 points, 0.5 a level of unlock) they are −8, −4, +4 (HP),
+# −4, −2, +2, +4 (AP), +3 (MP), +2 (Armor), +3 (Flying), +0.5 and −1 (Attack
+# level 1 and 4) budget points. The stats are those the reference cards differ
+# by from the neutral (HP 7–16, AP 1–5, MP 0–4, Armor 0–3, Flying, Attack at
+# 0–4 against 15, 3, 0, 0, no, 2); both sides where the neutral can move both
+# ways (MP, Armor and Flying are at their floor). The sizes are the reference
+# cards' typical distance from the neutral, and large enough that each side's
+# rate is measured at the default plan (issue 42: +1 AP alone moved the score
+# −0.19 [−0.83, +0.45] points under tempo, so AP up is also measured at +2).
+# At the default plan (400 games a run, seed 5) every side's rate excludes 0;
+# the whole calibration, 13 decks × 100 strata × 400 games, took 71 s here.
 CALIBRATION = (
     {"hp": -8},
     {"hp": -4},
-    {"ap": -2},
     {"hp": 4},
+    {"ap": -2},
+    {"ap": -1},
+    {"ap": 1},
     {"ap": 2},
-    {"hp": 4, "ap": 2},
-    {"ap": 4},
+    {"mp": 3},
+    {"armor": 1},
+    {"flying": 1},
+    {"attack": -1},
+    {"attack": 2},
 )
+CAL_STATS = ("hp", "ap", "mp", "armor", "flying", "attack")
+_STAT_LABEL = {
+    "hp": "HP",
+    "ap": "AP",
+    "mp": "MP",
+    "armor": "Armor",
+    "flying": "Flying",
+    "attack": "Attack level",
+    "other": "abilities and the rest",
+}
 
 
 def _toml_value(v) -> str:
@@ -1448,11 +1464,43 @@ def _toml_value(v) -> str:
     raise ValueError(f"cannot write {v!r} as a TOML value")
 
 
+def _changed(base: dict, changes: Mapping[str, int]) -> dict | None:
+    """The neutral's fields after ``changes`` (None when one leaves the
+    format's ranges, or the neutral has no Attack to move)."""
+    new = {}
+    for k, d in changes.items():
+        if k == "flying":
+            v = int(bool(base["flying"])) + int(d)
+            if v not in (0, 1):
+                return None
+            new[k] = bool(v)
+            continue
+        if base.get(k) is None:
+            return None
+        v = int(base[k]) + int(d)
+        if not RANGES[k][0] <= v <= RANGES[k][1]:
+            return None
+        new[k] = v
+    return new
+
+
+def _cal_label(base: dict, changes: Mapping[str, int], new: dict) -> str:
+    parts = []
+    for k, d in changes.items():
+        if k == "flying":
+            parts.append("Flying" if new[k] else "no Flying")
+        elif k == "attack":
+            parts.append(f"Attack at {new[k]}")
+        else:
+            parts.append(f"{int(d):+d} {_STAT_LABEL[k]}")
+    return " ".join(parts)
+
+
 def calibration_cards(cs) -> list[dict]:
     """The off-budget copies of the set's neutral card (:data:`CALIBRATION`):
-    ``name``, ``changes``, ``budget`` (points off the neutral's) and the raw
-    ``card`` table to add to the set. A copy whose stats would leave the
-    format's ranges is skipped."""
+    ``name``, ``changes``, ``stat`` (the one stat changed, else ``None``),
+    ``budget`` (points off the neutral's) and the raw ``card`` table to add to
+    the set. A copy whose stats would leave the format's ranges is skipped."""
 
     doc = load_toml(cs.path)
     raw = next(c for c in doc["card"] if c.get("name") == cs.names[cs.neutral])
@@ -1460,21 +1508,28 @@ def calibration_cards(cs) -> list[dict]:
     next_id = max(int(c.get("id", 0)) for c in doc["card"]) + 1
     out = []
     for changes in CALIBRATION:
-        new = {k: int(base[k]) + d for k, d in changes.items()}
-        if any(not RANGES[k][0] <= v <= RANGES[k][1] for k, v in new.items()):
+        new = _changed(base, changes)
+        if new is None:
             continue
         card = {**raw, **new}
-        label = " ".join(f"{d:+d} {k.upper()}" for k, d in changes.items())
+        label = _cal_label(base, changes, new)
         card["id"] = next_id + len(out)
         card["name"] = f"{raw['name']} {label}"
         card["text"] = (
             "Calibration: the neutral card with "
-            + ", ".join(f"{k.upper()} {v} (was {base[k]})" for k, v in new.items())
+            + ", ".join(f"{k} {v} (was {base[k]})" for k, v in new.items())
             + "."
         )
         dev = card_points({**base, **new}, cs.skills, cs.budget) - cs.points(cs.neutral)
         out.append(
-            {"name": card["name"], "changes": dict(changes), "budget": float(dev), "card": card}
+            {
+                "name": card["name"],
+                "changes": dict(changes),
+                "stat": next(iter(changes)) if len(changes) == 1 else None,
+                "change": label,
+                "budget": float(round(dev, 9)),
+                "card": card,
+            }
         )
     return out
 
@@ -1499,14 +1554,16 @@ def calibration_set(cs, store_root: Path) -> tuple[Path, list[dict]]:
 
 
 def fit_rate(budget: Sequence[float], effect: Sequence[float], alpha: float = 0.05) -> dict:
-    """Score per budget point: least squares through the origin of the
+    """One rate for every stat: least squares through the origin of the
     calibration cards' effects on their budget deviations.
 
     The unit is the calibration card, not the game: the residual spread
     holds both each effect's sampling error and how far the cards stray from
     one exchange rate (an AP and an HP point are not worth the same), so the
     interval (Student t, m − 1 degrees of freedom) says how well one rate
-    describes the budget, not only how precisely it was measured.
+    describes the budget, not only how precisely it was measured. The page
+    shows it as a summary; conversions use the per-stat curves
+    (:func:`side_rates`).
 
     Returns ``rate``, ``se``, ``lo``, ``hi``, ``cards`` (m) and ``resid_sd``
     (score); ``nan`` with fewer than 2 cards.
@@ -1537,19 +1594,435 @@ def fit_rate(budget: Sequence[float], effect: Sequence[float], alpha: float = 0.
     }
 
 
+@dataclass(frozen=True)
+class Est:
+    """A linear estimate from per-deal data: its value and its influence per
+    deal cluster (``u[i]``: deal ``i`` across every stratum, as
+    :func:`pool_strata` clusters). Sums of estimates are estimates, so a rate
+    fitted from several calibration cards, a card's mix of rates and their
+    covariances with a card's effect all come out of one sandwich."""
+
+    mean: float
+    u: np.ndarray
+
+    @property
+    def var(self) -> float:
+        return cov_est(self, self)
+
+    @property
+    def se(self) -> float:
+        v = self.var
+        return math.sqrt(v) if math.isfinite(v) and v >= 0 else float("nan")
+
+
+def est_of(diffs: Sequence[np.ndarray]) -> Est:
+    """The mean of strata means of ``diffs`` (as :func:`pool_strata`) with its
+    per-deal influence."""
+    arrs = [np.asarray(d, dtype=float).ravel() for d in diffs]
+    arrs = [a for a in arrs if a.size]
+    if not arrs:
+        return Est(float("nan"), np.zeros(0))
+    k = len(arrs)
+    g = max(a.size for a in arrs)
+    u = np.zeros(g)
+    means = [float(a.mean()) for a in arrs]
+    for a, m in zip(arrs, means, strict=True):
+        u[: a.size] += (a - m) / (k * a.size)
+    return Est(float(np.mean(means)), u)
+
+
+def combine(terms: Iterable[tuple[float, Est]]) -> Est:
+    """``Σ w·e`` of estimates on the same deals."""
+    terms = [(float(w), e) for w, e in terms if w != 0]
+    if not terms:
+        return Est(0.0, np.zeros(0))
+    g = max(e.u.size for _, e in terms)
+    u = np.zeros(g)
+    for w, e in terms:
+        u[: e.u.size] += w * e.u
+    return Est(float(sum(w * e.mean for w, e in terms)), u)
+
+
+def cov_est(a: Est, b: Est) -> float:
+    """Cluster-robust covariance of two estimates (deal ``i`` of one is deal
+    ``i`` of the other: same seeds), with :func:`pool_strata`'s ``G/(G−1)``."""
+    g = max(a.u.size, b.u.size)
+    k = min(a.u.size, b.u.size)
+    if g < 2:
+        return float("nan")
+    return float(g / (g - 1) * float(a.u[:k] @ b.u[:k]))
+
+
+def fieller(num: float, den: float, v_num: float, v_den: float, cov: float = 0.0, q: float = _Z95):
+    """Fieller's confidence set for ``num / den`` (both normal, known
+    variances and covariance): every θ with ``|num − θ·den| ≤ q·sd(num − θ·den)``.
+
+    When ``den``'s own interval (``den ± q·sd``) excludes 0 the set is a
+    finite interval; when it reaches 0 no finite interval has the coverage,
+    and the set is either the whole line or the line less an interval.
+    Returns ``value`` (num/den), ``lo``, ``hi`` (``±inf`` when unbounded),
+    ``kind`` (``"interval"``, ``"outside"``: θ ≤ ``gap_lo`` or θ ≥
+    ``gap_hi``, or ``"all"``), ``bounded``, and for an interval ``falling``
+    (``den``'s interval lies below 0: for a rate, more of the stat scored
+    less, and the ratio places the card on a falling curve, not a worth).
+    """
+    nan, inf = float("nan"), math.inf
+    vals = (num, den, v_num, v_den, cov)
+    if not all(math.isfinite(x) for x in vals):
+        return {"value": nan, "lo": nan, "hi": nan, "kind": "none", "bounded": False}
+    value = num / den if den != 0 else nan
+    a = den * den - q * q * v_den
+    b = num * den - q * q * cov
+    c = num * num - q * q * v_num
+    disc = b * b - a * c
+    if a > 0:
+        s = math.sqrt(max(disc, 0.0))
+        return {
+            "value": value,
+            "lo": (b - s) / a,
+            "hi": (b + s) / a,
+            "kind": "interval",
+            "bounded": True,
+            # the rate's interval lies below 0: more of these stats scored less, so the
+            # reading is a place on a falling curve, not a worth
+            "falling": den < 0,
+        }
+    if a < 0 and disc > 0:
+        s = math.sqrt(disc)
+        g1, g2 = sorted(((b - s) / a, (b + s) / a))
+        return {
+            "value": value,
+            "lo": -inf,
+            "hi": inf,
+            "kind": "outside",
+            "gap_lo": g1,
+            "gap_hi": g2,
+            "bounded": False,
+        }
+    return {"value": value, "lo": -inf, "hi": inf, "kind": "all", "bounded": False}
+
+
+def fmt_budget(f: Mapping, nd: int = 1) -> str:
+    """``≈ N [lo, hi]``; an unbounded set says so (never a made-up finite end)."""
+
+    def n(x):
+        return f"{x:+.{nd}f}" if math.isfinite(x) else "—"
+
+    v = f.get("value", float("nan"))
+    if f.get("kind") == "interval":
+        note = " (a falling curve: more of these stats scored less)" if f.get("falling") else ""
+        return f"≈ {n(v)} [{n(f['lo'])}, {n(f['hi'])}]{note}"
+    if f.get("kind") == "outside":
+        return f"≈ {n(v)}, unbounded (≤ {n(f['gap_lo'])} or ≥ {n(f['gap_hi'])}: the rate's interval reaches 0)"
+    if f.get("kind") == "all":
+        return f"≈ {n(v)}, unbounded (any value: the rate's interval reaches 0)"
+    return "—"
+
+
+def budget_components(card: Mapping, neutral: Mapping, skills, budget) -> dict[str, float]:
+    """The budget points by which ``card`` differs from the neutral card, per
+    calibrated stat (:data:`CAL_STATS`), the rest (abilities, resistances,
+    weaknesses, shades; the X of an ability follows MP) in ``other``. A
+    Sorcery has no stats to compare: its whole difference is ``other``.
+    Zero components are left out; they sum to the card's points − the
+    neutral's."""
+    total = round(card_points(card, skills, budget) - card_points(neutral, skills, budget), 9)
+    if card["type"] == "Sorcery":
+        return {"other": total} if total else {}
+    comp: dict[str, float] = {}
+    for s in ("hp", "ap", "mp", "armor"):
+        comp[s] = budget[s] * (card[s] - neutral[s])
+    comp["flying"] = budget["flying"] * (int(bool(card["flying"])) - int(bool(neutral["flying"])))
+
+    def attack(c):
+        return (
+            0.0
+            if c["attack"] is None
+            else max(0.0, budget["attack"] - budget["unlock"] * c["attack"])
+        )
+
+    comp["attack"] = attack(card) - attack(neutral)
+    comp["other"] = total - sum(comp.values())
+    return {k: round(v, 9) for k, v in comp.items() if abs(v) > 1e-9}
+
+
+def _side(stat: str, x: float) -> str:
+    return f"{stat}{'+' if x > 0 else '-'}"
+
+
+def side_rates(points: Sequence[Mapping], ests: Mapping[str, Est]) -> dict[str, dict]:
+    """Score per budget point on each side of each stat, and pooled over the
+    stats: a calibration curve through the origin that may bend at 0.
+
+    ``points``: the calibration cards (``name``, ``stat``, ``budget``);
+    ``ests``: each one's effect (:class:`Est`) by name. On each side (``hp+``,
+    ``hp-``, …; ``pooled+`` / ``pooled-`` over every single-stat card of the
+    side) the rate is least squares through the origin of the effects on the
+    budget deviations, ``Σ x·y / Σ x²``: one card gives its effect / budget.
+    Its SE is the deal-cluster sandwich of that sum (the cards share their
+    deals and the reference deck's games, so they are not independent), its
+    interval normal. Returns per side an :class:`Est` (``est``) with
+    ``rate``, ``se``, ``lo``, ``hi``, ``cards`` (names) and ``budget``.
+    """
+    groups: dict[str, list] = {}
+    for p in points:
+        x = float(p["budget"])
+        if p.get("stat") is None or x == 0 or p["name"] not in ests:
+            continue
+        groups.setdefault(_side(p["stat"], x), []).append(p)
+        groups.setdefault(_side("pooled", x), []).append(p)
+    out = {}
+    for key in sorted(groups):
+        ps = groups[key]
+        sxx = sum(float(p["budget"]) ** 2 for p in ps)
+        e = combine((float(p["budget"]) / sxx, ests[p["name"]]) for p in ps)
+        se = e.se
+        out[key] = {
+            "est": e,
+            "rate": e.mean,
+            "se": se,
+            "lo": e.mean - _Z95 * se,
+            "hi": e.mean + _Z95 * se,
+            "cards": [p["name"] for p in ps],
+            "budget": [float(p["budget"]) for p in ps],
+        }
+    return out
+
+
+def secant(stat: str, x: float, points: Sequence[Mapping], ests: Mapping[str, Est]) -> Est | None:
+    """Score per budget point of ``stat`` at a deviation of ``x`` budget
+    points: the secant ``g(x)/x`` of the stat's calibration curve ``g``.
+
+    ``g`` runs through the origin and the calibration cards of the stat on
+    ``x``'s side (their effects, averaged where two share a deviation),
+    straight between them: up to the nearest card it is that card's line
+    through the origin, beyond the farthest that card's line through the
+    origin. So the curve may bend at 0 and at each calibration card (AP is
+    convex: +1 AP is worth far less per point than +2 AP), a card exactly at
+    a calibration card's deviation gets that card's rate, and the secant is
+    a fixed linear combination of the cards' effects (an :class:`Est`).
+    ``None`` when the stat has no calibration card on that side.
+    """
+    if x == 0:
+        return None
+    side = [
+        p
+        for p in points
+        if p.get("stat") == stat and p["name"] in ests and float(p["budget"]) * x > 0
+    ]
+    if not side:
+        return None
+    by_x: dict[float, list] = {}
+    for p in side:
+        by_x.setdefault(abs(float(p["budget"])), []).append(ests[p["name"]])
+    xs = sorted(by_x)
+    ys = [combine((1 / len(v), e) for e in v) for v in (by_x[k] for k in xs)]
+    ax = abs(x)
+    sign = 1.0 if x > 0 else -1.0
+    if ax <= xs[0]:
+        return combine([(1 / (sign * xs[0]), ys[0])])
+    if ax >= xs[-1]:
+        return combine([(1 / (sign * xs[-1]), ys[-1])])
+    k = next(i for i in range(len(xs) - 1) if xs[i] <= ax <= xs[i + 1])
+    t = (ax - xs[k]) / (xs[k + 1] - xs[k])
+    # g(x) = (1 − t)·y_k + t·y_{k+1} between the two cards around |x|; the rate is g(x)/x
+    return combine([((1 - t) / x, ys[k]), (t / x, ys[k + 1])])
+
+
+def card_rate(
+    components: Mapping[str, float],
+    rates: Mapping[str, dict],
+    points: Sequence[Mapping] = (),
+    ests: Mapping[str, Est] | None = None,
+) -> tuple[Est | None, dict]:
+    """The rate a card's effect is divided by: its budget deviation spread
+    over the stats it differs from the neutral by.
+
+    Each component (a stat's budget points, :func:`budget_components`) takes
+    its stat's calibration curve at that deviation (:func:`secant`: −8 HP
+    reads the HP curve at −8); a component without a curve there (abilities
+    and the rest, or a side the neutral cannot move to) takes the pooled
+    rate of its side (``pooled+`` / ``pooled-`` of :func:`side_rates`). The
+    card's rate is the mean of those rates weighted by ``|component|`` (a
+    Bear, −8 HP and +2 AP among others, is mostly an HP-down card), so a card
+    that differs from the neutral in one stat gets exactly that stat's curve.
+    Returns the rate as an :class:`Est` (``None`` when the card's price does
+    not differ from the neutral's in any component or a needed curve is
+    missing) and the weight of each curve used (``hp@-8``, ``pooled+``, …).
+    """
+    total = sum(abs(v) for v in components.values())
+    if total == 0:
+        return None, {}
+    weights: dict[str, float] = {}
+    terms: list[tuple[float, Est]] = []
+    for stat, x in components.items():
+        w = abs(x) / total
+        e = secant(stat, x, points, ests or {}) if stat != "other" else None
+        if e is not None:
+            key = f"{stat}@{x:+g}"
+        else:
+            key = _side("pooled", x)
+            if key not in rates:
+                return None, {}
+            e = rates[key]["est"]
+        weights[key] = weights.get(key, 0.0) + w
+        terms.append((w, e))
+    return combine(terms), weights
+
+
+def to_budget(effect: Est, rate: Est, cov: float | None = None) -> dict:
+    """A card's effect in budget points, ``effect / rate``, with Fieller's 95%
+    set: it carries both the effect's and the rate's uncertainty and their
+    covariance (they share deals; ``cov`` overrides it), and is unbounded
+    (and says so) when the rate's interval reaches 0."""
+    c = cov_est(effect, rate) if cov is None else cov
+    return fieller(effect.mean, rate.mean, effect.var, rate.var, c if math.isfinite(c) else 0.0)
+
+
+def _rate_text(r: Mapping) -> str:
+    return f"{r['rate'] * 100:.2f} [{r['lo'] * 100:.2f}, {r['hi'] * 100:.2f}]"
+
+
+def calibration_lines(cal: Mapping, plan: PowerPlan) -> list[str]:
+    """The calibration in a few lines of text (the CLI's log and summary)."""
+    rates = cal["rates"]
+    per = "; ".join(
+        f"{_STAT_LABEL.get(k[:-1], k[:-1])} {'up' if k[-1] == '+' else 'down'} {_rate_text(v)}"
+        for k, v in rates.items()
+        if not k.startswith("pooled")
+    )
+    out = [f"budget points: points of score per budget point, 95% CI: {per}"]
+    pooled = [
+        f"{'above' if k == 'pooled+' else 'below'} budget {_rate_text(rates[k])}"
+        for k in ("pooled+", "pooled-")
+        if k in rates
+    ]
+    if pooled:
+        out.append("  pooled over the stats: " + "; ".join(pooled))
+    db, mf, ml = cal["delta_budget"], cal["mde"]["first"], cal["mde"]["last"]
+    out.append(
+        f"  δ = ±{plan.delta * 100:g} points ≈ {fmt_budget(db['up'])} budget points above, "
+        f"{fmt_budget(db['down'])} below"
+    )
+    out.append(
+        f"  detected with {plan.power:.0%} power at {mf['games']:,} games a run: "
+        f"{fmt_budget(mf['up'])} above, {fmt_budget(mf['down'])} below; at {ml['games']:,}: "
+        f"{fmt_budget(ml['up'])} above, {fmt_budget(ml['down'])} below"
+    )
+    return out
+
+
+def _budget_columns(cal: Mapping) -> pd.DataFrame:
+    """Each card's effect in budget points as columns of the cards table:
+    ``budget_points``, ``budget_lo``, ``budget_hi`` (``±inf`` when unbounded),
+    ``budget_interval`` (:func:`fieller`'s kind), ``budget_text``,
+    ``budget_rate`` (score per budget point used)."""
+    rows = [
+        {
+            "row": c["row"],
+            "budget_points": c["budget"]["value"],
+            "budget_lo": c["budget"]["lo"],
+            "budget_hi": c["budget"]["hi"],
+            "budget_interval": c["budget"]["kind"],
+            "budget_text": fmt_budget(c["budget"]),
+            "budget_rate": c["rate"],
+        }
+        for c in cal.get("cards", [])
+    ]
+    cols = [
+        "row",
+        "budget_points",
+        "budget_lo",
+        "budget_hi",
+        "budget_interval",
+        "budget_text",
+        "budget_rate",
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _finite(x):
+    """JSON-safe: non-finite floats become None (an unbounded end is told by
+    the interval's ``kind``), numpy scalars Python ones, recursively."""
+    if isinstance(x, Mapping):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _cal_strata(cctx: Context, runs: _Runs, c: int, n: int) -> list[np.ndarray]:
+    out = []
+    for cc, p in cctx.cells:
+        if cc == c:
+            out += _cell_strata(cctx, runs, c, p, n)[0]
+    return out
+
+
+def cards_in_budget(
+    ctx: Context,
+    runs: _Runs,
+    cards: pd.DataFrame,
+    rates: Mapping[str, dict],
+    points: Sequence[Mapping],
+    ests: Mapping[str, Est],
+) -> list[dict]:
+    """Every tested card's effect in budget points (:func:`card_rate`,
+    :func:`to_budget`): one dict per card with ``card``, ``row``,
+    ``components``, ``weights``, ``rate`` (lo, hi) and ``budget``
+    (:func:`fieller`'s dict)."""
+    cs = ctx.cardset
+    neutral = cs.cards[cs.neutral]
+    out = []
+    for r in cards.itertuples():
+        row = int(r.row)
+        comp = budget_components(cs.cards[row], neutral, cs.skills, cs.budget)
+        rate, weights = card_rate(comp, rates, points, ests)
+        n = int(getattr(r, "games_per_run", 0) or 0)
+        eff = est_of(
+            [d for cc, p in ctx.cells if cc == row for d in _cell_strata(ctx, runs, row, p, n)[0]]
+        )
+        if rate is None or not math.isfinite(eff.mean):
+            conv = fieller(float("nan"), float("nan"), 0.0, 0.0)
+        else:
+            conv = to_budget(eff, rate)
+        rse = rate.se if rate is not None else float("nan")
+        out.append(
+            {
+                "card": str(r.card),
+                "row": row,
+                "components": comp,
+                "weights": weights,
+                "rate": rate.mean if rate is not None else float("nan"),
+                "rate_lo": rate.mean - _Z95 * rse if rate is not None else float("nan"),
+                "rate_hi": rate.mean + _Z95 * rse if rate is not None else float("nan"),
+                "budget": conv,
+            }
+        )
+    return out
+
+
 def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataFrame) -> dict:
     """Play the off-budget copies of the neutral card (:data:`CALIBRATION`) the
     way the cards were played (same copies, decks, strategies, field, seeds)
     and convert the test's terms into budget points.
 
-    Returns a dict: ``points`` (one row per calibration card: name, budget,
-    effect, lo, hi, games), ``rate`` (:func:`fit_rate`, score per budget
-    point, every stat), ``by_stat`` (the same per stat changed alone),
-    ``delta_budget`` (δ in budget points, with the interval δ / rate gives),
-    ``mde`` (the smallest budget deviation the plan detects with
-    ``plan.power`` at the strictest Holm step of a look, at the first and the
-    last games a run: ``(z_{1-α_look/(2m)} + z_power)·sd / sqrt(deals) / rate``
-    with the median card's per-deal SD) and ``games``.
+    Returns a dict: ``points`` (one row per calibration card: name, stat,
+    budget, effect, lo, hi, games, verdict), ``rates`` (:func:`side_rates`:
+    score per budget point on each side of each stat and pooled), ``rate``
+    (:func:`fit_rate`, one rate for every stat, the cards as units: a
+    summary), ``cards`` (:func:`cards_in_budget`: each tested card's effect
+    in budget points), ``delta_budget`` (δ in budget points above and below
+    the budget, pooled curves, with intervals), ``mde`` (the smallest budget
+    deviation the plan detects with ``plan.power`` at the strictest Holm step
+    of a look, at the first and the last games a run:
+    ``(z_{1-α_look/(2m)} + z_power)·sd / sqrt(deals)`` with the median
+    card's per-deal SD, divided by each pooled rate, with intervals) and
+    ``games``.
     """
     plan = ctx.plan
     path, cal = calibration_set(ctx.cardset, store_root)
@@ -1578,13 +2051,17 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     # each calibration card through the test's own decision, as if it were a
     # card of the set: is a card this far off the budget flagged?
     table = decide(table, plan.delta, plan.alpha, plan.power, n_looks=looks(plan)).set_index("card")
+    ests = {}
     pts = []
     for c in cal:
         r = table.loc[c["name"]]
+        ests[c["name"]] = est_of(_cal_strata(cctx, runs, cctx.cardset.row(c["name"]), n))
         pts.append(
             {
                 "name": c["name"],
                 "changes": c["changes"],
+                "stat": c["stat"],
+                "change": c["change"],
                 "budget": c["budget"],
                 "effect": float(r["effect"]),
                 "lo": float(r["effect"] - _Z95 * r["se"]),
@@ -1594,25 +2071,22 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
                 "label": str(r["label"]),
             }
         )
+    rates = side_rates(pts, ests)
     rate = fit_rate([p["budget"] for p in pts], [p["effect"] for p in pts], plan.alpha)
-    by_stat = {}
-    for stat in sorted({k for p in pts for k in p["changes"]}):
-        sub = [p for p in pts if list(p["changes"]) == [stat]]
-        if len(sub) >= 2:
-            by_stat[stat] = fit_rate(
-                [p["budget"] for p in sub], [p["effect"] for p in sub], plan.alpha
-            )
-    nan = float("nan")
+    converted = cards_in_budget(ctx, runs, cards, rates, pts, ests) if len(cards) else []
+
+    def over(score: float, key: str) -> dict:
+        if key not in rates:
+            return fieller(float("nan"), float("nan"), 0.0, 0.0)
+        e = rates[key]["est"]
+        return fieller(score, e.mean, 0.0, e.var)
+
     d = plan.delta
-    r, lo, hi = rate["rate"], rate["lo"], rate["hi"]
-    delta_budget = {
-        "value": d / r if r > 0 else nan,
-        "lo": d / hi if hi > 0 else nan,
-        "hi": d / lo if lo > 0 else math.inf,
-    }
+    delta_budget = {"up": over(d, "pooled+"), "down": over(-d, "pooled-")}
     norm = _norm()
     m = max(len(cards), 1)
     z = float(norm.ppf(1 - plan.alpha / looks(plan) / (2 * m)) + norm.ppf(plan.power))
+    nan = float("nan")
     sd = float(np.nanmedian(cards["sd"].to_numpy(float))) if len(cards) else nan
     strata = float(np.nanmedian(cards["strata"].to_numpy(float))) if len(cards) else nan
     mde = {}
@@ -1622,13 +2096,15 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
         mde[key] = {
             "games": g,
             "score": score,
-            "budget": score / r if r > 0 else nan,
+            "up": over(score, "pooled+"),
+            "down": over(-score, "pooled-"),
             "games_total": g * strata,
         }
     return {
         "points": pts,
+        "rates": {k: {kk: vv for kk, vv in v.items() if kk != "est"} for k, v in rates.items()},
         "rate": rate,
-        "by_stat": by_stat,
+        "cards": converted,
         "delta_budget": delta_budget,
         "mde": mde,
         "games": n,
@@ -2308,6 +2784,8 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                     getattr(r, "reg_points", math.nan),
                 )
             )
+        if res.calibration:
+            cells.append(_budget_cell(r))
         card_rows.append({"name": r.card, "cells": cells})
     primal_rows = []
     for r in res.primals.itertuples():
@@ -2334,50 +2812,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         }
         for r in res.cells.itertuples()
     ]
-    cal = None
-    if res.calibration:
-        c = res.calibration
-        rt, db = c["rate"], c["delta_budget"]
-
-        def num(x, nd=1):
-            return f"{x:.{nd}f}" if math.isfinite(x) else "—"
-
-        cal = {
-            "n": len(c["points"]),
-            "games": c["games"],
-            "rate": num(rt["rate"] * 100, 2),
-            "rate_lo": num(rt["lo"] * 100, 2),
-            "rate_hi": num(rt["hi"] * 100, 2),
-            "by_stat": [
-                (
-                    k.upper(),
-                    (
-                        f"{num(v['rate'] * 100, 2)} [{num(v['lo'] * 100, 2)}, "
-                        f"{num(v['hi'] * 100, 2)}]"
-                    ),
-                )
-                for k, v in c["by_stat"].items()
-            ],
-            "delta": num(db["value"]),
-            "delta_lo": num(db["lo"]),
-            "delta_hi": num(db["hi"]),
-            "mde_first": num(c["mde"]["first"]["budget"]),
-            "mde_last": num(c["mde"]["last"]["budget"]),
-            "rows": [
-                {
-                    "name": q["name"],
-                    "cells": [
-                        table_cell(f"{q['budget']:+g}", q["budget"]),
-                        table_cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
-                        table_cell(fmt.fmt_int(q["games"]), q["games"]),
-                        table_cell(
-                            q.get("label", ""), q.get("verdict", ""), cls(q.get("verdict", ""))
-                        ),
-                    ],
-                }
-                for q in c["points"]
-            ],
-        }
+    cal = calibration_page(res.calibration, pp_ci, cls) if res.calibration else None
     depends, size_depends = [], 0
     if check:
         size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
@@ -2398,7 +2833,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "header": res.header,
         "vs_card": res.vs_card,
         "calibration": cal,
-        "delta_budget": cal["delta"] if cal else None,
+        "delta_budget": cal["delta_short"] if cal else None,
         "depends": depends,
         "size_depends": size_depends,
         "cards": card_rows,
@@ -2464,13 +2899,127 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
                 "trisk-power-calibration",
                 ch.save(
                     game_charts.trisk_calibration_chart(
-                        pd.DataFrame(res.calibration["points"]), res.calibration["rate"], d
+                        pd.DataFrame(res.calibration["points"]),
+                        res.calibration["rate"],
+                        d,
+                        res.calibration.get("rates"),
                     ),
                     Path("trisk-power-calibration"),
                     write=False,
                 ),
             )
     return out
+
+
+def _budget_cell(r) -> str:
+    """A card's effect in budget points, for the cards table."""
+    v = getattr(r, "budget_points", math.nan)
+    text = getattr(r, "budget_text", None)
+    return table_cell(text if isinstance(text, str) else "—", v if v == v else math.nan)
+
+
+def _curve_name(key: str) -> str:
+    """``hp@-8`` → "HP curve at -8", ``pooled+`` → "pooled, above"."""
+    if key.startswith("pooled"):
+        return f"pooled, {'above' if key.endswith('+') else 'below'}"
+    stat, _, at = key.partition("@")
+    return f"{_STAT_LABEL.get(stat, stat)} curve at {at}"
+
+
+def calibration_page(c: Mapping, pp_ci, cls) -> dict:
+    """The page model of the calibration (budget points ↔ score)."""
+
+    def num(x, nd=2):
+        return f"{x:.{nd}f}" if math.isfinite(x) else "—"
+
+    def rate(v):
+        return f"{num(v['rate'] * 100)} [{num(v['lo'] * 100)}, {num(v['hi'] * 100)}]"
+
+    rates = c["rates"]
+    stats = []
+    for stat in CAL_STATS:
+        up, down = rates.get(f"{stat}+"), rates.get(f"{stat}-")
+        if up is None and down is None:
+            continue
+        stats.append(
+            {
+                "name": _STAT_LABEL[stat],
+                "cells": [
+                    table_cell(rate(up) if up else "not measured", up["rate"] if up else math.nan),
+                    table_cell(
+                        rate(down) if down else "not measured", down["rate"] if down else math.nan
+                    ),
+                    table_cell(
+                        ", ".join(
+                            f"{p.get('change', p['name'])} ({p['budget']:+g})"
+                            for p in c["points"]
+                            if p.get("stat") == stat
+                        )
+                    ),
+                ],
+            }
+        )
+    pooled = {k: rate(rates[k]) if k in rates else "not measured" for k in ("pooled+", "pooled-")}
+    db, mde = c["delta_budget"], c["mde"]
+    rows = []
+    for q in c["points"]:
+        b = q["budget"]
+        per = pp_ci(q["effect"] / b, *sorted((q["lo"] / b, q["hi"] / b))) if b else "—"
+        rows.append(
+            {
+                "name": q["name"],
+                "cells": [
+                    table_cell(_STAT_LABEL.get(q.get("stat") or "", "several")),
+                    table_cell(f"{b:+g}", b),
+                    table_cell(pp_ci(q["effect"], q["lo"], q["hi"]), q["effect"]),
+                    table_cell(per, q["effect"] / b if b else math.nan),
+                    table_cell(fmt.fmt_int(q["games"]), q["games"]),
+                    table_cell(q.get("label", ""), q.get("verdict", ""), cls(q.get("verdict", ""))),
+                ],
+            }
+        )
+    card_rows = []
+    for k in c.get("cards", []):
+        comp = ", ".join(f"{_STAT_LABEL.get(s, s)} {v:+g}" for s, v in k["components"].items())
+        used = ", ".join(f"{_curve_name(name)} {w:.0%}" for name, w in k["weights"].items())
+        card_rows.append(
+            {
+                "name": k["card"],
+                "cells": [
+                    table_cell(fmt_budget(k["budget"]), k["budget"]["value"]),
+                    table_cell(
+                        f"{num(k['rate'] * 100)} [{num(k['rate_lo'] * 100)}, "
+                        f"{num(k['rate_hi'] * 100)}]",
+                        k["rate"],
+                    ),
+                    table_cell(comp or "none"),
+                    table_cell(used or "—"),
+                ],
+            }
+        )
+    return {
+        "n": len(c["points"]),
+        "games": c["games"],
+        "stats": stats,
+        "pooled_up": pooled["pooled+"],
+        "pooled_down": pooled["pooled-"],
+        "one_rate": (
+            f"{num(c['rate']['rate'] * 100)} [{num(c['rate']['lo'] * 100)}, "
+            f"{num(c['rate']['hi'] * 100)}]"
+        ),
+        "delta_up": fmt_budget(db["up"]),
+        "delta_down": fmt_budget(db["down"]),
+        "delta_short": (
+            f"{num(db['up']['value'], 1)} budget points above the budget and "
+            f"{num(-db['down']['value'], 1)} below"
+        ),
+        "mde_first_up": fmt_budget(mde["first"]["up"]),
+        "mde_first_down": fmt_budget(mde["first"]["down"]),
+        "mde_last_up": fmt_budget(mde["last"]["up"]),
+        "mde_last_down": fmt_budget(mde["last"]["down"]),
+        "rows": rows,
+        "cards": card_rows,
+    }
 
 
 def _outliers(cards: pd.DataFrame, delta: float) -> list[str]:
@@ -2575,12 +3124,7 @@ def result_json(res: PowerResult) -> dict:
             )
         return out
 
-    cal = None
-    if res.calibration:
-        cal = {k: v for k, v in res.calibration.items()}
-        cal["delta_budget"] = {
-            k: (None if not math.isfinite(v) else v) for k, v in cal["delta_budget"].items()
-        }
+    cal = _finite(res.calibration) if res.calibration else None
     return {
         "header": res.header,
         "vs_card": res.vs_card,

@@ -634,7 +634,7 @@ def test_cli_power_writes_the_page_and_json(tmp_path):
     plain = run_cli(args, tmp_path)
     assert plain.returncode == 0, plain.stderr
     assert "Equal-power test of card set 'reference'" in plain.stdout + plain.stderr
-    assert "Budget points: one is worth" in plain.stdout
+    assert "points of score per budget point" in plain.stdout
 
 
 @pytest.mark.slow
