@@ -236,8 +236,10 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-# The most games one run may hold: a run keeps one byte per seat-swapped deal pair
-# (paired comparisons), so 2e9 games are 1 GB of memory and about a day of play.
+# The most games one run may hold: a run keeps, per seat-swapped deal pair, one
+# byte of points (paired comparisons) and its per-deal sums (deal_fields: about
+# 15 bytes in Trisk, 4 for an engine without score-trace metrics), so 2e9 games
+# are up to about 16 GB of memory and about a day of play.
 MAX_GAMES = 2_000_000_000
 
 
