@@ -197,8 +197,17 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
 
 def _deal_parts(res: RunResult, side: str) -> np.ndarray:
     """Per-deal values of one side of a run for :func:`balance.stats.pool_by_deal`:
-    rows points, wins, wins_var, draws, draws_var, games (2 per deal)."""
+    rows points, wins, wins_var, draws, draws_var, games (2 per deal). Exact
+    from the run's per-deal draws where it keeps them; else a deal of two
+    draws and one of a win and a loss (the same points) are told apart in
+    expectation (:func:`balance.stats.deal_values`)."""
     v = stats.deal_values(res.pair_points, res.draws, side)
+    sums = getattr(res, "deal_sums", None)
+    if sums is not None:
+        draws = np.asarray(sums["draws"], float)
+        pts = res.pair_points.astype(float) if side == "a" else 4.0 - res.pair_points
+        v["wins"], v["draws"] = (pts - draws) / 2.0, draws
+        v["wins_var"] = v["draws_var"] = np.zeros(len(draws))
     return np.vstack(
         [
             v["points"],
