@@ -901,8 +901,9 @@ METHODS = [
         "pooling several matches (a strategy against the field, a variant's draws) clusters on the "
         "deal across all of them, since matches on one seed replay the same deals. --precision "
         "extends a match until these intervals are within ±P. Draws are counted apart, never folded "
-        "into wins; score = win + ½ draw. Seat shares, timeouts and per-game event rates stay "
-        "game-level Wilson intervals: a run does not keep which seat won each game of a deal.",
+        "into wins; score = win + ½ draw. Every per-game figure (game length, draws, timeouts, "
+        "the first seat's share, lead changes, comebacks) is clustered by deal the same way: a run "
+        "keeps, per deal, the sums over its two games, pooled by deal across the matches.",
     ),
     (
         "Scores of seat-swapped pairs",
