@@ -238,7 +238,7 @@ def check_seed(seed: int) -> int:
 
 # The most games one run may hold: a run keeps, per seat-swapped deal pair, one
 # byte of points (paired comparisons) and its per-deal sums (deal_fields: about
-# 15 bytes in Trisk, 4 for an engine without score-trace metrics), so 2e9 games
+# 15 bytes in Trisk, 5 for an engine without score-trace metrics), so 2e9 games
 # are up to about 16 GB of memory and about a day of play.
 MAX_GAMES = 2_000_000_000
 
