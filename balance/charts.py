@@ -818,9 +818,13 @@ def variant_overview(variants_df: pd.DataFrame) -> Figure:
 
         games = df["games"].to_numpy(dtype=float)
         rm = df["rounds_mean"].to_numpy(dtype=float)
-        half = _Z * df["rounds_sd"].to_numpy(dtype=float) / np.sqrt(np.maximum(games, 1))
+        if "rounds_lo" in df:  # the deal-clustered interval (tables.variant_table)
+            r_lo, r_hi = df["rounds_lo"].to_numpy(float), df["rounds_hi"].to_numpy(float)
+        else:
+            half = _Z * df["rounds_sd"].to_numpy(dtype=float) / np.sqrt(np.maximum(games, 1))
+            r_lo, r_hi = rm - half, rm + half
         specs = [
-            (rm, rm - half, rm + half, None, "mean game length (rounds)", "Game length"),
+            (rm, r_lo, r_hi, None, "mean game length (rounds)", "Game length"),
             (
                 df["draw_rate"].to_numpy(float) * 100,
                 df["draw_lo"].to_numpy(float) * 100,

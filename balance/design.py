@@ -43,7 +43,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from balance import stats
 from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
@@ -106,7 +105,6 @@ MISSING_REASONS = {
 }
 _NAN = float("nan")
 _DIVERSITY_POINTS = 10.0  # rank weight of a strategy missing from the Nash mixture
-_DEFF = 2.0  # the most two games of a seat-swapped deal can count as one
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -198,16 +196,6 @@ def _excess(value, lo_target=None, hi_target=None, scale: float = 1.0) -> float:
     if hi_target is not None and value > hi_target:
         out = value - hi_target
     return 100.0 * out / scale
-
-
-def game_level_ci(k: float, n: float) -> tuple[float, float]:
-    """A Wilson interval for a share counted per game where the run keeps no
-    per-deal record (which seat won, which game hit the cap): the two games of
-    a deal count as one (design effect 2, the most they can have)."""
-    if not n:
-        return _NAN, _NAN
-    lo, hi = stats.wilson(k / _DEFF, n / _DEFF)
-    return float(lo), float(hi)
 
 
 def _pct(x) -> str:
@@ -309,15 +297,16 @@ def assess(
         if not vruns:
             continue
         games = sum(r.games for r in vruns)
+        # every per-game figure with its interval clustered by deal across the
+        # matches that replay it (no design effect assumed)
+        f = tmod.per_game_figures(vruns)
 
         # seat fairness: the first seat's share of decided games
-        s0 = sum(int(r.seat_wins[0]) for r in vruns)
-        decided = sum(int(np.sum(r.seat_wins)) for r in vruns)
+        decided = f["decided"]
         lo_t, hi_t = th["seat_share_min"], th["seat_share_max"]
         target = f"{_range_text(lo_t, hi_t)} of decided games"
         if decided:
-            share = s0 / decided
-            lo, hi = game_level_ci(s0, decided)
+            share, lo, hi = f["seat1_share"], f["seat1_lo"], f["seat1_hi"]
             s = status(lo, hi, lo_t, hi_t)
             detail = (
                 f"the first seat wins {_pct_ci(share, lo, hi)} of {fmt_int(decided)} decided "
@@ -433,8 +422,7 @@ def assess(
         mr = _first(t["metrics"], v)
         if mr is not None and np.isfinite(mr["duration"]):
             val = float(mr["duration"])
-            half = (float(mr["duration_hi"]) - float(mr["duration_lo"])) / 2 * math.sqrt(_DEFF)
-            lo, hi = val - half, val + half
+            lo, hi = float(mr["duration_lo"]), float(mr["duration_hi"])
             s = status(lo, hi, r_lo, r_hi)
             bound = r_lo if val < r_lo else r_hi
             detail = (
@@ -479,7 +467,7 @@ def assess(
         mx = th["round_cap_max"]
         k = _cap_count(vruns)
         val = k / games if games else _NAN
-        lo, hi = game_level_ci(k, games)
+        lo, hi = f["cap_lo"], f["cap_hi"]
         s = status(lo, hi, None, mx)
         detail = (
             f"{_pct_ci(val, lo, hi)} of {fmt_int(games)} games end at the round cap "
@@ -544,8 +532,9 @@ def verdict_lines(assessment: pd.DataFrame, variant: str) -> list[str]:
 def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
     """One line per pairing (variant, a, b) whose share of games stopped at
     the round cap is above ``limit``, largest first, with its 95% interval
-    (the two games of a deal counted as one: a run keeps no per-deal end
-    reasons) and its games."""
+    (deal-level: the run's round-cap games per deal) and its games."""
+    from balance.tables import per_game_figures
+
     found = []
     for (v, a, b), res in runs.items():
         if not res.games:
@@ -556,7 +545,8 @@ def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
         k = int(res.reasons[i])
         share = k / res.games
         if share > limit:
-            lo, hi = game_level_ci(k, res.games)
+            f = per_game_figures([res])
+            lo, hi = f["cap_lo"], f["cap_hi"]
             found.append(
                 (
                     -share,

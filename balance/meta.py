@@ -7,7 +7,8 @@
 - ``cycles``: significant 3-cycles (a beats b beats c beats a, each at 95%).
 - ``game_metrics``: Browne/Ludii metrics per variant: seat balance and
   advantage, completion, draws and timeouts, duration, and from the per-round
-  HP trace lead changes, drama and decisiveness.
+  HP trace lead changes, drama and decisiveness; every interval clustered by
+  deal across the matches that replay it (``balance.tables.per_game_figures``).
 - ``pairing``: what duplicate seating bought: paired SE / unpaired SE per
   match.
 
@@ -21,7 +22,7 @@ import pandas as pd
 
 from balance import stats
 from balance.metrics import metrics_table
-from balance.tables import pooled_rounds, timeouts, variant_runs
+from balance.tables import per_game_figures, pooled_rounds, variant_runs
 
 
 def _score_matrix(results, variant: str, strategies: list[str]):
@@ -153,16 +154,10 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         s1 = sum(int(r.seat_wins[1]) for r in runs)
         draws = sum(int(r.draws) for r in runs)
         sb = stats.seat_balance(s0, s1, games, draws=draws)
-        # draws and completion from deals (every match's deals pooled by deal);
-        # the seat figures stay game-level: a run keeps A's points per deal, not
-        # which seat won each game of it
-        from balance.tables import pooled_side
-
-        pooled = pooled_side([(r, "a") for r in runs])
-        sb["draw_lo"], sb["draw_hi"] = pooled["draw_lo"], pooled["draw_hi"]
-        sb["completion_lo"], sb["completion_hi"] = 1.0 - pooled["draw_hi"], 1.0 - pooled["draw_lo"]
-        n_timeouts = timeouts(runs)
-        t_lo, t_hi = stats.wilson(n_timeouts, games)
+        # every interval from deals: each run keeps per-deal sums (which seat won
+        # each game, draws, round-cap games, lengths), pooled by deal across the
+        # matches that replay it; no design effect is assumed
+        f = per_game_figures(runs)
         hist = pooled_rounds(runs)
         n = len(hist)
         dur = stats.hist_mean_ci(np.arange(n), hist)
@@ -170,23 +165,27 @@ def game_metrics_table(results, variants: list[str]) -> pd.DataFrame:
         row = {
             "variant": v,
             "games": games,
+            "deals": f["deals"],
             "balance": sb["balance"],
-            "seat_advantage": sb["seat_advantage"],
-            "seat_adv_lo": sb["adv_lo"],
-            "seat_adv_hi": sb["adv_hi"],
+            "seat_advantage": f["seat_advantage"],
+            "seat_adv_lo": f["seat_adv_lo"],
+            "seat_adv_hi": f["seat_adv_hi"],
+            "seat1_share": f["seat1_share"],
+            "seat1_lo": f["seat1_lo"],
+            "seat1_hi": f["seat1_hi"],
             "completion": sb["completion"],
-            "completion_lo": sb["completion_lo"],
-            "completion_hi": sb["completion_hi"],
-            "draw_rate": sb["draw_rate"],
-            "draw_lo": sb["draw_lo"],
-            "draw_hi": sb["draw_hi"],
-            "timeouts": n_timeouts,
-            "timeout_rate": n_timeouts / games if games else np.nan,
-            "timeout_lo": t_lo,
-            "timeout_hi": t_hi,
-            "duration": dur["mean"],
-            "duration_lo": dur["lo"],
-            "duration_hi": dur["hi"],
+            "completion_lo": 1.0 - f["draw_hi"],
+            "completion_hi": 1.0 - f["draw_lo"],
+            "draw_rate": f["draw_rate"],
+            "draw_lo": f["draw_lo"],
+            "draw_hi": f["draw_hi"],
+            "timeouts": f["timeouts"],
+            "timeout_rate": f["cap_share"],
+            "timeout_lo": f["cap_lo"],
+            "timeout_hi": f["cap_hi"],
+            "duration": f["rounds_mean"],
+            "duration_lo": f["rounds_lo"],
+            "duration_hi": f["rounds_hi"],
             "duration_sd": dur["sd"],
             "duration_p10": float(q[0]),
             "duration_p50": float(q[1]),

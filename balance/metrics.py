@@ -15,24 +15,24 @@ keeps as exact histograms (``RunResult.metrics``):
   end): the share of the game, in whole percent, played before the winner
   took the lead for good. Decided games only.
 
-This module pools the histograms of several runs of one game and variant and
-summarises them with intervals. Means carry a normal 95% interval
-``mean ± z·sd/√n`` (``sd`` the population SD of the pooled histogram, ``n`` its
-games); shares carry a Wilson interval. Games are treated as independent,
-although each deal is played twice with seats swapped; the seat-swapped games
-of a deal are positively correlated, so these intervals are somewhat narrow.
+This module pools several runs of one game and variant and summarises them
+with intervals. The values come from the pooled histograms; the intervals
+from the runs' per-deal sums (``RunResult.deal_sums``), added up by deal
+across every match that replays it (``balance.tables.pooled_deals``): a
+deal's two games, and its replays in the other matches of a round robin, are
+one cluster. Means carry the cluster-robust normal 95% interval
+(``balance.stats.cluster_mean``), shares the design-effect Wilson interval
+(``balance.stats.cluster_wilson``); no design effect is assumed.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from balance.stats import mean_sd_from_hist, quantile_from_hist, wilson
+from balance.runner import DEAL_METRICS
+from balance.stats import cluster_mean, cluster_wilson, mean_sd_from_hist, quantile_from_hist
 
-Z95 = 1.959963984540054  # z_{0.975}, as in balance.analysis
-NAMES = ("lead_changes", "max_deficit", "decided_pct")
+NAMES = DEAL_METRICS
 TABLE_COLUMNS = (
     "variant",
     "games",
@@ -74,21 +74,31 @@ def pooled_histograms(runs) -> dict[str, np.ndarray] | None:
     return out
 
 
-def _mean_ci(values: np.ndarray, counts: np.ndarray) -> tuple[float, float, float, float]:
-    """Mean, SD and the normal 95% interval of the mean of a histogram."""
+def _mean_ci(
+    values: np.ndarray, counts: np.ndarray, y, m, scale: float = 1.0
+) -> tuple[float, float, float, float]:
+    """Mean and SD of a histogram, with the deal-clustered 95% interval of the
+    mean from per-cluster sums ``y`` (in the histogram's bins, times
+    ``scale``) over ``m`` games (None: no interval)."""
     n = int(counts.sum())
     if n == 0:
         return _NAN, _NAN, _NAN, _NAN
     mean, sd = mean_sd_from_hist(values, counts)
-    half = Z95 * sd / math.sqrt(n)
-    return mean, sd, mean - half, mean + half
+    if y is None:
+        return mean, sd, _NAN, _NAN
+    c = cluster_mean(np.asarray(y) * scale, m)
+    return mean, sd, c["lo"], c["hi"]
 
 
-def _share(k: int, n: int) -> tuple[float, float, float]:
+def _share(k: int, n: int, y, m) -> tuple[float, float, float]:
+    """A share ``k / n`` with the design-effect Wilson interval of per-cluster
+    counts ``y`` of ``m`` games (None: no interval)."""
     if n == 0:
         return _NAN, _NAN, _NAN
-    lo, hi = wilson(k, n)
-    return k / n, lo, hi
+    if y is None:
+        return k / n, _NAN, _NAN
+    w = cluster_wilson(y, m)
+    return k / n, w["lo"], w["hi"]
 
 
 def game_metrics(runs: list) -> dict:
@@ -118,29 +128,44 @@ def game_metrics(runs: list) -> dict:
             out[key] = _NAN
         return out
 
+    from balance.tables import pooled_deals
+
+    c = pooled_deals(runs)
+    if c is not None and any(name not in c for name in NAMES):
+        c = None
+
+    def sums(name: str, part: str = ""):
+        return None if c is None else c[name + part]
+
     lc = hists["lead_changes"]
     n_lc = int(lc.sum())
     out["lead_changes"], out["lead_changes_sd"], out["lead_changes_lo"], out["lead_changes_hi"] = (
-        _mean_ci(np.arange(len(lc)), lc)
+        _mean_ci(np.arange(len(lc)), lc, sums("lead_changes"), sums("lead_changes", "_n"))
     )
     out["lead_change_share"], out["lead_change_share_lo"], out["lead_change_share_hi"] = _share(
-        n_lc - int(lc[0]) if len(lc) else 0, n_lc
+        n_lc - int(lc[0]) if len(lc) else 0,
+        n_lc,
+        sums("lead_changes", "_pos"),
+        sums("lead_changes", "_n"),
     )
 
     md = hists["max_deficit"]
     decided = int(md.sum())
     out["decided"] = decided
     out["drama"], out["drama_sd"], out["drama_lo"], out["drama_hi"] = _mean_ci(
-        np.arange(len(md)), md
+        np.arange(len(md)), md, sums("max_deficit"), sums("max_deficit", "_n")
     )
     out["comeback_share"], out["comeback_share_lo"], out["comeback_share_hi"] = _share(
-        decided - int(md[0]) if len(md) else 0, decided
+        decided - int(md[0]) if len(md) else 0,
+        decided,
+        sums("max_deficit", "_pos"),
+        sums("max_deficit", "_n"),
     )
 
     dp = hists["decided_pct"]
     values = np.arange(len(dp)) / 100.0
     out["decisiveness"], out["decisiveness_sd"], out["decisiveness_lo"], out["decisiveness_hi"] = (
-        _mean_ci(values, dp)
+        _mean_ci(values, dp, sums("decided_pct"), sums("decided_pct", "_n"), scale=0.01)
     )
     out["decisiveness_median"] = float(quantile_from_hist(values, dp, 0.5)) if dp.sum() else _NAN
     return out

@@ -108,8 +108,9 @@ METRICS = {
 MET, NOT_MET, UNCLEAR = "met", "not met", "unclear"
 MAX_TRIALS = 10_000
 # part of every study's identity: raised when what a trial records changes
-# (2: strategy-score intervals simultaneous over the field; game metrics)
-IDENT_VERSION = 2
+# (2: strategy-score intervals simultaneous over the field; game metrics;
+# 3: every per-game figure's interval clustered by deal, no assumed design effect)
+IDENT_VERSION = 3
 
 
 # --------------------------------------------------------------------------- game metrics

@@ -92,7 +92,6 @@ from balance.fmt import (  # noqa: E402  (re-exported: the report's public helpe
     fmt_pp,
     fmt_pp_ci,
     fmt_seconds,
-    mean_ci,
     wilson_ci,
 )
 
@@ -219,6 +218,20 @@ _CHART_INFO = {
 }
 
 
+def _rounds_text(r: Mapping[str, Any]) -> str:
+    """Mean rounds with its 95% interval, sd and n: the deal-clustered interval
+    of the variant table (``rounds_lo``/``rounds_hi``) where it has one."""
+    games = r.get("games")
+    if "rounds_lo" not in r or _missing(r.get("rounds_mean")):
+        return fmt_mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games)
+    out = f"{r['rounds_mean']:.1f}"
+    if not (_missing(r["rounds_lo"]) or _missing(r["rounds_hi"])):
+        out += f" [{r['rounds_lo']:.1f}, {r['rounds_hi']:.1f}]"
+    if not _missing(r.get("rounds_sd")):
+        out += f" sd {r['rounds_sd']:.1f}"
+    return out + (f" {fmt_n(games)}" if not _missing(games) else "")
+
+
 def _variants_section(tables: Mapping[str, Any]) -> dict | None:
     v = _table(tables, "variants")
     if v is None:
@@ -229,12 +242,9 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
     rows = []
     for r in sorted(v.to_dict("records"), key=lambda r: _variant_key(r["variant"])):
         games = r.get("games")
-        lo, hi = mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games)
         cells = [
             table_cell(fmt_int(games), games),
-            table_cell(
-                fmt_mean_ci(r.get("rounds_mean"), r.get("rounds_sd"), games), r.get("rounds_mean")
-            ),
+            table_cell(_rounds_text(r), r.get("rounds_mean")),
             table_cell(fmt_int(r.get("draws")), r.get("draws")),
             table_cell(
                 fmt_pct_ci(r.get("draw_rate"), r.get("draw_lo"), r.get("draw_hi"), games),
@@ -251,7 +261,10 @@ def _variants_section(tables: Mapping[str, Any]) -> dict | None:
             )
         if has_timeouts:
             t = r.get("timeouts")
-            tlo, thi = wilson_ci(t, games)
+            # deal-clustered where the table has it (tables.variant_table)
+            tlo, thi = (
+                (r["timeout_lo"], r["timeout_hi"]) if "timeout_lo" in r else wilson_ci(t, games)
+            )
             rate = None if _missing(t) or _missing(games) or not games else float(t) / float(games)
             cells.append(table_cell(f"{fmt_int(t)} · {fmt_pct_ci(rate, tlo, thi)}", rate))
         best = r.get("best_strategy")
@@ -888,8 +901,9 @@ METHODS = [
         "pooling several matches (a strategy against the field, a variant's draws) clusters on the "
         "deal across all of them, since matches on one seed replay the same deals. --precision "
         "extends a match until these intervals are within ±P. Draws are counted apart, never folded "
-        "into wins; score = win + ½ draw. Seat shares, timeouts and per-game event rates stay "
-        "game-level Wilson intervals: a run does not keep which seat won each game of a deal.",
+        "into wins; score = win + ½ draw. Every per-game figure (game length, draws, timeouts, "
+        "the first seat's share, lead changes, comebacks) is clustered by deal the same way: a run "
+        "keeps, per deal, the sums over its two games, pooled by deal across the matches.",
     ),
     (
         "Scores of seat-swapped pairs",

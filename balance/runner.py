@@ -47,6 +47,84 @@ CARD_FIELDS = (
     "gns_d",
 )
 
+# The per-game score-trace metrics (an engine's METRICS, where it has them)
+# whose figures the tables show with an interval: kept per deal as well
+# (balance.metrics reads them).
+DEAL_METRICS = ("lead_changes", "max_deficit", "decided_pct")
+
+
+def deal_fields(eng) -> dict[str, type]:
+    """The per-deal sums a run keeps for ``eng`` (``RunResult.deal_sums``),
+    name → dtype; each sums the deal's two games:
+
+    - ``rounds``: their lengths (uint16; uint32 for a run whose games are
+      longer than 32,767 rounds);
+    - ``draws``, ``round_cap``, ``seat0_wins``: games drawn, stopped at the
+      round cap (none for an engine without one), won by the first seat (0..2);
+    - for each of :data:`DEAL_METRICS` in the engine's ``METRICS``: ``<name>``,
+      the sum of the values defined in the deal's games (a value is -1 where
+      undefined, e.g. a draw's deficit; clipped at the histogram's last bin,
+      as the histogram is), ``<name>_n`` the games where it is defined and
+      ``<name>_pos`` those where it is above 0 (0..2).
+
+    Every per-game figure is then pooled by deal across the matches that
+    replay it (``balance.stats.pool_by_deal``): its interval needs no assumed
+    design effect. About 15 bytes a deal (Trisk)."""
+    out: dict[str, type] = {
+        "rounds": np.uint16,
+        "draws": np.uint8,
+        "round_cap": np.uint8,
+        "seat0_wins": np.uint8,
+    }
+    sizes = getattr(eng, "METRICS", None) or {}
+    for name in DEAL_METRICS:
+        if name in sizes:
+            top = 2 * (int(sizes[name]) - 1)
+            out[name] = np.uint8 if top <= 0xFF else np.uint16 if top <= 0xFFFF else np.uint32
+            out[f"{name}_n"] = np.uint8
+            out[f"{name}_pos"] = np.uint8
+    return out
+
+
+def _narrow_rounds(x: np.ndarray) -> np.ndarray:
+    """Per-deal lengths in uint16, or uint32 when a deal's games are longer
+    (the dtype depends on the values alone: never on the batches)."""
+    return x.astype(np.uint16 if x.size == 0 or int(x.max()) <= 0xFFFF else np.uint32)
+
+
+def count_deals(eng, out: dict) -> dict[str, np.ndarray]:
+    """The per-deal sums (:func:`deal_fields`) of a batch's per-game arrays
+    ``out`` (games in seat-swapped pairs: 2d and 2d + 1 are deal d)."""
+
+    def pair(x) -> np.ndarray:
+        x = np.asarray(x, np.int64)
+        return x[0::2] + x[1::2]
+
+    fields = deal_fields(eng)
+    w = np.asarray(out["winner_seat"])
+    names = list(eng.END_NAMES)
+    cap = (
+        np.asarray(out["reason"]) == names.index("round_cap")
+        if "round_cap" in names
+        else np.zeros(len(w), bool)
+    )
+    sums = {
+        "rounds": _narrow_rounds(pair(out["rounds"])),
+        "draws": pair(w == -1).astype(np.uint8),
+        "round_cap": pair(cap).astype(np.uint8),
+        "seat0_wins": pair(w == 0).astype(np.uint8),
+    }
+    sizes = getattr(eng, "METRICS", None) or {}
+    for name in DEAL_METRICS:
+        if name in fields:
+            v = np.asarray(out[name], np.int64)
+            ok = v >= 0
+            c = np.where(ok, np.minimum(v, int(sizes[name]) - 1), 0)
+            sums[name] = pair(c).astype(fields[name])
+            sums[f"{name}_n"] = pair(ok).astype(np.uint8)
+            sums[f"{name}_pos"] = pair(c > 0).astype(np.uint8)
+    return sums
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -139,6 +217,9 @@ class RunResult:
     # per-game score-trace metrics: histogram (count of games by value) per name
     # of the engine's METRICS; None when the engine has none
     metrics: dict[str, np.ndarray] | None = None
+    # per-deal sums over the deal's two games (:func:`deal_fields` names them):
+    # what every per-game figure's deal-clustered interval needs
+    deal_sums: dict[str, np.ndarray] | None = None
 
     @property
     def key(self) -> str:
@@ -155,8 +236,10 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-# The most games one run may hold: a run keeps one byte per seat-swapped deal pair
-# (paired comparisons), so 2e9 games are 1 GB of memory and about a day of play.
+# The most games one run may hold: a run keeps, per seat-swapped deal pair, one
+# byte of points (paired comparisons) and its per-deal sums (deal_fields: about
+# 15 bytes in Trisk, 5 for an engine without score-trace metrics), so 2e9 games
+# are up to about 16 GB of memory and about a day of play.
 MAX_GAMES = 2_000_000_000
 
 
@@ -192,6 +275,12 @@ class _Accumulator:
         self.spec = spec
         n_deals = spec.n_games // 2
         self.pair_points = np.zeros(n_deals, dtype=np.uint8)
+        # rounds in uint32 while the run is played (a batch may hold longer
+        # games than the first); narrowed when it is done
+        self.deals = {
+            name: np.zeros(n_deals, np.uint32 if name == "rounds" else dtype)
+            for name, dtype in deal_fields(eng).items()
+        }
         self.rounds = np.zeros(int(eng.max_length(spec.ruleset.rules)) + 2, np.int64)
         self.reasons = np.zeros(len(eng.END_NAMES), dtype=np.int64)
         self.seat_wins = np.zeros(2, dtype=np.int64)
@@ -216,6 +305,10 @@ class _Accumulator:
     def merge(self, res: RunResult) -> None:
         """Start from the counts of a finished run over games 0..res.games-1."""
         self.pair_points[: len(res.pair_points)] = res.pair_points
+        if res.deal_sums is None or set(res.deal_sums) != set(self.deals):
+            raise ValueError("can only extend a run that keeps the same per-deal sums")
+        for name, arr in self.deals.items():
+            arr[: len(res.deal_sums[name])] = res.deal_sums[name]
         self.wins += [res.a_wins, res.b_wins, res.draws]
         self.seat_wins += res.seat_wins
         self._grow_rounds(len(res.rounds_hist))
@@ -239,6 +332,8 @@ class _Accumulator:
         batches arrive changes nothing)."""
         d0 = b.first // 2
         self.pair_points[d0 : d0 + len(b.pair_points)] = b.pair_points
+        for name, arr in self.deals.items():
+            arr[d0 : d0 + len(b.pair_points)] = b.deal_sums[name]
         self.wins += b.wins
         self.seat_wins += b.seat_wins
         self._grow_rounds(len(b.rounds))
@@ -268,6 +363,10 @@ class _Accumulator:
             self.cards,
             _pl().concat(frames) if frames else None,
             metrics=self.metrics,
+            deal_sums={
+                name: _narrow_rounds(arr) if name == "rounds" else arr
+                for name, arr in self.deals.items()
+            },
         )
 
 
@@ -299,6 +398,7 @@ class Batch:
 
     first: int
     pair_points: np.ndarray
+    deal_sums: dict[str, np.ndarray]  # per deal (deal_fields), as pair_points
     wins: np.ndarray  # A wins, B wins, draws
     seat_wins: np.ndarray
     rounds: np.ndarray
@@ -395,6 +495,7 @@ def count_batch(eng, first: int, out: dict, per_game: bool = False, engine=None)
     return Batch(
         first=first,
         pair_points=(pts[0::2] + pts[1::2]).astype(np.uint8),
+        deal_sums=count_deals(eng, out),
         wins=np.array([(pts == 2).sum(), (pts == 0).sum(), (pts == 1).sum()], np.int64),
         seat_wins=np.array(
             [(out["winner_seat"] == 0).sum(), (out["winner_seat"] == 1).sum()], np.int64
@@ -450,7 +551,13 @@ def _executor_timing() -> dict:
     return {} if ex.local else {"executor": ex.describe()}
 
 
-STORE_FORMAT = 2  # one Parquet file per run (run.parquet), plus games.parquet with --per-game
+# 2: one Parquet file per run (run.parquet), plus games.parquet with --per-game;
+# 3: run.parquet keeps the per-deal sums (deal_fields). Part of every run's key,
+# so a run stored before them is never read for a run of format 3: it lacks
+# what the deal-clustered intervals need, and the numbers it does hold are
+# the same a replay gives (the games depend on (seed, game) alone), so it is
+# simply played again under its new key (docs/architecture.md).
+STORE_FORMAT = 3
 
 
 def _pl():
@@ -496,11 +603,20 @@ def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
             ],
             dtype=i64,
         ),
+        "deal_fields": pl.Series([list(res.deal_sums or {})], dtype=pl.List(pl.Utf8)),
     }
+    for name, arr in (res.deal_sums or {}).items():  # one list column each, in its own dtype
+        cols[f"deal_{name}"] = pl.Series([arr], dtype=pl.List(_pl_uint(arr.dtype.itemsize)))
     t = {"run": pl.DataFrame(cols)}
     if res.per_game is not None:
         t["games"] = res.per_game
     return t
+
+
+def _pl_uint(itemsize: int):
+    """The polars unsigned integer dtype of ``itemsize`` bytes."""
+    pl = _pl()
+    return {1: pl.UInt8, 2: pl.UInt16, 4: pl.UInt32}[itemsize]
 
 
 def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> RunResult:
@@ -528,6 +644,13 @@ def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResul
 
     try:
         res = _from_row(spec, manifest, scalar, array, per_game)
+        eng = get_game(spec.game).engine_module()
+        want = deal_fields(eng)
+        if res.deal_sums is None or list(res.deal_sums) != list(want):
+            raise Damaged(
+                f"run.parquet's per-deal sums are {sorted(res.deal_sums or {})}, "
+                f"the engine keeps {sorted(want)}"
+            )
     except (
         KeyError,
         TypeError,
@@ -540,6 +663,11 @@ def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResul
     ) as e:
         raise Damaged(f"run.parquet does not hold a run ({type(e).__name__}: {e})"[:200]) from None
     check_run(res)
+    # checked in int64; now in the dtypes a run keeps (every value fits: checked)
+    res.deal_sums = {
+        name: _narrow_rounds(v) if name == "rounds" else v.astype(want[name])
+        for name, v in res.deal_sums.items()
+    }
     return res
 
 
@@ -613,8 +741,65 @@ def check_run(res: RunResult) -> None:
         for name, hist in res.metrics.items():
             if hist.ndim != 1 or (hist.size and hist.min() < 0) or int(hist.sum()) > g:
                 fail(f"the {name} histogram counts {int(hist.sum()):,} games of {g:,}")
+    _check_deal_sums(res, eng)
     if spec.per_game:
         _check_per_game(res)
+
+
+def _check_deal_sums(res: RunResult, eng) -> None:
+    """The per-deal sums (:func:`deal_fields`) agree with the run's totals
+    and with its per-deal points, deal by deal where a deal's points say
+    something (A's points 2 × wins + draws)."""
+
+    def fail(what: str):
+        raise Damaged(f"run.parquet's counts do not add up (per-deal {what})")
+
+    fields = deal_fields(eng)
+    if res.deal_sums is None or set(res.deal_sums) != set(fields):
+        fail(f"sums {sorted(res.deal_sums or {})}, the engine keeps {sorted(fields)}")
+    n = res.games // 2
+    x = {k: np.asarray(v).astype(np.int64) for k, v in res.deal_sums.items()}
+    for name, v in x.items():
+        if v.shape != (n,) or (v.size and v.min() < 0):
+            fail(f"{name}: {v.size:,} values for {n:,} deals")
+        if name != "rounds" and name not in DEAL_METRICS and v.max(initial=0) > 2:
+            fail(f"{name}: more than the deal's two games")
+    draws, cap, seat0 = x["draws"], x["round_cap"], x["seat0_wins"]
+    pp = res.pair_points.astype(np.int64)
+    a_wins2 = pp - draws  # twice A's wins in the deal
+    if int(draws.sum()) != res.draws or (a_wins2 % 2).any() or (a_wins2 < 0).any():
+        fail("draws")
+    if (a_wins2 // 2 > 2 - draws).any():
+        fail("draws and A's points")
+    names = list(eng.END_NAMES)
+    n_cap = int(res.reasons[names.index("round_cap")]) if "round_cap" in names else 0
+    if int(cap.sum()) != n_cap or (cap > draws).any():
+        fail("round-cap games (each a draw)")
+    if int(seat0.sum()) != int(res.seat_wins[0]) or (seat0 > 2 - draws).any():
+        fail("first-seat wins")
+    h = np.asarray(res.rounds_hist, np.int64)
+    if int(x["rounds"].sum()) != int((np.arange(len(h)) * h).sum()):
+        fail("game lengths")
+    sizes = getattr(eng, "METRICS", None) or {}
+    for name in DEAL_METRICS:
+        if name not in fields:
+            continue
+        tot, k, pos = x[name], x[f"{name}_n"], x[f"{name}_pos"]
+        if (
+            (pos > k).any()
+            or (tot > k * (int(sizes[name]) - 1)).any()
+            or ((tot > 0) != (pos > 0)).any()
+        ):
+            fail(f"{name}: values outside the deal's games")
+        hist = None if res.metrics is None else res.metrics.get(name)
+        if hist is not None:
+            hist = np.asarray(hist, np.int64)
+            if (
+                int(tot.sum()) != int((np.arange(len(hist)) * hist).sum())
+                or int(k.sum()) != int(hist.sum())
+                or int(pos.sum()) != int(hist[1:].sum())
+            ):
+                fail(f"{name}: sums that differ from its histogram")
 
 
 def _check_per_game(res: RunResult) -> None:
@@ -660,6 +845,20 @@ def _check_per_game(res: RunResult) -> None:
                 np.bincount(v, minlength=len(hist)), hist
             ):
                 fail(f"the {name} histogram")
+        eng = get_game(res.spec.game).engine_module()
+        need = [
+            "winner_seat",
+            "reason",
+            "rounds",
+            *(f for f in DEAL_METRICS if f in deal_fields(eng)),
+        ]
+        if all(c in df.columns for c in need) and res.deal_sums is not None:
+            got = count_deals(eng, {c: df[c].to_numpy() for c in need})
+            for name, v in got.items():
+                if not np.array_equal(
+                    v.astype(np.int64), np.asarray(res.deal_sums[name], np.int64)
+                ):
+                    fail(f"the per-deal {name}")
     except (TypeError, ValueError) as e:
         fail(f"{type(e).__name__}: {e}")
 
@@ -678,6 +877,8 @@ def _from_row(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResu
             str(name): counts[edges[i] : edges[i + 1]]
             for i, name in enumerate(array("metric_names"))
         }
+    # int64 until check_run has seen them (a value too large for its dtype is damage)
+    deal_sums = {str(name): array(f"deal_{name}").astype(np.int64) for name in array("deal_fields")}
     return RunResult(
         spec=spec,
         games=int(scalar("games")),
@@ -693,6 +894,7 @@ def _from_row(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResu
         manifest=manifest,
         cached=True,
         metrics=metrics,
+        deal_sums=deal_sums,
     )
 
 

@@ -8,14 +8,13 @@ same shuffles, so differences between points are not deal luck), and
 summarises every design metric per point with its 95% interval and its
 sample size.
 
-Intervals. Win rates, scores and draws come from :mod:`balance.tables`, which
-clusters by deal (the two seat-swapped games of a deal, and the deal's replays
-in every match, are one independent unit). The figures a run keeps only per
-game (seat share of decided games, game length, round-cap share, lead
-changes, comebacks) get a conservative interval instead: the two games of a
-deal count as one observation (effective n = games / 2), which is valid
-whatever the correlation between them, at the price of being up to √2 wider
-than necessary.
+Intervals. Every figure's interval clusters by deal: the two seat-swapped
+games of a deal, and the deal's replays in every match of the point's round
+robin, are one independent unit. Win rates and scores come from
+:mod:`balance.tables`; the per-game figures (seat share of decided games,
+game length, draws, round-cap share, lead changes, comebacks) from each run's
+per-deal sums pooled by deal (:func:`balance.tables.per_game_figures`,
+:func:`balance.metrics.game_metrics`), so no design effect is assumed.
 """
 
 from __future__ import annotations
@@ -27,11 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from balance import config, design, meta, metrics, stats, tables
+from balance import config, meta, metrics, stats, tables
 from balance.errors import UserError
 from balance.registry import get_game
-from balance.stats import mean_sd_from_hist
-from balance.stats.normal import z_crit
 
 MAX_POINTS = 64  # a grid larger than this is almost surely a typo
 
@@ -119,30 +116,14 @@ def grid(game: str, base: str, rules: list[str]) -> tuple[list[Axis], list[dict]
     return axes, points, specs
 
 
-def _share(k: float, n: float) -> tuple[float, float, float]:
-    """A share with a Wilson interval at effective n = games / 2 (see the module)."""
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    return (k / n, *design.game_level_ci(k, n))
-
-
-def _widen(value: float, lo: float, hi: float) -> tuple[float, float]:
-    """A game-level normal interval widened by √2 (effective n = games / 2)."""
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return lo, hi
-    return value - (value - lo) * math.sqrt(2), value + (hi - value) * math.sqrt(2)
-
-
 def point_row(runs: dict, variant: str, strategies: list[str], t: dict) -> dict:
     """Every design metric of one grid point (``variant``): value, lo, hi, n."""
-    vt = t["variants"].set_index("variant").loc[variant]
     mine = tables.variant_runs(runs, variant)
     games = int(sum(r.games for r in mine))
     row: dict = {"variant": variant, "games": games, "deals": games // 2, "matches": len(mine)}
-    decided = sum(int(r.seat_wins.sum()) for r in mine)
-    seat0 = sum(int(r.seat_wins[0]) for r in mine)
-    row["seat1_share"], row["seat1_lo"], row["seat1_hi"] = _share(seat0, decided)
-    row["decided"] = decided
+    f = tables.per_game_figures(mine)
+    for k in ("seat1_share", "seat1_lo", "seat1_hi", "decided"):
+        row[k] = f[k]
     st = t["strategies"]
     st = st[st["variant"] == variant].sort_values("score", ascending=False)
     best, worst = st.iloc[0], st.iloc[-1]
@@ -172,22 +153,15 @@ def point_row(runs: dict, variant: str, strategies: list[str], t: dict) -> dict:
         )
     else:
         row["nash_support"], row["nash_strategies"] = math.nan, ""
-    hist = tables.pooled_rounds(mine)
-    mean, sd = mean_sd_from_hist(np.arange(len(hist)), hist)
-    half = z_crit(0.05) * sd / math.sqrt(max(games / 2, 1))
-    row.update(rounds_mean=mean, rounds_lo=mean - half, rounds_hi=mean + half)
-    row.update(draw_rate=vt.draw_rate, draw_lo=vt.draw_lo, draw_hi=vt.draw_hi)
-    row["round_cap"] = int(vt.timeouts)
-    row["cap_share"], row["cap_lo"], row["cap_hi"] = _share(int(vt.timeouts), games)
+    for k in ("rounds_mean", "rounds_lo", "rounds_hi", "draw_rate", "draw_lo", "draw_hi"):
+        row[k] = f[k]
+    row["round_cap"] = f["timeouts"]
+    row["cap_share"], row["cap_lo"], row["cap_hi"] = f["cap_share"], f["cap_lo"], f["cap_hi"]
     m = metrics.game_metrics(mine)
     row["lead_changes"] = m["lead_changes"]
-    row["lead_changes_lo"], row["lead_changes_hi"] = _widen(
-        m["lead_changes"], m["lead_changes_lo"], m["lead_changes_hi"]
-    )
-    _, row["comeback_lo"], row["comeback_hi"] = _share(
-        m["comeback_share"] * m["decided"] if m["decided"] else 0, m["decided"]
-    )
+    row["lead_changes_lo"], row["lead_changes_hi"] = m["lead_changes_lo"], m["lead_changes_hi"]
     row["comeback_share"] = m["comeback_share"]
+    row["comeback_lo"], row["comeback_hi"] = m["comeback_share_lo"], m["comeback_share_hi"]
     return row
 
 

@@ -35,7 +35,7 @@ def run_row(res: RunResult) -> dict:
     mean, sd = _rounds(res)
     h = res.rounds_hist
     decided = res.a_wins + res.b_wins
-    s0 = stats.wilson(int(res.seat_wins[0]), decided) if decided else (np.nan, np.nan)
+    f = per_game_figures([res])  # deal-level: a deal's two games share its shuffles
     row = {
         "variant": res.spec.ruleset.name,
         "a": res.spec.a.name,
@@ -61,13 +61,15 @@ def run_row(res: RunResult) -> dict:
         "winrate_deff": a["deff"],
         "b_winrate_deff": b["deff"],
         "rounds_mean": mean,
+        "rounds_lo": f["rounds_lo"],
+        "rounds_hi": f["rounds_hi"],
         "rounds_sd": sd,
         "rounds_p10": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.1)),
         "rounds_p50": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.5)),
         "rounds_p90": float(stats.quantile_from_hist(np.arange(len(h)), h, 0.9)),
         "seat1_share_of_wins": res.seat_wins[0] / decided if decided else np.nan,
-        "seat1_share_lo": s0[0],
-        "seat1_share_hi": s0[1],
+        "seat1_share_lo": f["seat1_lo"],
+        "seat1_share_hi": f["seat1_hi"],
         "seed": res.spec.seed,
         "config_hash": res.key,
     }
@@ -195,8 +197,17 @@ def matrix(results: dict[tuple[str, str, str], RunResult]) -> pd.DataFrame:
 
 def _deal_parts(res: RunResult, side: str) -> np.ndarray:
     """Per-deal values of one side of a run for :func:`balance.stats.pool_by_deal`:
-    rows points, wins, wins_var, draws, draws_var, games (2 per deal)."""
+    rows points, wins, wins_var, draws, draws_var, games (2 per deal). Exact
+    from the run's per-deal draws where it keeps them; else a deal of two
+    draws and one of a win and a loss (the same points) are told apart in
+    expectation (:func:`balance.stats.deal_values`)."""
     v = stats.deal_values(res.pair_points, res.draws, side)
+    sums = getattr(res, "deal_sums", None)
+    if sums is not None:
+        draws = np.asarray(sums["draws"], float)
+        pts = res.pair_points.astype(float) if side == "a" else 4.0 - res.pair_points
+        v["wins"], v["draws"] = (pts - draws) / 2.0, draws
+        v["wins_var"] = v["draws_var"] = np.zeros(len(draws))
     return np.vstack(
         [
             v["points"],
@@ -360,6 +371,87 @@ def timeouts(runs: list[RunResult]) -> int:
     )
 
 
+def pooled_deals(runs: list[RunResult]) -> dict[str, np.ndarray] | None:
+    """The runs' per-deal sums (``RunResult.deal_sums``) added up by deal.
+
+    Runs on one seed replay the same deals, so the cluster is the deal (seed,
+    deal index) across every run pooled (:func:`balance.stats.pool_by_deal`):
+    its two games in each match, and every match that plays it. Returns one
+    float array per quantity, a value per cluster, with ``games`` (2 per
+    deal and match) and ``decided`` (games − draws) added; None without runs
+    or when a run lacks the sums (nothing then is shown as deal-clustered)."""
+    if not runs or any(getattr(r, "deal_sums", None) is None for r in runs):
+        return None
+    names = [n for n in runs[0].deal_sums if all(n in r.deal_sums for r in runs)]
+    parts = []
+    for r in runs:
+        d = r.deal_sums
+        k = len(d["draws"])
+        parts.append(
+            (r.spec.seed, np.vstack([np.asarray(d[n], float) for n in names] + [np.full(k, 2.0)]))
+        )
+    sums = stats.pool_by_deal(parts)
+    out = dict(zip([*names, "games"], sums, strict=True))
+    out["decided"] = out["games"] - out["draws"]
+    return out
+
+
+def per_game_figures(runs: list[RunResult]) -> dict:
+    """Every per-game figure of ``runs`` pooled (one variant: a round robin's
+    matches, or one run), each with its deal-clustered 95% interval: rates with
+    the design-effect Wilson interval (:func:`balance.stats.cluster_wilson`),
+    means with the cluster-robust one (:func:`balance.stats.cluster_mean`),
+    the cluster the deal (seed, deal index) across every match that replays it
+    (:func:`pooled_deals`). No design effect is assumed: a deal's two games may
+    agree (game length) or disagree (which seat wins) and its matches agree.
+
+    Returns ``games``, ``deals`` (clusters), ``decided``; ``rounds_mean``,
+    ``rounds_lo``, ``rounds_hi``; ``draw_rate``/``draw_lo``/``draw_hi``;
+    ``timeouts`` (round-cap games), ``cap_share``/``cap_lo``/``cap_hi``;
+    ``seat1_share`` (the first seat's share of decided games) with
+    ``seat1_lo``/``seat1_hi``; ``seat_advantage`` (first seat's wins minus
+    second seat's, per game) with ``seat_adv_lo``/``seat_adv_hi``. Intervals
+    are nan when the runs keep no per-deal sums."""
+    nan = float("nan")
+    games = int(sum(r.games for r in runs))
+    draws = int(sum(r.draws for r in runs))
+    seat0 = int(sum(int(r.seat_wins[0]) for r in runs))
+    decided = int(sum(int(np.sum(r.seat_wins)) for r in runs))
+    n_cap = timeouts(runs)
+    hist = pooled_rounds(runs) if runs else np.zeros(1)
+    mean, _ = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
+    out = {
+        "games": games,
+        "deals": 0,
+        "decided": decided,
+        "rounds_mean": mean,
+        "draw_rate": draws / games if games else nan,
+        "timeouts": n_cap,
+        "cap_share": n_cap / games if games else nan,
+        "seat1_share": seat0 / decided if decided else nan,
+        "seat_advantage": (2 * seat0 - decided) / games if games else nan,
+    }
+    for k in ("rounds", "draw", "cap", "seat1", "seat_adv"):
+        out[f"{k}_lo"] = out[f"{k}_hi"] = nan
+    c = pooled_deals(runs)
+    if c is None or not games:
+        return out
+    out["deals"] = int(c["games"].size)
+    r = stats.cluster_mean(c["rounds"], c["games"])
+    out["rounds_lo"], out["rounds_hi"] = r["lo"], r["hi"]
+    for key, y, m in (
+        ("draw", c["draws"], c["games"]),
+        ("cap", c["round_cap"], c["games"]),
+        ("seat1", c["seat0_wins"], c["decided"]),
+    ):
+        if m.sum() > 0:
+            w = stats.cluster_wilson(y, m)
+            out[f"{key}_lo"], out[f"{key}_hi"] = w["lo"], w["hi"]
+    a = stats.cluster_mean(2 * c["seat0_wins"] - c["decided"], c["games"], bounds=(-1.0, 1.0))
+    out["seat_adv_lo"], out["seat_adv_hi"] = a["lo"], a["hi"]
+    return out
+
+
 def variant_runs(results, v) -> list[RunResult]:
     return [r for (vv, _, _), r in results.items() if vv == v]
 
@@ -371,9 +463,10 @@ def pooled_rounds(runs: list[RunResult]) -> np.ndarray:
 
 
 def variant_table(results, variants) -> pd.DataFrame:
-    """Per variant: games, draws (deal-level interval, every match's deals pooled
-    by deal), game length, seat share (game-level: a run does not keep which
-    seat won each deal), luck vs skill."""
+    """Per variant: games, draws, round-cap games, game length and the first
+    seat's share of decided games, each with its deal-clustered interval
+    (every match's deals pooled by deal: :func:`per_game_figures`), and luck
+    vs skill."""
     import pandas as pd
 
     rows = []
@@ -381,29 +474,28 @@ def variant_table(results, variants) -> pd.DataFrame:
         runs = variant_runs(results, v)
         if not runs:
             continue
-        games = sum(r.games for r in runs)
-        draws = sum(r.draws for r in runs)
+        f = per_game_figures(runs)
         hist = pooled_rounds(runs)
-        mean, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
-        pooled = pooled_side([(r, "a") for r in runs])
-        lo, hi = pooled["draw_lo"], pooled["draw_hi"]
-        seat0 = sum(int(r.seat_wins[0]) for r in runs)
-        decided = sum(int(r.seat_wins.sum()) for r in runs)
-        s_lo, s_hi = stats.wilson(seat0, decided) if decided else (np.nan, np.nan)
+        _, sd = stats.mean_sd_from_hist(np.arange(len(hist)), hist)
         rows.append(
             {
                 "variant": v,
-                "games": games,
-                "draws": draws,
-                "timeouts": timeouts(runs),
-                "draw_rate": draws / games,
-                "draw_lo": lo,
-                "draw_hi": hi,
-                "rounds_mean": mean,
+                "games": f["games"],
+                "draws": sum(r.draws for r in runs),
+                "timeouts": f["timeouts"],
+                "timeout_lo": f["cap_lo"],
+                "timeout_hi": f["cap_hi"],
+                "draw_rate": f["draw_rate"],
+                "draw_lo": f["draw_lo"],
+                "draw_hi": f["draw_hi"],
+                "rounds_mean": f["rounds_mean"],
+                "rounds_lo": f["rounds_lo"],
+                "rounds_hi": f["rounds_hi"],
                 "rounds_sd": sd,
-                "seat1_share": seat0 / decided if decided else np.nan,
-                "seat1_lo": s_lo,
-                "seat1_hi": s_hi,
+                "seat1_share": f["seat1_share"],
+                "seat1_lo": f["seat1_lo"],
+                "seat1_hi": f["seat1_hi"],
+                "deals": f["deals"],
                 **luck_vs_skill(results, v),
             }
         )

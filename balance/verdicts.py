@@ -145,10 +145,13 @@ def _shape(t: dict) -> list[str]:
     out = []
     lo = m.loc[m["duration"].idxmin()]
     hi = m.loc[m["duration"].idxmax()]
+    # every interval of the metrics table is clustered by deal across the
+    # matches that replay it (balance.tables.per_game_figures)
     out.append(
         f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
-        f"on average under {lo.variant} and {hi.duration:.1f} "
-        f"[{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant}."
+        f"on average under {lo.variant} (n={int(lo.games):,} games) and {hi.duration:.1f} "
+        f"[{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant} "
+        f"(n={int(hi.games):,} games)."
     )
     dr = m.loc[m["draw_rate"].idxmax()]
     out.append(

@@ -323,9 +323,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     fmt.fmt_int(r.games),
                     f"{r.rounds_mean:.2f} ({r.rounds_sd:.2f})",
                     fmt.fmt_pct_ci(r.draw_rate, r.draw_lo, r.draw_hi),
-                    fmt.fmt_pct_ci(
-                        r.timeouts / r.games, *design.game_level_ci(r.timeouts, r.games)
-                    ),
+                    fmt.fmt_pct_ci(r.timeouts / r.games, r.timeout_lo, r.timeout_hi),
                     (
                         f"{r.best_strategy} "
                         + fmt.fmt_pct_ci(r.luck_skill_winrate, r.luck_skill_lo, r.luck_skill_hi)

@@ -81,6 +81,10 @@ def _same_run(r: RunResult, s: RunResult, what: str) -> None:
     assert (r.metrics or {}).keys() == (s.metrics or {}).keys(), what
     for k, v in (r.metrics or {}).items():
         assert np.array_equal(v, s.metrics[k]), f"{what}: metric {k}"
+    assert r.deal_sums.keys() == s.deal_sums.keys(), what
+    for k, v in r.deal_sums.items():
+        w = s.deal_sums[k]
+        assert v.dtype == w.dtype and np.array_equal(v, w), f"{what}: per-deal {k}"
 
 
 def _params(fn) -> list[tuple]:

@@ -33,6 +33,9 @@ def _same(x: runner.RunResult, y: runner.RunResult) -> None:
     assert set(x.metrics) == set(y.metrics)
     for k in x.metrics:
         assert np.array_equal(x.metrics[k], y.metrics[k]), k
+    assert x.deal_sums.keys() == y.deal_sums.keys()
+    for k, v in x.deal_sums.items():
+        assert v.dtype == y.deal_sums[k].dtype and np.array_equal(v, y.deal_sums[k]), k
 
 
 def test_a_run_on_dask_equals_the_local_run_whatever_the_task_size(on_dask):

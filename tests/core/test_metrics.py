@@ -14,7 +14,7 @@ from balance import runner
 from balance.config import Ruleset, load_strategy, resolve_variant
 from balance.metrics import TABLE_COLUMNS, game_metrics, metrics_table
 from balance.runner import RunSpec, run_many, simulate_run
-from balance.stats import wilson
+from balance.stats import cluster_mean, cluster_wilson
 from balance.store import Store
 from kernels.trace import track_score
 from sims import tosk
@@ -278,18 +278,35 @@ def test_game_metrics_equal_direct_figures():
     assert m["games"] == 600 and m["decided"] == len(md) == len(dp)
     assert m["lead_changes"] == pytest.approx(lc.mean())
     assert m["lead_changes_sd"] == pytest.approx(lc.std())
-    half = 1.959963984540054 * lc.std() / math.sqrt(len(lc))
-    assert (m["lead_changes_lo"], m["lead_changes_hi"]) == pytest.approx(
-        (lc.mean() - half, lc.mean() + half)
-    )
+
+    # the intervals cluster by deal: both runs share the seed, so deal d of each
+    # (its games 2d and 2d + 1) is one cluster of four games
+    def by_deal(col: str, f=lambda v: v):
+        v = np.stack([r.per_game[col].to_numpy() for r in runs]).reshape(2, -1, 2)
+        ok = v >= 0
+        return (np.where(ok, f(v), 0)).sum(axis=(0, 2)), ok.sum(axis=(0, 2))
+
+    y, n = by_deal("lead_changes")
+    c = cluster_mean(y, n)
+    assert (m["lead_changes_lo"], m["lead_changes_hi"]) == pytest.approx((c["lo"], c["hi"]))
     k = int((lc > 0).sum())
     assert m["lead_change_share"] == pytest.approx(k / 600)
-    assert (m["lead_change_share_lo"], m["lead_change_share_hi"]) == pytest.approx(wilson(k, 600))
+    w = cluster_wilson(by_deal("lead_changes", lambda v: v > 0)[0], n)
+    assert (m["lead_change_share_lo"], m["lead_change_share_hi"]) == pytest.approx(
+        (w["lo"], w["hi"])
+    )
     assert m["drama"] == pytest.approx(md.mean())
     k = int((md > 0).sum())
     assert m["comeback_share"] == pytest.approx(k / len(md))
-    assert (m["comeback_share_lo"], m["comeback_share_hi"]) == pytest.approx(wilson(k, len(md)))
+    y, n = by_deal("max_deficit")
+    c = cluster_mean(y, n)
+    assert (m["drama_lo"], m["drama_hi"]) == pytest.approx((c["lo"], c["hi"]))
+    w = cluster_wilson(by_deal("max_deficit", lambda v: v > 0)[0], n)
+    assert (m["comeback_share_lo"], m["comeback_share_hi"]) == pytest.approx((w["lo"], w["hi"]))
     assert m["decisiveness"] == pytest.approx(dp.mean())
+    y, n = by_deal("decided_pct")
+    c = cluster_mean(y / 100, n)
+    assert (m["decisiveness_lo"], m["decisiveness_hi"]) == pytest.approx((c["lo"], c["hi"]))
     assert m["decisiveness_median"] == pytest.approx(np.quantile(dp, 0.5, method="inverted_cdf"))
 
 

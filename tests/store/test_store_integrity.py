@@ -422,7 +422,28 @@ MUTATIONS = {
         r, metrics={**r.metrics, "lead_changes": r.metrics["lead_changes"] * 2}
     ),
     "metric names": lambda r: replace(r, metrics={"lead_changes": r.metrics["lead_changes"]}),
+    "no per-deal sums": lambda r: replace(r, deal_sums=None),
+    "per-deal rounds": lambda r: _deal_edit(r, "rounds", {0: 1}),
+    "per-deal draws": lambda r: _deal_edit(r, "draws", {0: 2}),
+    "per-deal lead changes": lambda r: _deal_edit(r, "lead_changes", {0: 1}),
+    # the total kept, one deal's two games given three first-seat wins
+    "per-deal seat wins": lambda r: _deal_edit(
+        r,
+        "seat0_wins",
+        {
+            int(np.flatnonzero(r.deal_sums["seat0_wins"] == 2)[0]): 1,
+            int(np.flatnonzero(r.deal_sums["seat0_wins"] == 1)[0]): -1,
+        },
+    ),
 }
+
+
+def _deal_edit(r, name: str, add: dict):
+    """``r`` with ``add[d]`` added to deal d's per-deal ``name``."""
+    v = r.deal_sums[name].astype(np.int64)
+    for d, k in add.items():
+        v[d] += k
+    return replace(r, deal_sums={**r.deal_sums, name: v})
 
 
 @pytest.mark.parametrize("what", list(MUTATIONS))

@@ -35,6 +35,9 @@ def _assert_same(r1, r2):
         x, y = getattr(r1, f), getattr(r2, f)
         assert x.shape == y.shape and np.array_equal(x, y), f
     assert r1.pair_points.dtype == r2.pair_points.dtype == np.uint8
+    assert r1.deal_sums.keys() == r2.deal_sums.keys()
+    for k, v in r1.deal_sums.items():
+        assert v.dtype == r2.deal_sums[k].dtype and np.array_equal(v, r2.deal_sums[k]), k
     if r1.per_game is None:
         assert r2.per_game is None
     else:

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from balance import charts as ch
-from balance import config, fmt, runner
+from balance import config, fmt, runner, tables
 from balance.config import load_toml
 from balance.errors import UserError
 from balance.games.suits import charts as game_charts
@@ -648,7 +648,8 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
             e = _hist_mean(r.metrics["exchanges"])
             dis = _hist_mean(r.metrics["disabled_at"])
             dead = _hist_mean(r.metrics["dead_at"])
-            rounds = _hist_mean(r.rounds_hist)
+            # deal-clustered: a mirror's two games of a deal are one game played twice
+            rounds = tables.per_game_figures([r])
             row = {
                 "variant": v,
                 "policy": p,
@@ -656,9 +657,9 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
                 "attacks": e["mean"],
                 "attacks_lo": e["lo"],
                 "attacks_hi": e["hi"],
-                "rounds": rounds["mean"],
-                "rounds_lo": rounds["lo"],
-                "rounds_hi": rounds["hi"],
+                "rounds": rounds["rounds_mean"],
+                "rounds_lo": rounds["rounds_lo"],
+                "rounds_hi": rounds["rounds_hi"],
                 "disabled_at": dis["mean"],
                 "disabled_lo": dis["lo"],
                 "disabled_hi": dis["hi"],
