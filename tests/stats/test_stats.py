@@ -88,24 +88,67 @@ def test_pentanomial_counts():
         st.pentanomial_counts([-1])
 
 
+def _union_cp(k: float, n: float) -> tuple[float, float]:
+    """Wilson, joined with Clopper-Pearson (statsmodels "beta") where at most 10
+    wins or losses."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    w = proportion_confint(k, n, method="wilson")
+    if min(k, n - k) > 10:
+        return w
+    cp = proportion_confint(k, n, method="beta")
+    return min(w[0], cp[0]), max(w[1], cp[1])
+
+
 def test_pentanomial_score_hand_example():
     # pairs s = 0, .5, .5, 1: mu = .5, pop var = (.25 + 0 + 0 + .25) / 4 = .125
     r = st.pentanomial_score([1, 0, 2, 0, 1])
     assert r["score"] == pytest.approx(0.5)
     assert r["se"] == pytest.approx(math.sqrt(0.125 / 4))
-    assert r["lo"] == pytest.approx(0.5 - Z95 * math.sqrt(0.125 / 4))
-    assert r["hi"] == pytest.approx(0.5 + Z95 * math.sqrt(0.125 / 4))
+    # deff = se² / (mu(1-mu) / 8 games) = (0.125 / 4) / (0.25 / 8) = 1: 8
+    # effective games, 4 wins: Wilson joined with Clopper-Pearson (few counts)
+    assert r["deff"] == pytest.approx(1.0) and r["n_eff"] == pytest.approx(8.0)
+    lo, hi = _union_cp(4, 8)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
     assert r["n_pairs"] == 4 and r["n_games"] == 8
 
 
-def test_pentanomial_score_second_example_and_clipping():
+def test_pentanomial_score_second_example_stays_in_bounds():
     # pairs s = .25, .75, 1, 1: mu = .75; deviations -.5, 0, .25, .25
     r = st.pentanomial_score([0, 1, 0, 1, 2])
     var = (0.25 + 0 + 0.0625 + 0.0625) / 4
     assert r["score"] == pytest.approx(0.75)
     assert r["se"] == pytest.approx(math.sqrt(var / 4))
-    assert r["lo"] == pytest.approx(0.75 - Z95 * math.sqrt(var / 4))
-    assert r["hi"] == 1.0  # 0.75 + 0.30 clipped
+    deff = (var / 4) / (0.75 * 0.25 / 8)
+    assert r["deff"] == pytest.approx(deff)
+    lo, hi = _union_cp(0.75 * 8 / deff, 8 / deff)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert 0.0 < r["lo"] < 0.75 < r["hi"] < 1.0  # no clipping needed: Wald reached 1.05
+
+
+@pytest.mark.parametrize("code", [0, 4, 2])
+def test_pentanomial_score_never_collapses_when_every_deal_scores_alike(code):
+    """Every deal scores the same (all 0, all 2 points, all 1): se is 0 and the
+    Wald interval was a point. The deal is then the unit (deff 2): the
+    interval is Clopper-Pearson / Wilson on the deals."""
+    counts = np.zeros(5, dtype=int)
+    counts[code] = 300
+    r = st.pentanomial_score(counts)
+    assert r["se"] == 0.0 and r["deff"] == 2.0 and r["n_eff"] == 300
+    mu = code / 4
+    lo, hi = _union_cp(mu * 300, 300)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert r["hi"] - r["lo"] > 0.01
+    if code == 0:
+        assert r["lo"] == 0.0 and 0.01 < r["hi"] < 0.02  # Wilson: 3.84 / (300 + 3.84)
+
+
+def test_pentanomial_score_is_wald_like_in_the_middle():
+    rng = np.random.default_rng(3)
+    r = st.pentanomial_score(st.pentanomial_counts(rng.integers(0, 5, size=4000)))
+    half = Z95 * r["se"]
+    assert r["lo"] == pytest.approx(r["score"] - half, abs=2e-4)
+    assert r["hi"] == pytest.approx(r["score"] + half, abs=2e-4)
 
 
 def test_pentanomial_score_matches_raw_pairs():
