@@ -1122,7 +1122,9 @@ def _robust_section(game: Mapping[str, Any]) -> dict | None:
     df = game.get("robust")
     if not isinstance(df, pd.DataFrame) or df.empty:
         return None
-    order = {s: i for i, s in enumerate((robust.DEPENDS, robust.UNCLEAR, robust.HOLDS))}
+    order = {
+        s: i for i, s in enumerate((robust.DEPENDS, robust.UNCLEAR, robust.NO_CHANGE, robust.HOLDS))
+    }
     rows = [
         {
             "variant": str(r.variant),

@@ -322,9 +322,7 @@ def cluster_mean(
         w = b1 - b0
         q = min(max((mean - b0) / w, 0.0), 1.0)
         ci = score_wilson(q, se * se / (w * w), n, float((ma * ma).sum()) / n, alpha)
-        out.update(
-            lo=b0 + w * ci["lo"], hi=b0 + w * ci["hi"], deff=ci["deff"], n_eff=ci["n_eff"]
-        )
+        out.update(lo=b0 + w * ci["lo"], hi=b0 + w * ci["hi"], deff=ci["deff"], n_eff=ci["n_eff"])
     return out
 
 

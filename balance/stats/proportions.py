@@ -162,9 +162,7 @@ def score_wilson(
     ``[0, 1]``; its coverage on the engines is measured in
     ``tests/stats/test_score_coverage.py``.
     """
-    mu, v, nn, dm = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (mean, var, n, dmax))
-    )
+    mu, v, nn, dm = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (mean, var, n, dmax)))
     scalar = mu.ndim == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         binom = mu * (1.0 - mu) / nn
