@@ -897,7 +897,11 @@ METHODS = [
         "1½ or 2 points; the score's SE is the SD of pair scores / √pairs. Pooled over matches (a "
         "strategy's or a loadout's score against the field, item pairs, maneuvers, an item's "
         "marginal value), the SE is cluster-robust over the deal across every match pooled (CR1, "
-        "as statsmodels' OLS with cov_type='cluster').",
+        "as statsmodels' OLS with cov_type='cluster'). The 95% interval is the Wilson interval of "
+        "the score on games / deff effective games, deff = SE² / (score(1 − score) / games), with "
+        "deff at its largest (the deal as the unit) where every deal scored alike, and joined "
+        "with Clopper–Pearson at 10 or fewer effective wins or losses: it does not collapse to a "
+        "point at 0% or 100% as score ± 1.96·SE did.",
     ),
     (
         "Paired differences",
