@@ -157,22 +157,39 @@ def game_columns(name: str) -> tuple[str, str, str]:
     return name, f"{name}_lo", f"{name}_hi"
 
 
-def extreme(name: str, items: list[tuple[float, float, float]], which: str = "max") -> dict:
+#: The range a metric of each unit cannot leave: a share or a score is in
+#: [0, 1], a difference of two scores ("score points") in [-1, 1].
+UNIT_BOUNDS = {"share": (0.0, 1.0), "score points": (-1.0, 1.0)}
+
+
+def extreme(
+    name: str,
+    items: list[tuple[float, float, float]],
+    which: str = "max",
+    bounds: tuple[float, float] | None = None,
+) -> dict:
     """The largest (or smallest) of several estimates, each ``(value, lo,
     hi)`` with its own 95% interval, as a metric row (``name``, ``name_lo``,
     ``name_hi``) with a simultaneous interval
-    (:func:`balance.stats.extreme_interval`). "Every item pair within
+    (:func:`balance.stats.extreme_interval`; ``bounds``: the range the items
+    cannot leave, e.g. (0, 1) for scores). "Every item pair within
     45–55%" is ``max_… <= 0.55`` and ``min_… >= 0.45`` judged from these."""
     from balance.stats import extreme_interval
 
-    v, lo, hi = extreme_interval(items, which)
+    v, lo, hi = extreme_interval(items, which, bounds=bounds)
     return {name: v, f"{name}_lo": lo, f"{name}_hi": hi}
 
 
-def extremes(stem: str, items: list[tuple[float, float, float]]) -> dict:
+def extremes(
+    stem: str,
+    items: list[tuple[float, float, float]],
+    bounds: tuple[float, float] | None = None,
+) -> dict:
     """Both ends of several estimates as metric rows: ``max_<stem>`` and
     ``min_<stem>`` (:func:`extreme`)."""
-    return extreme(f"max_{stem}", items, "max") | extreme(f"min_{stem}", items, "min")
+    return extreme(f"max_{stem}", items, "max", bounds) | extreme(
+        f"min_{stem}", items, "min", bounds
+    )
 
 
 # --------------------------------------------------------------------------- targets
@@ -794,7 +811,7 @@ def none_meets(res: RepairResult) -> dict | None:
             v, lo, hi = r[tg.metric], r[f"{tg.metric}_lo"], r[f"{tg.metric}_hi"]
             if not (math.isfinite(lo) and math.isfinite(hi)):
                 lo = hi = v
-            _, lo, hi = widen(v, lo, hi, m)
+            _, lo, hi = widen(v, lo, hi, m, bounds=UNIT_BOUNDS.get(tg.unit))
             if tg.status(v, lo, hi) == NOT_MET:
                 out = True
                 break

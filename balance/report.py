@@ -911,7 +911,11 @@ METHODS = [
         "1½ or 2 points; the score's SE is the SD of pair scores / √pairs. Pooled over matches (a "
         "strategy's or a loadout's score against the field, item pairs, maneuvers, an item's "
         "marginal value), the SE is cluster-robust over the deal across every match pooled (CR1, "
-        "as statsmodels' OLS with cov_type='cluster').",
+        "as statsmodels' OLS with cov_type='cluster'). The 95% interval is the Wilson interval of "
+        "the score on games / deff effective games, deff = SE² / (score(1 − score) / games), with "
+        "deff at its largest (the deal as the unit) where every deal scored alike, and joined "
+        "with Clopper–Pearson at 10 or fewer effective wins or losses: it does not collapse to a "
+        "point at 0% or 100% as score ± 1.96·SE did.",
     ),
     (
         "Paired differences",
@@ -1136,7 +1140,9 @@ def _robust_section(game: Mapping[str, Any]) -> dict | None:
     df = game.get("robust")
     if not isinstance(df, pd.DataFrame) or df.empty:
         return None
-    order = {s: i for i, s in enumerate((robust.DEPENDS, robust.UNCLEAR, robust.HOLDS))}
+    order = {
+        s: i for i, s in enumerate((robust.DEPENDS, robust.UNCLEAR, robust.NO_CHANGE, robust.HOLDS))
+    }
     rows = [
         {
             "variant": str(r.variant),

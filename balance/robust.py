@@ -8,12 +8,17 @@ headline verdict with it. Each check is one row: the verdict as measured under
 the named strategies, the same measurement under tuned play, both with their
 95% intervals and sample sizes, and a status:
 
-* **holds under tuned play**: both measurements reach the same call (the same
-  property status; an effect of the same sign, or no clear effect under either);
+* **holds under tuned play**: both measurements show the same call (the same
+  property status, meets or fails; an effect of the same sign; an effect
+  shown within ±2 points under both: equivalence shown);
 * **depends on the strategy**: the calls disagree (a property meets its target
   under one field and fails it under the other; an effect is shown in opposite
   directions, or shown under one strategy with an interval under the other
   that excludes it; the named strongest strategy is beaten head to head);
+* **no change shown**: an effect whose interval holds 0 under both strategies
+  but is not shown within ±2 points under both: neither measurement shows a
+  change, and neither shows there is none (absence of evidence is not
+  agreement);
 * **unclear**: one call is shown and the other cannot tell (its interval
   straddles the line): more games would settle it.
 
@@ -56,7 +61,8 @@ from balance.fmt import fmt_int, fmt_pct_ci, fmt_pp_ci
 HOLDS = "holds under tuned play"
 DEPENDS = "depends on the strategy"
 UNCLEAR = "unclear"
-STATUSES = (HOLDS, DEPENDS, UNCLEAR)
+NO_CHANGE = "no change shown"
+STATUSES = (HOLDS, DEPENDS, UNCLEAR, NO_CHANGE)
 COLUMNS = ["variant", "check", "claim", "named", "tuned", "status", "why"]
 BEAT_BY = 0.05  # the tuner "beats" the named strongest by at least this, head to head
 WITHIN = 0.02  # ... or the named strongest is within this of it
@@ -82,14 +88,24 @@ def call(lo: float, hi: float) -> str:
     return "+" if lo > 0 else "-" if hi < 0 else "0"
 
 
-def effect_status(named: str, tuned: str, differ: bool = False) -> str:
+def within(lo: float, hi: float, margin: float = WITHIN) -> bool:
+    """Whether an interval of a difference lies wholly within ±``margin``
+    (an equivalence shown at the interval's level)."""
+    return math.isfinite(lo) and math.isfinite(hi) and -margin <= lo and hi <= margin
+
+
+def effect_status(named: str, tuned: str, differ: bool = False, equivalent: bool = False) -> str:
     """The status of an effect measured twice (calls from :func:`call`):
-    the same call holds; opposite shown signs depend on the strategy, and so
-    do different calls where the two effects differ significantly
-    (``differ``, :func:`effects_differ`, Holm over the family of checks); any
-    other pair of different calls is unclear."""
+    the same shown sign holds; no clear change under either ('0' twice)
+    holds only where ``equivalent`` (both intervals within ±:data:`WITHIN`,
+    :func:`within`), else it is "no change shown"; opposite shown signs
+    depend on the strategy, and so do different calls where the two effects
+    differ significantly (``differ``, :func:`effects_differ`, Holm over the
+    family of checks); any other pair of different calls is unclear."""
     if "?" in (named, tuned):
         return UNCLEAR
+    if named == tuned == "0":
+        return HOLDS if equivalent else NO_CHANGE
     if named == tuned:
         return HOLDS
     if {named, tuned} == {"+", "-"} or differ:
@@ -139,6 +155,14 @@ def property_status(named: str, tuned: str) -> str:
 
 
 CALL_WORDS = {"+": "raises", "-": "lowers", "0": "no clear change to", "?": "no measure of"}
+
+
+def equivalence_words(a: dict, b: dict) -> str:
+    """What the two intervals of an effect say about "no change": shown within
+    ±:data:`WITHIN` under both, or not shown."""
+    if within(a["lo"], a["hi"]) and within(b["lo"], b["hi"]):
+        return f"; within ±{100 * WITHIN:.0f} points under both: no change shown either way"
+    return f"; a change within ±{100 * WITHIN:.0f} points is not shown under both"
 
 
 # --------------------------------------------------------------------------- scores
@@ -282,6 +306,7 @@ def variant_rows(
     differ = effects_differ(effects)
     for v, (dn, dt), dif in zip(others, effects, differ, strict=True):
         cn, ct = call(dn["lo"], dn["hi"]), call(dt["lo"], dt["hi"])
+        eq = within(dn["lo"], dn["hi"]) and within(dt["lo"], dt["hi"])
         rows.append(
             row(
                 v,
@@ -291,8 +316,9 @@ def variant_rows(
                 f"the named field, {v} vs {base}",
                 f"{tuned}: {fmt_pp_ci(dt['mean'], dt['lo'], dt['hi'], dt['n'])} against "
                 f"the same field",
-                effect_status(cn, ct, dif),
-                f"{CALL_WORDS[cn]} {best}; {CALL_WORDS[ct]} {tuned}",
+                effect_status(cn, ct, dif, eq),
+                f"{CALL_WORDS[cn]} {best}; {CALL_WORDS[ct]} {tuned}"
+                + (equivalence_words(dn, dt) if cn == ct == "0" else ""),
             )
         )
     return rows
@@ -318,13 +344,15 @@ def checks(matches: dict, variants: list, tuned: str, thresholds: dict) -> pd.Da
 
 
 def summary(df: pd.DataFrame) -> str:
-    """One line: how many checks hold, depend on the strategy, are unclear."""
+    """One line: how many checks hold, depend on the strategy, show no change
+    under either, are unclear."""
     if df is None or df.empty:
         return "no verdict was re-checked under tuned play"
     counts = df["status"].value_counts()
-    h, d, u = (int(counts.get(s, 0)) for s in STATUSES)
+    h, d, u, n = (int(counts.get(s, 0)) for s in STATUSES)
     return (
         f"{fmt_int(len(df))} verdict{'s' if len(df) != 1 else ''} re-checked under tuned play: "
         f"{h} hold{'s' if h == 1 else ''}, {d} depend{'s' if d == 1 else ''} on the strategy, "
-        f"{u} unclear"
+        + (f"{n} show{'s' if n == 1 else ''} no change under either, " if n else "")
+        + f"{u} unclear"
     )

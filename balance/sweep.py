@@ -142,7 +142,9 @@ def point_row(runs: dict, variant: str, strategies: list[str], t: dict) -> dict:
     # field (the winner's own interval is biased by its selection)
     items = list(zip(st["score"], st["score_lo"], st["score_hi"], strict=True))
     for which, name in (("max", "best"), ("min", "worst")):
-        _, row[f"{name}_sim_lo"], row[f"{name}_sim_hi"] = stats.extreme_interval(items, which)
+        _, row[f"{name}_sim_lo"], row[f"{name}_sim_hi"] = stats.extreme_interval(
+            items, which, bounds=(0.0, 1.0)
+        )
     rt = t.get("ratings")
     if rt is not None and len(rt) and rt["nash_p"].notna().any():
         r = rt[(rt["variant"] == variant) & (rt["nash_p"] > 1e-6)]

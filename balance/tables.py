@@ -226,8 +226,10 @@ def pooled_side(runs: list[tuple[RunResult, str]]) -> dict:
     ``runs`` lists (run, side) with side "a" or "b". Runs on one seed replay
     the same deals, so the cluster is the deal (seed, deal index) across every
     run pooled: the win rate gets a cluster-adjusted Wilson interval and the
-    score a cluster-robust normal one (:func:`balance.stats.cluster_wilson`,
-    :func:`balance.stats.cluster_mean`), never the intervals of independent games.
+    score the design-effect Wilson interval of a mean in [0, 1] from its
+    cluster-robust SE (:func:`balance.stats.cluster_wilson`,
+    :func:`balance.stats.cluster_mean` with ``bounds=(0, 1)``), never the
+    intervals of independent games.
     """
     sums = stats.pool_by_deal((r.spec.seed, _deal_parts(r, side)) for r, side in runs)
     if sums.size == 0:

@@ -67,7 +67,7 @@ from balance.stats.pentanomial import (
     unpaired_score_se,
     variance_reduction,
 )
-from balance.stats.proportions import seat_balance, wilson, win_rate_table_row
+from balance.stats.proportions import score_wilson, seat_balance, wilson, win_rate_table_row
 from balance.stats.ratings import bradley_terry, dominant, elo, elo_interval, three_cycles
 from balance.stats.sequential import (
     PAIR_DIFF_VALUES,
@@ -85,6 +85,7 @@ _nash_maxent_many = nash_maxent_many
 __all__ = [
     "PAIR_POINTS",
     "wilson",
+    "score_wilson",
     "pentanomial_counts",
     "pentanomial_score",
     "unpaired_score_se",

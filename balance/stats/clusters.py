@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from balance.stats.normal import two_sided_p, z_crit
 from balance.stats.pentanomial import check_counts, pentanomial_counts
-from balance.stats.proportions import wilson
+from balance.stats.proportions import score_wilson, wilson
 
 # ---------------------------------------------------------------------------
 # Deal-level (cluster) intervals
@@ -268,17 +268,35 @@ def cluster_mean(
     alpha : float, default 0.05
         Two-sided level.
     bounds : (lo, hi), optional
-        Clip the interval to these (a score: (0, 1)).
+        Every unit's value lies within these (a score per game: (0, 1)): the
+        interval is then the design-effect Wilson interval of the mean
+        rescaled to [0, 1] (:func:`balance.stats.proportions.score_wilson`),
+        which stays within the bounds and does not collapse where the mean
+        sits at one of them.
 
     Returns
     -------
     dict
         ``mean`` = Σy / Σm; ``se``: CR1 cluster-robust, ``sqrt(G/(G-1) ·
         Σ_c (y_c - mean·m_c)²) / Σm`` (statsmodels OLS with
-        ``cov_type="cluster"``); ``lo``, ``hi`` = ``mean ± z·se``; ``p``:
-        two-sided z test of mean 0 (1 if mean and se are 0, 0 if only se
-        is); ``n`` (units), ``clusters``. Fewer than 2 clusters: se, lo, hi
-        and p are ``nan``.
+        ``cov_type="cluster"``); ``lo``, ``hi`` = ``mean ± z·se``, or with
+        ``bounds`` the design-effect Wilson interval on ``Σm / deff``
+        effective units, ``deff = se² / (q(1-q)·w² / Σm)`` with ``q`` the
+        mean rescaled to [0, 1] and ``w`` the bounds' width, kept at most
+        ``Σm²/Σm`` (the cluster as the unit) and taken as that where ``se``
+        is 0 or cannot be estimated; ``p``: two-sided z test of mean 0 (1 if
+        mean and se are 0, 0 if only se is), from ``se`` whatever the
+        interval; ``n`` (units), ``clusters``; with ``bounds`` also
+        ``deff`` and ``n_eff``. Fewer than 2 clusters: se and p are ``nan``,
+        and so are lo and hi unless ``bounds`` gives them (at the largest
+        design effect).
+
+    Notes
+    -----
+    The normal interval with bounds merely clipped collapsed near a bound: a
+    strategy's score pooled over 10-30 deals near 3% has se 0 whenever no
+    deal scores, and such intervals covered the true score in 41-84% of
+    runs. Coverage: ``tests/stats/test_score_coverage.py``.
     """
     z = z_crit(alpha)
     ya, ma = _clusters(y, m)
@@ -292,13 +310,20 @@ def cluster_mean(
     else:
         se = math.sqrt(g / (g - 1.0) * float(((ya - mean * ma) ** 2).sum())) / n
         lo, hi = mean - z * se, mean + z * se
-        if bounds is not None:
-            lo, hi = max(bounds[0], lo), min(bounds[1], hi)
         if se == 0.0:
             p = 1.0 if mean == 0.0 else 0.0
         else:
             p = two_sided_p(mean / se)
-    return {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n), "clusters": g}
+    out = {"mean": mean, "se": se, "lo": lo, "hi": hi, "p": p, "n": round(n), "clusters": g}
+    if bounds is not None:
+        b0, b1 = float(bounds[0]), float(bounds[1])
+        if not b1 > b0:
+            raise ValueError(f"bounds must be (lo, hi) with lo < hi, got {bounds!r}")
+        w = b1 - b0
+        q = min(max((mean - b0) / w, 0.0), 1.0)
+        ci = score_wilson(q, se * se / (w * w), n, float((ma * ma).sum()) / n, alpha)
+        out.update(lo=b0 + w * ci["lo"], hi=b0 + w * ci["hi"], deff=ci["deff"], n_eff=ci["n_eff"])
+    return out
 
 
 def cluster_mean_diff(

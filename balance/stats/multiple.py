@@ -77,20 +77,45 @@ def bh(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     return _multitest(pvals, alpha, "fdr_bh")
 
 
-def widen(value: float, lo: float, hi: float, looks: int, alpha: float = 0.05):
+def widen(
+    value: float,
+    lo: float,
+    hi: float,
+    looks: int,
+    alpha: float = 0.05,
+    bounds: tuple[float, float] | None = None,
+):
     """``(value, lo, hi)``, a two-sided 1 − ``alpha`` interval, widened to
     1 − ``alpha``/``looks`` (Bonferroni over ``looks`` intervals),
-    proportionally on each side so an asymmetric interval keeps its shape."""
+    proportionally on each side so an asymmetric interval keeps its shape.
+
+    ``bounds`` (lo, hi): the range the quantity cannot leave (a share or a
+    score: (0, 1); a difference of two: (-1, 1)); the widened ends are cut to
+    it, which costs no coverage since the truth lies inside. Without it a
+    share's widened interval could reach below 0 or above 1."""
     f = z_crit(alpha / looks) / z_crit(alpha)
-    return value, value - (value - lo) * f, value + (hi - value) * f
+    w_lo, w_hi = value - (value - lo) * f, value + (hi - value) * f
+    if bounds is not None:
+        b0, b1 = bounds
+        if b0 is not None:
+            w_lo = max(float(b0), w_lo)
+        if b1 is not None:
+            w_hi = min(float(b1), w_hi)
+    return value, w_lo, w_hi
 
 
-def extreme_interval(items, which: str = "max", alpha: float = 0.05) -> tuple[float, float, float]:
+def extreme_interval(
+    items,
+    which: str = "max",
+    alpha: float = 0.05,
+    bounds: tuple[float, float] | None = None,
+) -> tuple[float, float, float]:
     """The largest (``which="max"``) or smallest of K estimates, each given as
     ``(value, lo, hi)`` with its own two-sided 1 − ``alpha`` interval, and an
     interval for the true extreme: each item's interval is widened to
     1 − ``alpha``/K (Bonferroni, proportionally on each side, so an
-    asymmetric interval keeps its shape), all K then hold together with
+    asymmetric interval keeps its shape; cut to ``bounds`` where the items
+    are shares or scores: :func:`widen`), all K then hold together with
     probability at least 1 − ``alpha``, and the true extreme lies between the
     extremes of the widened ends. The naive interval (the winner's own) misses
     far more often than ``alpha`` (``tests/core/test_repair.py`` measures
@@ -98,6 +123,6 @@ def extreme_interval(items, which: str = "max", alpha: float = 0.05) -> tuple[fl
     items = [(float(v), float(lo), float(hi)) for v, lo, hi in items if np.isfinite(v)]
     if not items:
         return (float("nan"),) * 3
-    wide = [widen(v, lo, hi, len(items), alpha) for v, lo, hi in items]
+    wide = [widen(v, lo, hi, len(items), alpha, bounds) for v, lo, hi in items]
     pick = max if which == "max" else min
     return tuple(pick(w[i] for w in wide) for i in range(3))

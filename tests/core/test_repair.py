@@ -225,6 +225,26 @@ def test_the_extreme_of_several_items_has_a_simultaneous_interval():
     assert low["m"] == 0.3 and low["m_lo"] < 0.25 and 0.35 < low["m_hi"] < 0.55
 
 
+def test_a_widened_share_stays_within_zero_and_one():
+    """Widening for many looks is proportional on each side; a share near 0 or
+    1 would leave [0, 1] (issue 42). With ``bounds`` the ends are cut to it;
+    without, the old behaviour."""
+    from balance.stats.multiple import widen
+
+    _, lo, hi = widen(0.02, 0.005, 0.06, 50)
+    assert lo < 0.0  # unbounded: below 0 for a share
+    _, lo, hi = widen(0.02, 0.005, 0.06, 50, bounds=(0.0, 1.0))
+    assert lo == 0.0 and 0.06 < hi < 1.0
+    _, lo, hi = widen(0.98, 0.94, 0.995, 50, bounds=(0.0, 1.0))
+    assert 0.0 < lo < 0.94 and hi == 1.0
+    row = repair.extreme("m", [(0.98, 0.94, 0.999), (0.97, 0.93, 0.99)], "max", (0.0, 1.0))
+    assert row["m_hi"] == 1.0 and row["m_lo"] < 0.94
+    assert repair.extreme("m", [(0.98, 0.94, 0.999), (0.97, 0.93, 0.99)], "max")["m_hi"] > 1.0
+    # the targets of a repair: a share's interval is cut to [0, 1], a count's not
+    assert repair.UNIT_BOUNDS["share"] == (0.0, 1.0)
+    assert repair.UNIT_BOUNDS.get("rounds") is None
+
+
 def test_a_game_adds_its_own_metrics():
     """Clash of Steel's home adds the loadout metrics; another game refuses them."""
     table = repair.metric_table("clash")

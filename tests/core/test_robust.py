@@ -13,7 +13,11 @@ from balance.registry import GAMES
 # --------------------------------------------------------------------------- the calls
 def test_effect_status_compares_the_two_calls():
     assert robust.effect_status("+", "+") == robust.HOLDS
-    assert robust.effect_status("0", "0") == robust.HOLDS  # no clear change under either
+    # no clear change under either: absence of evidence, not agreement (issue 42)
+    assert robust.effect_status("0", "0") == robust.NO_CHANGE
+    # ... unless both intervals show the effect within ±2 points (equivalence)
+    assert robust.effect_status("0", "0", equivalent=True) == robust.HOLDS
+    assert robust.effect_status("+", "0", equivalent=True) == robust.UNCLEAR
     assert robust.effect_status("+", "-") == robust.DEPENDS
     assert robust.effect_status("-", "+") == robust.DEPENDS
     assert robust.effect_status("+", "0") == robust.UNCLEAR
@@ -24,6 +28,54 @@ def test_effect_status_compares_the_two_calls():
     assert robust.effect_status("+", "+", differ=True) == robust.HOLDS  # same call: same verdict
     assert robust.call(0.01, 0.03) == "+" and robust.call(-0.03, -0.01) == "-"
     assert robust.call(-0.01, 0.01) == "0" and robust.call(float("nan"), 1.0) == "?"
+
+
+def test_within_is_an_equivalence_at_two_points():
+    assert robust.within(-0.015, 0.019) and not robust.within(-0.025, 0.01)
+    assert not robust.within(float("nan"), 0.0)
+    both = robust.equivalence_words({"lo": -0.01, "hi": 0.01}, {"lo": -0.015, "hi": 0.0})
+    assert "within ±2 points under both" in both
+    assert "not shown" in robust.equivalence_words(
+        {"lo": -0.01, "hi": 0.01}, {"lo": -0.05, "hi": 0.04}
+    )
+
+
+def test_variant_rows_say_no_change_shown_unless_equivalence_is_shown(monkeypatch):
+    """A variant effect that neither strategy's interval shows (both hold 0):
+    "no change shown", not "holds" (issue 42: absence of evidence read as
+    agreement); shown within ±2 points under both: "holds"; shown the same
+    sign under both: "holds"."""
+    se = {"wide": 0.02, "tight": 0.003}
+    shift = {"base": 0.0, "wide": 0.0, "tight": 0.0, "up": 0.1}
+
+    def fake_score(matches, variant, x, field):
+        s = se["tight"] if variant == "tight" or matches == "tight" else se["wide"]
+        return {"score": 0.5 + shift[variant], "se": s, "games": 1000}
+
+    monkeypatch.setattr(robust, "score", fake_score)
+    rows = robust.variant_rows("wide", ["base", "wide", "up"], "base", "best", "tuned", [])
+    status = {r["variant"]: r["status"] for r in rows}
+    assert status == {"wide": robust.NO_CHANGE, "up": robust.HOLDS}
+    assert "not shown under both" in rows[0]["why"]
+    rows = robust.variant_rows("tight", ["base", "tight"], "base", "best", "tuned", [])
+    assert rows[0]["status"] == robust.HOLDS
+    assert "within ±2 points under both" in rows[0]["why"]
+
+
+def test_summary_counts_no_change_shown():
+    import pandas as pd
+
+    df = pd.DataFrame(
+        [
+            robust.row("base", "c", "x", "a", "b", robust.HOLDS),
+            robust.row("v", "c", "x", "a", "b", robust.NO_CHANGE),
+            robust.row("w", "c", "x", "a", "b", robust.NO_CHANGE),
+        ]
+    )
+    assert robust.summary(df) == (
+        "3 verdicts re-checked under tuned play: 1 holds, 0 depend on the strategy, "
+        "2 show no change under either, 0 unclear"
+    )
 
 
 def test_property_status_compares_meets_and_fails():
@@ -70,7 +122,9 @@ def test_a_null_effect_rarely_reads_as_depending_on_the_strategy():
     """Two independent measures of an effect that is 0 under both strategies:
     "depends on the strategy" needs both intervals to exclude 0 in opposite
     directions. Measured over 20,000 replications it happens in under 0.5% of
-    them (about 2 × 0.025²), and "holds" (both show no change) in about 90%."""
+    them (about 2 × 0.025²); in about 90% neither shows a change, which reads
+    "no change shown" (the intervals, ±1.96 here, show no equivalence at ±2
+    points), never "holds"."""
     rng = np.random.default_rng(11)
     reps = 20_000
     z = rng.standard_normal((reps, 2))
@@ -82,9 +136,11 @@ def test_a_null_effect_rarely_reads_as_depending_on_the_strategy():
         for a, b in z
     ]
     depends = statuses.count(robust.DEPENDS) / reps
+    none = statuses.count(robust.NO_CHANGE) / reps
     holds = statuses.count(robust.HOLDS) / reps
     assert depends < 0.005
-    assert 0.88 < holds < 0.92
+    assert 0.88 < none < 0.92
+    assert holds < 0.005  # both shown the same sign by chance: about 2 × 0.025²
 
 
 @pytest.mark.slow

@@ -88,24 +88,67 @@ def test_pentanomial_counts():
         st.pentanomial_counts([-1])
 
 
+def _union_cp(k: float, n: float) -> tuple[float, float]:
+    """Wilson, joined with Clopper-Pearson (statsmodels "beta") where at most 10
+    wins or losses."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    w = proportion_confint(k, n, method="wilson")
+    if min(k, n - k) > 10:
+        return w
+    cp = proportion_confint(k, n, method="beta")
+    return min(w[0], cp[0]), max(w[1], cp[1])
+
+
 def test_pentanomial_score_hand_example():
     # pairs s = 0, .5, .5, 1: mu = .5, pop var = (.25 + 0 + 0 + .25) / 4 = .125
     r = st.pentanomial_score([1, 0, 2, 0, 1])
     assert r["score"] == pytest.approx(0.5)
     assert r["se"] == pytest.approx(math.sqrt(0.125 / 4))
-    assert r["lo"] == pytest.approx(0.5 - Z95 * math.sqrt(0.125 / 4))
-    assert r["hi"] == pytest.approx(0.5 + Z95 * math.sqrt(0.125 / 4))
+    # deff = se² / (mu(1-mu) / 8 games) = (0.125 / 4) / (0.25 / 8) = 1: 8
+    # effective games, 4 wins: Wilson joined with Clopper-Pearson (few counts)
+    assert r["deff"] == pytest.approx(1.0) and r["n_eff"] == pytest.approx(8.0)
+    lo, hi = _union_cp(4, 8)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
     assert r["n_pairs"] == 4 and r["n_games"] == 8
 
 
-def test_pentanomial_score_second_example_and_clipping():
+def test_pentanomial_score_second_example_stays_in_bounds():
     # pairs s = .25, .75, 1, 1: mu = .75; deviations -.5, 0, .25, .25
     r = st.pentanomial_score([0, 1, 0, 1, 2])
     var = (0.25 + 0 + 0.0625 + 0.0625) / 4
     assert r["score"] == pytest.approx(0.75)
     assert r["se"] == pytest.approx(math.sqrt(var / 4))
-    assert r["lo"] == pytest.approx(0.75 - Z95 * math.sqrt(var / 4))
-    assert r["hi"] == 1.0  # 0.75 + 0.30 clipped
+    deff = (var / 4) / (0.75 * 0.25 / 8)
+    assert r["deff"] == pytest.approx(deff)
+    lo, hi = _union_cp(0.75 * 8 / deff, 8 / deff)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert 0.0 < r["lo"] < 0.75 < r["hi"] < 1.0  # no clipping needed: Wald reached 1.05
+
+
+@pytest.mark.parametrize("code", [0, 4, 2])
+def test_pentanomial_score_never_collapses_when_every_deal_scores_alike(code):
+    """Every deal scores the same (all 0, all 2 points, all 1): se is 0 and the
+    Wald interval was a point. The deal is then the unit (deff 2): the
+    interval is Clopper-Pearson / Wilson on the deals."""
+    counts = np.zeros(5, dtype=int)
+    counts[code] = 300
+    r = st.pentanomial_score(counts)
+    assert r["se"] == 0.0 and r["deff"] == 2.0 and r["n_eff"] == 300
+    mu = code / 4
+    lo, hi = _union_cp(mu * 300, 300)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert r["hi"] - r["lo"] > 0.01
+    if code == 0:
+        assert r["lo"] == 0.0 and 0.01 < r["hi"] < 0.02  # Wilson: 3.84 / (300 + 3.84)
+
+
+def test_pentanomial_score_is_wald_like_in_the_middle():
+    rng = np.random.default_rng(3)
+    r = st.pentanomial_score(st.pentanomial_counts(rng.integers(0, 5, size=4000)))
+    half = Z95 * r["se"]
+    assert r["lo"] == pytest.approx(r["score"] - half, abs=2e-4)
+    assert r["hi"] == pytest.approx(r["score"] + half, abs=2e-4)
 
 
 def test_pentanomial_score_matches_raw_pairs():
@@ -367,3 +410,62 @@ def test_importing_the_statistics_leaves_scipy_stats_and_statsmodels_unloaded():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- score intervals
+
+
+def test_score_wilson_is_wilson_on_the_effective_games():
+    # mu .3, variance of the mean twice binomial over 1000 games: deff 2, n_eff 500
+    r = st.score_wilson(0.3, 2 * 0.3 * 0.7 / 1000, 1000, 4.0)
+    assert r["deff"] == pytest.approx(2.0) and r["n_eff"] == pytest.approx(500)
+    lo, hi = _union_cp(150, 500)
+    assert (r["lo"], r["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    # above the design's largest deff: cut to it
+    assert st.score_wilson(0.3, 10 * 0.3 * 0.7 / 1000, 1000, 4.0)["deff"] == 4.0
+    # a variance that cannot estimate deff (0, nan) or a mean at 0 or 1: the largest
+    for mu, v in ((0.3, 0.0), (0.3, float("nan")), (0.0, 0.0), (1.0, 0.0)):
+        assert st.score_wilson(mu, v, 1000, 2.0)["deff"] == 2.0
+    # below 1 is kept (draws, the seat swap): near the Wald interval in the middle
+    r = st.score_wilson(0.5, 0.25 / 1000 / 4, 1000, 2.0)
+    assert r["deff"] == pytest.approx(0.25)
+    assert r["hi"] - r["lo"] == pytest.approx(2 * Z95 * math.sqrt(0.25 / 4000), rel=0.01)
+
+
+def test_score_wilson_joins_clopper_pearson_at_small_counts():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k in (1, 2, 5, 10):
+        r = st.score_wilson(k / 1000, k / 1000 * (1 - k / 1000) / 1000, 1000, 2.0)
+        cp = proportion_confint(k, 1000, method="beta")
+        w = proportion_confint(k, 1000, method="wilson")
+        assert r["lo"] == pytest.approx(min(cp[0], w[0]))
+        assert r["hi"] == pytest.approx(max(cp[1], w[1]))
+        assert r["lo"] < w[0]  # CP's lower bound is the lower one near 0
+    # mirrored at the top, and not joined above 10
+    top = st.score_wilson(0.998, 0.998 * 0.002 / 1000, 1000, 2.0)
+    assert 1 - top["hi"] == pytest.approx(
+        st.score_wilson(0.002, 0.002 * 0.998 / 1000, 1000, 2.0)["lo"]
+    )
+    r = st.score_wilson(0.05, 0.05 * 0.95 / 1000, 1000, 2.0)
+    assert (r["lo"], r["hi"]) == tuple(
+        pytest.approx(x) for x in proportion_confint(50, 1000, method="wilson")
+    )
+
+
+def test_score_wilson_binomial_coverage_at_every_p():
+    """Exact binomial coverage (no simulation) of the interval the toolkit
+    prints for independent games (deff 1) over a grid of p: at least 93% at
+    every p for 30, 100 and 1,000 games, where Wilson alone dips to 84%."""
+    from scipy.stats import binom
+
+    for n in (30, 100, 1000):
+        k = np.arange(n + 1.0)
+        mu = k / n
+        r = st.score_wilson(mu, mu * (1 - mu) / n, np.full(k.shape, float(n)), 2.0)
+        wl, wh = st.wilson(k, np.full(k.shape, n))
+        ps = np.r_[np.linspace(0.05 / n, 5 / n, 100), np.linspace(5 / n, 0.5, 300)]
+        cov = np.array([binom.pmf(k, n, p)[(r["lo"] <= p) & (p <= r["hi"])].sum() for p in ps])
+        cov_w = np.array([binom.pmf(k, n, p)[(wl <= p) & (p <= wh)].sum() for p in ps])
+        assert cov.min() >= 0.93, (n, cov.min())
+        assert cov_w.min() < 0.88, (n, cov_w.min())

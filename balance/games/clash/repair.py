@@ -44,7 +44,7 @@ def measure(specs, how: Measuring):
         for kind, label in KINDS.items():
             part = table[table["kind"] == kind]
             items = list(zip(part["score"], part["score_lo"], part["score_hi"], strict=True))
-            row |= extremes(f"{label}_score", items)
+            row |= extremes(f"{label}_score", items, (0.0, 1.0))
         rows.append(row)
     return rows, keys
 

@@ -40,7 +40,14 @@ from balance.games.suits import charts as game_charts
 from balance.registry import get_game
 from balance.report import environment, table_cell, trusted_svg, write_html
 from balance.runner import RunSpec, check_games, check_seed, provenance
-from balance.stats import hist_mean_ci, paired_diff, pentanomial_counts, pentanomial_score, wilson
+from balance.stats import (
+    cluster_mean,
+    hist_mean_ci,
+    paired_diff,
+    pentanomial_counts,
+    pentanomial_score,
+    wilson,
+)
 from balance.store import Damaged, Store, config_hash
 from sims import suits
 from sims.suits_oracle import task_odds
@@ -576,7 +583,10 @@ def analyse_struggle(plan: StrugglePlan, runs: list) -> StruggleResult:
     pol_rows, mat_rows, fac_rows, len_rows, tie_rows, eff_rows = [], [], [], [], [], []
     for v in plan.variants:
         for p in pols:
-            d = paired_diff(_field(by, v, p, pols))
+            # a score in [0, 1] per deal: the bounded (design-effect Wilson)
+            # interval, which does not collapse where every deal scores alike
+            f = _field(by, v, p, pols)
+            d = cluster_mean(f, np.ones(f.size), bounds=(0.0, 1.0))
             wins = draws = games = 0
             for x in pols:
                 if x == p:

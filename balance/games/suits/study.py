@@ -101,9 +101,14 @@ def policy_checks(struggle, tuned: str, threads, results, store_only: bool = Fal
                 f"{f.choice} {f.from_level} → {f.to_level} {words[c1]} the score",
                 f"{fmt_pp_ci(f.effect, f.lo, f.hi, f.deals)} deals against the named policies",
                 f"{fmt_pp_ci(d['mean'], d['lo'], d['hi'], d['n'])} deals against {tuned}",
-                robust.effect_status(c1, c2, dif),
+                robust.effect_status(
+                    c1, c2, dif, robust.within(f.lo, f.hi) and robust.within(d["lo"], d["hi"])
+                ),
                 f"{words[c1]} the score against the named policies; {words[c2]} it against "
-                f"{tuned} ({fmt_int(n_pairs)} policy pairs)",
+                f"{tuned} ({fmt_int(n_pairs)} policy pairs)"
+                + (
+                    robust.equivalence_words({"lo": f.lo, "hi": f.hi}, d) if c1 == c2 == "0" else ""
+                ),
             )
         )
     return rows

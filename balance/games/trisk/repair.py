@@ -51,7 +51,7 @@ def measure(specs, how: Measuring):
     for v, point in zip(res["variants"], res["rows"], strict=True):
         part = st[st["variant"] == v]
         items = list(zip(part["score"], part["score_lo"], part["score_hi"], strict=True))
-        rows.append({"games": int(point["games"])} | extremes("primal_score", items))
+        rows.append({"games": int(point["games"])} | extremes("primal_score", items, (0.0, 1.0)))
     return rows, [r.key for r in res["runs"].values()]
 
 
@@ -106,7 +106,7 @@ def measure_cards(specs, how: Measuring):
         for g in groups:
             part = table[table["card"].map(kind).isin(GROUPS[g])]
             items = list(zip(part["effect"], part["lo"], part["hi"], strict=True))
-            row |= extremes(f"{g}_effect", items)
+            row |= extremes(f"{g}_effect", items, (-1.0, 1.0))
         rows.append(row)
     return rows, keys
 
