@@ -136,40 +136,11 @@ MAX_STAT = 9  # MIG, CUN, WIS range 0..9
 # attack; only creations use abilities ("Use one active ability on each
 # creation"; the end-of-turn passives act on creations) and are counted in a
 # group (Howl, Pack: "every Wolf you control"), so it has neither.
+_BODY = ("mig", "cun", "wis", "hp", "ap", "mp", "armor", "flying", "resist", "weak")
+_CREATION = (*_BODY, "attack", "group", "abilities", "kind")
 READ_FIELDS = {
-    "Primal": ("mig", "cun", "wis", "hp", "ap", "mp", "armor", "flying", "resist", "weak"),
-    "Creation": (
-        "mig",
-        "cun",
-        "wis",
-        "hp",
-        "ap",
-        "mp",
-        "armor",
-        "flying",
-        "resist",
-        "weak",
-        "attack",
-        "group",
-        "abilities",
-        "kind",
-    ),
-    "Upgrade": (
-        "mig",
-        "cun",
-        "wis",
-        "hp",
-        "ap",
-        "mp",
-        "armor",
-        "flying",
-        "resist",
-        "weak",
-        "attack",
-        "group",
-        "abilities",
-        "kind",
-        "onto",
-    ),
+    "Primal": _BODY,
+    "Creation": _CREATION,
+    "Upgrade": (*_CREATION, "onto"),
     "Sorcery": ("kind", "spell"),
 }

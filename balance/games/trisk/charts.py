@@ -71,13 +71,15 @@ def trisk_power_chart(df: pd.DataFrame, delta: float, title: str, xlabel: str) -
     return fig
 
 
-_CAL_LABEL = {
+# the calibration's stats as the page names them (the power test reads them too)
+CAL_LABEL = {
     "hp": "HP",
     "ap": "AP",
     "mp": "MP",
     "armor": "Armor",
     "flying": "Flying",
     "attack": "Attack level",
+    "other": "abilities and the rest",
 }
 
 
@@ -147,7 +149,7 @@ def trisk_calibration_chart(
                 markersize=4,
                 elinewidth=1.2,
                 zorder=3,
-                label=_CAL_LABEL.get(str(stat), str(stat)),
+                label=CAL_LABEL.get(str(stat), str(stat)),
             )
         names = points["change"] if "change" in points else points["name"]
         for xi, vi, name in zip(x, v, names, strict=False):

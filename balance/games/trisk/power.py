@@ -1441,15 +1441,7 @@ CALIBRATION = (
     {"attack": 2},
 )
 CAL_STATS = ("hp", "ap", "mp", "armor", "flying", "attack")
-_STAT_LABEL = {
-    "hp": "HP",
-    "ap": "AP",
-    "mp": "MP",
-    "armor": "Armor",
-    "flying": "Flying",
-    "attack": "Attack level",
-    "other": "abilities and the rest",
-}
+_STAT_LABEL = game_charts.CAL_LABEL
 
 
 def _toml_value(v) -> str:
