@@ -2199,7 +2199,9 @@ def strategy_depends(
         over the cards at ``alpha``), or the two verdicts lie wholly on
         opposite sides of a margin (shown inside ±δ under one strategy and
         shown outside under the other, or shown outside on opposite sides);
-        and ``strategy_why``, the reason in words ("" where not shown). A
+        ``verdict_depends``, the part of it where the verdict itself changes
+        (the two verdicts on opposite sides of a margin), and
+        ``strategy_why``, the reason in words ("" where not shown). A
         card "not shown equal" or "inconclusive" under either strategy, with
         no significant difference, is never flagged: a card at the margin
         measured +0.67 under one strategy and +0.82 under the other
@@ -2252,6 +2254,7 @@ def strategy_depends(
             "strategy_p_holm": p_adj,
             "strategy_diff_significant": reject,
             "depends_on_strategy": reject | across | opposite,
+            "verdict_depends": across | opposite,
             "strategy_why": why,
         }
     )
@@ -2805,15 +2808,23 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         for r in res.cells.itertuples()
     ]
     cal = calibration_page(res.calibration, pp_ci, cls) if res.calibration else None
-    depends, size_depends = [], 0
+    depends, size_only, size_depends = [], [], 0
     if check:
         size_depends = int(res.cards["strategy_diff_significant"].fillna(False).astype(bool).sum())
-        dep = res.cards[res.cards["depends_on_strategy"].fillna(False).astype(bool)]
+        flagged = res.cards["depends_on_strategy"].fillna(False).astype(bool)
+        verdict = (
+            res.cards["verdict_depends"].fillna(False).astype(bool)
+            if "verdict_depends" in res.cards
+            else flagged
+        )
+        # the verdict itself changes: each with both effects; the effect's
+        # size only: the names, so the answer stays short
         depends = [
             f"{r.card} ({pp_ci(r.effect, r.lo, r.hi)} vs {pp_ci(r.effect2, r.lo2, r.hi2)}: "
             f"{r.strategy_why})"
-            for r in dep.itertuples()
+            for r in res.cards[verdict].itertuples()
         ]
+        size_only = [str(r.card) for r in res.cards[flagged & ~verdict].itertuples()]
     out: dict[str, Any] = {
         "claim": res.claim,
         "primal_claim": res.primal_claim,
@@ -2827,6 +2838,7 @@ def power_section(res: PowerResult, charts: bool = True) -> dict:
         "calibration": cal,
         "delta_budget": cal["delta_short"] if cal else None,
         "depends": depends,
+        "size_only": size_only,
         "size_depends": size_depends,
         "cards": card_rows,
         "primals": primal_rows,

@@ -429,6 +429,8 @@ def test_depends_on_the_strategy_only_where_shown():
     assert not out.loc[4].depends_on_strategy
     assert out["verdict2"].tolist() == second["verdict"].tolist()
     assert out.loc[1].direction2 == "stronger" and out.loc[2].direction2 == "weaker"
+    # the page answers "does the verdict change?" apart from "does the size differ?"
+    assert out["verdict_depends"].tolist() == [False, True, True, False, False]
 
 
 def test_pairing_ratio_shows_the_gain_of_common_deals():
