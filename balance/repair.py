@@ -36,8 +36,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -45,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from balance import config, design, experiments, sweep
-from balance.errors import UserError
+from balance.errors import EnvironmentFailure, UserError
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
 from balance.store import results_dir, write_text_atomic
@@ -109,8 +111,9 @@ MET, NOT_MET, UNCLEAR = "met", "not met", "unclear"
 MAX_TRIALS = 10_000
 # part of every study's identity: raised when what a trial records changes
 # (2: strategy-score intervals simultaneous over the field; game metrics;
-# 3: every per-game figure's interval clustered by deal, no assumed design effect)
-IDENT_VERSION = 3
+# 3: every per-game figure's interval clustered by deal, no assumed design effect;
+# 4: trials written complete, numbered by slot, first trials kept in the study)
+IDENT_VERSION = 4
 
 
 # --------------------------------------------------------------------------- game metrics
@@ -150,6 +153,37 @@ def metric_table(game: str) -> dict:
     for name, gm in game_metrics(game).items():
         out[name] = (*game_columns(name), gm.scale, gm.unit, gm.meaning)
     return out
+
+
+#: The range a core metric cannot leave, by its unit ("strategies": 1 to
+#: the field's size, filled in by :func:`check_feasible`).
+METRIC_RANGES = {
+    "share": (0.0, 1.0),
+    "score points": (-1.0, 1.0),
+    "points": (0.0, 100.0),
+    "rounds": (0.0, math.inf),
+    "per game": (0.0, math.inf),
+}
+
+
+def check_feasible(target: Target, field_size: int) -> None:
+    """Refuse, in one line, a target that no value of its metric's range can
+    meet (``draws>=2``: a share is at most 1), so no search is spent on it."""
+    if target.unit == "strategies":
+        lo, hi = 1.0, float(field_size)
+    elif target.unit in METRIC_RANGES:
+        lo, hi = METRIC_RANGES[target.unit]
+    else:
+        return  # a game's own unit: its range is not known here
+    if (target.lo is not None and target.lo > hi) or (target.hi is not None and target.hi < lo):
+        what = {"share": "a share (write 2% or 0.02 for two percent)"}.get(
+            target.unit, f"a value in {target.unit}"
+        )
+        span = f"{lo:g}..{hi:g}".replace("inf", "∞")
+        raise UserError(
+            f"--target '{target.text}': no rules can meet it: {target.metric} is "
+            f"{what}, always within {span}"
+        )
 
 
 def game_columns(name: str) -> tuple[str, str, str]:
@@ -419,6 +453,17 @@ class Plan:
         self.games = runner.check_games(self.games, "--games")
         self.verify_games = runner.check_games(self.verify_games, "--verify-games")
         runner.check_seed(self.seed)
+        # every check the search would meet in its first trial is made here,
+        # before the study's database exists
+        field = config.parse_strategy_list(self.game, self.strategies)
+        if len(field) < 2 and any(t.metric in METRICS for t in self.targets):
+            raise UserError(
+                f"--strategies '{self.strategies}': the targets "
+                f"({', '.join(t.text for t in self.targets if t.metric in METRICS)}) are "
+                "measured on the field's round robin, which needs at least two strategies"
+            )
+        for t in self.targets:
+            check_feasible(t, len(field))
         return self
 
     def ident(self) -> str:
@@ -601,13 +646,174 @@ def score_point(plan: Plan, row: dict) -> tuple[float, list[float]]:
     return float(sum(each)), each
 
 
-def _storage(plan: Plan, results) -> tuple[str, str, Path]:
-    """The study's name (the plan's identity), its storage URL and database."""
+def _study_paths(plan: Plan, results) -> tuple[str, Path]:
+    """The study's name (the plan's identity) and its database (nothing is
+    created here)."""
     name = plan.ident()
-    folder = results_dir(results) / plan.game / "_repair"
-    folder.mkdir(parents=True, exist_ok=True)
-    db = folder / f"{name}.db"
-    return name, f"sqlite:///{db}", db
+    return name, results_dir(results) / plan.game / "_repair" / f"{name}.db"
+
+
+#: The tables of an Optuna RDB study (checked when a study is opened).
+STUDY_TABLES = frozenset(
+    {
+        "studies",
+        "study_directions",
+        "study_user_attributes",
+        "trials",
+        "trial_params",
+        "trial_values",
+        "trial_user_attributes",
+        "version_info",
+    }
+)
+
+
+class _Damaged(Exception):
+    """A study database that cannot be trusted (the message says why)."""
+
+
+def _quiet_optuna():
+    """Optuna, its own log lines and warnings off: a repair's errors are our
+    one-line errors (the search never runs inside ``study.optimize``)."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    optuna.logging.disable_default_handler()
+    return optuna
+
+
+@contextmanager
+def _locked(db: Path, shared: bool):
+    """Hold ``<id>.lock`` beside the study while it is used: one repair of a
+    plan at a time on a store (a second is refused in one line; a report
+    rebuilt from the store shares the lock with other readers)."""
+    import fcntl
+
+    path = db.with_suffix(".lock")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        if not shared:
+            raise
+        fd = None  # a read-only store: nobody can be writing the study there
+    try:
+        if fd is not None:
+            try:
+                fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise EnvironmentFailure(
+                    f"another repair of this plan is running on this store (it holds {path}); "
+                    "run this again when it has finished: it continues that search"
+                ) from None
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def _check_db(db: Path) -> str | None:
+    """What is wrong with an existing study database (None: nothing found):
+    not a file, not SQLite, SQLite's integrity check failing, or not Optuna's
+    schema."""
+    import sqlite3
+
+    if not db.is_file():
+        return "not a file"
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=rw", uri=True)
+        try:
+            ok = con.execute("PRAGMA integrity_check").fetchall()
+            tables = {
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        return f"not a readable SQLite database ({e})"
+    if ok != [("ok",)]:
+        return "SQLite's integrity check fails (" + "; ".join(str(r[0]) for r in ok[:2]) + ")"
+    missing = STUDY_TABLES - tables
+    if missing:
+        return f"not an Optuna study (no table {', '.join(sorted(missing))})"
+    return None
+
+
+def _set_aside(results, db: Path, reason: str) -> None:
+    """Move a damaged study database (and its journal) into the store's
+    ``_quarantine/`` (:meth:`balance.store.Store.set_aside`); the search then
+    starts a new study, its trials' runs read back from the store."""
+    from balance.store import Store
+
+    dest = Store(results).set_aside(db, reason)
+    journal = db.with_name(db.name + "-journal")
+    if dest is not None and journal.exists():
+        os.replace(journal, dest.with_name(dest.name + "-journal"))
+    if db.exists():  # it could not be moved: never search on top of it
+        raise EnvironmentFailure(f"{db}: {reason}, and it could not be set aside; move it away")
+
+
+def _open_study(plan: Plan, name: str, db: Path, store_only: bool):
+    """The stored study of the plan, checked: (storage, study, the trials it
+    starts from, its completed trials as dicts). Raises :class:`_Damaged`."""
+    optuna = _quiet_optuna()
+    if db.exists():
+        problem = _check_db(db)
+        if problem:
+            raise _Damaged(problem)
+    storage = None
+    try:
+        storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
+        if store_only:
+            study = optuna.load_study(study_name=name, storage=storage)
+        else:
+            study = optuna.create_study(
+                study_name=name,
+                storage=storage,
+                directions=["minimize", "minimize"],
+                load_if_exists=True,
+            )
+        trials = study.get_trials(deepcopy=False)
+        first = study.user_attrs.get("first")
+    except Exception as e:  # sqlalchemy's, sqlite's or Optuna's own: the file is not a study
+        _close(storage)
+        raise _Damaged(
+            f"Optuna cannot read it ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+        ) from None
+    keys = sorted(m.key for m in plan.moves)
+    if first is None and not trials and not store_only:
+        first = first_trials(plan)  # fixed at the study's start: a later budget continues it
+        study.set_user_attr("first", first)
+    if not isinstance(first, list) or any(
+        not isinstance(p, dict) or sorted(p) != keys for p in first
+    ):
+        _close(storage)
+        raise _Damaged("its list of first trials is missing or not this plan's")
+    stored = []
+    for k, t in enumerate(sorted(trials, key=lambda t: t.number)):
+        ok = (
+            t.number == k
+            and t.state == optuna.trial.TrialState.COMPLETE
+            and t.user_attrs.get("slot") == k
+            and sorted(t.params) == keys
+            and t.values is not None
+            and len(t.values) == 2
+        )
+        if not ok:
+            _close(storage)
+            raise _Damaged(f"trial {t.number} is not a completed trial of this plan's search")
+        stored.append({"params": dict(t.params), "values": list(t.values), "attrs": t.user_attrs})
+    return storage, study, first, stored
+
+
+def _close(storage) -> None:
+    if storage is not None:
+        storage.engine.dispose()
+
+
+def _same(a, b) -> bool:
+    """Whether two values read the same as the study stores them (JSON; nan
+    equals nan there)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 @dataclass
@@ -650,70 +856,62 @@ def repair(
     """Search, then verify (module doc). A second call with the same plan
     continues the same Optuna study; every evaluation is read from the store.
     With ``store_only`` nothing is played: the study and every run must be
-    stored already (a report rebuilt from a study), else a one-line error."""
-    import optuna
+    stored already (a report rebuilt from a study), else a one-line error.
 
-    from balance import runner, tune
+    Trial k is a pure function of the plan and k: its parameters come from
+    an NSGA-II sampler seeded by ``plan.seed`` that is replayed over trials
+    0..k-1 (their values recomputed from their stored runs), and a trial is
+    written to the study only once it is complete. So a search that stopped
+    (Ctrl-C, a crash, a kill) plays the trial it lost again under its number,
+    and ends where an uninterrupted one ends, bit for bit. A study database
+    that fails its checks (:func:`_check_db`, a stored trial that is not the
+    search's, or values its runs do not give) is set aside into the store's
+    ``_quarantine/`` and the search starts again, its runs read back."""
+    import warnings
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    name, url, db = _storage(plan, results)
+    optuna = _quiet_optuna()
+    from balance import tune
+
+    name, db = _study_paths(plan, results)
     plan.work = (db.parent / "sets").resolve()
     if store_only and not db.is_file():
         raise UserError(
             f"no stored repair of {plan.game} for this plan ({db}); run `balance study` again"
         )
-    sampler = optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32))
-    study = optuna.create_study(
-        study_name=name,
-        storage=url,
-        directions=["minimize", "minimize"],
-        sampler=sampler,
-        load_if_exists=True,
-    )
-    if not store_only:
-        study.set_user_attr("plan", plan_record(plan))
-    if not study.trials and not store_only:  # a new study starts from the smallest changes
-        for params in first_trials(plan):
-            study.enqueue_trial(params)
-    done_before = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
-    todo = max(0, plan.trials - len(done_before))
-    if store_only and todo:
-        raise UserError(
-            f"the stored repair of {plan.game} has {len(done_before)} of its {plan.trials} "
-            "trials; run `balance study` again"
-        )
-    bar = runner._Progress(
-        plan.trials, f"{plan.game} repair ({len(plan.moves)} keys)", progress, unit="trials"
-    )
-    bar.advance(len(done_before))
-
+    db.parent.mkdir(parents=True, exist_ok=True)
     search = Measuring(
         plan.game, plan.strategies, plan.games, plan.seed, threads, batch_size, results
     )
-
-    def objective(trial):
-        point = {m.key: _suggest(trial, m) for m in plan.moves}
-        spec = spec_of(plan, point)
-        row = measure(plan, [spec], search)[0][0]
-        total, each = score_point(plan, row)
-        trial.set_user_attr("spec", spec)
-        trial.set_user_attr("violations", each)
-        trial.set_user_attr("games", int(row["games"]))
-        for t in plan.targets:
-            v, lo, hi = metric_value(row, t.metric)
-            trial.set_user_attr(f"value:{t.metric}", v)
-            trial.set_user_attr(f"ci:{t.metric}", [lo, hi])
-        bar.advance(1)
-        return total, change_size(point, plan.moves)
-
-    t0 = time.perf_counter()
-    try:
-        if todo:
-            study.optimize(objective, n_trials=todo, catch=())
-    finally:
-        bar.close()
-    search_s = time.perf_counter() - t0
-    trials = trials_table(plan, study)
+    with _locked(db, shared=store_only), warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        for attempt in (1, 2):
+            storage = None
+            try:
+                storage, study, first, stored = _open_study(plan, name, db, store_only)
+                if store_only and len(stored) < plan.trials:
+                    raise UserError(
+                        f"the stored repair of {plan.game} has {len(stored)} of its "
+                        f"{plan.trials} trials; run `balance study` again"
+                    )
+                if not store_only:
+                    study.set_user_attr("plan", plan_record(plan))
+                t0 = time.perf_counter()
+                records, evaluated = _search(plan, study, first, stored, search, progress)
+                search_s = time.perf_counter() - t0
+                break
+            except _Damaged as e:
+                _close(storage)
+                storage = None
+                if store_only:
+                    raise UserError(
+                        f"{db}: {e}; run `balance study` (or the repair) to recompute it"
+                    ) from None
+                if attempt == 2:  # pragma: no cover (a new study is never damaged)
+                    raise EnvironmentFailure(f"{db}: {e} in a study just made") from None
+                _set_aside(results, db, str(e))
+            finally:
+                _close(storage)
+    trials = trials_table(plan, records)
     front = pareto(trials)
     fresh = tune.fresh_seed(plan.seed)
     checking = replace(
@@ -722,7 +920,72 @@ def repair(
     verified, keys = verify(plan, finalists(trials, front, plan.top), checking)
     if not store_only:
         experiments.record(results, plan.game, "repair", plan_record(plan), keys)
-    return RepairResult(plan, trials, front, verified, db, search_s, todo, fresh, keys)
+    return RepairResult(plan, trials, front, verified, db, search_s, evaluated, fresh, keys)
+
+
+def _search(plan: Plan, study, first: list, stored: list, search: Measuring, progress: bool):
+    """Trials 0..max(budget, stored)-1 in order (:func:`repair`): a stored
+    trial is checked against its recomputed values, a new one is played and
+    added to ``study`` complete. Returns the trials as dicts and how many
+    were played now."""
+    from balance import runner
+
+    optuna = _quiet_optuna()
+    # the sampler lives in memory and is fed the trials in order, so what it
+    # asks for trial k depends only on the plan and trials 0..k-1
+    mem = optuna.create_study(
+        directions=["minimize", "minimize"],
+        sampler=optuna.samplers.NSGAIISampler(seed=plan.seed % (2**32)),
+    )
+    for params in first:
+        mem.enqueue_trial(params)
+    total = max(plan.trials, len(stored))
+    bar = runner._Progress(
+        total, f"{plan.game} repair ({len(plan.moves)} keys)", progress, unit="trials"
+    )
+    records, evaluated = [], 0
+    try:
+        for k in range(total):
+            trial = mem.ask()
+            point = {m.key: _suggest(trial, m) for m in plan.moves}
+            old = stored[k] if k < len(stored) else None
+            if old is not None and not _same(old["params"], trial.params):
+                raise _Damaged(f"trial {k}'s moves are not the ones this plan's search asks for")
+            spec = spec_of(plan, point)
+            rows, keys = measure(plan, [spec], search)
+            row = rows[0]
+            total_v, each = score_point(plan, row)
+            values = [total_v, change_size(point, plan.moves)]
+            attrs = {"slot": k, "spec": spec, "violations": each, "games": int(row["games"])}
+            for t in plan.targets:
+                v, lo, hi = metric_value(row, t.metric)
+                attrs[f"value:{t.metric}"] = v
+                attrs[f"ci:{t.metric}"] = [lo, hi]
+            attrs["runs"] = [str(x) for x in keys]
+            if old is not None:
+                if not (_same(old["values"], values) and _same(old["attrs"], attrs)):
+                    raise _Damaged(
+                        f"trial {k}'s stored values are not those its runs give "
+                        f"({old['values']} stored, {values} from the runs)"
+                    )
+            else:
+                study.add_trial(
+                    optuna.trial.create_trial(
+                        params=trial.params,
+                        distributions=trial.distributions,
+                        values=values,
+                        user_attrs=attrs,
+                    )
+                )
+                evaluated += 1
+            mem.tell(trial, values)
+            records.append(
+                {"number": k, "params": dict(trial.params), "values": values, "attrs": attrs}
+            )
+            bar.advance(1)
+    finally:
+        bar.close()
+    return records, evaluated
 
 
 def first_trials(plan: Plan) -> list[dict]:
@@ -761,26 +1024,25 @@ def _param(m: Move, v):
     return int(v) if m.step is not None else config.rule_text(v)
 
 
-def trials_table(plan: Plan, study) -> pd.DataFrame:
-    """Every completed trial: its moved values, rules spec, total violation,
-    change size and each target's value on the search's deals."""
-    import optuna
-
+def trials_table(plan: Plan, records: list[dict]) -> pd.DataFrame:
+    """Every trial of the search (:func:`_search`'s dicts): its moved values,
+    rules spec, total violation, change size and each target's value on the
+    search's deals."""
     rows = []
-    for t in study.trials:
-        if t.state != optuna.trial.TrialState.COMPLETE:
-            continue
-        point = {m.key: _value(m, t.params[m.key]) for m in plan.moves}
+    for t in records:
+        point = {m.key: _value(m, t["params"][m.key]) for m in plan.moves}
+        attrs = t["attrs"]
         row = {
-            "trial": t.number,
+            "trial": t["number"],
             **point,
-            "spec": t.user_attrs.get("spec", spec_of(plan, point)),
-            "violation": t.values[0],
-            "size": t.values[1],
+            "spec": attrs.get("spec", spec_of(plan, point)),
+            "violation": t["values"][0],
+            "size": t["values"][1],
         }
         for tg in plan.targets:
-            row[tg.metric] = t.user_attrs.get(f"value:{tg.metric}", float("nan"))
-            ci = t.user_attrs.get(f"ci:{tg.metric}") or [float("nan")] * 2
+            v = attrs.get(f"value:{tg.metric}")
+            row[tg.metric] = float("nan") if v is None else float(v)
+            ci = attrs.get(f"ci:{tg.metric}") or [float("nan")] * 2
             row[f"{tg.metric}_lo"], row[f"{tg.metric}_hi"] = (
                 float("nan") if x is None else float(x) for x in ci
             )
