@@ -9,6 +9,7 @@ and handed to ``balance.report`` for rendering.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from balance.config import Ruleset, StoredDeck, Strategy
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
 from balance.runner import DIGEST_PREFIX, RunSpec, command_line, key_rules, load_run, utc_now
-from balance.store import QUARANTINE, Damaged, chart_cache, config_hash, read_manifest
+from balance.store import QUARANTINE, Damaged, chart_cache, check_key, config_hash, read_manifest
 
 
 # --------------------------------------------------------------------------- loading runs
@@ -65,6 +66,9 @@ def spec_from_resolved(resolved: dict, card_set_path: str | None = None):
         bool(resolved.get("per_game", False)),
         str(resolved.get("experiment", "")),
     )
+
+
+_KEY_NAME = re.compile(r"[0-9a-f]{16}")  # a store's run folder (a copy elsewhere may have any name)
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -127,6 +131,12 @@ def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
                 continue
             if "resolved_config" not in manifest and "kind" in manifest:
                 continue  # an analysis's stored tables, not a run
+            if _KEY_NAME.fullmatch(folder.name):  # a folder of the store: it must be its key's
+                try:
+                    check_key(manifest, folder.name)
+                except Damaged as e:
+                    damaged.append(f"{folder}: {e}; left out")
+                    continue
             try:
                 resolved = manifest["resolved_config"]
                 game = get_game(resolved["game"])

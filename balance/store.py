@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -316,10 +317,16 @@ class Store:
 _SWEPT: set[Path] = set()  # the game folders this process has swept
 
 
+@cache
 def _host() -> str:
     """This machine, as a temporary folder's name records it (8 hex digits:
-    a host name may hold any character)."""
-    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    a host name may hold any character): its name and its pid namespace (two
+    containers of one name sharing a store see different pids)."""
+    try:
+        ns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        ns = ""
+    return hashlib.sha256(f"{socket.gethostname()}\0{ns}".encode()).hexdigest()[:8]
 
 
 def _tmp_prefix(key: str) -> str:

@@ -29,7 +29,7 @@ from balance.errors import UserError
 from balance.store import QUARANTINE, Store, config_hash
 from tests import ROOT
 from tests.games.trisk.test_trisk_decks import A, B, exchanged
-from tests.store.test_store_integrity import SIM, files, lines, simulate
+from tests.store.test_store_integrity import SIM, files, lines, run, simulate
 
 SIM6 = (*SIM[:-2], 6, "--json")  # the same match, seed 6
 FIGURES = ("games", "a_wins", "b_wins", "draws", "seat_wins")
@@ -59,6 +59,14 @@ def test_a_run_under_another_key_is_recomputed_not_reported(tmp_path, how):
     else:
         os.rename(folder6, folder5)
     planted = files(folder5)
+
+    # a report, which only reads, leaves it out in one line and moves nothing
+    page = tmp_path / "page.html"
+    p = run("report", root / "tosk", "-o", page, "--results", root)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    (bad,) = [x for x in lines(p.stderr) if str(folder5) in x]
+    assert f"config hashes to {folder6.name}" in bad and bad.endswith("left out"), bad
+    assert files(folder5) == planted and not (root / QUARANTINE).exists()
 
     nums, out, err = simulate(root)
     (line,) = lines(err)
