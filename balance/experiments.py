@@ -47,8 +47,11 @@ def rules_digest(rules: dict) -> str:
 
 
 def ruleset_plan(rs) -> dict:
-    """A ruleset as a plan records it: its name and the digest of its resolved rules."""
-    return {"name": rs.name, "rules_digest": rules_digest(rs.rules)}
+    """A ruleset as a plan records it: its name and the digest of its resolved
+    rules as a run key hashes them (a card set's path by its content digest)."""
+    from balance.runner import key_rules
+
+    return {"name": rs.name, "rules_digest": rules_digest(key_rules(rs))}
 
 
 def side_digest(side: dict) -> str:

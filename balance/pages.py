@@ -9,6 +9,7 @@ and handed to ``balance.report`` for rendering.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,19 +19,27 @@ from balance import __version__, charts, design, loadouts, meta, report, robust,
 from balance.config import Ruleset, StoredDeck, Strategy
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
-from balance.runner import RunSpec, command_line, load_run, utc_now
-from balance.store import QUARANTINE, Damaged, chart_cache, config_hash, read_manifest
+from balance.runner import DIGEST_PREFIX, RunSpec, command_line, key_rules, load_run, utc_now
+from balance.store import QUARANTINE, Damaged, chart_cache, check_key, config_hash, read_manifest
 
 
 # --------------------------------------------------------------------------- loading runs
-def spec_from_resolved(resolved: dict):
-    """Rebuild the :class:`~balance.runner.RunSpec` a stored run was made from."""
+def spec_from_resolved(resolved: dict, card_set_path: str | None = None):
+    """Rebuild the :class:`~balance.runner.RunSpec` a stored run was made from.
+
+    ``card_set_path``: the manifest's ``card_set_path``, where the card set
+    lies when its key names it by digest (``runner.key_rules``)."""
     from dataclasses import replace
 
     game = resolved["game"]
     name = resolved["variant"]
     variants = () if name == "base" else tuple(name.split("+"))
-    rs = Ruleset(game, name, variants, dict(resolved["rules"]))
+    rules = dict(resolved["rules"])
+    if str(rules.get("card_set", "")).startswith(DIGEST_PREFIX):
+        if not card_set_path:
+            raise UserError("its card set is named by digest and its manifest names no file")
+        rules["card_set"] = str(card_set_path)
+    rs = Ruleset(game, name, variants, rules)
 
     def strat(d):
         st = Strategy(game, d["name"], d["spec"], "", int(d.get("forbidden", 0)), d.get("loadout"))
@@ -57,6 +66,9 @@ def spec_from_resolved(resolved: dict):
         bool(resolved.get("per_game", False)),
         str(resolved.get("experiment", "")),
     )
+
+
+_KEY_NAME = re.compile(r"[0-9a-f]{16}")  # a store's run folder (a copy elsewhere may have any name)
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -119,6 +131,12 @@ def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
                 continue
             if "resolved_config" not in manifest and "kind" in manifest:
                 continue  # an analysis's stored tables, not a run
+            if _KEY_NAME.fullmatch(folder.name):  # a folder of the store: it must be its key's
+                try:
+                    check_key(manifest, folder.name)
+                except Damaged as e:
+                    damaged.append(f"{folder}: {e}; left out")
+                    continue
             try:
                 resolved = manifest["resolved_config"]
                 game = get_game(resolved["game"])
@@ -132,7 +150,7 @@ def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
                 )
                 continue
             try:
-                spec = spec_from_resolved(resolved)
+                spec = spec_from_resolved(resolved, manifest.get("card_set_path"))
             except UserError as exc:  # e.g. its card set was edited since: a deck's card is gone
                 skipped.append(f"{folder}: {exc}")
                 continue
@@ -485,7 +503,7 @@ def _variant_design(r) -> str:
     """What makes a variant label's rules: the resolved rules and card set."""
     resolved = (r.manifest or {}).get("resolved_config") or {}
     return config_hash(
-        {"rules": r.spec.ruleset.rules, "card_set": resolved.get("card_set_digest")}
+        {"rules": key_rules(r.spec.ruleset), "card_set": resolved.get("card_set_digest")}
     )[:8]
 
 

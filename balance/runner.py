@@ -159,7 +159,7 @@ class RunSpec:
             "game": self.game,
             "engine_version": eng.VERSION,
             "variant": self.ruleset.name,
-            "rules": self.ruleset.rules,
+            "rules": key_rules(self.ruleset),
             **(
                 {"card_set_digest": self.ruleset.card_set().digest}
                 if get_game(self.game).card_sets
@@ -177,6 +177,35 @@ class RunSpec:
     @cached_property
     def key(self) -> str:
         return config_hash(self.resolved())
+
+
+DIGEST_PREFIX = "digest:"  # a card set named in a key by its content, not its path
+
+
+def key_rules(ruleset: Ruleset) -> dict:
+    """A ruleset's rules as a key hashes them: a card set given by a path is
+    named by its content digest (``digest:<sha256>``), so a key does not
+    depend on where the file lies or how its path is spelled (``./x.toml``,
+    ``/abs/x.toml``, a symlinked folder, a set written under the store); a
+    set the game names (Trisk's ``reference``: its card-set module's
+    ``NAMED_SETS``) keeps its name, its digest being in the key beside it."""
+    g = get_game(ruleset.game)
+    if not g.card_sets or "card_set" not in ruleset.rules:
+        return ruleset.rules
+    name = ruleset.rules["card_set"]
+    if name in getattr(g.card_set_module(), "NAMED_SETS", ()):
+        return ruleset.rules
+    return {**ruleset.rules, "card_set": DIGEST_PREFIX + ruleset.card_set().digest}
+
+
+def card_set_path(ruleset: Ruleset) -> str | None:
+    """Where the card set of a ruleset that names one by path lies (an
+    absolute path: for people, and for a report rebuilding the run), None
+    when the key names it (:func:`key_rules`)."""
+    rules = key_rules(ruleset)
+    if rules is ruleset.rules:
+        return None
+    return os.path.abspath(ruleset.rules["card_set"])
 
 
 def side_record(s: Strategy) -> dict:
@@ -538,6 +567,8 @@ def run_manifest(spec: RunSpec, elapsed: float, threads: int) -> dict:
         **provenance(spec.game),
         "config_hash": spec.key,
         "resolved_config": spec.resolved(),
+        # the card set's file, when the key names it by digest (not hashed)
+        **({"card_set_path": p} if (p := card_set_path(spec.ruleset)) else {}),
         "seed": spec.seed,
         "timings": {"simulate_s": round(elapsed, 3), "threads": threads, **_executor_timing()},
     }

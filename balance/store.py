@@ -15,6 +15,21 @@ that can recompute it reports it in one line on stderr, moves it into
 only reads, leaves it out or fails in one line naming it, and moves nothing.
 Entries written before the checksums existed (no ``integrity`` block) are
 read with the reader's checks only.
+
+An entry must also be the one its folder's name says: its key is recomputed
+from the config the manifest records (a run's ``resolved_config``, another
+entry's ``key_config``) on every read, so a self-consistent folder copied or
+moved under another key is damage, not another run's result. No machine path
+is part of what is hashed (a card set given by a path is named by its
+content digest: ``runner.key_rules``), so a key does not depend on how a path
+or ``--results`` is spelled.
+
+A writer's temporary folder is named ``.tmp-<key>-<host>-<pid>-<random>``; a
+writer killed before its rename (SIGKILL, a power cut) leaves it behind, and
+the next process that uses the game's folder removes it once its writer is
+gone (written on this host and no such process runs) or, from another
+host, untouched for :data:`STALE_TMP_S`; a live writer's folder on this host
+is never touched.
 """
 
 from __future__ import annotations
@@ -23,10 +38,14 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
+import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +56,15 @@ DEFAULT_DIR = Path("results")
 QUARANTINE = "_quarantine"  # damaged entries are moved here, under their game's name
 INTEGRITY = "integrity"  # the manifest's block of checksums
 INTEGRITY_FORMAT = 1
+# what an entry's key is the hash of, in its manifest: a run's resolved config,
+# or another entry's (an analysis's piece) key config
+KEY_FIELDS = ("resolved_config", "key_config")
+TMP = ".tmp-"
+# a temporary folder from another host (or an older version, whose names held
+# no pid) untouched this long is stale: a writer writes one entry's files in
+# seconds to minutes, each write renewing the times, so only a dead writer
+# leaves one this old (this host's are judged by their writer's pid)
+STALE_TMP_S = 3600.0
 
 
 class Damaged(Exception):
@@ -55,6 +83,28 @@ def config_hash(resolved: dict) -> str:
     """A stable 16-hex-digit key for a fully resolved config."""
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def entry_key(manifest: dict) -> str | None:
+    """The key an entry's manifest says it is stored under: the hash of its
+    recorded config (:data:`KEY_FIELDS`); None for an entry that records none
+    (written before keys were proven on read)."""
+    for name in KEY_FIELDS:
+        if name in manifest:
+            return config_hash(manifest[name])
+    return None
+
+
+def check_key(manifest: dict, key: str) -> None:
+    """Raise :class:`Damaged` unless the manifest's config hashes to ``key``
+    (the folder's name): a run copied or moved here from another key is
+    another run's result."""
+    got = entry_key(manifest)
+    if got is not None and got != key:
+        raise Damaged(
+            f"manifest.json's config hashes to {got}, not to this folder's key "
+            "(an entry copied or moved here)"
+        )
 
 
 def sha256(data: bytes) -> str:
@@ -154,7 +204,11 @@ class Store:
         self.root = results_dir(root)
 
     def path(self, game: str, key: str) -> Path:
-        return self.root / game / key
+        folder = self.root / game
+        if folder not in _SWEPT:  # once per game folder and process
+            _SWEPT.add(folder)
+            sweep_stale(folder)
+        return folder / key
 
     def has(self, game: str, key: str) -> bool:
         return (self.path(game, key) / "manifest.json").is_file()
@@ -178,6 +232,7 @@ class Store:
             return None
         try:
             manifest, files = read_manifest(folder)
+            check_key(manifest, key)
             tables = {
                 name: parse_parquet(name, data) for name, data in read_files(folder, files).items()
             }
@@ -232,15 +287,18 @@ class Store:
         The manifest gets an integrity block: the SHA-256 of each table file
         and of the manifest's own content."""
         final = self.path(game, key)
+        content = json.loads(json.dumps(manifest, default=str))  # as it will read back
+        content.pop(INTEGRITY, None)
+        got = entry_key(content)
+        if got is not None and got != key:  # never store an entry its reader would refuse
+            raise ValueError(f"an entry whose config hashes to {got} stored as {key}")
         final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=final.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(key), dir=final.parent))
         try:
-            content = json.loads(json.dumps(manifest, default=str))  # as it will read back
             files = {}
             for name, df in tables.items():
                 df.write_parquet(tmp / f"{name}.parquet")
                 files[f"{name}.parquet"] = sha256((tmp / f"{name}.parquet").read_bytes())
-            content.pop(INTEGRITY, None)
             integ = {"format": INTEGRITY_FORMAT, "files": files}
             integ["manifest"] = _manifest_digest({**content, INTEGRITY: integ})
             content[INTEGRITY] = integ
@@ -253,6 +311,96 @@ class Store:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return final
+
+
+# ---------------------------------------------------------------- temporary folders
+_SWEPT: set[Path] = set()  # the game folders this process has swept
+
+
+@cache
+def _host() -> str:
+    """This machine, as a temporary folder's name records it (8 hex digits:
+    a host name may hold any character): its name and its pid namespace (two
+    containers of one name sharing a store see different pids)."""
+    try:
+        ns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        ns = ""
+    return hashlib.sha256(f"{socket.gethostname()}\0{ns}".encode()).hexdigest()[:8]
+
+
+def _tmp_prefix(key: str) -> str:
+    return f"{TMP}{key}-{_host()}-{os.getpid()}-"
+
+
+_TMP_NAME = re.compile(r"\.tmp-[^-]+-([0-9a-f]{8})-([0-9]+)-[^-]*")
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this host (one of another user
+    counts: it may be a writer)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return True  # cannot tell: keep its folder
+    return True
+
+
+def _last_touched(folder: Path) -> float:
+    """The newest modification time of the folder and the files in it."""
+    times = [folder.stat().st_mtime]
+    for p in folder.iterdir():
+        try:
+            times.append(p.stat().st_mtime)
+        except OSError:
+            pass
+    return max(times)
+
+
+def stale_reason(folder: Path, now: float | None = None) -> str | None:
+    """Why a writer's temporary folder may be removed (None: it may be a
+    live writer's, keep it). One written on this host is its writer's while
+    that process runs (however long it is suspended), and stale once it is
+    gone; one from another host sharing the store, or named before the
+    names held a pid, is stale when nothing in it changed for
+    :data:`STALE_TMP_S`."""
+    m = _TMP_NAME.fullmatch(folder.name)
+    if m is not None and m.group(1) == _host():
+        return None if _alive(int(m.group(2))) else f"its writer (pid {m.group(2)}) is gone"
+    try:
+        age = (time.time() if now is None else now) - _last_touched(folder)
+    except OSError:
+        return None  # gone already, or unreadable: leave it
+    return f"untouched for {age / 3600:.1f} h" if age > STALE_TMP_S else None
+
+
+def sweep_stale(folder: Path) -> list[Path]:
+    """Remove the temporary folders under ``folder`` (one game's folder of
+    the store) that no live writer owns (:func:`stale_reason`): what an
+    interrupted or killed writer left. Returns what was removed; says
+    nothing (a leftover is no damage: nothing read it)."""
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(TMP)]
+    except OSError:
+        return removed
+    for e in entries:
+        path = Path(e.path)
+        try:
+            if not e.is_dir(follow_symlinks=False) or stale_reason(path) is None:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            removed.append(path)
+    return removed
 
 
 def write_text_atomic(path: Path, text: str) -> None:

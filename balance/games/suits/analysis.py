@@ -234,16 +234,20 @@ class TasksResult:
         }
 
 
+def _tasks_config(plan: TasksPlan, rules: dict) -> dict:
+    """What the Task analysis's key hashes (its manifest records it: the
+    store checks the key on read)."""
+    return {
+        "kind": "tasks",
+        "plan": asdict(plan),
+        "rules": rules,
+        "engine_version": _rules_module().VERSION,
+    }
+
+
 def _tasks_key(plan: TasksPlan, rules: dict) -> str:
 
-    return config_hash(
-        {
-            "kind": "tasks",
-            "plan": asdict(plan),
-            "rules": rules,
-            "engine_version": _rules_module().VERSION,
-        }
-    )
+    return config_hash(_tasks_config(plan, rules))
 
 
 def fresh_table(
@@ -364,6 +368,7 @@ def run_tasks(
     res.manifest = _manifest(
         "tasks", asdict(plan), rs.rules, rs.name, time.perf_counter() - t0, threads
     )
+    res.manifest["key_config"] = _tasks_config(plan, rs.rules)
     store.save(
         "_suits_tasks", key, res.manifest, {k: pl.from_pandas(v) for k, v in res.tables().items()}
     )

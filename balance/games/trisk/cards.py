@@ -30,6 +30,10 @@ from sims.trisk import cards as C
 
 TRISK_DIR = GAME.configs
 REFERENCE_SET = TRISK_DIR / "cards.toml"
+# the sets known by name (not a path): a run key keeps the name; any other
+# card_set is a path, which a key replaces by the set's digest
+# (balance.runner.key_rules)
+NAMED_SETS = ("reference",)
 REFERENCE_DECKS = TRISK_DIR / "decks.toml"
 
 FINISHES = ("Common", "Radiant", "Signed")

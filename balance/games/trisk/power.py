@@ -1998,6 +1998,34 @@ def cards_in_budget(
     return out
 
 
+def calibration_context(ctx: Context, store_root: Path) -> tuple[Context, list[dict]]:
+    """The calibration's context (the set with its calibration cards, written
+    under the store by :func:`calibration_set`, and only those cards to test)
+    and the calibration cards."""
+    path, cal = calibration_set(ctx.cardset, store_root)
+    cplan = replace(ctx.plan, card_set=str(path), cards=tuple(c["name"] for c in cal), vs_card=None)
+    return build_context(cplan), cal
+
+
+def calibration_specs(cctx: Context, n: int) -> tuple[list[RunSpec], list[RunSpec]]:
+    """The calibration's runs of ``n`` games: the reference decks, then the
+    calibration cards swapped in. Their keys name the calibration set by its
+    content (``runner.key_rules``), not by where the store lies."""
+    ref = [
+        _ref_spec(cctx, s, p, o, n)
+        for p in sorted(cctx.decks)
+        for s in cctx.ours
+        for o in cctx.field
+    ]
+    swap = [
+        _swap_spec(cctx, s, c, p, o, n)
+        for (c, p) in cctx.cells
+        for s in cctx.ours
+        for o in cctx.field
+    ]
+    return ref, swap
+
+
 def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataFrame) -> dict:
     """Play the off-budget copies of the neutral card (:data:`CALIBRATION`) the
     way the cards were played (same copies, decks, strategies, field, seeds)
@@ -2017,28 +2045,12 @@ def run_calibration(ctx: Context, runs: _Runs, store_root: Path, cards: pd.DataF
     ``games``.
     """
     plan = ctx.plan
-    path, cal = calibration_set(ctx.cardset, store_root)
-    cplan = replace(plan, card_set=str(path), cards=tuple(c["name"] for c in cal), vs_card=None)
-    cctx = build_context(cplan)
+    cctx, cal = calibration_context(ctx, store_root)
+    path = cctx.cardset.path
     n = plan.calibration_games
-    runs.run(
-        [
-            _ref_spec(cctx, s, p, o, n)
-            for p in sorted(cctx.decks)
-            for s in cctx.ours
-            for o in cctx.field
-        ],
-        "trisk power: calibration, reference decks",
-    )
-    runs.run(
-        [
-            _swap_spec(cctx, s, c, p, o, n)
-            for (c, p) in cctx.cells
-            for s in cctx.ours
-            for o in cctx.field
-        ],
-        "trisk power: calibration cards",
-    )
+    ref_specs, card_specs = calibration_specs(cctx, n)
+    runs.run(ref_specs, "trisk power: calibration, reference decks")
+    runs.run(card_specs, "trisk power: calibration cards")
     _, table, _ = _card_tables(cctx, runs, {c: n for c in cctx.cards})
     # each calibration card through the test's own decision, as if it were a
     # card of the set: is a card this far off the budget flagged?
@@ -2445,20 +2457,19 @@ def run_regression(
         for i in range(n_chunks):
             first = i * REG_CHUNK
             count = min(REG_CHUNK, plan.regression_pairs - first)
-            key = config_hash(
-                {
-                    "kind": "trisk-power-regression",
-                    "engine_version": eng.VERSION,
-                    "rules": ctx.ruleset.rules,
-                    "card_set_digest": ctx.cardset.digest,
-                    "strategy": strat.spec,
-                    "seed": plan.seed,
-                    "first": first,
-                    "count": count,
-                    "games": plan.regression_games,
-                    "format": 1,
-                }
-            )
+            key_config = {
+                "kind": "trisk-power-regression",
+                "engine_version": eng.VERSION,
+                "rules": runner.key_rules(ctx.ruleset),
+                "card_set_digest": ctx.cardset.digest,
+                "strategy": strat.spec,
+                "seed": plan.seed,
+                "first": first,
+                "count": count,
+                "games": plan.regression_games,
+                "format": 1,
+            }
+            key = config_hash(key_config)
             loaded = store.load(
                 GAME, key, parse=_needs_table("regression"), recompute=not store_only
             )
@@ -2484,6 +2495,7 @@ def run_regression(
                         "card_set_digest": ctx.cardset.digest,
                         "engine_version": eng.VERSION,
                         "timings": {"simulate_s": round(time.perf_counter() - t1, 3)},
+                        "key_config": key_config,  # what the key hashes, checked on read
                     },
                     {"regression": pl.from_pandas(df)},
                 )
@@ -2691,19 +2703,18 @@ def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
     from the store shows the same check without replaying its games)."""
 
     store = Store(results)
-    key = config_hash(
-        {
-            "kind": "trisk-power-finishes",
-            "engine_version": get_game(GAME).engine_module().VERSION,
-            "rules": ctx.ruleset.rules,
-            "card_set_digest": ctx.cardset.digest,
-            "seed": ctx.plan.seed,
-            "games": ctx.plan.finishes_games,
-            "ours": ctx.ours[0].name,
-            "field": ctx.field[-1].name,
-            "format": 1,
-        }
-    )
+    key_config = {
+        "kind": "trisk-power-finishes",
+        "engine_version": get_game(GAME).engine_module().VERSION,
+        "rules": runner.key_rules(ctx.ruleset),
+        "card_set_digest": ctx.cardset.digest,
+        "seed": ctx.plan.seed,
+        "games": ctx.plan.finishes_games,
+        "ours": ctx.ours[0].name,
+        "field": ctx.field[-1].name,
+        "format": 1,
+    }
+    key = config_hash(key_config)
     loaded = store.load(GAME, key, parse=_needs_finishes, recompute=not store_only)
     if loaded is not None:
         return loaded[0]["finishes"]
@@ -2713,7 +2724,9 @@ def _stored_finishes(ctx: Context, results, threads, store_only: bool) -> dict:
             "run `balance study` (or `balance trisk power`) first"
         )
     fin = finishes_check(ctx, ctx.plan.finishes_games, threads=threads)
-    store.save(GAME, key, {"kind": "trisk-power-finishes", "finishes": fin}, {})
+    store.save(
+        GAME, key, {"kind": "trisk-power-finishes", "finishes": fin, "key_config": key_config}, {}
+    )
     return fin
 
 
