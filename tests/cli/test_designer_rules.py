@@ -217,7 +217,7 @@ def test_designer_what_if_through_the_installed_script(tmp_path, hand7):
         (["--rule", "capacty=3"], "unknown tosk rule 'capacty'"),
         (["--rule", "capacity=abc"], "must be an integer"),
         (["--rule", "capacity=999"], "out of range; allowed 0..200"),
-        (["-v", "./nope.toml"], "variant file './nope.toml' does not exist"),
+        (["-v", "./nope.toml"], "variant file './nope.toml': no such file"),
         (["-v", "battle-weary+./hand7.toml"], "disagree on 'max_hand'"),
     ]:
         res = run_cli(["tosk", "simulate", "-n", "20", *bad], tmp_path)
