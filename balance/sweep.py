@@ -62,7 +62,7 @@ def value_count(spec: str, where: str) -> int:
     if ".." in spec:
         lo, hi, step = _range(spec, where)
         return (hi - lo) // step + 1
-    return len(config.split_list(spec, where))
+    return len(config.split_list(spec, where.partition("=")[0]))
 
 
 def _range(spec: str, where: str) -> tuple[int, int, int]:
@@ -89,7 +89,7 @@ def value_texts(spec: str, where: str) -> list[str]:
     if ".." in spec:
         lo, hi, step = _range(spec, where)
         return [str(v) for v in range(lo, hi + 1, step)]
-    return config.split_list(spec, where)
+    return config.split_list(spec, where.partition("=")[0])
 
 
 def distinct_values(values: tuple, where: str) -> tuple:
