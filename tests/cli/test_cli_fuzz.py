@@ -245,7 +245,7 @@ def _check(args: list[str], rc, err: str, written: list[str]) -> None:
     assert not written, f"{what}: wrote {written[:5]}"
 
 
-@pytest.mark.slow  # 250 cases in process, about 20 s
+@pytest.mark.slow  # 280 cases in process, about 45 s on a shared 2-core machine
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0] for c in CASES])
 def test_a_mistake_is_one_line_and_writes_nothing(i, bad_files, tmp_path, monkeypatch, capsys):
     """Every case through the command's entry point, in this process (fast): any
