@@ -33,7 +33,7 @@ def simulate_command(
 
     n = runner.check_games(n)
     if precision is not None:  # every option is checked before the first game
-        max_games = check_precision(precision, max_games)
+        max_games = check_precision(precision, max_games, n)
     rs = config.resolve_variant(game, variant)
     sa, sb = config.load_strategy(game, a), config.load_strategy(game, b)
     spec = runner.RunSpec(rs, sa, sb, n, seed, per_game)
@@ -77,8 +77,9 @@ def simulate_command(
     return row
 
 
-def check_precision(precision: float, max_games: int) -> int:
-    """Validate --precision and --max-games; returns --max-games as whole deal pairs."""
+def check_precision(precision: float, max_games: int, n: int | None = None) -> int:
+    """Validate --precision and --max-games (not below the pilot ``n``, -n);
+    returns --max-games as whole deal pairs."""
 
     if not 0 < precision < 0.5:
         raise UserError(
@@ -86,7 +87,13 @@ def check_precision(precision: float, max_games: int) -> int:
         )
     if max_games < 2:
         raise UserError(f"--max-games must be at least 2, got {max_games}")
-    return runner.check_games(max_games, "--max-games")
+    max_games = runner.check_games(max_games, "--max-games")
+    if n is not None and max_games < n:
+        raise UserError(
+            f"--max-games ({max_games:,}) is below -n ({n:,}), the pilot every match plays "
+            "first; give --max-games at least -n"
+        )
+    return max_games
 
 
 def needed_games(wins, games, precision: float, deff=1.0):
@@ -181,7 +188,7 @@ def compare_command(
     n = runner.check_games(n)
     runner.check_seed(seed)
     if precision is not None:  # every option is checked before the first game
-        max_games = check_precision(precision, max_games)
+        max_games = check_precision(precision, max_games, n)
     rulesets = config.parse_variant_list(game, variants)
     if reference and "base" not in [r.name for r in rulesets]:
         rulesets.insert(0, config.resolve_variant(game, "base"))  # differences need base
@@ -334,7 +341,12 @@ def sprt_command(
     if batch <= 0:
         raise UserError(f"--batch must be a positive number of deal pairs, got {batch}")
     runner.check_seed(seed)
-    max_games = runner.check_games(max_games)
+    max_games = runner.check_games(max_games, "--max-games")
+    if 2 * batch > max_games:  # one step would already play past the stop
+        raise UserError(
+            f"--batch ({batch:,} deal pairs = {2 * batch:,} games a step) is more than "
+            f"--max-games ({max_games:,}); give a smaller --batch"
+        )
     ra, rb = config.resolve_variant(game, variant), config.resolve_variant(game, vs)
     if ra.name == rb.name:
         raise UserError(

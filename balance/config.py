@@ -17,6 +17,7 @@ from balance.errors import UserError
 from balance.paths import (
     check_keys,
     load_toml,  # noqa: F401  (re-exported: config.load_toml)
+    readable_file,
 )
 from balance.registry import get_game
 from kernels.contract import Side
@@ -91,6 +92,25 @@ def _variant_file(game: str, name: str) -> Path:
 def variant_names(game: str) -> list[str]:
     """The optional variants of a game, in file-name order."""
     return sorted(p.stem for p in (get_game(game).configs / "variants").glob("*.toml"))
+
+
+def split_list(text: str, where: str, sep: str = ",") -> list[str]:
+    """The items of a ``sep``-separated list, stripped; an empty item (two
+    separators in a row, or one at an end: ``capacity=12,,13``, ``base++base``)
+    is refused in one line rather than dropped.
+
+    Raises
+    ------
+    UserError
+        One line naming ``where``, the text and what is allowed.
+    """
+    items = [t.strip() for t in str(text).split(sep)]
+    if any(not t for t in items):
+        raise UserError(
+            f"{where} '{text}': an item is empty (two '{sep}' in a row, or one at an end); "
+            f"separate the items by single '{sep}'"
+        )
+    return items
 
 
 def unique_name(text: str, allowed: list[str], what: str, hint: str = "") -> str:
@@ -207,46 +227,42 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
     """
     g = get_game(game)
     eng = g.engine_module()
-    parts = [s.strip() for s in spec.split("+") if s.strip()]
     allowed = variant_names(game)
-    if not parts:
+    if not spec.strip():
         raise UserError(
             f"empty variant name; allowed: base, {', '.join(allowed)}, a .toml path "
             "or key=value (combine with +)"
         )
+    parts = split_list(spec, "rules", "+")
     named: list[str] = []
+    bases = 0
     files: list[tuple[str, Path]] = []
     overrides: dict[str, object] = {}
     for part in parts:
-        if part.lower() == "base":
-            continue
         if "=" in part:
             key, value = parse_rule(game, part, "--rule")
             if key in overrides and overrides[key] != value:
                 raise UserError(f"rule '{key}' is set twice, to different values, in '{spec}'")
             overrides[key] = value
         elif is_rules_path(part):
-            path = Path(part)
-            try:
-                ok = path.is_file()
-            except OSError:
-                ok = False
-            if not ok:
-                raise UserError(
-                    f"variant file '{part}' does not exist"
-                    + (" (it is a folder)" if path.is_dir() else "")
-                )
+            path = readable_file(part, f"variant file '{part}'")
             label = path.name
             if any(label == f for f, _ in files):
                 raise UserError(f"variant file '{label}' is named twice in '{spec}'")
             files.append((label, path))
         else:
+            # base is a name like the others: 'b' is ambiguous (base, battle-weary)
             name = unique_name(
                 part,
-                allowed,
+                ["base", *allowed],
                 f"{game} variant",
-                " (or base, a path to a .toml file, or key=value; combine with +)",
+                " (or a path to a .toml file, or key=value; combine with +)",
             )
+            if name == "base":
+                bases += 1
+                if bases > 1:
+                    raise UserError(f"variant 'base' is named twice in '{spec}'")
+                continue
             if name in named:
                 raise UserError(f"variant '{name}' is named twice in '{spec}'")
             named.append(name)
@@ -261,6 +277,11 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
     sources = [(n, _variant_file(game, n)) for n in named] + files
     for name, path in sources:
         over, vdesc = _load_rules_file(game, path, partial=True)
+        if not over:  # it would play base under its own name
+            raise UserError(
+                f"{path}: a variant file must set at least one rule in its [rules] table "
+                f"(balance {game} rules lists the keys)"
+            )
         descs.append(vdesc or f"rules from {path}")
         for key, value in over.items():
             if key in set_by and rules[key] != value:
@@ -277,6 +298,7 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
         descs.append(", ".join(f"{k} = {rule_text(overrides[k])}" for k in ordered))
     labels = named + [f for f, _ in files] + [f"{k}={rule_text(overrides[k])}" for k in ordered]
     canonical = "+".join(labels) if labels else "base"
+    check_ruleset(game, canonical, rules)
     return Ruleset(
         game,
         canonical,
@@ -284,6 +306,23 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
         rules,
         "; ".join(d for d in descs if d),
     )
+
+
+def check_ruleset(game: str, name: str, rules: dict) -> None:
+    """Refuse a whole ruleset the game's engine faults (its optional
+    ``check_rules(rules) -> list[str]``): every key may be within its bounds
+    while the combination is empty (e.g. a deck of no card). Without the check
+    the engine failed with a traceback at the first game.
+
+    Raises
+    ------
+    UserError
+        One line naming the ruleset and every fault.
+    """
+    check = getattr(get_game(game).engine_module(), "check_rules", None)
+    faults = list(check(rules)) if check is not None else []
+    if faults:
+        raise UserError(f"rules '{name}' cannot be played: {'; '.join(faults)}")
 
 
 def all_variant_combinations(game: str) -> list[str]:
@@ -312,7 +351,7 @@ def check_combinations(game: str) -> tuple[list[str], list[tuple[str, str]]]:
 def parse_variant_list(game: str, text: str) -> list[Ruleset]:
     """A comma-separated list of variants (``all`` = every combination the
     shipped variants allow)."""
-    items = [t.strip() for t in text.split(",") if t.strip()]
+    items = split_list(text, "variants") if text.strip() else []
     if items and items[0].split("+")[0].strip().lower() == "all":
         extra = items[0].split("+")[1:]  # 'all' with --rule overrides on each
         if len(items) > 1:
@@ -616,14 +655,7 @@ def load_strategy(game: str, name: str) -> Strategy:
     elif has_loadouts and "@" in name:
         name, loadout_text = (t.strip() for t in name.split("@", 1))
     if name.endswith(".toml"):
-        path = Path(name)
-        try:
-            if path.is_dir():
-                raise UserError(f"strategy file '{name}' is a folder, not a TOML file")
-            if not path.is_file():
-                raise UserError(f"strategy file '{name}' does not exist")
-        except OSError as exc:  # e.g. a name too long for the file system
-            raise UserError(f"strategy file '{name}' cannot be read ({exc.strerror})") from None
+        path = readable_file(name, f"strategy file '{name}'")
         label = path.stem
     else:
         # a name or a unique prefix of one, never a path into the folder
@@ -671,7 +703,7 @@ def _with_named_deck(game: str, st: Strategy, deck_name: str | None) -> Strategy
 
 
 def parse_strategy_list(game: str, text: str) -> list[Strategy]:
-    items = [t.strip() for t in text.split(",") if t.strip()]
+    items = split_list(text, "strategies") if text.strip() else []
     if items == ["all"]:
         items = strategy_names(game)
     if len(items) < 1:

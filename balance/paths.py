@@ -59,13 +59,64 @@ def dir_option(what: str):
     return check
 
 
-def load_toml(path: Path, shown: str | None = None) -> dict:
-    """Read a TOML file; a syntax error is a user error naming the file (as
-    ``shown``, default the path)."""
+# The largest TOML file (a ruleset, variant, strategy, card set, plan or
+# thresholds file) read: the reference card set is about 40 kB and the biggest
+# shipped file under 100 kB, so 4 MB is far beyond any real one while a wrong
+# path (a log, a disk image, /dev/zero) is refused at once instead of read.
+MAX_TOML_BYTES = 4 * 1024 * 1024
+
+
+def readable_file(path, shown: str | None = None, limit: int = MAX_TOML_BYTES) -> Path:
+    """``path`` as a regular file of at most ``limit`` bytes; else one line.
+
+    Checked with ``stat`` before opening, so a FIFO (whose open blocks), a
+    device (``/dev/zero`` reads forever), a folder or a huge file is refused
+    without being read."""
+    import stat as st
+
     shown = str(path) if shown is None else shown
+    if str(path).strip() == "":
+        raise UserError("a file path is empty; give a .toml file")
+    try:
+        mode = os.stat(path)
+    except FileNotFoundError:
+        raise UserError(f"{shown}: no such file") from None
+    except NotADirectoryError:
+        raise UserError(f"{shown}: no such file (a part of the path is a file)") from None
+    except OSError as exc:
+        raise UserError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+    if st.S_ISDIR(mode.st_mode):
+        raise UserError(f"{shown}: is a folder, not a TOML file")
+    if not st.S_ISREG(mode.st_mode):
+        kind = (
+            "a FIFO"
+            if st.S_ISFIFO(mode.st_mode)
+            else "a device"
+            if st.S_ISCHR(mode.st_mode) or st.S_ISBLK(mode.st_mode)
+            else "a socket"
+            if st.S_ISSOCK(mode.st_mode)
+            else "not a regular file"
+        )
+        raise UserError(f"{shown}: is {kind}; give a regular .toml file")
+    if mode.st_size > limit:
+        raise UserError(
+            f"{shown}: {mode.st_size:,} bytes is too large for a TOML file; at most {limit:,}"
+        )
+    return Path(path)
+
+
+def load_toml(path: Path, shown: str | None = None) -> dict:
+    """Read a TOML file; a syntax error, a file that is not a regular file
+    (a folder, a FIFO, a device) or one over :data:`MAX_TOML_BYTES` is a user
+    error naming the file (as ``shown``, default the path)."""
+    shown = str(path) if shown is None else shown
+    readable_file(path, shown)
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            raw = fh.read(MAX_TOML_BYTES + 1)  # bounded: the file may grow after stat
+        if len(raw) > MAX_TOML_BYTES:
+            raise UserError(f"{shown}: too large for a TOML file; at most {MAX_TOML_BYTES:,} bytes")
+        return tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise UserError(f"{shown}: no such file") from None
     except IsADirectoryError:

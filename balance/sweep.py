@@ -55,19 +55,41 @@ def parse_axis(game: str, text: str, option: str = "--rule") -> Axis:
     return Axis(key, distinct_values(values, where))
 
 
-def value_texts(spec: str, where: str) -> list[str]:
-    """The values of ``LO..HI``, ``LO..HI:STEP`` (integers) or ``V1,V2,...``, as text."""
+def value_count(spec: str, where: str) -> int:
+    """How many values ``spec`` names, counted without listing them (a range
+    ``1..10000`` is one subtraction), so that a grid's size is known before any
+    point is built."""
     if ".." in spec:
-        lo_t, _, rest = spec.partition("..")
-        hi_t, _, step_t = rest.partition(":")
-        try:
-            lo, hi, step = int(lo_t), int(hi_t), int(step_t) if step_t.strip() else 1
-        except ValueError:
-            raise UserError(f"{where}: a range is LO..HI or LO..HI:STEP in integers") from None
-        if step <= 0 or hi < lo:
-            raise UserError(f"{where}: a range needs LO ≤ HI and a positive step")
+        lo, hi, step = _range(spec, where)
+        return (hi - lo) // step + 1
+    return len(config.split_list(spec, where.partition("=")[0]))
+
+
+def _range(spec: str, where: str) -> tuple[int, int, int]:
+    lo_t, _, rest = spec.partition("..")
+    hi_t, _, step_t = rest.partition(":")
+    try:
+        lo, hi, step = int(lo_t), int(hi_t), int(step_t) if step_t.strip() else 1
+    except ValueError:
+        raise UserError(f"{where}: a range is LO..HI or LO..HI:STEP in integers") from None
+    if step <= 0 or hi < lo:
+        raise UserError(f"{where}: a range needs LO ≤ HI and a positive step")
+    return lo, hi, step
+
+
+def value_texts(spec: str, where: str) -> list[str]:
+    """The values of ``LO..HI``, ``LO..HI:STEP`` (integers) or ``V1,V2,...``, as
+    text; more than :data:`MAX_POINTS` is refused before they are listed, and
+    an empty item (``12,,13``) is refused, not dropped."""
+    n = value_count(spec, where)
+    if n > MAX_POINTS:
+        raise UserError(
+            f"{where}: {n:,} values; a sweep has at most {MAX_POINTS} points (sweep fewer values)"
+        )
+    if ".." in spec:
+        lo, hi, step = _range(spec, where)
         return [str(v) for v in range(lo, hi + 1, step)]
-    return [v.strip() for v in spec.split(",") if v.strip()]
+    return config.split_list(spec, where.partition("=")[0])
 
 
 def distinct_values(values: tuple, where: str) -> tuple:
@@ -83,12 +105,26 @@ def grid(game: str, base: str, rules: list[str]) -> tuple[list[Axis], list[dict]
     """The swept axes, the grid points (key → value) and each point's rules spec
     (``base`` with the point's overrides; fixed ``key=value`` rules apply to all)."""
     axes, fixed = [], []
+    swept = []
     for text in rules:
         _, _, spec = str(text).partition("=")
         if ".." in spec or "," in spec:
-            axes.append(parse_axis(game, text))
+            swept.append(text)
         else:
             fixed.append(text)
+    # the grid's size from the counts of values, before any value is parsed
+    counts = [value_count(str(t).partition("=")[2].strip(), f"--rule {t}") for t in swept]
+    if len(counts) == 1 and counts[0] > MAX_POINTS:
+        raise UserError(
+            f"--rule {swept[0]}: {counts[0]:,} values; a sweep has at most {MAX_POINTS} "
+            "points (sweep fewer values)"
+        )
+    if math.prod(counts) > MAX_POINTS:
+        raise UserError(
+            f"the grid has {' × '.join(f'{c:,}' for c in counts)} = {math.prod(counts):,} "
+            f"points; at most {MAX_POINTS} (sweep fewer values)"
+        )
+    axes = [parse_axis(game, t) for t in swept]
     if not axes:
         raise UserError(
             "sweep needs at least one --rule with several values: key=LO..HI or key=V1,V2"
@@ -105,10 +141,6 @@ def grid(game: str, base: str, rules: list[str]) -> tuple[list[Axis], list[dict]
         dict(zip(keys, combo, strict=True))
         for combo in itertools.product(*(a.values for a in axes))
     ]
-    if len(points) > MAX_POINTS:
-        raise UserError(
-            f"the grid has {len(points)} points; at most {MAX_POINTS} (sweep fewer values)"
-        )
     specs = []
     for p in points:
         over = [*fixed, *(f"{k}={config.rule_text(v)}" for k, v in p.items())]

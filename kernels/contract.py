@@ -91,7 +91,11 @@ class Engine(Protocol):
     are module-level functions, written here with ``self`` only because a
     Protocol needs it.
 
-    Optional, used where present: ``METRICS`` (name → histogram size of a
+    Optional, used where present: ``check_rules(cfg) -> list[str]`` (what is
+    wrong with a whole ruleset whose every key is within its bounds, one
+    sentence each, empty when nothing is: e.g. a combination that leaves a deck
+    empty; :func:`balance.config.resolve_variant` refuses a ruleset it
+    faults, before any game), ``METRICS`` (name → histogram size of a
     per-game score-trace metric ``simulate`` returns, kept exactly by the
     runner), ``EVENT_COUNTS`` (name → (label, unit) of a per-game count the
     pages show), ``N_CARDS`` (per-card counters: ``simulate`` then returns

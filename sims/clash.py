@@ -377,6 +377,21 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
+def check_rules(cfg: dict) -> list[str]:
+    """What is wrong with a whole ruleset whose every key is within its bounds
+    (empty: nothing). The rulebook deals "15 Stamina: 3 each of values 1
+    through 5" and "The first to lose all of their Stamina cards is defeated",
+    so a deck of no Stamina card (every ``stamina_k`` 0) is a game already lost
+    by both: refused."""
+    counts = [int(cfg[f"stamina_{v}"]) for v in range(1, 6)]
+    if sum(counts) < 1:
+        return [
+            "the Stamina deck is empty (stamina_1 .. stamina_5 are all 0); "
+            "at least one of them must be 1 or more"
+        ]
+    return []
+
+
 def encode_rules(cfg: dict, table=None) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
     Clash of Steel has no card sets: ``table`` must be None."""

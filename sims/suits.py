@@ -194,6 +194,23 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
+def check_rules(cfg: dict) -> list[str]:
+    """What is wrong with a whole ruleset whose every key is within its bounds
+    (empty: nothing). "Each player has a full deck of playing cards, jokers
+    included"; "they each draw a hand of 5"; "Once a player draws their entire
+    deck then they become disabled": a hand of the whole deck (or more) would
+    disable a character before it plays, so a hand must be smaller than its
+    deck of ``N_NATURAL`` + ``jokers`` cards."""
+    deck = N_NATURAL + int(cfg["jokers"])
+    hand = int(cfg["hand_size"])
+    if hand >= deck:
+        return [
+            f"a hand of hand_size = {hand} cards is the whole {deck}-card deck "
+            "(a character would be disabled before it plays); it must be smaller"
+        ]
+    return []
+
+
 def encode_rules(cfg: dict, table=None) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
     The four-suits RPG has no card sets: ``table`` must be None."""

@@ -210,6 +210,23 @@ def max_length(rules: dict) -> int:
     return int({**DEFAULT_RULES, **rules}["max_rounds"])
 
 
+def check_rules(cfg: dict) -> list[str]:
+    """What is wrong with a whole ruleset whose every key is within its bounds
+    (empty: nothing). Setup: "Shuffle the deck and deal cards to each player up
+    to the maximum hand size", so both full hands must fit the deck of
+    ``N_CARDS`` cards (the engine's hands are ``MAX_HAND`` wide)."""
+    out = []
+    hand = int(cfg["max_hand"])
+    if hand > MAX_HAND:
+        out.append(f"max_hand = {hand} is wider than the engine's hands; at most {MAX_HAND}")
+    if 2 * hand > N_CARDS:
+        out.append(
+            f"two hands of max_hand = {hand} cards do not fit the {N_CARDS}-card deck; "
+            f"at most {N_CARDS // 2}"
+        )
+    return out
+
+
 def encode_rules(cfg: dict, table=None) -> np.ndarray:
     """The int64 rules vector for a resolved ruleset (``RULE_FIELDS`` order).
     Tosk has no card sets: ``table`` must be None."""

@@ -406,9 +406,15 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         round-cap share, lead changes and comebacks."""
         from balance import design, fmt, runner
         from balance import sweep as sw
+        from balance.paths import writable_file
 
         if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
+        # the grid (its size from the counts) and the chart's path, before any game
+        keys = [a.key for a in sw.grid(game, variant, rule)[0]]
+        if chart is None:
+            chart = Path("reports") / f"{game}-sweep-{'-'.join(keys)}.svg"
+        writable_file(chart, "--chart")
         thresholds = design.load_thresholds(game, verdict_config)
         with runner.tally() as played:
             res = sw.sweep_command(
@@ -426,13 +432,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             )
         what = f"{len(res['runs'])} matches at {len(res['points'])} points: " + played.line()
         df = res["table"]
-        keys = [a.key for a in res["axes"]]
         verdict = design.assess(
             res["runs"], res["variants"], res["strategies"], thresholds, tables=res["tables"]
         )
         df["verdict"] = [verdict_word(verdict, v) for v in res["variants"]]
-        if chart is None:
-            chart = Path("reports") / f"{game}-sweep-{'-'.join(keys)}.svg"
         fig = sw.sweep_chart(
             res,
             f"{title}: design metrics by {', '.join(keys)} ({variant}; "

@@ -73,11 +73,45 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
+def _refuse_empty(param):
+    """Wrap ``param``'s processing so that an empty value typed on the command
+    line (``--name ''``, ``--vs-card=``) is refused in one line: it used to read
+    as the option left out (a whole power test ran for ``--vs-card ''``)."""
+    process = param.process_value
+
+    def process_value(ctx, value):
+        source = ctx.get_parameter_source(param.name)
+        typed = getattr(source, "name", None) == "COMMANDLINE"  # not a default or $VAR
+        values = value if isinstance(value, (list, tuple)) else (value,)
+        if typed and any(isinstance(v, str) and not v.strip() for v in values):
+            name = max(param.opts, key=len) if param.opts else param.name
+            raise UserError(f"{name}: the value is empty; give a value or leave {name} out")
+        return process(ctx, value)
+
+    param.process_value = process_value
+
+
+def command():
+    """The click command of :data:`app`, every option that takes a value
+    refusing an empty one (:func:`_refuse_empty`)."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    todo = [root]
+    while todo:
+        cmd = todo.pop()
+        todo.extend(getattr(cmd, "commands", {}).values())
+        for param in cmd.params:
+            if param.param_type_name == "option" and not getattr(param, "is_flag", False):
+                _refuse_empty(param)
+    return root
+
+
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit code 2."""
     cx = _click_exceptions()
     try:
-        rc = app(standalone_mode=False)
+        rc = command()(standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {_one_line(exc)}", err=True)
         sys.exit(exc.exit_code)

@@ -97,6 +97,104 @@ def test_unique_prefixes_name_variants_strategies_and_decks():
     assert config.load_strategy("trisk", "tempo@vask").name == "tempo@Vask the Ember King"
 
 
+def test_an_exact_name_wins_and_a_prefix_base_shares_is_ambiguous():
+    """``b`` resolved to battle-weary although base shares the prefix: base is a
+    name like the others, so ``b`` is ambiguous and ``base`` (any case) exact."""
+    with pytest.raises(UserError, match="'b' is ambiguous: it could be base, battle-weary"):
+        config.resolve_variant("tosk", "b")
+    assert config.resolve_variant("tosk", "BASE").name == "base"
+    assert config.resolve_variant("tosk", "bat+force").name == "battle-weary+force"
+    with pytest.raises(UserError, match="ambiguous"):
+        config.resolve_variant("tosk", "ba")  # base, battle-weary
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("base++base", "an item is empty"),
+        ("force+", "an item is empty"),
+        ("+force", "an item is empty"),
+        ("base+base", "'base' is named twice"),
+    ],
+)
+def test_an_empty_or_repeated_part_of_a_spec_is_refused(spec, message):
+    with pytest.raises(UserError, match=message):
+        config.resolve_variant("tosk", spec)
+
+
+@pytest.mark.parametrize("text", ["", 'description = "only words"\n', "[rules]\n"])
+def test_a_variant_file_must_set_a_rule(tmp_path, text):
+    """An empty variant file (or one with only a description) played base under
+    its own name: refused."""
+    path = tmp_path / "v.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match="must set at least one rule"):
+        config.resolve_variant("tosk", str(path))
+
+
+def test_empty_list_items_are_refused_not_dropped():
+    assert config.split_list(" a , b ", "x") == ["a", "b"]
+    for text in ("a,,b", "a,", ",a", " , "):
+        with pytest.raises(UserError, match="an item is empty"):
+            config.split_list(text, "x")
+    with pytest.raises(UserError, match="an item is empty"):
+        config.parse_variant_list("tosk", "base,,force")
+    with pytest.raises(UserError, match="an item is empty"):
+        config.parse_strategy_list("tosk", "balanced,random,")
+    with pytest.raises(UserError, match="an item is empty"):
+        sweep.parse_axis("tosk", "capacity=12,,13")
+
+
+def test_a_whole_ruleset_is_checked_by_its_engine():
+    """Clash of Steel deals "15 Stamina: 3 each of values 1 through 5" and "The
+    first to lose all of their Stamina cards is defeated": every stamina_k at 0
+    (each within its bounds) is a deck of no card, refused in one line (it was
+    an engine traceback at the first game)."""
+    empty = "+".join(f"stamina_{v}=0" for v in range(1, 6))
+    with pytest.raises(UserError, match="the Stamina deck is empty"):
+        config.resolve_variant("clash", empty)
+    one = "+".join(f"stamina_{v}=0" for v in range(1, 5))  # a deck of three 5s
+    assert config.resolve_variant("clash", one).rules["stamina_5"] == 3
+    from sims import clash, suits, tosk
+
+    base = {r.name: r.default for r in clash.RULES}
+    assert clash.check_rules(base) == []
+    # Tosk: "deal cards to each player up to the maximum hand size" from one deck
+    t = {r.name: r.default for r in tosk.RULES}
+    assert tosk.check_rules(t) == []
+    assert tosk.check_rules({**t, "max_hand": 30}) != []
+    # the RPG: "Once a player draws their entire deck then they become disabled"
+    s = {r.name: r.default for r in suits.RULES}
+    assert suits.check_rules(s) == []
+    assert suits.check_rules({**s, "hand_size": 52, "jokers": 0}) != []
+    assert suits.check_rules({**s, "hand_size": 52, "jokers": 1}) == []
+
+
+def test_a_file_option_refuses_devices_fifos_folders_and_huge_files(tmp_path):
+    import os
+
+    from balance.paths import MAX_TOML_BYTES, load_toml
+
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_TOML_BYTES + 1)
+    for path, message in [
+        ("/dev/zero", "is a device"),
+        (fifo, "is a FIFO"),
+        (tmp_path, "is a folder"),
+        (big, "too large for a TOML file"),
+        (tmp_path / "nope.toml", "no such file"),
+    ]:
+        with pytest.raises(UserError, match=message):
+            load_toml(path)
+    with pytest.raises(UserError, match="is a device"):
+        config.resolve_variant("trisk", "card_set=/dev/zero").card_set()
+    with pytest.raises(UserError, match="is a FIFO"):
+        config.load_strategy("tosk", str(fifo))
+
+
 def test_same_label_different_rules_is_refused(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -155,6 +253,19 @@ def test_sweep_grid_is_the_product_with_fixed_rules():
         sweep.grid("tosk", "base", ["capacity=11,13", "capacity=12"])
     with pytest.raises(UserError, match="at least one --rule with several values"):
         sweep.grid("tosk", "base", ["capacity=12"])
+
+
+def test_a_grid_is_sized_from_its_counts_before_it_is_built():
+    """The grid of 200 × 1,000 × 10,000 points was built before its size was
+    checked (a hang); it is now refused from the counts, as is an axis of 10^15
+    values that could not even be listed."""
+    rules = ["capacity=1..200", "start_hp=1..1000", "max_rounds=1..10000"]
+    with pytest.raises(UserError, match="200 × 1,000 × 10,000 = 2,000,000,000 points"):
+        sweep.grid("tosk", "base", rules)
+    with pytest.raises(UserError, match="values; a sweep has at most 64"):
+        sweep.grid("tosk", "base", [f"capacity=1..{10**15}"])
+    assert sweep.value_count("1..10:3", "x") == 4 == len(sweep.value_texts("1..10:3", "x"))
+    assert len(sweep.grid("tosk", "base", ["capacity=1..8", "max_hand=1..8"])[1]) == 64
 
 
 def test_the_deal_clustered_share_interval_covers_correlated_pairs():
@@ -217,7 +328,7 @@ def test_designer_what_if_through_the_installed_script(tmp_path, hand7):
         (["--rule", "capacty=3"], "unknown tosk rule 'capacty'"),
         (["--rule", "capacity=abc"], "must be an integer"),
         (["--rule", "capacity=999"], "out of range; allowed 0..200"),
-        (["-v", "./nope.toml"], "variant file './nope.toml' does not exist"),
+        (["-v", "./nope.toml"], "variant file './nope.toml': no such file"),
         (["-v", "battle-weary+./hand7.toml"], "disagree on 'max_hand'"),
     ]:
         res = run_cli(["tosk", "simulate", "-n", "20", *bad], tmp_path)

@@ -282,6 +282,10 @@ def clash_initiative(
     done(what)
 
 
+# the timed loadout matrix's games a cell, at most: 100 times the default
+MAX_MATRIX_GAMES = 1_000_000
+
+
 def bench_clash(
     n: Annotated[int, typer.Option("-n", help="Games for the threaded timings.")] = 400_000,
     matrix_games: Annotated[
@@ -300,6 +304,11 @@ def bench_clash(
 
     if matrix_games < 0 or matrix_games % 2:
         raise UserError(f"--matrix-games must be 0 or a positive even number, got {matrix_games}")
+    if matrix_games > MAX_MATRIX_GAMES:  # 729 cells: the default's 100 times is hours
+        raise UserError(
+            f"--matrix-games must be at most {MAX_MATRIX_GAMES:,} games a cell (the matrix "
+            f"has 729 cells), got {matrix_games:,}"
+        )
     res = bench.bench_game(GAME, n, a="counter", b="aggressive")
     if matrix_games:
         res.update(bench.bench_matrix(GAME, "counter", matrix_games))

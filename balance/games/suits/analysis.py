@@ -184,6 +184,17 @@ def _manifest(kind: str, plan: dict, rules: dict, variant: str, elapsed: float, 
 
 
 # --------------------------------------------------------------------------- tasks
+# The most fresh hands and run-down characters per target: 1000 times the
+# defaults (200,000 and 20,000), as ``balance study --scale`` allows at most
+# 1000. Measured on one core of a shared machine (``balance suits tasks
+# --threads 1``): 2,000,000 hands per target took 6 s and 200,000 characters
+# per target 29 s, so a run at both bounds is about an hour on one core (less
+# on several), and its intervals (about ±0.007 points on 200 million hands)
+# are far narrower than any question needs; more is a typo that ran for days.
+MAX_TASK_HANDS = 200_000_000
+MAX_TASK_CHARACTERS = 20_000_000
+
+
 @dataclass(frozen=True)
 class TasksPlan:
     """What ``run_tasks`` simulates: fresh hands per target, characters run
@@ -196,10 +207,16 @@ class TasksPlan:
     seed: int = 1
 
     def check(self) -> TasksPlan:
-        if self.hands < 1:
-            raise UserError(f"-n must be a positive number of hands, got {self.hands}")
-        if self.characters < 1:
-            raise UserError(f"--characters must be positive, got {self.characters}")
+        if not 1 <= self.hands <= MAX_TASK_HANDS:
+            raise UserError(
+                f"-n must be a number of hands from 1 to {MAX_TASK_HANDS:,} per target, "
+                f"got {self.hands:,}"
+            )
+        if not 1 <= self.characters <= MAX_TASK_CHARACTERS:
+            raise UserError(
+                f"--characters must be from 1 to {MAX_TASK_CHARACTERS:,} per target, "
+                f"got {self.characters:,}"
+            )
         parse_suit(self.suit)
 
         check_seed(self.seed)

@@ -70,12 +70,15 @@ def tasks(
             help="The Task's suit: clubs, spades, diamonds or hearts (the odds are the same for every suit).",
         ),
     ] = "clubs",
-    n: Annotated[int, typer.Option("-n", help="Fresh hands per target.")] = 200_000,
+    n: Annotated[
+        int, typer.Option("-n", help="Fresh hands per target (at most 200,000,000).")
+    ] = 200_000,
     characters: Annotated[
         int,
         typer.Option(
             "--characters",
-            help="Characters run down per target and mode (each attempts the Task until disabled).",
+            help="Characters run down per target and mode (each attempts the Task until "
+            "disabled; at most 20,000,000).",
         ),
     ] = 20_000,
     seed: SeedOpt = 1,
@@ -327,6 +330,10 @@ def register_bench(bench_app: typer.Typer) -> None:
     bench_app.command("suits")(bench_suits)
 
 
+# the timed Task draws, at most: 100 times the default (about a minute a thread)
+MAX_BENCH_TASKS = 400_000_000
+
+
 def bench_suits(
     n: Annotated[int, typer.Option("-n", help="Struggles for the threaded timings.")] = 400_000,
     tasks_n: Annotated[
@@ -345,8 +352,10 @@ def bench_suits(
     from balance import bench
     from balance.games.suits import bench as suits_bench
 
-    if tasks_n < 1:
-        raise UserError(f"--tasks must be a positive number of draws, got {tasks_n}")
+    if not 1 <= tasks_n <= MAX_BENCH_TASKS:
+        raise UserError(
+            f"--tasks must be a number of draws from 1 to {MAX_BENCH_TASKS:,}, got {tasks_n:,}"
+        )
     res = suits_bench.bench_tasks(tasks_n)
     res.update(bench.bench_game("suits", n, a=a, b=b, pure_n=200))
     show_bench(res, as_json, f"{tasks_n:,} Task draws, then " + bench_played(n, f"{a} vs {b}"))

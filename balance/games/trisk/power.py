@@ -261,6 +261,11 @@ def load_plan(path: str | Path | None = None, **overrides: Any) -> PowerPlan:
     return check_plan(PowerPlan(**kw), str(path))
 
 
+# the regression's random deck pairs, at most: each is a run of its own (the
+# shipped plan has 1,200), so a million is far beyond any useful plan
+MAX_REGRESSION_PAIRS = 1_000_000
+
+
 def check_plan(plan: PowerPlan, where: str = "plan") -> PowerPlan:
     """Refuse a plan no test can run with (one line naming the value)."""
     if not 0 < plan.delta < 0.5:
@@ -291,6 +296,26 @@ def check_plan(plan: PowerPlan, where: str = "plan") -> PowerPlan:
                 f"{where}: {key.replace('_', '-')} must be a positive even number "
                 f"of games (whole seat-swapped deals), got {v}"
             )
+    from balance.runner import MAX_GAMES
+
+    for key in (
+        "games",
+        "max_games",
+        "restricted_games",
+        "regression_games",
+        "finishes_games",
+        "calibration_games",
+    ):
+        if getattr(plan, key) > MAX_GAMES:  # a run holds at most this many
+            raise UserError(
+                f"{where}: {key.replace('_', '-')} = {getattr(plan, key):,} games is more "
+                f"than one run can hold; at most {MAX_GAMES:,}"
+            )
+    if plan.regression_pairs > MAX_REGRESSION_PAIRS:
+        raise UserError(
+            f"{where}: regression pairs = {plan.regression_pairs:,}; at most "
+            f"{MAX_REGRESSION_PAIRS:,} (each pair is its own run)"
+        )
     if plan.max_games < plan.games:
         raise UserError(f"{where}: --max-games ({plan.max_games}) is below --games ({plan.games})")
     if plan.cards is not None and not plan.cards:

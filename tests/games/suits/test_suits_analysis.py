@@ -136,8 +136,10 @@ def test_tasks_are_stored_and_read_back(tasks, store):
 
 def test_tasks_plan_checks():
     for plan, msg in (
-        (suits.TasksPlan(hands=0), "-n must be a positive"),
-        (suits.TasksPlan(characters=0), "--characters must be positive"),
+        (suits.TasksPlan(hands=0), "-n must be a number of hands from 1"),
+        (suits.TasksPlan(hands=10**12), "-n must be a number of hands from 1 to 200,000,000"),
+        (suits.TasksPlan(characters=10**12), "--characters must be from 1 to 20,000,000"),
+        (suits.TasksPlan(characters=0), "--characters must be from 1 to"),
         (suits.TasksPlan(suit="stars"), "unknown suit"),
         (suits.TasksPlan(seed=-1), "--seed"),
     ):
@@ -273,7 +275,7 @@ def test_cli_tasks_and_struggle(tmp_path):
     "args, message",
     [
         (["tasks", "--suit", "stars"], "unknown suit 'stars'"),
-        (["tasks", "-n", "0"], "-n must be a positive number of hands"),
+        (["tasks", "-n", "0"], "-n must be a number of hands from 1 to"),
         (["tasks", "--page", "out.txt"], "--page must name an .html file"),
         (["tasks", "--variant", "nope"], "unknown suits variant 'nope'"),
         (["struggle", "--policies", "high-defend-hand,nope"], "nope"),
