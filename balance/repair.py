@@ -191,9 +191,10 @@ def game_columns(name: str) -> tuple[str, str, str]:
     return name, f"{name}_lo", f"{name}_hi"
 
 
-#: The range a metric of each unit cannot leave: a share or a score is in
-#: [0, 1], a difference of two scores ("score points") in [-1, 1].
-UNIT_BOUNDS = {"share": (0.0, 1.0), "score points": (-1.0, 1.0)}
+#: The bounds a widened interval is cut to, by unit: a share or a score in
+#: [0, 1], a difference of two scores ("score points") in [-1, 1] (the
+#: ranges of :data:`METRIC_RANGES` that bind a widened interval).
+UNIT_BOUNDS = {unit: METRIC_RANGES[unit] for unit in ("share", "score points")}
 
 
 def extreme(
