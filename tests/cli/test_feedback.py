@@ -222,6 +222,7 @@ def test_a_command_says_what_it_played_and_where_it_stored_it(tmp_path):
     assert not any("games (" in line for line in err)  # nothing played: no progress
 
 
+@pytest.mark.slow
 def test_progress_lines_go_to_stderr_and_the_json_stays_parseable(tmp_path):
     res = _invoke(
         [*TOSK_CARDS, "--results", str(tmp_path / "r"), "--json"],

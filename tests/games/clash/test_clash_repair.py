@@ -3,6 +3,8 @@ pairs and maneuvers of the loadout matrix."""
 
 from __future__ import annotations
 
+import pytest
+
 from balance import loadouts, repair
 from balance.games.clash import repair as clash_repair
 
@@ -26,6 +28,7 @@ def test_the_loadout_metrics_are_the_extremes_of_the_choice_tables(tmp_path):
     assert row["games"] == sum(r.games for r in runs)
 
 
+@pytest.mark.slow
 def test_the_search_limits_second_wind(tmp_path):
     """The rulebook's Second Wind returns "one of your discarded Stamina card
     of your choice": the highest, and it dominates the maneuvers (about 72%).

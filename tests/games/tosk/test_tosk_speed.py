@@ -124,6 +124,7 @@ def _random_decision(g: np.random.Generator):
     return rules, cards, n, forbidden, strat, info
 
 
+@pytest.mark.slow
 def test_choose_from_hand_matches_enumerate_then_choose():
     """The game loop's one-pass ``choose_from_hand`` picks the play (mask,
     cost, ATK, DEF) that ``choose_play`` picks among ``enumerate_plays``'
@@ -229,6 +230,7 @@ def test_heal_order_sorts_the_least_wanted_first():
 
 
 @pytest.mark.parametrize("b", ["balanced", "random"])
+@pytest.mark.slow
 def test_profile_parts_are_positive_and_sum_to_the_total(b):
     """``profile`` replays the recorded decisions (checking the replayed choices
     against the games for a strategy without noise) and splits each game's

@@ -282,6 +282,7 @@ def _check(rules, va, vb, seed, deals):
 @pytest.mark.parametrize(
     "a,b", [("control", "control"), ("random", "random"), ("tempo", "rush"), ("ramp", "control")]
 )
+@pytest.mark.slow
 def test_reference_set_matches_the_reference_path(a, b):
     rules = config.resolve_variant("trisk", "base").vector()
     va = config.load_strategy("trisk", a).vector()
@@ -412,6 +413,7 @@ def _reads_missed(rules, table, rec, rec_u, meta, dmax, effects):
     return missed, cases
 
 
+@pytest.mark.slow
 def test_a_rows_declared_reads_cover_what_its_features_read():
     """Incremental scoring keeps a row while nothing in its target's group of
     fields changed (``E.G_READS``, by ``E._target_group``): every other field of

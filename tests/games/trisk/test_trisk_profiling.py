@@ -18,6 +18,7 @@ PARTS = ("deal", "primal", "candidates", "pick", "apply", "combat", "end_of_turn
 
 
 @pytest.mark.parametrize("a,b", [("control", "control"), ("random", "rush")])
+@pytest.mark.slow
 def test_parts_are_positive_and_sum_to_the_total(a, b):
     rules = config.resolve_variant("trisk", "base").vector()
     va = config.load_strategy("trisk", a).vector()

@@ -214,6 +214,7 @@ def test_card_effects_are_the_power_tests_first_look(tmp_path):
     assert keys
 
 
+@pytest.mark.slow
 def test_the_sorcery_targets_bound_every_sorcery(tmp_path, monkeypatch):
     """``min_sorcery_effect`` and ``max_sorcery_effect`` are the extremes of
     the Sorceries' effects (only the Sorceries are played), each with an

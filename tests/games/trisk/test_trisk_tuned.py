@@ -137,6 +137,7 @@ def test_per_deck_mistakes_are_one_line(tmp_path, args, words):
     assert not (tmp_path / "tuned").exists()
 
 
+@pytest.mark.slow
 def test_power_with_the_tuned_strategy_plays_each_decks_weights(tmp_path):
     """``trisk power --strategy tuned``: the card's deck is played by the tuned
     strategy, each Primal's deck with its own table (read back from the runs)."""
