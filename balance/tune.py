@@ -368,6 +368,8 @@ class Objective:
     store: Store | None = None
     threads: int | None = None
     played: list = field(default_factory=list)  # run keys, in order
+    # the opponents' weights (a mixture: summing to 1), None: every opponent alike
+    weights: tuple | None = None
 
     def side(self, spec: dict) -> config.Strategy:
         suffix = self.base.name.partition("@")[2]
@@ -392,14 +394,21 @@ class Objective:
     def __call__(self, specs: list[dict]) -> list[dict]:
         out = []
         for runs in self.runs([self.side(s) for s in specs], self.games, self.seed):
-            row = score_row(runs)
+            row = score_row(runs, self.weights)
             row["cached"] = all(r.cached for r in runs)
             out.append(row)
         return out
 
 
-def score_row(runs) -> dict:
-    """A side's score over its runs (side A of each), pooled by deal."""
+def score_row(runs, weights=None) -> dict:
+    """A side's score over its runs (side A of each), pooled by deal.
+
+    ``weights`` (one per run, summing to 1; the runs on one seed): the score
+    against a mixture of the opponents, ``Σ w_j · score_j``, its interval
+    clustered by deal (every run replays the same deals: a deal's weighted
+    points are one cluster)."""
+    if weights is not None:
+        return mixture_score(runs, weights)
     p = tables.pooled_side([(r, "a") for r in runs])
     return {
         "score": p["score"],
@@ -410,9 +419,35 @@ def score_row(runs) -> dict:
     }
 
 
-def deal_points(runs) -> np.ndarray:
-    """A side's score on each deal, averaged over its opponents (0..1)."""
-    return sum(r.pair_points.astype(float) for r in runs) / (4.0 * len(runs))
+def deal_points(runs, weights=None) -> np.ndarray:
+    """A side's score on each deal, averaged over its opponents (0..1), or
+    weighted by ``weights`` (one per run, summing to 1)."""
+    if weights is None:
+        weights = [1.0 / len(runs)] * len(runs)
+    return (
+        sum(float(w) * r.pair_points.astype(float) for w, r in zip(weights, runs, strict=True))
+        / 4.0
+    )
+
+
+def mixture_score(runs, weights) -> dict:
+    """Side A's score against a mixture of its opponents (``weights``, one per
+    run, summing to 1), every run on one seed and of one size: the mean over
+    deals of the weighted points, with the design-effect Wilson interval of a
+    mean in [0, 1] clustered by deal (:func:`balance.stats.cluster_mean`)."""
+    seeds = {r.spec.seed for r in runs}
+    sizes = {r.pair_points.size for r in runs}
+    if len(seeds) != 1 or len(sizes) != 1:
+        raise ValueError("a mixture's score needs every run on one seed and of one size")
+    x = deal_points(runs, weights)  # 0..1 per deal
+    sc = stats.cluster_mean(2.0 * x, np.full(x.size, 2.0), bounds=(0.0, 1.0))
+    return {
+        "score": sc["mean"],
+        "lo": sc["lo"],
+        "hi": sc["hi"],
+        "games": int(sum(r.games for r in runs)),
+        "deals": int(x.size),
+    }
 
 
 @dataclass
@@ -487,12 +522,18 @@ def tune(
     popsize: int | None = None,
     sigma0: float = SIGMA0,
     progress: bool = True,
+    weights=None,
+    fresh: int | None = None,
 ) -> TuneResult:
     """Tune ``base``'s weights against ``opponents`` (module docstring).
 
     Every match is a stored run in ``results`` (``None``: the default store),
     so the same call again reads its evaluations back and returns the same
-    result; a call with a larger ``budget`` continues a smaller one."""
+    result; a call with a larger ``budget`` continues a smaller one.
+    ``weights`` (one per opponent, summing to 1): score against that mixture
+    of the opponents (a best response to it: :mod:`balance.equilibrium`),
+    not against each alike. ``fresh``: the seed of the re-evaluation
+    (default :func:`fresh_seed` of ``seed``)."""
     games = check_options(budget, games, top, refine, sigma0)
     runner.check_seed(seed)
     if not opponents:
@@ -501,7 +542,13 @@ def tune(
     sp = space(game, base, bounds)
     label = name or f"{base.name.partition('@')[0]}-tuned"
     store = Store(results)
-    obj = Objective(ruleset, base, list(opponents), games, seed, label, store, threads)
+    if weights is not None:
+        weights = tuple(float(w) for w in weights)
+        if len(weights) != len(opponents) or abs(sum(weights) - 1.0) > 1e-9 or min(weights) < 0:
+            raise ValueError("weights: one per opponent, non-negative, summing to 1")
+    obj = Objective(
+        ruleset, base, list(opponents), games, seed, label, store, threads, weights=weights
+    )
     for s in [base, obj.side(sp.spec(sp.start())), *opponents]:  # refused sides: before any game
         runner.RunSpec(ruleset, s, opponents[0], 2, seed)
     bar = runner._Progress(
@@ -515,7 +562,7 @@ def tune(
     search_s = time.perf_counter() - t0
     evaluated = sum(not ev.detail.get("cached", False) for ev in history)
     # the winner's curse: the best of the search and the base, on fresh deals
-    fresh = fresh_seed(seed)
+    fresh = fresh_seed(seed) if fresh is None else runner.check_seed(fresh)
     fgames = games * refine
     finalists = best_distinct(history, top)
     # a finalist that plays exactly as the base (its start) shares the base's runs
@@ -525,12 +572,14 @@ def tune(
     played = iter(obj.runs([base, *new], fgames, fresh, progress=progress, label="fresh deals"))
     base_runs = next(played)
     runs = [base_runs] + [base_runs if s else next(played) for s in same]
-    base_row = score_row(runs[0])
+    base_row = score_row(runs[0], weights)
     rows = []
     for ev, r in zip(finalists, runs[1:], strict=True):
-        rows.append({"index": ev.index, "screen": ev.score, **score_row(r), "spec": ev.spec})
+        rows.append(
+            {"index": ev.index, "screen": ev.score, **score_row(r, weights), "spec": ev.spec}
+        )
     pick = max(range(len(rows)), key=lambda i: (rows[i]["score"], -rows[i]["index"]))
-    diff = stats.paired_diff(deal_points(runs[1 + pick]) - deal_points(runs[0]))
+    diff = stats.paired_diff(deal_points(runs[1 + pick], weights) - deal_points(runs[0], weights))
     import cma
 
     pop = popsize or int(cma.CMAOptions().eval("popsize", loc={"N": max(sp.dim, 2)}))
