@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -69,6 +70,7 @@ STEP = 0.05  # CMA-ES's first step, a share of each weight's range (wider than t
 BOOTSTRAP = 200  # resamples of the deals for the mixture's stability
 SUPPORT_MIN = 1e-6  # weights below this are outside the mixture's support
 PREFIX = "eq"  # a response found at iteration k is named eq<k>
+CHECK_BUDGET = 24  # evaluations of the smaller search that re-measures a shipped mixture
 
 DECISIONS = {
     "equilibrium": "the best response found gains at most ε (95% upper bound): an equilibrium",
@@ -130,6 +132,7 @@ class Step:
         return {
             "iteration": self.iteration,
             "members": list(self.members),
+            "size": len(self.members),
             "mixture": [float(x) for x in self.mixture],
             "support": int(sum(x > SUPPORT_MIN for x in self.mixture)),
             "response": self.response,
@@ -315,6 +318,7 @@ class GameArena:
     bounds: object = None
     step: float = STEP
     prefix: str = PREFIX
+    offset: int = 0  # response k is named prefix<k + offset> (after the start's own eq<N>)
     points: dict = field(default_factory=dict)  # (name_i, name_j) -> per-deal points of i (0..4)
     keys: list = field(default_factory=list)  # every run this search played or read
     screens: list = field(default_factory=list)  # per iteration: the content screen's rows
@@ -403,7 +407,7 @@ class GameArena:
             seed=derive_seed(self.seed, "search", k),
             results=self.store.root if self.store is not None else None,
             threads=self.threads,
-            name=f"{self.prefix}{k}",
+            name=f"{self.prefix}{k + self.offset}",
             bounds=self.bounds,
             sigma0=self.step,
             progress=self.progress,
@@ -521,6 +525,14 @@ def equilibrium(
         progress=progress,
         bounds=bounds,
         step=step,
+        offset=max(
+            [
+                int(m.group(1))
+                for s in start
+                if (m := re.fullmatch(rf"{PREFIX}(\d+)", s.name.partition("@")[0]))
+            ],
+            default=0,
+        ),
     )
     for s in start:  # refused sides: before any game
         runner.RunSpec(ruleset, s, start[0], 2, seed)
@@ -626,39 +638,41 @@ def matchups(members: list, points: dict) -> list[dict]:
     return out
 
 
-def dominant(eq: Equilibrium, worst: list[dict]) -> dict:
+def dominant(
+    members: list, mixture, gain: dict, status: str, epsilon: float, worst: list[dict]
+) -> dict:
     """Whether one strategy is an equilibrium by itself (the rules collapse to
     one way of playing): ``"yes"`` when the mixture has one member and no
-    response found beats it by more than ε (95% upper bound); ``"no"`` when
-    every member of the population is shown to lose to another (95%
-    interval wholly below ½), so none is unbeatable; else ``"not shown"``.
-    ``best`` names the member whose worst pairing is the best."""
-    p = eq.mixture
-    g = eq.exploitability
+    response found beats it by more than ε (95% upper bound: ``status`` is
+    ``"equilibrium"``); ``"no"`` when every member of the population is shown
+    to lose to another (95% interval wholly below ½), so none is unbeatable;
+    else ``"not shown"``. ``strategy`` names the single equilibrium, or the
+    member whose worst pairing is the best."""
+    p = np.asarray(mixture)
     best = max(worst, key=lambda r: r["worst"]["score"] if r["worst"] else 1.0)
-    if int((p > SUPPORT_MIN).sum()) == 1 and eq.loop.status == "equilibrium":
-        i = int(np.argmax(p))
-        status, who = "yes", eq.members[i].name
-        text = (
+    if int((p > SUPPORT_MIN).sum()) == 1 and status == "equilibrium":
+        who = members[int(np.argmax(p))].name
+        out, text = (
+            "yes",
             f"{who} is an equilibrium by itself: no response found beats it by more than "
-            f"{100 * eq.epsilon:g} points (gain {_pts(g)})"
+            f"{100 * epsilon:g} points (gain {_pts(gain)})",
         )
     elif all(r["worst"] is not None and r["worst"]["hi"] < 0.5 for r in worst):
-        status, who = "no", best["name"]
-        w = best["worst"]
-        text = (
-            f"no single strategy is an equilibrium: every strategy of the population loses to "
-            f"another; the sturdiest, {who}, scores {_pct(w)} against {w['opponent']}"
+        who, w = best["name"], best["worst"]
+        out, text = (
+            "no",
+            "no single strategy is an equilibrium: every strategy of the population loses to "
+            f"another; the sturdiest, {who}, scores {_pct(w)} against {w['opponent']}",
         )
     else:
-        status, who = "not shown", best["name"]
-        w = best["worst"]
+        who, w = best["name"], best["worst"]
+        out = "not shown"
         text = (
             f"not shown either way: {who}'s worst pairing is {_pct(w)} against {w['opponent']}"
             if w
-            else "not shown: a population of one"
+            else "not shown: a population of one, and the search did not settle it"
         )
-    return {"status": status, "strategy": who, "text": text}
+    return {"status": out, "strategy": who, "text": text}
 
 
 def _pct(r: dict) -> str:
@@ -805,38 +819,49 @@ def searched_text(game: str, ruleset: config.Ruleset) -> str:
     return text
 
 
-def summary(eq: Equilibrium, *, play_games: int = PLAY_GAMES, bootstrap: int = BOOTSTRAP) -> dict:
-    """Everything the command, the pages and ``--json`` show, as plain data:
-    the population and its mixture (with stability), the exploitability and
-    its curve, the verdicts under equilibrium play, the dominant-strategy
-    question and the content at equilibrium."""
-    arena = eq.arena
-    members, p = eq.members, eq.mixture
-    stab = stability(members, p, arena.points, bootstrap, seed=eq.arena.seed)
+def describe(
+    game: str,
+    ruleset: config.Ruleset,
+    arena: GameArena,
+    members: list,
+    mixture,
+    *,
+    gain: dict,
+    status: str,
+    epsilon: float,
+    curve: list[dict],
+    start_names: set,
+    settings: dict,
+    seconds: float,
+    play_games: int = PLAY_GAMES,
+    bootstrap: int = BOOTSTRAP,
+) -> dict:
+    """Everything the command, the pages and ``--json`` show about a mixture
+    over ``members`` (whose matrix ``arena`` has played), as plain data: the
+    population and its mixture (with stability), the exploitability and its
+    curve, the verdicts under equilibrium play, the dominant-strategy question
+    and the content at equilibrium."""
+    p = np.asarray(mixture, float)
+    stab = stability(members, p, arena.points, bootstrap, seed=arena.seed)
     worst = matchups(members, arena.points)
     pl = play(
-        eq.ruleset,
-        members,
-        p,
-        games=play_games,
-        seed=derive_seed(arena.seed, "play"),
-        run=arena.run,
+        ruleset, members, p, games=play_games, seed=derive_seed(arena.seed, "play"), run=arena.run
     )
     screen = arena.screens[-1] if arena.screens else []
     return {
-        "game": eq.game,
-        "rules": eq.ruleset.name,
-        "epsilon": eq.epsilon,
-        "status": eq.loop.status,
-        "status_text": DECISIONS[eq.loop.steps[-1].decision],
-        "exploitability": {k: _num(v) for k, v in eq.exploitability.items()},
-        "curve": [s.as_dict() for s in eq.loop.steps],
+        "game": game,
+        "rules": ruleset.name,
+        "epsilon": epsilon,
+        "status": status,
+        "status_text": STATUSES[status],
+        "exploitability": {k: _num(v) for k, v in gain.items()},
+        "curve": curve,
         "members": [
             {
                 "name": m.name,
                 "weight": float(x),
                 "content": content_of(m),
-                "from": "start" if m.name in {s.name for s in eq.start} else "best response",
+                "from": "start" if m.name in start_names else "best response",
                 **{k: v for k, v in sw.items() if k != "name"},
                 "worst": w["worst"],
             }
@@ -845,23 +870,128 @@ def summary(eq: Equilibrium, *, play_games: int = PLAY_GAMES, bootstrap: int = B
         "support": stab["support"],
         "effective": stab["effective"],
         "resamples": stab["resamples"],
-        "dominant": dominant(eq, worst),
+        "dominant": dominant(members, p, gain, status, epsilon, worst),
         "play": {k: v for k, v in pl.items() if k != "keys"},
-        "content": _plain(content_table(eq.ruleset, members, p, screen)),
-        "searched": searched_text(eq.game, eq.ruleset),
-        "settings": {
-            "seed": arena.seed,
-            "iterations": eq.iterations,
-            "budget": arena.budget,
-            "games": arena.games,
-            "search_games": arena.search_games,
-            "screen_games": arena.screen_games,
-            "confirm_games": arena.confirm_games,
-            "play_games": play_games,
-        },
-        "seconds": round(eq.seconds, 1),
+        "content": _plain(content_table(ruleset, members, p, screen)),
+        "searched": searched_text(game, ruleset),
+        "settings": {**settings, "play_games": play_games, "bootstrap": bootstrap},
+        "seconds": round(seconds, 1),
         "runs": len(set(arena.keys) | set(pl["keys"])),
     }
+
+
+STATUSES = {
+    "equilibrium": "the best response found gains at most ε (95% upper bound)",
+    "budget": "the iteration budget was spent while the best response found still beat the "
+    "mixture by more than ε: the gap is the exploitability shown",
+    "gap": "a best response found beats the mixture by more than ε: the gap is the "
+    "exploitability shown",
+    "not shown": "the best response found does not beat the mixture on average, but its "
+    "interval reaches past ε: more confirmation games would settle it",
+}
+
+
+def _settings(arena: GameArena, **extra) -> dict:
+    return {
+        "seed": arena.seed,
+        "budget": arena.budget,
+        "games": arena.games,
+        "search_games": arena.search_games,
+        "screen_games": arena.screen_games,
+        "confirm_games": arena.confirm_games,
+        "step": arena.step,
+        **extra,
+    }
+
+
+def summary(eq: Equilibrium, *, play_games: int = PLAY_GAMES, bootstrap: int = BOOTSTRAP) -> dict:
+    """:func:`describe` of an equilibrium search's final mixture."""
+    return describe(
+        eq.game,
+        eq.ruleset,
+        eq.arena,
+        eq.members,
+        eq.mixture,
+        gain=eq.exploitability,
+        status=eq.loop.status,
+        epsilon=eq.epsilon,
+        curve=[s.as_dict() for s in eq.loop.steps],
+        start_names={s.name for s in eq.start},
+        settings=_settings(eq.arena, iterations=eq.iterations),
+        seconds=eq.seconds,
+        play_games=play_games,
+        bootstrap=bootstrap,
+    )
+
+
+def measure(
+    game: str,
+    ruleset: config.Ruleset,
+    members: list,
+    mixture,
+    *,
+    epsilon: float = EPSILON,
+    budget: int = CHECK_BUDGET,
+    games: int = GAMES,
+    search_games: int = SEARCH_GAMES,
+    screen_games: int = SCREEN_GAMES,
+    confirm_games: int = CONFIRM_GAMES,
+    play_games: int = PLAY_GAMES,
+    seed: int = 1,
+    results=None,
+    threads: int | None = None,
+    step: float = STEP,
+    progress: bool = True,
+    curve: list[dict] | None = None,
+    start_names: set | None = None,
+) -> dict:
+    """A given mixture (e.g. a shipped population's) measured afresh: its
+    matrix, its verdicts under equilibrium play, and its exploitability
+    re-measured with a fresh best-response search of ``budget`` evaluations
+    (its own seeds: deals the population's search never saw). ``curve``: the
+    search's curve, as shipped (shown, not re-measured)."""
+    t0 = time.perf_counter()
+    arena = GameArena(
+        game,
+        ruleset,
+        seed,
+        games=games,
+        budget=budget,
+        search_games=search_games,
+        screen_games=screen_games,
+        confirm_games=confirm_games,
+        store=Store(results),
+        threads=threads,
+        progress=progress,
+        step=step,
+        prefix="check",
+    )
+    p = np.asarray(mixture, float)
+    arena.payoffs(members)
+    _, gain, _ = arena.respond(members, p, 1)
+    decision = decide(gain, epsilon)
+    status = (
+        "equilibrium"
+        if decision == "equilibrium"
+        else "budget"
+        if decision == "add"
+        else "not shown"
+    )
+    return describe(
+        game,
+        ruleset,
+        arena,
+        members,
+        p,
+        gain=gain,
+        status=status,
+        epsilon=epsilon,
+        curve=curve or [],
+        start_names=start_names or set(),
+        settings=_settings(arena, check=True),
+        seconds=time.perf_counter() - t0,
+        play_games=play_games,
+    )
 
 
 def _plain(x):
@@ -975,7 +1105,7 @@ def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
             f"{path}: no equilibrium population here; make one with `balance {game} equilibrium --out {folder}`"
         )
     data = load_toml(path)
-    check_keys(path, "the top level", data, ["game", "rules", "epsilon", "seed", "member"])
+    check_keys(path, "the top level", data, ["game", "rules", "epsilon", "seed", "member", "step"])
     if data.get("game") != game:
         raise UserError(f"{path}: a population of '{data.get('game')}', not of {game}")
     rows = data.get("member")
@@ -1000,3 +1130,38 @@ def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
     if abs(p.sum() - 1.0) > 1e-6:
         raise UserError(f"{path}: the members' weights sum to {p.sum():.6f}, not 1")
     return members, p / p.sum(), data
+
+
+def shipped_curve(data: dict) -> list[dict]:
+    """The exploitability curve a population file records (``[[step]]``)."""
+    out = []
+    for st in data.get("step", []) or []:
+        out.append(
+            {
+                "iteration": int(st["iteration"]),
+                "size": int(st["members"]),
+                "support": int(st["support"]),
+                "response": str(st["response"]),
+                "gain": {
+                    "mean": st["gain"],
+                    "lo": st["gain_lo"],
+                    "hi": st["gain_hi"],
+                    "n": st["deals"],
+                },
+                "decision": str(st["decision"]),
+            }
+        )
+    return out
+
+
+def measure_shipped(game: str, folder=None, **kw) -> dict:
+    """The shipped population of ``game`` (:func:`default_folder`) measured
+    afresh (:func:`measure`): what the study shows. ``kw`` go to
+    :func:`measure` (seed, budget, games, results, threads, progress)."""
+    members, p, data = load_population(game, folder)
+    ruleset = config.resolve_variant(game, str(data.get("rules", "base")))
+    start = {m.name for m in members if not re.fullmatch(rf"{PREFIX}\d+", m.name.partition("@")[0])}
+    kw.setdefault("epsilon", float(data.get("epsilon", EPSILON)))
+    out = measure(game, ruleset, members, p, curve=shipped_curve(data), start_names=start, **kw)
+    out["shipped"] = str(Path(folder) if folder is not None else default_folder(game))
+    return out
