@@ -70,6 +70,7 @@ STEP = 0.05  # CMA-ES's first step, a share of each weight's range (wider than t
 BOOTSTRAP = 200  # resamples of the deals for the mixture's stability
 SUPPORT_MIN = 1e-6  # weights below this are outside the mixture's support
 PREFIX = "eq"  # a response found at iteration k is named eq<k>
+STARTS = 2  # searches per iteration, each from its own member (a restart)
 CHECK_BUDGET = 24  # evaluations of the smaller search that re-measures a shipped mixture
 
 DECISIONS = {
@@ -318,6 +319,7 @@ class GameArena:
     bounds: object = None
     step: float = STEP
     prefix: str = PREFIX
+    starts: int = STARTS
     offset: int = 0  # response k is named prefix<k + offset> (after the start's own eq<N>)
     points: dict = field(default_factory=dict)  # (name_i, name_j) -> per-deal points of i (0..4)
     keys: list = field(default_factory=list)  # every run this search played or read
@@ -354,14 +356,26 @@ class GameArena:
             A[j, i] = -A[i, j]
         return A
 
-    def _start(self, members: list, p: np.ndarray) -> config.Strategy:
-        """The member scoring best against the mixture (ties: the heavier, then
-        the earlier), read off the matrix: where the search starts."""
+    def _starts(self, members: list, p: np.ndarray) -> list[config.Strategy]:
+        """Where the searches start: the ``starts`` members scoring best
+        against the mixture (ties: the heavier, then the earlier), read off the
+        matrix, each with weights of its own (a second start is a restart
+        elsewhere in the space: a search from the mixture's own member alone
+        stays near it)."""
         A = self.payoffs(members)
         v = A @ p
-        i = max(range(len(members)), key=lambda i: (round(float(v[i]), 9), float(p[i]), -i))
-        st = members[i]
-        return replace(st, by_primal=()) if st.by_primal else st
+        order = sorted(range(len(members)), key=lambda i: (-round(float(v[i]), 9), -float(p[i]), i))
+        out, seen = [], []
+        for i in order:
+            st = members[i]
+            st = replace(st, by_primal=()) if st.by_primal else st
+            if any(st.spec == s.spec for s in seen):
+                continue
+            seen.append(st)
+            out.append(st)
+            if len(out) == self.starts:
+                break
+        return out
 
     def screen(self, start: config.Strategy, opponents: list, w: list, k: int) -> list[dict]:
         """Every content choice, played with ``start``'s weights against the
@@ -386,44 +400,57 @@ class GameArena:
         return rows
 
     def respond(self, members: list, p: np.ndarray, k: int) -> tuple:
-        """The best response found to the mixture ``p`` at iteration ``k``."""
+        """The best response found to the mixture ``p`` at iteration ``k``: a
+        search from each start (:meth:`_starts`; each screening every content
+        choice first), the best of them on the searches' fresh deals, its gain
+        measured again on deals none of them saw (:meth:`gain`)."""
         idx, w = _weights(p)
         opponents = [members[i] for i in idx]
-        start = self._start(members, p)
-        rows = self.screen(start, opponents, w, k)
-        self.screens.append([{key: v for key, v in r.items() if key != "side"} for r in rows])
-        if rows:
-            best = max(range(len(rows)), key=lambda c: (rows[c]["score"], -c))
-            start = replace(
-                rows[best]["side"], name=start.name.partition("@")[0] + "@" + rows[best]["content"]
+        name = f"{self.prefix}{k + self.offset}"
+        found, details = [], []
+        for j, start in enumerate(self._starts(members, p)):
+            rows = self.screen(start, opponents, w, k if j == 0 else f"{k}.{j}")
+            if j == 0:  # the first start's screen: what dead content is judged by
+                self.screens.append([{x: v for x, v in r.items() if x != "side"} for r in rows])
+            if rows:
+                best = max(range(len(rows)), key=lambda c: (rows[c]["score"], -c))
+                start = replace(
+                    rows[best]["side"],
+                    name=start.name.partition("@")[0] + "@" + rows[best]["content"],
+                )
+            tr = tune.tune(
+                self.game,
+                start,
+                opponents,
+                ruleset=self.ruleset,
+                budget=self.budget,
+                games=self.search_games,
+                seed=derive_seed(self.seed, "search", k, *([j] if j else [])),
+                results=self.store.root if self.store is not None else None,
+                threads=self.threads,
+                name=name if j == 0 else f"{name}-{j}",
+                bounds=self.bounds,
+                sigma0=self.step,
+                progress=self.progress,
+                weights=w,
+                fresh=derive_seed(self.seed, "fresh", k),
             )
-        tr = tune.tune(
-            self.game,
-            start,
-            opponents,
-            ruleset=self.ruleset,
-            budget=self.budget,
-            games=self.search_games,
-            seed=derive_seed(self.seed, "search", k),
-            results=self.store.root if self.store is not None else None,
-            threads=self.threads,
-            name=f"{self.prefix}{k + self.offset}",
-            bounds=self.bounds,
-            sigma0=self.step,
-            progress=self.progress,
-            weights=w,
-            fresh=derive_seed(self.seed, "fresh", k),
+            self.keys += tr.run_keys
+            found.append(tr)
+            details.append(
+                {
+                    "start": start.name,
+                    "screened": len(rows),
+                    "fresh_score": {x: tr.tuned_score[x] for x in ("score", "lo", "hi", "games")},
+                }
+            )
+        pick = max(range(len(found)), key=lambda j: (found[j].tuned_score["score"], -j))
+        tuned = found[pick].tuned
+        response = replace(
+            tuned, name=name + "@" + content_of(tuned) if content_of(tuned) else name, by_primal=()
         )
-        self.keys += tr.run_keys
-        response = replace(tr.tuned, by_primal=())
         gain = self.gain(response, opponents, w, k)
-        detail = {
-            "start": start.name,
-            "screened": len(rows),
-            "search_score": {x: tr.tuned_score[x] for x in ("score", "lo", "hi", "games")},
-            "evaluations": tr.budget,
-        }
-        return response, gain, detail
+        return response, gain, {"searches": details, "picked": pick, "evaluations": self.budget}
 
     def gain(self, side: config.Strategy, opponents: list, w: list, k) -> dict:
         """``side``'s score against the mixture − ½, on deals no search saw."""
@@ -488,6 +515,7 @@ def equilibrium(
     threads: int | None = None,
     bounds=None,
     step: float = STEP,
+    starts: int = STARTS,
     progress: bool = True,
     on_step: Callable[[Step], None] | None = None,
 ) -> Equilibrium:
@@ -525,6 +553,7 @@ def equilibrium(
         progress=progress,
         bounds=bounds,
         step=step,
+        starts=starts,
         offset=max(
             [
                 int(m.group(1))
@@ -900,6 +929,7 @@ def _settings(arena: GameArena, **extra) -> dict:
         "screen_games": arena.screen_games,
         "confirm_games": arena.confirm_games,
         "step": arena.step,
+        "starts": arena.starts,
         **extra,
     }
 
