@@ -58,7 +58,7 @@ from balance.registry import get_game
 from balance.store import Store, write_text_atomic
 
 EPSILON = 0.02  # the largest gain (points of score) a best response may have at equilibrium
-ITERATIONS = 8  # best-response searches at most
+ITERATIONS = 30  # best-response searches at most
 BUDGET = 48  # CMA-ES evaluations per search
 GAMES = 1000  # games per pairing of the payoff matrix
 SEARCH_GAMES = 400  # games per opponent for each candidate of a search
@@ -653,13 +653,13 @@ def matchups(members: list, points: dict) -> list[dict]:
                 pts = points[(a.name, b.name)] / 4.0
             else:
                 pts = 1.0 - points[(b.name, a.name)] / 4.0
-            d = stats.paired_diff(pts)
+            d = stats.cluster_mean(2.0 * pts, np.full(pts.size, 2.0), bounds=(0.0, 1.0))
             row = {
                 "opponent": b.name,
                 "score": d["mean"],
                 "lo": d["lo"],
                 "hi": d["hi"],
-                "deals": d["n"],
+                "deals": int(pts.size),
             }
             if worst is None or row["score"] < worst["score"]:
                 worst = row

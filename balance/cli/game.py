@@ -777,8 +777,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         done(what)
 
     add_tune_commands(sub, home, defaults)
+    from balance.cli.equilibrium import add_equilibrium_command
     from balance.cli.repair import add_repair_command
 
+    add_equilibrium_command(sub, home, defaults)
     add_repair_command(sub, home, defaults)
 
 
