@@ -207,6 +207,13 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
             int,
             typer.Option("--search-games", help="Games per opponent per candidate of a search."),
         ] = eqm.SEARCH_GAMES,
+        screen_games: Annotated[
+            int,
+            typer.Option(
+                "--screen-games",
+                help="Games per opponent per content choice screened (loadouts, decks).",
+            ),
+        ] = eqm.SCREEN_GAMES,
         confirm_games: Annotated[
             int,
             typer.Option(
@@ -282,6 +289,7 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
                 budget=budget,
                 games=games,
                 search_games=search_games,
+                screen_games=screen_games,
                 confirm_games=confirm_games,
                 step=step,
                 seed=seed,
