@@ -1001,11 +1001,7 @@ def measure(
     _, gain, _ = arena.respond(members, p, 1)
     decision = decide(gain, epsilon)
     status = (
-        "equilibrium"
-        if decision == "equilibrium"
-        else "budget"
-        if decision == "add"
-        else "not shown"
+        "equilibrium" if decision == "equilibrium" else "gap" if decision == "add" else "not shown"
     )
     return describe(
         game,
@@ -1108,6 +1104,21 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
             f"file = {json.dumps(fname)}",
             f"name = {json.dumps(m.name)}",
             f"weight = {x!r}",
+        ]
+    for st in summ["curve"]:  # the exploitability curve, as the search measured it
+        gn = st["gain"]
+        lines += [
+            "",
+            "[[step]]",
+            f"iteration = {int(st['iteration'])}",
+            f"members = {int(st['size'])}",
+            f"support = {int(st['support'])}",
+            f"response = {json.dumps(st['response'])}",
+            f"gain = {float(gn['mean'])!r}",
+            f"gain_lo = {float(gn['lo'])!r}",
+            f"gain_hi = {float(gn['hi'])!r}",
+            f"deals = {int(gn['n'])}",
+            f"decision = {json.dumps(st['decision'])}",
         ]
     write_text_atomic(folder / POPULATION, "\n".join(lines) + "\n")
     back, weights, _ = load_population(eq.game, folder)

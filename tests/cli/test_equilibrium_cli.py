@@ -1,0 +1,96 @@
+"""``balance <game> equilibrium`` as a user runs it (a subprocess of this tree
+in a scratch folder): the answer comes first, ``--json`` carries every figure
+with its interval and n, ``--out`` writes a population that loads back as it
+was played, the same command again reads everything from the store and says
+the same thing bit for bit, and every mistake is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.cli.test_tune_cli import cli
+
+SMALL = [
+    "--iterations",
+    2,
+    "--budget",
+    4,
+    "--games",
+    200,
+    "--search-games",
+    100,
+    "--screen-games",
+    100,
+    "--confirm-games",
+    400,
+    "--seed",
+    3,
+]
+
+
+@pytest.mark.slow
+def test_equilibrium_answers_first_writes_a_population_and_replays_bit_for_bit(tmp_path):
+    from balance import equilibrium as eqm
+
+    out = tmp_path / "eq"
+    p = cli(["suits", "equilibrium", *SMALL, "--out", out], tmp_path)
+    assert p.returncode == 0, p.stderr
+    first = p.stdout.splitlines()[0]
+    assert first.startswith("suits under the rules 'base', at equilibrium (ε = 2 points): ")
+    assert "points [" in first and "deals" in first
+    assert p.stdout.splitlines()[2].startswith("dominant strategy: ")
+    assert "under equilibrium play (both seats drawing from the mixture" in p.stdout
+    assert "iteration 1 of ≤ 2:" in p.stderr and "elapsed" in p.stderr
+    members, w, data = eqm.load_population("suits", out)
+    assert abs(w.sum() - 1) < 1e-9 and len(members) == len(list(out.glob("[0-9][0-9]-*.toml")))
+    assert data["rules"] == "base" and data["step"]
+    text = (out / eqm.POPULATION).read_text()
+    assert "# exploitability (the last best response's gain, fresh deals" in text
+
+    j1 = cli(["suits", "equilibrium", *SMALL, "--json"], tmp_path)
+    assert j1.returncode == 0, j1.stderr
+    assert (
+        "nothing simulated" in j1.stderr or "simulated" not in j1.stderr.split("equilibrium of")[-1]
+    )
+    s1 = json.loads(j1.stdout)
+    for key in ("seat_share", "draws", "round_cap", "rounds"):
+        fig = s1["play"][key]
+        assert fig["lo"] <= fig["mean"] <= fig["hi"] and fig["n"] > 0
+    assert s1["play"]["games"] > 0 and s1["play"]["deals"] > 0
+    g = s1["exploitability"]
+    assert g["lo"] <= g["mean"] <= g["hi"] and g["n"] == 200
+    assert len(s1["curve"]) in (1, 2) and s1["status"] in ("equilibrium", "budget")
+    assert np.isclose(sum(m["weight"] for m in s1["members"]), 1.0)
+    j2 = cli(["suits", "equilibrium", *SMALL, "--json"], tmp_path)
+    s2 = json.loads(j2.stdout)
+    for s in (s1, s2):
+        s.pop("seconds")
+        s.pop("out")
+        for st in s["curve"]:
+            st.pop("seconds")  # wall time: the one thing a replay may change
+    assert s1 == s2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--epsilon", "2"], "--epsilon must be above 0 and below 0.5"),
+        (["--iterations", "0"], "--iterations must be between 1 and 1000"),
+        (["--budget", "0"], "--budget must be between 1 and 100000"),
+        (["--step", "0"], "--step must be above 0"),
+        (["--from", "nosuch"], "nosuch"),
+        (["--from", ","], "--from: name at least one strategy"),
+        (["--games", "7"], "--games"),
+    ],
+)
+def test_equilibrium_mistakes_are_one_line(tmp_path, args, words):
+    p = cli(["tosk", "equilibrium", *args], tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and words in lines[0], p.stderr
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
