@@ -120,20 +120,23 @@ def _seat_share(rng, p: float, deals: int) -> dict:
 @pytest.mark.parametrize("p", [0.56, 0.50])  # outside the target, and inside it
 def test_same_true_value_is_rarely_called_closer_or_further(p):
     rng = np.random.default_rng(44)
-    runs, deals = 2000, 400
+    runs, deals = 4000, 400
     moved = 0
     for _ in range(runs):
         r = versus.versus_base("seat", _seat_share(rng, p, deals), _seat_share(rng, p, deals), SEAT)
         moved += r["verdict"] in (CLOSER, FURTHER)
     rate = moved / runs
-    lo, hi = stats.wilson(moved, runs)
-    # measured: 5.0% at 0.56 and 0.9% at 0.50 (inside the target a shown change
-    # is mostly "changed, both within target"); an anti-conservative rule (one
-    # search's SE alone: about 17%) fails here
+    # the rule's nominal rate is 5% (a two-sided 95% interval must miss 0), so a
+    # measured rate scatters around 5%: the test fails when the rate is shown
+    # above 5% at the 99.9% level (a sound rule fails it in 1 of 2,000 seeds; a
+    # rule at 7% fails it nearly always). Measured: 5.8% [5.1, 6.6] at 0.56 and
+    # 4.6% at 0.50 with this seed; 5.04% and 5.08% over 10,000 runs at 0.56 with
+    # seeds 1 and 2; one search's SE alone instead of sqrt(se_a² + se_b²): 16.8%
+    lo, hi = stats.wilson(moved, runs, alpha=0.001)
     print(
         f"p={p}: closer/further in {100 * rate:.1f}% of {runs} runs [{100 * lo:.1f}, {100 * hi:.1f}]"
     )
-    assert lo <= 0.05 and rate <= 0.065
+    assert lo <= 0.05
 
 
 @pytest.mark.slow
