@@ -109,3 +109,31 @@ def test_options_of_the_other_field_are_refused(toy, tmp_path):
         ["toy", "compare", "--field", "equilibrium", "-n", "40", "--results", str(tmp_path)]
     )
     assert str(res.exception).startswith("-n applies to --field scripts only")
+
+
+def test_the_warm_start_adds_the_shipped_population(toy, tmp_path, monkeypatch):
+    from balance import analysis
+    from balance import equilibrium as eqm
+
+    assert [s.name for s in analysis.equilibrium_start("toy")] == ["bold", "cautious", "never"]
+    folder = tmp_path / "equilibrium"
+    folder.mkdir()
+    (folder / "01-bold.toml").write_text('name = "bold"\nboost_below = 5\n')
+    (folder / "02-eq1.toml").write_text('name = "eq1"\nboost_below = 3\n')
+    (folder / "population.toml").write_text(
+        'game = "toy"\nrules = "base"\nepsilon = 0.02\nseed = 1\n'
+        '[[member]]\nfile = "01-bold.toml"\nname = "bold"\nweight = 0.5\n'
+        '[[member]]\nfile = "02-eq1.toml"\nname = "eq1"\nweight = 0.5\n'
+    )
+    monkeypatch.setattr(eqm, "default_folder", lambda game: folder)
+    start = analysis.equilibrium_start("toy")
+    # the study's field first; a member it already names (bold) is left out
+    assert [s.name for s in start] == ["bold", "cautious", "never", "eq1"]
+    assert start[0].spec["boost_below"] == 6 and start[3].spec["boost_below"] == 3
+
+
+def test_base_is_the_ruleset_named_base_else_the_first():
+    from balance import analysis
+
+    assert analysis.base_index(["force", "base"]) == 1
+    assert analysis.base_index(["force", "momentum"]) == 0
