@@ -209,7 +209,7 @@ def compare_at_equilibrium(
             **sizes,
         )
     what = (
-        f"{len(res['rulesets'])} equilibria ({fmt.fmt_seconds(res['seconds'])}, started from "
+        f"{len(res['rulesets'])} {'equilibrium' if len(res['rulesets']) == 1 else 'equilibria'} ({fmt.fmt_seconds(res['seconds'])}, started from "
         f"{', '.join(res['start'])}): " + played.line()
     )
     if as_json:
@@ -227,6 +227,11 @@ def compare_at_equilibrium(
             f"{s['rules']} at equilibrium: {s['status']} ({s['status_text']}); exploitability "
             f"{fmt.fmt_pp_ci(g['mean'], g['lo'], g['hi']).replace(' pp', ' points')} "
             f"{fmt.fmt_n(g.get('n'), 'deals')}; mixture {mix}; {s['dominant']['text']}"
+        )
+    if not res["comparisons"]:
+        typer.echo(
+            f"one ruleset ({res['base']}): nothing to compare it against; name others with "
+            "--variants, e.g. --variants base,<variant>"
         )
     for c in res["comparisons"]:
         table(
@@ -246,10 +251,11 @@ def compare_at_equilibrium(
             ],
         )
         typer.echo(c["line"])
-    typer.echo(
-        "n: deals (the independent unit); the exploitability is the search's quality (a lower "
-        "bound within the strategy space searched), shown, not judged"
-    )
+    if res["comparisons"]:
+        typer.echo(
+            "n: deals (the independent unit); the exploitability is the search's quality (a lower "
+            "bound within the strategy space searched), shown, not judged"
+        )
     done(what)
     return res
 

@@ -52,8 +52,9 @@ def test_compare_at_equilibrium_on_the_toy(toy, tmp_path):
         assert label in out
     line = next(x for x in out.splitlines() if x.startswith("long vs base under equilibrium play:"))
     assert "closer on" in line and "further on" in line and "no change shown on" in line
-    # the rulebook of the toy: "a longer race" (the `long` variant) — its games
-    # last longer at equilibrium too, shown by the interval and within 3..40
+    # the toy's `long` variant: "A longer race: 8 points to win" (its variant file;
+    # RULINGS X2: "the first to `target` points wins"): its games last longer at
+    # equilibrium too, shown by the interval, both lengths within the target 3..40
     assert "changed, both within target on game length" in line
     assert "[1/2] base:" in out and "[2/2] long:" in out  # progress, elapsed, ETA
     assert "about" in out.split("[1/2] base:")[1].splitlines()[0]
