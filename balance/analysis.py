@@ -414,3 +414,187 @@ def sprt_command(
             yield out
             return
         yield out
+
+
+# ---- compare --field equilibrium --------------------------------------------------------
+FIELDS = ("scripts", "equilibrium")
+
+
+def check_field(field: str) -> str:
+    """``compare``'s ``--field``: one of :data:`FIELDS` (a one-line UserError else)."""
+    value = str(field).strip().lower()
+    if value not in FIELDS:
+        raise UserError(f"--field must be one of {', '.join(FIELDS)}; got '{field}'")
+    return value
+
+
+def equilibrium_start(game: str) -> list:
+    """Where each ruleset's equilibrium search starts: the game's study field
+    (``configs/<game>/study.toml``'s ``strategies``) and the members of its
+    shipped base-rules population, when there is one (a member whose name the
+    field already has is left out). A warm start: a ruleset near base begins
+    near its equilibrium."""
+    from balance import equilibrium as eqm
+
+    start = [config.load_strategy(game, str(s)) for s in config.load_study(game)["strategies"]]
+    names = {s.name for s in start}
+    if (eqm.default_folder(game) / eqm.POPULATION).is_file():
+        members, _, _ = eqm.load_population(game)
+        for m in members:
+            if m.name not in names:
+                start.append(m)
+                names.add(m.name)
+    return start
+
+
+def base_index(names: list[str]) -> int:
+    """The ruleset the others are compared against: the first named "base",
+    else the first."""
+    return names.index("base") if "base" in names else 0
+
+
+def equilibrium_rows(base: dict, other: dict, thresholds: dict) -> list[dict]:
+    """Each property of ``other``'s equilibrium against ``base``'s
+    (:func:`balance.equilibrium.summary` dicts), as rows of
+    :func:`balance.versus.versus_base`: the two equilibria are independent
+    searches, so the difference's SE is ``sqrt(se_a² + se_b²)``; the support's
+    and the effective number's SE come from their bootstrap ranges."""
+    from balance import versus
+
+    t = thresholds
+    rows = []
+
+    def figure(s: dict, key: str) -> dict:
+        if key in ("support", "effective"):
+            x = dict(s[key])
+            x["n"] = int(s["settings"]["games"]) // 2  # deals of each pairing of the matrix
+            x["unit"] = "deals (bootstrap)"
+            return x
+        if key == "exploitability":
+            return {**s[key], "unit": "deals"}
+        x = dict(s["play"][key])
+        x["n"] = x.get("clusters")
+        x["unit"] = "deals"
+        return x
+
+    spec = (
+        (
+            "seat_fairness",
+            "seat fairness",
+            "seat_share",
+            (t["seat_share_min"], t["seat_share_max"]),
+        ),
+        ("length", "game length", "rounds", (t["rounds_min"], t["rounds_max"])),
+        ("draws", "draws", "draws", (None, t["draw_rate_max"])),
+        ("round_cap", "round-cap share", "round_cap", (None, t["round_cap_max"])),
+        ("support", "support size", "support", (t["nash_support_min"], None)),
+        ("effective", "effective strategies", "effective", None),
+    )
+    for prop, label, key, target in spec:
+        b, o = figure(base, key), figure(other, key)
+        r = versus.versus_base(prop, b, o, target)
+        rows.append({**r, "label": label, "unit": b["unit"], "judged": target is not None})
+    r = versus.versus_status(
+        "dominant", base["dominant"]["status"], other["dominant"]["status"], "no"
+    )
+    rows.append({**r, "label": "single-strategy equilibrium", "judged": True})
+    b, o = figure(base, "exploitability"), figure(other, "exploitability")
+    r = versus.versus_base("exploitability", b, o, None)
+    rows.append({**r, "label": "exploitability reached", "unit": "deals", "judged": False})
+    return rows
+
+
+def compare_equilibrium_command(
+    game: str,
+    variants: str,
+    *,
+    seed: int = 1,
+    results=None,
+    threads=None,
+    epsilon: float | None = None,
+    iterations: int | None = None,
+    budget: int | None = None,
+    thresholds: dict,
+    progress: bool = True,
+    on_step=None,
+    on_ruleset=None,
+    **sizes,
+) -> dict:
+    """Library body of ``compare --field equilibrium``: each ruleset's own
+    equilibrium (:func:`balance.equilibrium.equilibrium`, warm-started from
+    :func:`equilibrium_start`; every run stored, so a re-run reads it back),
+    its :func:`balance.equilibrium.summary`, and each property of every
+    ruleset against base (:func:`equilibrium_rows`).
+
+    ``on_step(ruleset, step)`` hears each iteration; ``on_ruleset(i, total,
+    name, summary, elapsed, eta)`` each finished ruleset (``eta``: the mean
+    time per ruleset so far × the rulesets left). ``sizes``: the search's
+    game counts (``games``, ``search_games``, ``screen_games``,
+    ``confirm_games``) and ``play_games``, ``bootstrap`` of the summary.
+
+    Returns ``{"game", "base", "rulesets": [summary...], "comparisons":
+    [{"rules", "rows", "line"}...], "start": [names], "seconds"}``."""
+    import time
+
+    from balance import equilibrium as eqm
+    from balance import versus
+
+    runner.check_seed(seed)
+    eps = eqm.EPSILON if epsilon is None else float(epsilon)
+    if not (0 < eps < 0.5):
+        raise UserError(f"--epsilon must be a share of score in (0, 0.5), e.g. 0.02; got {epsilon}")
+    its = eqm.ITERATIONS if iterations is None else int(iterations)
+    if its < 1:
+        raise UserError(f"--iterations must be at least 1; got {iterations}")
+    bud = eqm.BUDGET if budget is None else int(budget)
+    if bud < 1:
+        raise UserError(f"--budget must be at least 1 evaluation; got {budget}")
+    summ_kw = {k: sizes.pop(k) for k in ("play_games", "bootstrap") if k in sizes}
+    rulesets = config.parse_variant_list(game, variants)
+    names = [r.name for r in rulesets]
+    dup = next((x for x in names if names.count(x) > 1), None)
+    if dup is not None:
+        raise UserError(f"--variants names '{dup}' twice; name each ruleset once")
+    start = equilibrium_start(game)
+    t0 = time.perf_counter()
+    summaries = []
+    for i, rs in enumerate(rulesets):
+        eq = eqm.equilibrium(
+            game,
+            rs,
+            start,
+            epsilon=eps,
+            iterations=its,
+            budget=bud,
+            seed=seed,
+            results=results,
+            threads=threads,
+            progress=progress,
+            on_step=(lambda st, name=rs.name: on_step(name, st)) if on_step else None,
+            **sizes,
+        )
+        summaries.append(eqm.summary(eq, **summ_kw))
+        elapsed = time.perf_counter() - t0
+        left = len(rulesets) - i - 1
+        if on_ruleset is not None:
+            on_ruleset(
+                i + 1, len(rulesets), rs.name, summaries[-1], elapsed, elapsed / (i + 1) * left
+            )
+    b = base_index(names)
+    comparisons = []
+    for i, s in enumerate(summaries):
+        if i == b:
+            continue
+        rows = equilibrium_rows(summaries[b], s, thresholds)
+        line = versus.ruleset_line(
+            names[i], [r for r in rows if r["judged"]], names[b], "under equilibrium play"
+        )
+        comparisons.append({"rules": names[i], "base": names[b], "rows": rows, "line": line})
+    return {
+        "game": game,
+        "base": names[b],
+        "start": [s.name for s in start],
+        "rulesets": summaries,
+        "comparisons": comparisons,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }

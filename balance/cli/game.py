@@ -91,6 +91,175 @@ def _save_figure(fig, path: Path) -> None:
         charts.atomic_savefig(fig, path, format=path.suffix.lower()[1:])
 
 
+def _eq_value(prop: str, v, lo, hi, n) -> str:
+    """A property's value under equilibrium play, with its 95% interval and n."""
+    from balance import fmt
+
+    if prop == "dominant":
+        return str(v)
+    nn = f" {fmt.fmt_n(n)}" if n is not None else ""
+    if prop in ("seat_fairness", "draws", "round_cap"):
+        return fmt.fmt_pct_ci(v, lo, hi) + nn
+    if prop == "exploitability":
+        return fmt.fmt_pp_ci(v, lo, hi).replace(" pp", " points") + nn
+    if prop == "support":
+        return f"{int(v)} [{int(lo)}, {int(hi)}]{nn}"
+    return f"{fmt.fmt_num(v, 2)} [{fmt.fmt_num(lo, 2)}, {fmt.fmt_num(hi, 2)}]{nn}"
+
+
+def _eq_cell(row: dict, side: str) -> str:
+    """One ruleset's value in a comparison row, with its own status against the
+    target (meets / fails / unclear, from its interval) where it has one."""
+    text = _eq_value(
+        row["property"],
+        row[side],
+        row.get(f"{side}_lo"),
+        row.get(f"{side}_hi"),
+        row.get(f"{side}_n"),
+    )
+    st = row.get(f"{side}_status")
+    return f"{text} ({st})" if st else text
+
+
+def _eq_diff(row: dict) -> str:
+    from balance import fmt
+
+    prop = row["property"]
+    if prop == "dominant":
+        return f"{row['base']} → {row['value']}"
+    d, lo, hi = row["diff"], row["diff_lo"], row["diff_hi"]
+    if prop in ("seat_fairness", "draws", "round_cap"):
+        return fmt.fmt_pp_ci(d, lo, hi)
+    if prop == "exploitability":
+        return fmt.fmt_pp_ci(d, lo, hi).replace(" pp", " points")
+    return f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def _eq_target(prop: str, target) -> str:
+    if prop == "dominant":
+        return "no"
+    if target is None:
+        return "shown, not judged"
+    lo, hi = target
+    pct = prop in ("seat_fairness", "draws", "round_cap")
+
+    def f(x):
+        return f"{100 * x:g}%" if pct else f"{x:g}"
+
+    if lo is None:
+        return f"≤ {f(hi)}"
+    if hi is None:
+        return f"≥ {f(lo)}"
+    return f"{f(lo)}–{f(hi)}"
+
+
+def compare_at_equilibrium(
+    game,
+    variants,
+    seed,
+    results,
+    threads,
+    epsilon,
+    iterations,
+    budget,
+    thresholds,
+    as_json,
+    **sizes,
+) -> dict:
+    """``compare --field equilibrium``: run (or read back) each ruleset's
+    equilibrium, printing progress, the time spent and an ETA between
+    rulesets, then each property against base and one line per ruleset
+    (:func:`balance.analysis.compare_equilibrium_command`)."""
+    from balance import analysis, fmt, runner
+
+    def on_step(name, st):
+        g = st.gain
+        typer.echo(
+            f"  {name}, iteration {st.iteration}: {st.response} gains "
+            f"{fmt.fmt_pp_ci(g['mean'], g['lo'], g['hi']).replace(' pp', ' points')} "
+            f"against a mixture of {len(st.members)} ({st.decision}; {fmt.fmt_seconds(st.seconds)})",
+            err=True,
+        )
+
+    def on_ruleset(i, total, name, summ, elapsed, eta):
+        g = summ["exploitability"]
+        left = total - i
+        typer.echo(
+            f"[{i}/{total}] {name}: {summ['status']}, exploitability "
+            f"{fmt.fmt_pp_ci(g['mean'], g['lo'], g['hi']).replace(' pp', ' points')}, support "
+            f"{summ['support']['value']} ({fmt.fmt_seconds(summ['seconds'])}); elapsed "
+            f"{fmt.fmt_seconds(elapsed)}"
+            + (f"; about {fmt.fmt_seconds(eta)} for the {left} left" if left else ""),
+            err=True,
+        )
+
+    with runner.tally() as played:
+        res = analysis.compare_equilibrium_command(
+            game,
+            variants,
+            seed=seed,
+            results=results,
+            threads=threads,
+            epsilon=epsilon,
+            iterations=iterations,
+            budget=budget,
+            thresholds=thresholds,
+            on_step=on_step,
+            on_ruleset=on_ruleset,
+            **sizes,
+        )
+    what = (
+        f"{len(res['rulesets'])} {'equilibrium' if len(res['rulesets']) == 1 else 'equilibria'} ({fmt.fmt_seconds(res['seconds'])}, started from "
+        f"{', '.join(res['start'])}): " + played.line()
+    )
+    if as_json:
+        echo_json(res)
+        done(what, True)
+        return res
+    for s in res["rulesets"]:
+        g = s["exploitability"]
+        mix = ", ".join(
+            f"{m['name']} {100 * m['weight']:.0f}% [{100 * m['lo']:.0f}, {100 * m['hi']:.0f}]"
+            for m in s["members"]
+            if m["weight"] > 1e-6
+        )
+        typer.echo(
+            f"{s['rules']} at equilibrium: {s['status']} ({s['status_text']}); exploitability "
+            f"{fmt.fmt_pp_ci(g['mean'], g['lo'], g['hi']).replace(' pp', ' points')} "
+            f"{fmt.fmt_n(g.get('n'), 'deals')}; mixture {mix}; {s['dominant']['text']}"
+        )
+    if not res["comparisons"]:
+        typer.echo(
+            f"one ruleset ({res['base']}): nothing to compare it against; name others with "
+            "--variants, e.g. --variants base,<variant>"
+        )
+    for c in res["comparisons"]:
+        table(
+            f"{c['rules']} vs {c['base']} under equilibrium play (each ruleset's own "
+            "equilibrium; difference's 95% CI from two independent searches)",
+            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
+            [
+                [
+                    r["label"],
+                    _eq_cell(r, "base"),
+                    _eq_cell(r, "value"),
+                    _eq_diff(r),
+                    _eq_target(r["property"], r["target"]),
+                    r["verdict"],
+                ]
+                for r in c["rows"]
+            ],
+        )
+        typer.echo(c["line"])
+    if res["comparisons"]:
+        typer.echo(
+            "n: deals (the independent unit); the exploitability is the search's quality (a lower "
+            "bound within the strategy space searched), shown, not judged"
+        )
+    done(what)
+    return res
+
+
 def cli_defaults(game: Game) -> dict:
     """The defaults of ``game``'s commands: ``configs/<game>/cli.toml`` (the
     strategy of simulate and trace, the strategies and variants of compare,
@@ -242,14 +411,91 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
         verdict_config: VerdictOpt = None,
+        field: Annotated[
+            str,
+            typer.Option(
+                "--field",
+                help="Whose play the rulesets are judged under: 'scripts' (the round robin of "
+                "--strategies) or 'equilibrium' (each ruleset's own equilibrium, grown from the "
+                "study's field and the shipped population; docs/equilibrium.md).",
+            ),
+        ] = "scripts",
+        epsilon: Annotated[
+            float | None,
+            typer.Option(
+                "--epsilon",
+                help="With --field equilibrium: the largest gain (share of score) a best "
+                "response may have at equilibrium (default 0.02).",
+            ),
+        ] = None,
+        iterations: Annotated[
+            int | None,
+            typer.Option(
+                "--iterations",
+                help="With --field equilibrium: best-response searches at most per ruleset "
+                "(default 8).",
+            ),
+        ] = None,
+        budget: Annotated[
+            int | None,
+            typer.Option(
+                "--budget",
+                help="With --field equilibrium: CMA-ES evaluations per search (default 48).",
+            ),
+        ] = None,
         as_json: JsonOpt = False,
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
-        luck vs skill, and each variant's paired difference from base (Holm)."""
+        luck vs skill, and each variant's paired difference from base (Holm).
+        With --field equilibrium: each ruleset's own equilibrium, and each property
+        against base's with its 95% interval and "closer to target / further / no
+        change shown"."""
         from balance import analysis, design, fmt, runner
 
+        field = analysis.check_field(field)
         variants = with_rules(variants, rule)
         thresholds = design.load_thresholds(game, verdict_config)  # checked before any game
+        if field == "equilibrium":
+            scripted = [
+                name
+                for name, given in (
+                    ("--strategies", strategies != standard),
+                    ("-n", n != 9604),
+                    ("--charts", charts is not None),
+                    ("--precision", precision is not None),
+                )
+                if given
+            ]
+            if scripted:
+                raise UserError(
+                    f"{', '.join(scripted)} applies to --field scripts only; --field "
+                    "equilibrium takes --epsilon, --iterations, --budget, --seed, --results, "
+                    "--threads"
+                )
+            compare_at_equilibrium(
+                game,
+                variants,
+                seed,
+                results,
+                threads,
+                epsilon,
+                iterations,
+                budget,
+                thresholds,
+                as_json,
+            )
+            return
+        given = [
+            name
+            for name, v in (
+                ("--epsilon", epsilon),
+                ("--iterations", iterations),
+                ("--budget", budget),
+            )
+            if v is not None
+        ]
+        if given:
+            raise UserError(f"{', '.join(given)} applies only with --field equilibrium")
         with runner.tally() as played:
             t, vnames, snames, runs = analysis.compare_command(
                 game,

@@ -179,6 +179,18 @@ def _cases() -> list[tuple[str, list[str]]]:
     c("tosk", "compare", "--variants", "base,,force", "-n", "20")
     c("tosk", "compare", "--strategies", "balanced,random,", "-n", "20")
     c("tosk", "compare", "-n", "20", "--verdict-config", "/dev/zero")
+    for g in GAMES:
+        c(g, "compare", "--field", "nash")
+    for eps in JUNK_FLOAT:
+        c("tosk", "compare", "--field", "equilibrium", "--epsilon", eps)
+    c("tosk", "compare", "--field", "equilibrium", "--epsilon", "0.5")
+    c("tosk", "compare", "--field", "equilibrium", "--iterations", "0")
+    c("tosk", "compare", "--field", "equilibrium", "--budget", "-1")
+    c("tosk", "compare", "--field", "equilibrium", "--variants", "base,force,base")
+    c("tosk", "compare", "--field", "equilibrium", "--variants", "base,nope")
+    c("tosk", "compare", "--field", "equilibrium", "-n", "20")
+    c("tosk", "compare", "--field", "equilibrium", "--seed", "-1")
+    c("tosk", "compare", "--epsilon", "0.01", "-n", "20")
     c("tosk", "sprt", "--vs", "force", "--strategy", "balanced", "--batch", str(10**12))
     c("tosk", "tune", "--name", "")
     c("tosk", "simulate", "--variant=", "-n", "20")
@@ -245,7 +257,7 @@ def _check(args: list[str], rc, err: str, written: list[str]) -> None:
     assert not written, f"{what}: wrote {written[:5]}"
 
 
-@pytest.mark.slow  # 280 cases in process, about 45 s on a shared 2-core machine
+@pytest.mark.slow  # 299 cases in process, about 45 s on a shared 2-core machine
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0] for c in CASES])
 def test_a_mistake_is_one_line_and_writes_nothing(i, bad_files, tmp_path, monkeypatch, capsys):
     """Every case through the command's entry point, in this process (fast): any
