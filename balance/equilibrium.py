@@ -453,22 +453,41 @@ class GameArena:
         return response, gain, {"searches": details, "picked": pick, "evaluations": self.budget}
 
     def gain(self, side: config.Strategy, opponents: list, w: list, k) -> dict:
-        """``side``'s score against the mixture − ½, on deals no search saw."""
+        """``side``'s score against the mixture − ½, on deals no search saw
+        (:func:`gain_interval`)."""
         seed = derive_seed(self.seed, "confirm", k)
         specs = [runner.RunSpec(self.ruleset, side, o, self.confirm_games, seed) for o in opponents]
         runs = self.run(specs, "fresh deals")
-        x = tune.deal_points(runs, w)
-        d = stats.paired_diff(x - 0.5)
         sc = tune.mixture_score(runs, w)
-        return {
-            "mean": d["mean"],
-            "lo": d["lo"],
-            "hi": d["hi"],
-            "se": d["se"],
-            "n": int(d["n"]),
-            "games": sc["games"],
-            "seed": seed,
-        }
+        return {**gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
+
+
+FEW = 10  # at most this many deals on one side of ½: that side's bound is Clopper–Pearson's
+
+
+def gain_interval(x, alpha: float = 0.05) -> dict:
+    """A response's gain over ½ from its per-deal scores ``x`` (0..1, one per
+    deal, weighted over the mixture): the mean − ½ with the normal interval
+    over deals, except where it cannot be trusted: a deal scores at most ½
+    above ½, so the gain is at most ½ · P(a deal scores above ½), and when at
+    most :data:`FEW` deals do (all drawn, say, where the normal SE is 0 and
+    its interval a point) the upper end is the larger of the normal one and
+    ½ · the Clopper–Pearson upper bound of that share; the lower end likewise.
+    The interval never collapses to a point."""
+    from balance.stats.proportions import _clopper_pearson
+
+    x = np.asarray(x, float)
+    d = stats.paired_diff(x - 0.5, alpha)
+    lo, hi = d["lo"], d["hi"]
+    n = int(x.size)
+    up, down = int((x > 0.5 + 1e-12).sum()), int((x < 0.5 - 1e-12).sum())
+    if n and (up <= FEW or not math.isfinite(hi)):
+        hi = max(hi if math.isfinite(hi) else -1.0, 0.5 * float(_clopper_pearson(up, n, alpha)[1]))
+    if n and (down <= FEW or not math.isfinite(lo)):
+        lo = min(
+            lo if math.isfinite(lo) else 1.0, -0.5 * float(_clopper_pearson(down, n, alpha)[1])
+        )
+    return {"mean": d["mean"], "lo": lo, "hi": hi, "se": d["se"], "n": n}
 
 
 # ---- the result ----------------------------------------------------------------------
