@@ -436,15 +436,8 @@ def equilibrium_start(game: str) -> list:
     near its equilibrium."""
     from balance import equilibrium as eqm
 
-    start = [config.load_strategy(game, str(s)) for s in config.load_study(game)["strategies"]]
-    names = {s.name for s in start}
-    if (eqm.default_folder(game) / eqm.POPULATION).is_file():
-        members, _, _ = eqm.load_population(game)
-        for m in members:
-            if m.name not in names:
-                start.append(m)
-                names.add(m.name)
-    return start
+    shipped = (eqm.default_folder(game) / eqm.POPULATION).is_file()
+    return eqm.start_population(game, "field,shipped" if shipped else "field")
 
 
 def base_index(names: list[str]) -> int:

@@ -490,6 +490,33 @@ def gain_interval(x, alpha: float = 0.05) -> dict:
     return {"mean": d["mean"], "lo": lo, "hi": hi, "se": d["se"], "n": n}
 
 
+def start_population(game: str, spec: str = "field") -> list:
+    """The strategies a search starts from, as ``--from`` names them,
+    comma-separated: ``field`` (the game's study field,
+    ``configs/<game>/study.toml``: the named strategies and ``tuned``),
+    ``shipped`` (the members of the game's shipped population), strategy
+    names or .toml paths; a name met twice is kept once (the first)."""
+
+    out, names = [], set()
+    items = [t.strip() for t in spec.split(",") if t.strip()]
+    if not items:
+        raise UserError("--from: name at least one strategy, 'field' or 'shipped'")
+    for t in items:
+        if t == "field":
+            got = [
+                config.load_strategy(game, str(s)) for s in config.load_study(game)["strategies"]
+            ]
+        elif t == "shipped":
+            got = load_population(game)[0]
+        else:
+            got = [config.load_strategy(game, t)]
+        for s in got:
+            if s.name not in names:
+                names.add(s.name)
+                out.append(s)
+    return out
+
+
 # ---- the result ----------------------------------------------------------------------
 @dataclass
 class Equilibrium:

@@ -39,32 +39,6 @@ def _pct(d: dict, digits: int = 1) -> str:
     )
 
 
-def start_population(game: str, spec: str, field: list[str]) -> list:
-    """The strategies the search starts from: ``field`` (the study's field:
-    the named strategies and ``tuned``), names or .toml paths, comma-separated,
-    and ``shipped`` (the members of the game's shipped population), alone or
-    beside others; duplicates by name are kept once."""
-    from balance import config
-    from balance import equilibrium as eqm
-
-    out, names = [], set()
-    items = [t.strip() for t in spec.split(",") if t.strip()]
-    if not items:
-        raise UserError("--from: name at least one strategy, 'field' or 'shipped'")
-    for t in items:
-        if t == "field":
-            got = [config.load_strategy(game, s) for s in field]
-        elif t == "shipped":
-            got = eqm.load_population(game)[0]
-        else:
-            got = [config.load_strategy(game, t)]
-        for s in got:
-            if s.name not in names:
-                names.add(s.name)
-                out.append(s)
-    return out
-
-
 def summary_lines(s: dict) -> None:
     """What the command prints: the answer first (is it an equilibrium, how
     exploitable, is one strategy enough, the verdicts under equilibrium play),
@@ -260,7 +234,7 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         if out is not None:
             writable_file(out / eqm.POPULATION, "--out")
         rs = config.resolve_variant(game, with_rules(variant, rule))
-        first = start_population(game, start, list(config.load_study(game)["strategies"]))
+        first = eqm.start_population(game, start)
         t0 = time.perf_counter()
 
         def on_step(st) -> None:
