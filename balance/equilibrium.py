@@ -1079,6 +1079,21 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
             f"name = {json.dumps(m.name)}",
             f"weight = {x!r}",
         ]
+    for st in summ["curve"]:  # the exploitability curve, as the search measured it
+        gn = st["gain"]
+        lines += [
+            "",
+            "[[step]]",
+            f"iteration = {int(st['iteration'])}",
+            f"members = {int(st['size'])}",
+            f"support = {int(st['support'])}",
+            f"response = {json.dumps(st['response'])}",
+            f"gain = {float(gn['mean'])!r}",
+            f"gain_lo = {float(gn['lo'])!r}",
+            f"gain_hi = {float(gn['hi'])!r}",
+            f"deals = {int(gn['n'])}",
+            f"decision = {json.dumps(st['decision'])}",
+        ]
     write_text_atomic(folder / POPULATION, "\n".join(lines) + "\n")
     back, weights, _ = load_population(eq.game, folder)
     for a, b in zip(back, eq.members, strict=True):
