@@ -556,6 +556,8 @@ def test_a_population_round_trips(written):
         ("slash", "file name"),
         ("unknown key", "colour"),
         ("unknown member key", "colour"),
+        ("unknown step key", "colour"),
+        ("step without its gain", "gain_hi"),
         ("weight range", "weight must be"),
     ],
 )
@@ -582,7 +584,11 @@ def test_a_malformed_population_is_a_one_line_user_error(written, tmp_path, chan
         elif change == "unknown key":
             lines.insert(lines.index('game = "toy"'), 'colour = "red"')
         elif change == "unknown member key":
-            lines.append('colour = "red"')
+            lines.insert(lines.index("[[member]]") + 1, 'colour = "red"')
+        elif change == "unknown step key":
+            lines.insert(lines.index("[[step]]") + 1, 'colour = "red"')
+        elif change == "step without its gain":
+            lines = [x for x in lines if not x.startswith("gain_hi = ")]
         elif change == "weight range":
             i = next(i for i, x in enumerate(lines) if x.startswith("weight = "))
             lines[i] = "weight = 1.5"
