@@ -354,7 +354,8 @@ def test_the_toy_curve_decreases_to_epsilon_and_nothing_beats_the_mixture(toy_eq
     a 95% upper bound ≤ ε, its last mean is below its first, and every
     response added was shown to beat its mixture (lo > 0). Measured (seed 1):
     +2.6 [+1.5, +3.7] points (eq1, boost ≤ 7.8, answers bold), +1.3 [+0.4,
-    +2.2] (eq2, ≤ 8.7), −0.3 [−1.1, +0.6]: an equilibrium at eq2.
+    +2.2] (eq2, ≤ 8.7), −0.3 [−1.1, +0.6] (+0.35 with two searches per
+    iteration): an equilibrium at eq2.
 
     The oracle may miss a response, so the final mixture is checked against
     every behaviour the kernel can play: cards are integers 1..9, so the
@@ -364,12 +365,22 @@ def test_the_toy_curve_decreases_to_epsilon_and_nothing_beats_the_mixture(toy_eq
     eq2 plays, 0 exactly: the mirror)."""
     eq, _, _ = toy_eq
     curve = [s.gain for s in eq.loop.steps]
+    print([(s.response, round(100 * s.gain["mean"], 2), s.decision) for s in eq.loop.steps])
+    print([m.spec["boost_below"] for m in eq.members])
     assert eq.loop.status == "equilibrium" and len(curve) >= 2
     assert curve[-1]["hi"] <= EPS
     assert curve[-1]["mean"] < curve[0]["mean"]
     assert all(s.gain["lo"] > 0 for s in eq.loop.steps if s.decision == "add")
     assert eq.exploitability == curve[-1]
 
+    gains = every_threshold(eq)
+    print({t: round(100 * g, 2) for t, g in gains.items()})
+    assert max(gains.values()) <= EPS
+
+
+def every_threshold(eq: E.Equilibrium, games: int = 2000) -> dict[int, float]:
+    """Each toy behaviour's gain over ½ against the final mixture (boost every
+    card up to t, t = 0..9), on fresh deals."""
     idx, w = E._weights(eq.mixture)
     support = [eq.members[i] for i in idx]
     seed = E.derive_seed(99, "exhaustive")
@@ -377,10 +388,36 @@ def test_the_toy_curve_decreases_to_epsilon_and_nothing_beats_the_mixture(toy_eq
     for t in range(10):
         side = replace(named("never")[0], name=f"threshold{t}", spec={"boost_below": float(t)})
         runs = runner.run_many(
-            [runner.RunSpec(base_rules(), side, o, 2000, seed) for o in support], progress=False
+            [runner.RunSpec(base_rules(), side, o, games, seed) for o in support], progress=False
         )
         gains[t] = tune.mixture_score(runs, w)["score"] - 0.5
-    print({t: round(100 * g, 2) for t, g in gains.items()})
+    return gains
+
+
+@pytest.mark.slow  # a search and 20,000 games, about 4 s
+@pytest.mark.xfail(
+    strict=True,
+    reason="at the default step (0.05 of the range: half a card) the search stands on its "
+    "start's plateau, returns the start itself, and its gain is 0 ± 0 (a mirror scores ½ on "
+    "every deal): an 'equilibrium' that boosting up to 6 beats by about 5 points",
+)
+def test_at_the_default_step_the_toy_mixture_is_not_beaten(toy, tmp_path):
+    """From never and cautious with the default step: measured, the search
+    adds eq1 (boost ≤ 3.03, +5.1 points) and eq2 (≤ 4.29, +4.75), then
+    declares eq2 an equilibrium with a gain of exactly 0 [0, 0] (the search
+    returned eq2 itself); every threshold against eq2, 2,000 games each:
+    boosting up to 6 beats it by +5.2 points, up to 7 by +4.6, up to 5 by
+    +2.85 (a 20,000-game matrix of the thresholds: +5.5, +4.9, +4.0). The
+    interval covers the sampling noise of the response found, not the
+    search's miss. The same with two searches per iteration (the second from
+    the second-best member)."""
+    settings = {**TOY_SETTINGS, "step": E.STEP}
+    eq = E.equilibrium(
+        "toy", base_rules(), named("never", "cautious"), results=tmp_path, **settings
+    )
+    assert eq.loop.status == "equilibrium"
+    gains = every_threshold(eq)
+    print(eq.exploitability, {t: round(100 * g, 2) for t, g in gains.items()})
     assert max(gains.values()) <= EPS
 
 
@@ -546,7 +583,55 @@ def test_a_population_round_trips(written):
             assert got["gain"][key] == pytest.approx(want["gain"][key])
 
 
-@pytest.mark.slow  # the toy's search (shared with the other toy tests)
+@pytest.fixture(scope="module")
+def crafted(toy, tmp_path_factory):
+    """A population written by :func:`write_population` without a game played:
+    the loop over bold and cautious with a known matrix, and a response (a
+    toy strategy boosting cards up to 8) that joins at the first step."""
+    members = named("bold", "cautious")
+    eq1 = replace(members[0], name="eq1", spec={"boost_below": 8.0})
+    M = np.array([[0.0, 0.05, -0.02], [-0.05, 0.0, -0.03], [0.02, 0.03, 0.0]])
+    index = {"bold": 0, "cautious": 1, "eq1": 2}
+
+    def payoffs(ms):
+        i = [index[m.name] for m in ms]
+        return M[np.ix_(i, i)]
+
+    def respond(ms, p, k):
+        mean = 0.02 if k == 1 else -0.001
+        return eq1, {"mean": mean, "lo": mean - 0.01, "hi": mean + 0.01, "se": 0.005, "n": 1000}, {}
+
+    loop = E.double_oracle(members, payoffs, respond, epsilon=EPS, iterations=4)
+    assert [s.decision for s in loop.steps] == ["add", "equilibrium"]
+    arena = E.GameArena("toy", base_rules(), 1)
+    eq = E.Equilibrium("toy", base_rules(), loop, arena, EPS, 4, 0.0, members)
+    summ = {
+        "exploitability": loop.exploitability,
+        "status": loop.status,
+        "status_text": E.STATUSES[loop.status],
+        "settings": {"seed": 1},
+        "searched": E.searched_text("toy", base_rules()),
+        "curve": [s.as_dict() for s in loop.steps],
+    }
+    folder = tmp_path_factory.mktemp("crafted")
+    path = E.write_population(eq, summ, folder, command="test")
+    return eq, summ, folder, path
+
+
+def test_a_crafted_population_round_trips(crafted):
+    """The same round trip without a search: eq1's weight is the mixture's
+    (eq1 beats both others: weight 1), and the curve's two steps read back."""
+    eq, summ, folder, _ = crafted
+    members, weights, data = E.load_population("toy", folder)
+    assert [m.name for m in members] == ["bold", "cautious", "eq1"]
+    assert members[2].spec["boost_below"] == 8.0
+    np.testing.assert_array_equal(weights, [0.0, 0.0, 1.0])
+    curve = E.shipped_curve(data)
+    assert [c["decision"] for c in curve] == ["add", "equilibrium"]
+    assert [c["size"] for c in curve] == [2, 3] and [c["support"] for c in curve] == [1, 1]
+    assert curve[0]["gain"] == {"mean": 0.02, "lo": 0.01, "hi": 0.03, "n": 1000}
+
+
 @pytest.mark.parametrize(
     "change, word",
     [
@@ -561,8 +646,8 @@ def test_a_population_round_trips(written):
         ("weight range", "weight must be"),
     ],
 )
-def test_a_malformed_population_is_a_one_line_user_error(written, tmp_path, change, word):
-    _, _, folder, path = written
+def test_a_malformed_population_is_a_one_line_user_error(crafted, tmp_path, change, word):
+    _, _, folder, path = crafted
     text = path.read_text(encoding="utf-8")
     bad = tmp_path / "bad"
     bad.mkdir()
