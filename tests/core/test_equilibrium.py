@@ -450,9 +450,10 @@ def test_same_seed_same_population_and_an_interrupted_run_resumes(toy_eq, tmp_pa
 
 @pytest.mark.slow  # two searches, about 5 s
 def test_a_run_killed_inside_a_search_resumes(toy_eq, tmp_path, monkeypatch):
-    """The run_many call that would play the 6th batch raises (a kill in the
-    middle of the first best-response search): the run on the same store
-    then gives the same population, and nothing is simulated twice."""
+    """The 6th call to run_many raises (a kill inside the first iteration's
+    best response: its search's runs stored, its gain not yet measured): the
+    run on the same store then gives the same population, and nothing is
+    simulated twice."""
     eq, _, full = toy_eq
     real, calls = runner.run_many, []
 
@@ -464,8 +465,12 @@ def test_a_run_killed_inside_a_search_resumes(toy_eq, tmp_path, monkeypatch):
 
     store = tmp_path / "d"
     monkeypatch.setattr(runner, "run_many", dying)
+    ended = []
     with runner.tally() as first, pytest.raises(KeyboardInterrupt):
-        E.equilibrium("toy", base_rules(), named(), results=store, **TOY_SETTINGS)
+        E.equilibrium(
+            "toy", base_rules(), named(), results=store, on_step=ended.append, **TOY_SETTINGS
+        )
+    assert ended == []  # killed inside the first iteration
     monkeypatch.setattr(runner, "run_many", real)
     with runner.tally() as second:
         resumed = E.equilibrium("toy", base_rules(), named(), results=store, **TOY_SETTINGS)
