@@ -1078,6 +1078,17 @@ def _plain(x):
 
 # ---- the shipped population --------------------------------------------------------------
 POPULATION = "population.toml"
+STEP_KEYS = [  # a [[step]] of population.toml: one iteration of the curve
+    "iteration",
+    "members",
+    "support",
+    "response",
+    "gain",
+    "gain_lo",
+    "gain_hi",
+    "deals",
+    "decision",
+]
 
 
 def default_folder(game: str) -> Path:
@@ -1213,6 +1224,16 @@ def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
             )
         members.append(config.load_strategy(game, str(path.parent / f)))
         weights.append(float(w))
+    steps = data.get("step", [])
+    if not isinstance(steps, list) or not all(isinstance(st, dict) for st in steps):
+        raise UserError(f"{path}: 'step' must be [[step]] tables")
+    for st in steps:  # the curve shipped_curve reads: every key there, no other
+        check_keys(path, "[[step]]", st, STEP_KEYS)
+        missing = [k for k in STEP_KEYS if k not in st]
+        if missing:
+            raise UserError(
+                f"{path}: a [[step]] lacks {', '.join(missing)}; each has {', '.join(STEP_KEYS)}"
+            )
     p = np.array(weights)
     if abs(p.sum() - 1.0) > 1e-6:
         raise UserError(f"{path}: the members' weights sum to {p.sum():.6f}, not 1")
