@@ -444,13 +444,26 @@ class GameArena:
                     "fresh_score": {x: tr.tuned_score[x] for x in ("score", "lo", "hi", "games")},
                 }
             )
-        pick = max(range(len(found)), key=lambda j: (found[j].tuned_score["score"], -j))
-        tuned = found[pick].tuned
+        # every search's finalists, scored on the same fresh deals; a finalist
+        # that plays exactly as a member of the population is passed over while
+        # another is left: a member's gain against a mixture it belongs to says
+        # nothing about the responses the search tried (a mirror scores ½ on
+        # every deal)
+        known = [m.vector() for m in members]
+        finalists = [
+            (row["score"], -j, -row["index"], replace(tr.tuned, spec=row["spec"]), j)
+            for j, tr in enumerate(found)
+            for row in tr.finalists
+        ]
+        new = [f for f in finalists if not any(np.array_equal(f[3].vector(), v) for v in known)]
+        score, _, _, tuned, pick = max(new or finalists, key=lambda f: f[:3])
         response = replace(
             tuned, name=name + "@" + content_of(tuned) if content_of(tuned) else name, by_primal=()
         )
         gain = self.gain(response, opponents, w, k)
-        return response, gain, {"searches": details, "picked": pick, "evaluations": self.budget}
+        detail = {"searches": details, "picked": pick, "evaluations": self.budget}
+        detail["a member"] = not new
+        return response, gain, detail
 
     def gain(self, side: config.Strategy, opponents: list, w: list, k) -> dict:
         """``side``'s score against the mixture − ½, on deals no search saw
