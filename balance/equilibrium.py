@@ -475,31 +475,32 @@ class GameArena:
         return {**gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
 
 
-FEW = 10  # at most this many deals on one side of ½: that side's bound is Clopper–Pearson's
+FEW = 10  # at most this many deals off ½: the ends are Clopper–Pearson's (gain_interval)
 
 
 def gain_interval(x, alpha: float = 0.05) -> dict:
     """A response's gain over ½ from its per-deal scores ``x`` (0..1, one per
-    deal, weighted over the mixture): the mean − ½ with the normal interval
-    over deals, except where it cannot be trusted: a deal scores at most ½
-    above ½, so the gain is at most ½ · P(a deal scores above ½), and when at
-    most :data:`FEW` deals do (all drawn, say, where the normal SE is 0 and
-    its interval a point) the upper end is the larger of the normal one and
-    ½ · the Clopper–Pearson upper bound of that share; the lower end likewise.
-    The interval never collapses to a point."""
+    deal, weighted over the mixture): the mean − ½, its SE over deals, and
+    the design-effect Wilson interval of a mean in [0, 1] over deals
+    (:func:`balance.stats.cluster_mean` with bounds, the toolkit's interval
+    for a score) − ½, except where at most :data:`FEW` deals score other
+    than ½ (nearly all drawn, say, where the SE is 0): a deal scores at most ½
+    above ½, so the gain is at most ½ · P(a deal scores above ½) and at least
+    −½ · P(below), and the ends are ½ · the Clopper–Pearson upper bounds of
+    those shares. The interval never collapses to a point (coverage:
+    ``tests/core/test_equilibrium_gain.py``)."""
     from balance.stats.proportions import _clopper_pearson
 
     x = np.asarray(x, float)
     d = stats.paired_diff(x - 0.5, alpha)
-    lo, hi = d["lo"], d["hi"]
     n = int(x.size)
     up, down = int((x > 0.5 + 1e-12).sum()), int((x < 0.5 - 1e-12).sum())
-    if n and (up <= FEW or not math.isfinite(hi)):
-        hi = max(hi if math.isfinite(hi) else -1.0, 0.5 * float(_clopper_pearson(up, n, alpha)[1]))
-    if n and (down <= FEW or not math.isfinite(lo)):
-        lo = min(
-            lo if math.isfinite(lo) else 1.0, -0.5 * float(_clopper_pearson(down, n, alpha)[1])
-        )
+    if n and up + down <= FEW:
+        hi = 0.5 * float(_clopper_pearson(up, n, alpha)[1])
+        lo = -0.5 * float(_clopper_pearson(down, n, alpha)[1])
+    else:
+        sc = stats.cluster_mean(2.0 * x, np.full(n, 2.0), alpha, bounds=(0.0, 1.0))
+        lo, hi = sc["lo"] - 0.5, sc["hi"] - 0.5
     return {"mean": d["mean"], "lo": lo, "hi": hi, "se": d["se"], "n": n}
 
 

@@ -40,6 +40,8 @@ def test_an_all_drawn_sample_gets_an_interval_not_a_point():
         ((0.0005, 0.0, 0.998, 0.0, 0.0015), 0.95),
         # an ordinary spread of deal scores around a +3 point gain
         ((0.15, 0.2, 0.25, 0.2, 0.2), 0.94),
+        # a response that wins nearly everything (Clash's responses gain 25-50 points)
+        ((0.0, 0.0, 0.003, 0.01, 0.987), 0.94),
     ],
 )
 def test_the_gain_interval_covers(probs, floor):
