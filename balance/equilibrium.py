@@ -1278,9 +1278,16 @@ def shipped_curve(data: dict) -> list[dict]:
 
 def measure_shipped(game: str, folder=None, **kw) -> dict:
     """The shipped population of ``game`` (:func:`default_folder`) measured
-    afresh (:func:`measure`): what the study shows. ``kw`` go to
-    :func:`measure` (seed, budget, games, results, threads, progress)."""
+    afresh (:func:`measure`): what the study shows. Its support is played
+    (the members the mixture weighs); the stability bootstrap then re-solves
+    the mixture among them. ``kw`` go to :func:`measure` (seed, budget,
+    games, results, threads, progress)."""
     members, p, data = load_population(game, folder)
+    # the support alone is played: a member outside it carries no weight in
+    # the mixture measured (and a 36-member population's whole matrix is 630
+    # pairings where its support's is a few dozen)
+    keep = [i for i, x in enumerate(p) if x > SUPPORT_MIN]
+    members, p = [members[i] for i in keep], p[keep] / p[keep].sum()
     ruleset = config.resolve_variant(game, str(data.get("rules", "base")))
     start = {m.name for m in members if not re.fullmatch(rf"{PREFIX}\d+", m.name.partition("@")[0])}
     kw.setdefault("epsilon", float(data.get("epsilon", EPSILON)))
