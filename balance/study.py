@@ -39,19 +39,29 @@ def _scaled(n: int, scale: float) -> int:
 
 
 # The equilibrium check of the study, per game: the keyword arguments of
-# balance.equilibrium.measure_shipped; a study.toml's [equilibrium] table sets
-# any of them. Game counts are multiplied by the study's --scale; the search's
-# budget (CMA-ES evaluations) is not. Sized so that the four games together add
-# about two minutes to the study on a 2-core machine (docs/verdicts.md).
-EQUILIBRIUM = {
-    "games": 400,
-    "budget": 8,
-    "search_games": 200,
-    "screen_games": 200,
-    "confirm_games": 2000,
-    "play_games": 1000,
-}
+# balance.equilibrium.measure_shipped. Their defaults are the equilibrium
+# module's (a matrix of GAMES per pairing, a fresh best-response search of
+# CHECK_BUDGET evaluations, CONFIRM_GAMES per member for its gain, PLAY_GAMES
+# per pairing for the verdicts); a study.toml's [equilibrium] table sets any of
+# them. Game counts are multiplied by the study's --scale; the search's budget
+# (CMA-ES evaluations) is not. Measured on the 2-core machine: the four games
+# together take about 80 s at these settings with populations of 5-9 members
+# all in the support (docs/verdicts.md, "Under equilibrium play").
+EQUILIBRIUM = ("games", "budget", "search_games", "screen_games", "confirm_games", "play_games")
 _EQ_GAMES = ("games", "search_games", "screen_games", "confirm_games", "play_games")
+
+
+def _eq_defaults() -> dict:
+    from balance import equilibrium as eq
+
+    return {
+        "games": eq.GAMES,
+        "budget": eq.CHECK_BUDGET,
+        "search_games": eq.SEARCH_GAMES,
+        "screen_games": eq.SCREEN_GAMES,
+        "confirm_games": eq.CONFIRM_GAMES,
+        "play_games": eq.PLAY_GAMES,
+    }
 
 
 def population_folder(game: str) -> Path:
@@ -62,9 +72,9 @@ def population_folder(game: str) -> Path:
 
 
 def equilibrium_settings(game: str, plan: dict, scale: float) -> dict:
-    """The equilibrium check's settings of one game's study: :data:`EQUILIBRIUM`,
-    then the plan's ``[equilibrium]`` table; game counts × ``scale`` (even, at
-    least 2)."""
+    """The equilibrium check's settings of one game's study: the equilibrium
+    module's defaults, then the plan's ``[equilibrium]`` table (keys
+    :data:`EQUILIBRIUM`); game counts × ``scale`` (even, at least 2)."""
     table = plan.get("equilibrium") or {}
     where = f"configs/{game}/study.toml [equilibrium]"
     if not isinstance(table, dict):
@@ -72,7 +82,7 @@ def equilibrium_settings(game: str, plan: dict, scale: float) -> dict:
     unknown = sorted(set(table) - set(EQUILIBRIUM))
     if unknown:
         raise UserError(f"{where}: unknown key '{unknown[0]}'; allowed: {', '.join(EQUILIBRIUM)}")
-    out = dict(EQUILIBRIUM)
+    out = _eq_defaults()
     for k, v in table.items():
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise UserError(f"{where}: '{k}' must be a whole number of at least 1, got {v!r}")

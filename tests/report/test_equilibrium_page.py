@@ -186,3 +186,23 @@ def test_the_scripted_dominance_is_named_for_what_it_shows():
     )
     lines = " ".join(verdicts._ratings({"ratings": rt}))
     assert "dominates" not in lines.lower() and "scripted field" in lines
+
+
+def test_the_study_settings_of_the_equilibrium_check():
+    from balance import equilibrium, study
+    from balance.errors import UserError
+
+    kw = study.equilibrium_settings("tosk", {"equilibrium": {"budget": 6, "games": 300}}, 0.5)
+    # defaults from the equilibrium module; game counts x scale (even), the budget as set
+    assert kw["budget"] == 6 and kw["games"] == 150
+    assert kw["confirm_games"] == equilibrium.CONFIRM_GAMES // 2
+    assert study.equilibrium_settings("tosk", {}, 1.0)["budget"] == equilibrium.CHECK_BUDGET
+    for bad, word in (
+        ({"budgets": 3}, "unknown key 'budgets'"),
+        ({"games": 0}, "'games' must be a whole number"),
+        ({"games": 2.5}, "'games' must be a whole number"),
+        ("fast", "must be a table"),
+    ):
+        with pytest.raises(UserError, match=word) as e:
+            study.equilibrium_settings("tosk", {"equilibrium": bad}, 1.0)
+        assert "\n" not in str(e.value)
