@@ -229,7 +229,8 @@ def _population(folder: Path, game: str, weights: dict) -> Path:
     lines = [f'game = "{game}"', 'rules = "base"', "epsilon = 0.02", "seed = 1"]
     for i, (name, w) in enumerate(weights.items(), 1):
         f = f"{i:02d}-{name}.toml"
-        (folder / f).write_bytes((ROOT / "strategies" / game / f"{name}.toml").read_bytes())
+        body = (ROOT / "strategies" / game / f"{name}.toml").read_text(encoding="utf-8")
+        (folder / f).write_text(f"name = {json.dumps(name)}\n{body}", encoding="utf-8")
         lines += ["", "[[member]]", f'file = "{f}"', f'name = "{name}"', f"weight = {w!r}"]
     (folder / "population.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
