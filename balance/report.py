@@ -34,7 +34,11 @@ Input, per game, is a dict with
     command, seed, config_hash, engine_version, date, games_total,
     elapsed_s, rulings (list of strings), variants (list);
 ``summary``
-    plain-language verdict strings, shown at the top.
+    plain-language verdict strings, shown at the top of the scripted field;
+``equilibrium`` (a study's pages; :func:`balance.pages.add_equilibrium`)
+    the verdicts under equilibrium play: the page and the index lead with them
+    (:func:`_equilibrium_section`), and the scripted field follows under the
+    heading :data:`EQ_BASELINE`; its chart is ``charts["equilibrium"]``.
 
 The page has inline CSS, inline SVG charts and a few lines of inline script
 (click a column header to sort); it loads nothing from the network. All text

@@ -45,8 +45,9 @@ def _scaled(n: int, scale: float) -> int:
 # per pairing for the verdicts); a study.toml's [equilibrium] table sets any of
 # them. Game counts are multiplied by the study's --scale; the search's budget
 # (CMA-ES evaluations) is not. Measured on the 2-core machine: the four games
-# together take about 80 s at these settings with populations of 5-9 members
-# all in the support (docs/verdicts.md, "Under equilibrium play").
+# together take 25 s at these settings with populations of 5-9 members all in
+# the support, 80 s with other work running beside them (docs/verdicts.md,
+# "Under equilibrium play").
 EQUILIBRIUM = ("games", "budget", "search_games", "screen_games", "confirm_games", "play_games")
 _EQ_GAMES = ("games", "search_games", "screen_games", "confirm_games", "play_games")
 
