@@ -43,6 +43,7 @@ __all__ = [
     "card_value",
     "variant_overview",
     "ratings_chart",
+    "exploitability_chart",
     "all_charts",
     "card_chart_key",
     "slug",
@@ -1178,6 +1179,70 @@ def initiative_chart(init_df: pd.DataFrame) -> Figure:
             fig,
             "The value of the opening bid",
             sub + "95% Wilson CI; the figure above each point is its number of games",
+            ax=ax,
+        )
+    return fig
+
+
+def exploitability_chart(
+    curve: Sequence[Mapping], epsilon: float, check: Mapping | None = None
+) -> Figure:
+    """The exploitability curve of an equilibrium search: per iteration the
+    best response's gain over ½ against that iteration's mixture (points,
+    with its 95% interval on fresh deals), ε drawn as a line; ``check`` (the
+    study's re-measure of the final mixture) as a last point of its own."""
+    with chart_style():
+        pts = []
+        for st in curve or []:
+            g = st.get("gain") or {}
+            if g.get("mean") is None:
+                continue
+            pts.append((str(int(st["iteration"])), g["mean"], g.get("lo"), g.get("hi"), POS))
+        if check and check.get("mean") is not None:
+            pts.append(("re-measured", check["mean"], check.get("lo"), check.get("hi"), INK))
+        if not pts:
+            return placeholder("Exploitability over the search", "no gain measured")
+        fig = new_figure(6.4, 3.0)
+        ax = fig.add_subplot()
+        x = np.arange(len(pts))
+        mean = np.array([100 * float(p[1]) for p in pts])
+        lo = np.array([100 * float(p[2] if p[2] is not None else p[1]) for p in pts])
+        hi = np.array([100 * float(p[3] if p[3] is not None else p[1]) for p in pts])
+        colors = [p[4] for p in pts]
+        ax.axhline(0, color=MUTED, linewidth=0.8)
+        ax.axhline(100 * epsilon, color=NEG, linewidth=1.1, linestyle="--")
+        ax.text(
+            x[-1] + 0.45,
+            100 * epsilon,
+            f"ε = {100 * epsilon:g}",
+            color=NEG,
+            va="bottom",
+            ha="right",
+            fontsize=8.5,
+        )
+        ax.errorbar(
+            x,
+            mean,
+            yerr=np.vstack([mean - lo, hi - mean]),
+            fmt="none",
+            ecolor=colors,
+            elinewidth=1.4,
+        )
+        if len(curve or []) > 1:
+            k = sum(1 for p in pts if p[0] != "re-measured")
+            ax.plot(x[:k], mean[:k], color=POS, linewidth=0.9, alpha=0.6)
+        ax.scatter(x, mean, color=colors, s=26, zorder=3)
+        ax.set_xticks(x, [p[0] for p in pts])
+        ax.set_xlim(-0.5, len(pts) - 0.5)
+        ax.set_xlabel("iteration of the search (re-measured: the study's fresh check)")
+        ax.set_ylabel("best response's gain (points)")
+        ax.grid(axis="y", color=GRID, linewidth=0.8)
+        set_titles(
+            fig,
+            "Exploitability over the search",
+            "the best response found against each iteration's mixture, gain over ½ in "
+            "points with its 95% interval on fresh deals; the mixture is an equilibrium "
+            "when the interval's top is at most ε (dashed)",
             ax=ax,
         )
     return fig

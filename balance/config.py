@@ -743,6 +743,7 @@ def load_study(game: str) -> dict:
             "loadout_games",
             "tuned",
             "repair",
+            "equilibrium",
             *get_game(game).study_keys,
         ],
     )

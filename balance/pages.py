@@ -389,6 +389,64 @@ def build_page(
     }
 
 
+# --------------------------------------------------------------------------- equilibrium play
+def shown_path(path) -> str:
+    """A path as a page shows it: relative to the project when inside it."""
+    from balance.registry import ROOT
+
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def missing_population(game: str, folder) -> dict:
+    """What a study records for a game without a shipped equilibrium
+    population: where it was looked for and the command that makes one."""
+    where = shown_path(folder)
+    return {
+        "missing": True,
+        "folder": where,
+        "command": f"balance {game} equilibrium --out {where}",
+    }
+
+
+def add_equilibrium(
+    page: dict,
+    game: str,
+    summary: dict | None,
+    chart_dir: Path | None = None,
+    png: bool = False,
+    verdict_config: Path | None = None,
+) -> None:
+    """Put the verdicts under equilibrium play on a game's page.
+
+    ``summary``: :func:`balance.equilibrium.measure_shipped`'s dict as the
+    study keeps it in its record; :func:`missing_population`'s dict when the
+    game ships no population; None when the study record predates equilibrium
+    play. The verdicts are judged against the game's targets
+    (:func:`balance.design.equilibrium_rows`); the exploitability curve is
+    drawn (``chart_dir``: also written there as SVG, and PNG with ``png``)."""
+    if summary is None:
+        page["equilibrium"] = {"absent": "record"}
+        return
+    if summary.get("missing"):
+        page["equilibrium"] = {"absent": "population", **summary}
+        return
+    th = design.load_thresholds(game, verdict_config)
+    page["equilibrium"] = {"summary": summary, "assessment": design.equilibrium_rows(summary, th)}
+    checked = bool(summary.get("shipped") or (summary.get("settings") or {}).get("check"))
+    fig = charts.exploitability_chart(
+        summary.get("curve") or [],
+        float(summary.get("epsilon") or 0.0),
+        summary.get("exploitability") if checked else None,
+    )
+    write = chart_dir is not None
+    stem = Path(chart_dir if write else "chart") / "equilibrium"
+    page.setdefault("charts", {})["equilibrium"] = charts.save(fig, stem, png=png, write=write)
+
+
 # --------------------------------------------------------------------------- experiments
 WHERE_KEYS = ("game", "variant", "strategy", "command", "experiment", "seed")
 

@@ -34,7 +34,11 @@ Input, per game, is a dict with
     command, seed, config_hash, engine_version, date, games_total,
     elapsed_s, rulings (list of strings), variants (list);
 ``summary``
-    plain-language verdict strings, shown at the top.
+    plain-language verdict strings, shown at the top of the scripted field;
+``equilibrium`` (a study's pages; :func:`balance.pages.add_equilibrium`)
+    the verdicts under equilibrium play: the page and the index lead with them
+    (:func:`_equilibrium_section`), and the scripted field follows under the
+    heading :data:`EQ_BASELINE`; its chart is ``charts["equilibrium"]``.
 
 The page has inline CSS, inline SVG charts and a few lines of inline script
 (click a column header to sort); it loads nothing from the network. All text
@@ -1052,7 +1056,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
 
     placed = {"overview", "rounds", "diffs"}
     placed |= {k for k in charts if k.split(":")[0] in ("matrix", "cards", "ratings")}
-    placed |= {"loadout_matrix", "loadout_values", "ranges", "initiative"}
+    placed |= {"loadout_matrix", "loadout_values", "ranges", "initiative", "equilibrium"}
     extra = [{"title": k, "caption": "", "svg": charts[k]} for k in charts if k not in placed]
 
     def chart(key: str) -> dict | None:
@@ -1065,6 +1069,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
     return {
         "name": name,
         "anchor": anchor,
+        "equilibrium": _equilibrium_section(game, anchor),
         "verdict": _verdict_section(game, anchor),
         "cap_warnings": [str(w) for w in (game.get("cap_warnings") or [])],
         "robust": _robust_section(game),
@@ -1163,6 +1168,298 @@ def _robust_section(game: Mapping[str, Any]) -> dict | None:
         (r for r in rows if r["variant"] != first), key=lambda r: order.get(r["status"], 9)
     )
     return {"summary": robust.summary(df), "tuned": str(game.get("tuned") or ""), "rows": rows}
+
+
+# --------------------------------------------------------------------------- equilibrium play
+EQ_BASELINE = "Scripted field (a baseline: hand-written scripts and the tuned strategy)"
+_EQ_STATUS = {
+    "equilibrium": "shown",
+    "budget": "not shown",
+    "gap": "not shown",
+    "not shown": "not shown",
+}
+
+
+def _pts_ci(g: Mapping[str, Any]) -> str:
+    """A gain over ½ in points with its interval: ``+1.2 points [-0.3, +2.7]``."""
+    if _missing(g.get("mean")):
+        return MISSING
+    out = f"{100 * float(g['mean']):+.1f} points"
+    if not (_missing(g.get("lo")) or _missing(g.get("hi"))):
+        out += f" [{100 * float(g['lo']):+.1f}, {100 * float(g['hi']):+.1f}]"
+    return out
+
+
+def equilibrium_status(summ: Mapping[str, Any]) -> str:
+    """The section's status sentence: whether an equilibrium within ε is shown,
+    with the exploitability's 95% interval and n (deals, games)."""
+    eps = 100 * float(summ.get("epsilon") or 0.0)
+    g = summ.get("exploitability") or {}
+    n = f"n = {fmt_int(g.get('n'))} deals"
+    if not _missing(g.get("games")):
+        n += f", {fmt_int(g.get('games'))} games"
+    st = str(summ.get("status"))
+    if st == "equilibrium":
+        return (
+            f"An equilibrium within ε = {eps:g} points is shown: the best response found "
+            f"gains {_pts_ci(g)} against the mixture ({n}; its 95% upper bound is at most ε)."
+        )
+    if st == "not shown":
+        return (
+            f"An equilibrium within ε = {eps:g} points is not shown: the best response found "
+            f"gains {_pts_ci(g)} ({n}); no gain on average, but the interval reaches past ε."
+        )
+    return (
+        f"An equilibrium within ε = {eps:g} points is not shown: the gap at the budget "
+        f"spent is {_pts_ci(g)} ({n})."
+    )
+
+
+def _range(d: Mapping[str, Any] | None, digits: int = 0) -> str:
+    if not d or _missing(d.get("value")):
+        return MISSING
+    v = f"{float(d['value']):.{digits}f}"
+    if _missing(d.get("lo")) or _missing(d.get("hi")):
+        return v
+    return f"{v} [{float(d['lo']):.{digits}f}, {float(d['hi']):.{digits}f}]"
+
+
+def _eq_status_cell(st: str):
+    return table_cell(_STATUS_WORD[st], st, cls=_STATUS_CLS[st])
+
+
+def _equilibrium_section(game: Mapping[str, Any], anchor: str) -> dict | None:
+    """The section a study's game page leads with: the verdicts under
+    equilibrium play (``game["equilibrium"]``, :func:`balance.pages.add_equilibrium`).
+    None on pages that carry no equilibrium (a report of chosen runs)."""
+
+    eq = game.get("equilibrium")
+    if not isinstance(eq, Mapping):
+        return None
+    sec: dict[str, Any] = {"id": f"{anchor}-equilibrium", "baseline": EQ_BASELINE, "absent": ""}
+    if eq.get("absent") == "record":
+        sec["absent"] = (
+            "Not measured: this study record was made before the study measured equilibrium "
+            "play; run `balance study` again."
+        )
+        return sec
+    if eq.get("absent") == "population":
+        sec["absent"] = (
+            f"No equilibrium population is shipped for this game ({eq.get('folder')}): "
+            f"make one with `{eq.get('command')}`."
+        )
+        return sec
+    summ = eq["summary"]
+    a = eq.get("assessment")
+    st = summ.get("settings") or {}
+    pl = summ.get("play") or {}
+    members = summ.get("members") or []
+    sec["status"] = str(summ.get("status"))
+    sec["shown"] = _EQ_STATUS.get(str(summ.get("status")), "not shown")
+    sec["status_sentence"] = equilibrium_status(summ)
+    sec["status_text"] = str(summ.get("status_text") or "")
+    sec["bound"] = (
+        "The exploitability is a lower bound: the best response found; a stronger one the "
+        f"search missed would raise it. It holds within the strategy space searched: "
+        f"{summ.get('searched')}."
+    )
+    what = (
+        f"The shipped population ({summ.get('shipped')}, {len(members)} member"
+        f"{'s' if len(members) != 1 else ''}) measured afresh: its payoff matrix "
+        f"({fmt_int(st.get('games'))} games per pairing), a fresh best-response search of "
+        f"{fmt_int(st.get('budget'))} evaluations ({fmt_int(st.get('confirm_games'))} "
+        f"confirmation games per member) and the verdicts with both seats drawing from the "
+        f"mixture ({fmt_int(pl.get('games'))} games on {fmt_int(pl.get('deals'))} deals; "
+        f"seed {st.get('seed')})."
+        if summ.get("shipped")
+        else f"The equilibrium search's final mixture ({len(members)} members)."
+    )
+    sec["what"] = what
+    rows = []
+    if isinstance(a, pd.DataFrame):
+        for r in a.to_dict("records"):
+            rows.append(
+                {
+                    "name": str(r["label"]),
+                    "text": str(r["text"]),
+                    "status": str(r["status"]),
+                    "cells": [
+                        _eq_status_cell(str(r["status"])),
+                        table_cell(_value_text(r), r["value"]),
+                        table_cell(
+                            f"{fmt_int(pl.get('games'))} games / {fmt_int(pl.get('deals'))} deals",
+                            r["n"],
+                        ),
+                        table_cell(str(r["target"]), str(r["target"]), cls="txt"),
+                    ],
+                }
+            )
+    sec["rows"] = rows
+    fails = [r["name"] for r in rows if r["status"] == "fails"]
+    unclear = [r["name"] for r in rows if r["status"] == "unclear"]
+    rules = str(summ.get("rules") or "base")
+    if not rows:
+        sec["overall"] = ""
+    elif not fails and not unclear:
+        sec["overall"] = f"{rules} under equilibrium play: every property meets its target."
+    else:
+        sec["overall"] = (
+            f"{rules} under equilibrium play: "
+            + "; ".join(
+                x
+                for x in (
+                    f"fails {', '.join(fails)}" if fails else "",
+                    f"unclear: {', '.join(unclear)}" if unclear else "",
+                )
+                if x
+            )
+            + "."
+        )
+    sec["diversity"] = (
+        f"Support: {_range(summ.get('support'))} strategies; effective number of strategies "
+        f"(exp of the mixture's entropy): {_range(summ.get('effective'), 2)} (ranges: 2.5–97.5% "
+        f"of {fmt_int(summ.get('resamples'))} bootstrap resamples of the deals)."
+    )
+    dom = summ.get("dominant") or {}
+    word, text = str(dom.get("status", "not shown")), str(dom.get("text", ""))
+    sec["dominant"] = {
+        "status": word,
+        "text": text,
+        # the answer first (yes / no / not shown), then the summary's sentence
+        "line": "A dominant strategy (one strategy an equilibrium by itself): "
+        + (text if text.startswith(word) else f"{word} — {text}")
+        + ".",
+    }
+    # the content column only where a member's name does not already say it (name@content)
+    with_content = any(
+        m.get("content") and not str(m.get("name", "")).endswith(f"@{m['content']}")
+        for m in members
+    )
+    sec["mixture_content"] = with_content
+    mix = []
+    for m in sorted(members, key=lambda m: -float(m.get("weight") or 0.0)):
+        w = m.get("worst")
+        worst = (
+            f"{w['opponent']}: {fmt_pct_ci(w.get('score'), w.get('lo'), w.get('hi'))}"
+            f" (n = {fmt_int(w.get('deals'))} deals)"
+            if w
+            else MISSING
+        )
+        mix.append(
+            [
+                table_cell(str(m.get("name")), str(m.get("name")), cls="txt"),
+                table_cell(fmt_pct(m.get("weight"), 1), m.get("weight")),
+                table_cell(f"[{fmt_pct(m.get('lo'), 1)}, {fmt_pct(m.get('hi'), 1)}]", m.get("lo")),
+                table_cell(fmt_pct(m.get("in_support"), 0), m.get("in_support")),
+                table_cell(str(m.get("from", "")), str(m.get("from", "")), cls="txt"),
+                *(
+                    [
+                        table_cell(
+                            str(m.get("content") or MISSING), str(m.get("content") or ""), cls="txt"
+                        )
+                    ]
+                    if with_content
+                    else []
+                ),
+                table_cell(worst, w.get("score") if w else None, cls="txt"),
+            ]
+        )
+    sec["mixture"] = mix
+    con = summ.get("content") or {}
+    if con.get("kind"):
+        kind = str(con["kind"])
+        sec["content"] = {
+            "kind": kind,
+            "rows": [
+                [
+                    table_cell(str(r["content"]), str(r["content"]), cls="txt"),
+                    table_cell(fmt_pct(r.get("weight"), 1), r.get("weight")),
+                    table_cell(
+                        str(r["status"]),
+                        str(r["status"]),
+                        cls={"used": "meets", "dead": "fails"}.get(str(r["status"]), "unclear"),
+                    ),
+                    table_cell(
+                        fmt_pct_ci(r.get("screen"), r.get("screen_lo"), r.get("screen_hi"))
+                        + (
+                            f" (n = {fmt_int(r.get('screen_games'))} games)"
+                            if not _missing(r.get("screen_games"))
+                            else ""
+                        ),
+                        r.get("screen"),
+                    ),
+                ]
+                for r in con.get("rows") or []
+            ],
+            "parts": [
+                [
+                    table_cell(str(r["kind"]), str(r["kind"]), cls="txt"),
+                    table_cell(str(r["name"]), str(r["name"]), cls="txt"),
+                    table_cell(fmt_pct(r.get("weight"), 1), r.get("weight")),
+                    table_cell(
+                        str(r["status"]),
+                        str(r["status"]),
+                        cls={"used": "meets", "dead": "fails"}.get(str(r["status"]), "unclear"),
+                    ),
+                ]
+                for r in con.get("parts") or []
+            ],
+            "dead": [str(r["content"]) for r in con.get("rows") or [] if r["status"] == "dead"],
+            "dead_parts": [
+                f"{r['name']} ({r['kind']})"
+                for r in con.get("parts") or []
+                if r["status"] == "dead"
+            ],
+        }
+    else:
+        sec["content"] = None
+    charts = game.get("charts") or {}
+    svg = charts.get("equilibrium")
+    sec["chart"] = (
+        {
+            "title": "Exploitability over the search",
+            "caption": "Per iteration of the shipped population's search, the best response's "
+            "gain over ½ against that iteration's mixture, with its 95% interval on fresh deals; "
+            "the dashed line is ε; the last point is the study's fresh re-measure of the final "
+            "mixture.",
+            "svg": trusted_svg("equilibrium", svg),
+        }
+        if svg
+        else None
+    )
+    sec["curve_note"] = (
+        ""
+        if summ.get("curve")
+        else "The population file records no curve of its search: only the study's re-measure "
+        "is drawn."
+    )
+    return sec
+
+
+def _index_equilibrium(game: Mapping[str, Any]) -> dict | None:
+    """The index's lead line per game: the status under equilibrium play, the
+    exploitability, whether one strategy is an equilibrium by itself, and the
+    seat-fairness and length verdicts."""
+    sec = _equilibrium_section(game, "x")
+    if sec is None:
+        return None
+    if sec["absent"]:
+        return {"absent": sec["absent"]}
+    by = {r["name"]: r for r in sec["rows"]}
+    from balance import design
+
+    verdicts = [
+        {"status": by[design.LABELS[p]]["status"], "text": by[design.LABELS[p]]["text"]}
+        for p in design.EQUILIBRIUM_PROPERTIES
+        if design.LABELS[p] in by
+    ]
+    return {
+        "absent": "",
+        "status": sec["status_sentence"],
+        "shown": sec["shown"],
+        "dominant": sec["dominant"]["line"],
+        "verdicts": verdicts,
+    }
 
 
 def _verdict_section(game: Mapping[str, Any], anchor: str) -> dict | None:
@@ -1361,6 +1658,8 @@ def render_index(games: Sequence[Mapping[str, Any]]) -> str:
             "problems": _problems(g, str(g.get("file", "")), f"game-0-{_slug(g.get('name'))}"),
             "chart": _headline_chart(g),
             "verdicts": _index_verdicts(g),
+            "equilibrium": _index_equilibrium(g),
+            "equilibrium_href": f"{g.get('file', '')}#game-0-{_slug(g.get('name'))}-equilibrium",
             "n_warnings": len(g.get("cap_warnings") or []),
             "robust": _robust_section(g),
             "robust_href": f"{g.get('file', '')}#game-0-{_slug(g.get('name'))}-tuned",
@@ -1375,7 +1674,7 @@ def render_index(games: Sequence[Mapping[str, Any]]) -> str:
     return (
         environment()
         .get_template("index.html.j2")
-        .render(title="Balance study", games=contexts, date=_date(games))
+        .render(title="Balance study", games=contexts, date=_date(games), baseline=EQ_BASELINE)
     )
 
 

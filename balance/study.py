@@ -8,6 +8,15 @@ charts (SVG and PNG) under ``<out>/<game>/``, one page per game
 The final run keys of each game's study are recorded in the store
 (``_studies/<game>.json``), so ``balance report`` rebuilds the pages from the
 store alone.
+
+Each game's page leads with its verdicts under equilibrium play: the game's
+shipped equilibrium population (``strategies/<game>/equilibrium/``, made by
+``balance <game> equilibrium``) measured afresh
+(:func:`balance.equilibrium.measure_shipped`: its matrix, the verdicts with
+both seats drawing from the mixture, and its exploitability re-measured by a
+fresh, smaller best-response search). The summary is kept in the record, so
+the report rebuilds that section without playing either. A game that ships
+no population says so, and names the command that makes one.
 """
 
 from __future__ import annotations
@@ -27,6 +36,102 @@ from balance.store import Store, chart_cache, results_dir, write_text_atomic
 def _scaled(n: int, scale: float) -> int:
     n = max(2, int(math.ceil(n * scale)))
     return n + n % 2
+
+
+# The equilibrium check of the study, per game: the keyword arguments of
+# balance.equilibrium.measure_shipped. Their defaults are the equilibrium
+# module's (a matrix of GAMES per pairing, a fresh best-response search of
+# CHECK_BUDGET evaluations, CONFIRM_GAMES per member for its gain, PLAY_GAMES
+# per pairing for the verdicts); a study.toml's [equilibrium] table sets any of
+# them. Game counts are multiplied by the study's --scale; the search's budget
+# (CMA-ES evaluations) is not. Measured on the 2-core machine: the four games
+# together take 25 s at these settings with populations of 5-9 members all in
+# the support, 80 s with other work running beside them (docs/verdicts.md,
+# "Under equilibrium play").
+EQUILIBRIUM = ("games", "budget", "search_games", "screen_games", "confirm_games", "play_games")
+_EQ_GAMES = ("games", "search_games", "screen_games", "confirm_games", "play_games")
+
+
+def _eq_defaults() -> dict:
+    from balance import equilibrium as eq
+
+    return {
+        "games": eq.GAMES,
+        "budget": eq.CHECK_BUDGET,
+        "search_games": eq.SEARCH_GAMES,
+        "screen_games": eq.SCREEN_GAMES,
+        "confirm_games": eq.CONFIRM_GAMES,
+        "play_games": eq.PLAY_GAMES,
+    }
+
+
+def population_folder(game: str) -> Path:
+    """Where the study looks for a game's shipped equilibrium population."""
+    from balance import equilibrium
+
+    return equilibrium.default_folder(game)
+
+
+def equilibrium_settings(game: str, plan: dict, scale: float) -> dict:
+    """The equilibrium check's settings of one game's study: the equilibrium
+    module's defaults, then the plan's ``[equilibrium]`` table (keys
+    :data:`EQUILIBRIUM`); game counts × ``scale`` (even, at least 2)."""
+    table = plan.get("equilibrium") or {}
+    where = f"configs/{game}/study.toml [equilibrium]"
+    if not isinstance(table, dict):
+        raise UserError(f"{where}: must be a table of {', '.join(EQUILIBRIUM)}")
+    unknown = sorted(set(table) - set(EQUILIBRIUM))
+    if unknown:
+        raise UserError(f"{where}: unknown key '{unknown[0]}'; allowed: {', '.join(EQUILIBRIUM)}")
+    out = _eq_defaults()
+    for k, v in table.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise UserError(f"{where}: '{k}' must be a whole number of at least 1, got {v!r}")
+        out[k] = v
+    for k in _EQ_GAMES:
+        out[k] = _scaled(out[k], scale)
+    return out
+
+
+def study_equilibrium(game: str, plan: dict, scale: float, threads, results) -> dict:
+    """The game's shipped equilibrium population measured afresh at the study's
+    settings (:func:`equilibrium_settings`, the study's seed), as the record
+    keeps it; :func:`balance.pages.missing_population` when there is none."""
+    from balance import equilibrium
+
+    folder = population_folder(game)
+    if not (folder / equilibrium.POPULATION).is_file():
+        _step(f"{game}: no shipped equilibrium population in {pages.shown_path(folder)}")
+        return pages.missing_population(game, folder)
+    kw = equilibrium_settings(game, plan, scale)
+    _step(
+        f"{game}: the shipped equilibrium population, measured afresh (a best-response "
+        f"search of {kw['budget']} evaluations)"
+    )
+    out = equilibrium.measure_shipped(
+        game,
+        folder=folder,
+        seed=int(plan["seed"]),
+        results=results,
+        threads=threads,
+        progress=True,
+        **kw,
+    )
+    out["shipped"] = pages.shown_path(folder)
+    # plain JSON: the record is read back by `balance report`
+    return json.loads(json.dumps(out, default=_plain))
+
+
+def _plain(x):
+    import numpy as np
+
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, set | tuple):
+        return sorted(x) if isinstance(x, set) else list(x)
+    raise TypeError(f"not JSON: {type(x).__name__}")
 
 
 def _record_path(results, game: str) -> Path:
@@ -125,6 +230,9 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     _step(f"{game}: the matches of configs/{game}/study.toml (scale {scale:g})")
     runs, extra = study_runs(game, scale, threads, results)
     plan = load_study(game)
+    t_eq = time.perf_counter()
+    eq = study_equilibrium(game, plan, scale, threads, results)
+    extra["equilibrium_s"] = round(time.perf_counter() - t_eq, 1)
     home = get_game(game)
     extras = home.hook(home.study_pages)  # the game's own pages (its home's study hook)
     write_text_atomic(
@@ -136,6 +244,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
                 "extra": extra,
                 "runs": [r.key for r in runs],
                 "extras_scale": scale if extras else None,
+                "equilibrium": eq,
             },
             indent=1,
         ),
@@ -154,6 +263,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
         cache_dir=chart_cache(results),
         tuned=plan.get("tuned"),
     )
+    pages.add_equilibrium(page, game, eq, chart_dir=folder / "charts", png=True)
     if extras:
         _step(f"{game}: its own pages")
         _add_links(page, extras(out, plan, scale, threads, results, False))
@@ -249,6 +359,7 @@ def _read_record(rec: Path) -> dict:
                 for k in data["runs"]
             )
             and isinstance(data.get("extra") or {}, dict)
+            and isinstance(data.get("equilibrium") or {}, dict)
             and data["runs"]  # a study plays at least one match
             and all(  # every scale (extras_scale; older records' per-page scales)
                 v is None or (type(v) in (int, float) and math.isfinite(v) and v > 0)
@@ -302,6 +413,7 @@ def report_study(out: Path, results=None) -> Path:
             cache_dir=chart_cache(results),
             tuned=plan.get("tuned"),
         )
+        pages.add_equilibrium(page, game, data.get("equilibrium"))
         home = get_game(game)
         extras = home.hook(home.study_pages)
         # records written before the hooks keep the study's scale in "extra"

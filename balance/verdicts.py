@@ -54,13 +54,17 @@ def _ratings(t: dict) -> list[str]:
     dom = list(sub.loc[sub["dominant"].astype(bool), "strategy"])
     if dom:
         out.append(
-            f"{', '.join(dom)} {'is' if len(dom) == 1 else 'are'} dominant under {v0}: "
-            "the lower 95% bound of its score is above 50% against every other strategy."
+            f"{', '.join(dom)} {'beats' if len(dom) == 1 else 'beat'} every other strategy of "
+            f"the scripted field under {v0}: the lower 95% bound of the score is above 50% "
+            "against each."
         )
     else:
+        # not "no strategy dominates": the field's best script may still fail the
+        # best-script's-score target (design.py), and whether the rules have a
+        # dominant strategy is asked at the equilibrium, not of the scripts
         out.append(
-            f"No strategy dominates under {v0}: each has at least one opponent it does "
-            "not reliably beat."
+            f"No strategy of the scripted field beats every other under {v0} at 95%: each "
+            "has at least one opponent it does not reliably beat."
         )
     if sub["nash_p"].notna().any():
         supp = sub[sub["nash_p"] > 1e-6].sort_values("nash_p", ascending=False)

@@ -487,3 +487,56 @@ def test_repair_page_in_the_browser(browser, repair_page):
         assert o.errors == []
     finally:
         o.close()
+
+
+# ---- a study page that leads with equilibrium play -----------------------------------------
+@pytest.fixture(scope="module")
+def equilibrium_pages(report_page, tmp_path_factory):
+    """The plain report's Tosk runs as a study page with Tosk's equilibrium
+    summary (tests/report/data), and Clash's summary (content, a wider mixture
+    table) on a page of its own; written like the study's pages and index."""
+    from balance import pages, report
+    from tests.report.test_equilibrium_page import _page, _summary
+
+    runs, _ = pages.load_runs([report_page.parent / "results" / "tosk"])
+    tosk = pages.build_page("tosk", pages.organise(runs)["tosk"])
+    pages.add_equilibrium(tosk, "tosk", _summary("tosk"))
+    out = tmp_path_factory.mktemp("eqpages")
+    index = report.write_index(out, [tosk, _page("clash")])
+    return [index, out / "tosk.html", out / "clash.html"]
+
+
+@pytest.mark.slow
+def test_equilibrium_section_in_the_browser(browser, equilibrium_pages):
+    """Each page opens with no error or request; on a game page the section
+    comes first, its chart is drawn, and nothing in it needs sideways
+    scrolling at 1400 px."""
+    for path in equilibrium_pages:
+        o = Opened(browser, path)
+        try:
+            page = o.page
+            page.set_viewport_size({"width": 1400, "height": 900})
+            assert o.errors == [] and o.requests == [] and o.dialogs == [], path.name
+            sec = page.locator("section.equilibrium, .eq-lead").first
+            assert sec.is_visible(), path.name
+            wide = page.evaluate("""() => {
+              const s = document.querySelector('section.equilibrium, .eq-lead');
+              const out = [];
+              if (s.scrollWidth > s.clientWidth + 1) out.push('section');
+              s.querySelectorAll('.scroll').forEach(d => {
+                if (d.scrollWidth > d.clientWidth + 1) out.push(d.firstElementChild.className);
+              });
+              return out;
+            }""")
+            assert wide == [], f"{path.name}: scrolls sideways at 1400 px: {wide}"
+            if path.name == "index.html":
+                continue
+            top = sec.bounding_box()["y"]
+            summary = page.locator("section.summary").bounding_box()["y"]
+            assert top < summary, path.name
+            chart = sec.locator(CHARTS).first
+            chart.scroll_into_view_if_needed()
+            box = chart.bounding_box()
+            assert chart.is_visible() and box["width"] > 50 and box["height"] > 50, path.name
+        finally:
+            o.close()

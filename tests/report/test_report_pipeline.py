@@ -220,6 +220,22 @@ TINY_PLANS = {
 }
 
 
+def _population(folder: Path, game: str, weights: dict) -> Path:
+    """A population file over named strategies (copies of their files), in
+    the format ``balance.equilibrium.write_population`` writes."""
+    from tests import ROOT
+
+    folder.mkdir(parents=True)
+    lines = [f'game = "{game}"', 'rules = "base"', "epsilon = 0.02", "seed = 1"]
+    for i, (name, w) in enumerate(weights.items(), 1):
+        f = f"{i:02d}-{name}.toml"
+        body = (ROOT / "strategies" / game / f"{name}.toml").read_text(encoding="utf-8")
+        (folder / f).write_text(f"name = {json.dumps(name)}\n{body}", encoding="utf-8")
+        lines += ["", "[[member]]", f'file = "{f}"', f'name = "{name}"', f"weight = {w!r}"]
+    (folder / "population.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
 def _strip_dates(html: str) -> str:
     html = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?", "DATE", html)
     html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "DATE", html)
@@ -235,7 +251,22 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
         'targets = ["draws <= 0.02"]\nmoves = ["heal_per_card=1..2"]\n'
         'strategies = "balanced,turtle"\ntrials = 2\ngames = 100\nverify_games = 400\ntop = 1\n'
     )
-    plans = {**TINY_PLANS, "tosk": {**TINY_PLAN, "repair": str(repair_plan)}}
+    # Tosk ships a small equilibrium population (two named strategies, mixed
+    # half and half); the other games ship none, and their pages say so
+    pop = _population(tmp_path / "pop" / "tosk", "tosk", {"balanced": 0.5, "turtle": 0.5})
+    monkeypatch.setattr(
+        study, "population_folder", lambda g: pop if g == "tosk" else tmp_path / "none" / g
+    )
+    eq_small = {
+        "games": 100,
+        "budget": 2,
+        "search_games": 50,
+        "screen_games": 50,
+        "confirm_games": 200,
+        "play_games": 200,
+    }
+    tosk_plan = {**TINY_PLAN, "repair": str(repair_plan), "equilibrium": eq_small}
+    plans = {**TINY_PLANS, "tosk": tosk_plan}
     monkeypatch.setattr(study, "load_study", lambda game: dict(plans[game]))
     res = tmp_path / "results"
     index = study.run_study(tmp_path / "study", results=res)
@@ -258,6 +289,16 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
 
     # the matches, the card run and one restricted run per rank
     assert len(rec["runs"]) == 2 * 3 + 1 + len(RANK_NAMES)
+    # the shipped population measured at the plan's settings, kept in the record
+    eq = rec["equilibrium"]
+    assert eq["shipped"] == str(pop) and [m["name"] for m in eq["members"]] == [
+        "balanced",
+        "turtle",
+    ]
+    assert eq["settings"]["seed"] == TINY_PLAN["seed"] and eq["settings"]["budget"] == 2
+    assert eq["play"]["games"] == 3 * 200  # the three pairings of a two-member support
+    clash_rec = json.loads((res / "_studies" / "clash.json").read_text())
+    assert clash_rec["equilibrium"]["missing"] is True
 
     def boom(*a, **k):
         raise AssertionError("the report simulated a game")
@@ -271,6 +312,15 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     b = re.sub(r"<dt>Elapsed</dt><dd>[^<]*</dd>\n?", "", b)
     assert a == b
     assert "Card value" in b and "Restricted play" in b
+    # the page leads with equilibrium play, rebuilt from the record alone
+    assert b.index('<section class="equilibrium"') < b.index("<h2>Summary</h2>")
+    g = eq["exploitability"]
+    assert f"{100 * g['mean']:+.1f} points [{100 * g['lo']:+.1f}, {100 * g['hi']:+.1f}]" in b
+    assert "Exploitability over the search" in b
+    assert "No equilibrium population is shipped for this game" in (
+        again.parent / "clash.html"
+    ).read_text(encoding="utf-8")
+    assert again.read_text(encoding="utf-8").count("Under equilibrium play") == 4
     # the worked repair example: linked with its result, rebuilt from the store alone
     assert 'href="tosk-repair.html"' in b and "Smallest verified repair (#1)" in b
     r1 = (tmp_path / "study" / "tosk-repair.html").read_text(encoding="utf-8")

@@ -82,7 +82,7 @@ def test_index_shows_chart_and_ranked_problems_linking_to_the_evidence(tmp_path)
     assert [t for _, t in links] == [
         "heal, draws",
         "heal, round-cap draws",
-        "base, dominance",
+        "base, best script&#39;s score (scripted field)",
         "base, seat fairness",
         "fast, draws",
     ]

@@ -143,7 +143,9 @@ def test_assess_reaches_every_status(assessed):
     assert _status(a, "short", "seat_fairness").status == "unclear"
     # dominance: judged without the random baseline; x scores 80% against y and z
     dom = _status(a, "strong", "dominance")
-    assert dom.status == "fails" and dom.text.startswith("dominance: fails — x scores")
+    assert dom.status == "fails"
+    assert dom.text.startswith("best script's score (scripted field): fails — x scores")
+    assert "against the other scripts" in dom.target
     assert _status(a, "base", "dominance").status == "meets"
     # stalls: draws and the round cap
     assert _status(a, "stall", "round_cap").status == "fails"
