@@ -71,6 +71,8 @@ BOOTSTRAP = 200  # resamples of the deals for the mixture's stability
 SUPPORT_MIN = 1e-6  # weights below this are outside the mixture's support
 PREFIX = "eq"  # a response found at iteration k is named eq<k>
 STARTS = 2  # searches per iteration, each from its own member (a restart)
+WIDE_STEP = 0.3  # the restarts' first step: wide, to cross the plateaus where weights
+# change no decision (a small step from a member can stay on its member's plateau)
 CHECK_BUDGET = 24  # evaluations of the smaller search that re-measures a shipped mixture
 
 DECISIONS = {
@@ -430,7 +432,7 @@ class GameArena:
                 threads=self.threads,
                 name=name if j == 0 else f"{name}-{j}",
                 bounds=self.bounds,
-                sigma0=self.step,
+                sigma0=self.step if j == 0 else max(self.step, WIDE_STEP),
                 progress=self.progress,
                 weights=w,
                 fresh=derive_seed(self.seed, "fresh", k),
