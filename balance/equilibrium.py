@@ -379,27 +379,41 @@ class GameArena:
                 break
         return out
 
-    def screen(self, start: config.Strategy, opponents: list, w: list, k: int) -> list[dict]:
-        """Every content choice, played with ``start``'s weights against the
-        mixture (``opponents``, ``w``): a row per choice, best first."""
+    def screen(
+        self, start: config.Strategy, opponents: list, w: list, k, members: list = ()
+    ) -> list[dict]:
+        """Every content choice played against the mixture (``opponents``,
+        ``w``) with ``start``'s weights, and with the weights of every member
+        that has a table per content choice (a strategy with weights per deck's
+        Primal plays each deck with its own); a row per choice, its best
+        showing (``weights_of`` names whose weights gave it)."""
         kind, choices = content_choices(self.ruleset)
         if not choices:
             return []
         seed = derive_seed(self.seed, "screen", k)
-        base = start.name.partition("@")[0]
-        sides = [replace(apply(start), name=f"{self.prefix}{k}-screen@{c}") for c, apply in choices]
+        sets = [start] + [m for m in members if m.by_primal]
+        sides = [
+            (
+                c,
+                st.name.partition("@")[0],
+                replace(apply(st), name=f"{self.prefix}{k}-screen{i or ''}@{c}"),
+            )
+            for i, st in enumerate(sets)
+            for c, apply in choices
+        ]
         specs = [
-            runner.RunSpec(self.ruleset, s, o, self.screen_games, seed)
-            for s in sides
+            runner.RunSpec(self.ruleset, side, o, self.screen_games, seed)
+            for _, _, side in sides
             for o in opponents
         ]
-        res = self.run(specs, f"screening {len(sides)} {kind}s")
-        rows = []
-        for c, (name, _) in enumerate(choices):
-            runs = res[c * len(opponents) : (c + 1) * len(opponents)]
+        res = self.run(specs, f"screening {len(choices)} {kind}s")
+        best: dict[str, dict] = {}
+        for i, (c, whose, side) in enumerate(sides):
+            runs = res[i * len(opponents) : (i + 1) * len(opponents)]
             sc = tune.mixture_score(runs, w)
-            rows.append({"content": name, "weights_of": base, **sc, "side": sides[c]})
-        return rows
+            if c not in best or sc["score"] > best[c]["score"]:
+                best[c] = {"content": c, "weights_of": whose, **sc, "side": side}
+        return [best[c] for c, _ in choices]
 
     def respond(self, members: list, p: np.ndarray, k: int) -> tuple:
         """The best response found to the mixture ``p`` at iteration ``k``: a
@@ -411,7 +425,7 @@ class GameArena:
         name = f"{self.prefix}{k + self.offset}"
         found, details = [], []
         for j, start in enumerate(self._starts(members, p)):
-            rows = self.screen(start, opponents, w, k if j == 0 else f"{k}.{j}")
+            rows = self.screen(start, opponents, w, k if j == 0 else f"{k}.{j}", members)
             if j == 0:  # the first start's screen: what dead content is judged by
                 self.screens.append([{x: v for x, v in r.items() if x != "side"} for r in rows])
             if rows:
@@ -830,7 +844,8 @@ def content_table(
 ) -> dict:
     """Which content the equilibrium uses, with what weight, and which loses to
     it (dead content). ``screen``: the last content screen (every choice with
-    the search start's weights, against the final mixture). A choice is
+    the search start's weights, and with each member's own table for it where
+    a member has one per choice, against the final mixture). A choice is
     ``"used"`` (weight > 0), ``"dead"`` (unused, and its screen score's 95%
     interval lies wholly below ½: it loses to the mixture) or ``"unused"``
     (unused, not shown to lose). Parts (items, maneuvers; Primals, cards)
@@ -863,6 +878,7 @@ def content_table(
                 "parts": content_parts(eq_ruleset, name),
                 **(
                     {
+                        "screen_weights_of": s.get("weights_of"),
                         "screen": s["score"],
                         "screen_lo": s["lo"],
                         "screen_hi": s["hi"],
