@@ -463,8 +463,8 @@ def equilibrium_rows(base: dict, other: dict, thresholds: dict) -> list[dict]:
             x["n"] = int(s["settings"]["games"]) // 2  # deals of each pairing of the matrix
             x["unit"] = "deals (bootstrap)"
             return x
-        if key == "exploitability":
-            return {**s[key], "unit": "deals"}
+        if key == "exploitability":  # its SE can be 0 (all drawn): its interval never is
+            return {**{k: v for k, v in s[key].items() if k != "se"}, "unit": "deals"}
         x = dict(s["play"][key])
         x["n"] = x.get("clusters")
         x["unit"] = "deals"
