@@ -1199,6 +1199,16 @@ def equilibrium_status(summ: Mapping[str, Any]) -> str:
     if not _missing(g.get("games")):
         n += f", {fmt_int(g.get('games'))} games"
     st = str(summ.get("status"))
+    if st == "equilibrium" and not _missing(g.get("hi")) and float(g["hi"]) < 0:
+        return (
+            f"An equilibrium within ε = {eps:g} points is shown: no response found beats the "
+            f"mixture — the best the search found loses to it, {_pts_ci(g)} ({n})."
+        )
+    if st == "gap":
+        return (
+            f"An equilibrium within ε = {eps:g} points is not shown: a response found beats the "
+            f"mixture by {_pts_ci(g)} ({n})."
+        )
     if st == "equilibrium":
         return (
             f"An equilibrium within ε = {eps:g} points is shown: the best response found "

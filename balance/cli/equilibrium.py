@@ -46,7 +46,12 @@ def summary_lines(s: dict) -> None:
     g = s["exploitability"]
     eps = 100 * s["epsilon"]
     head = f"{s['game']} under the rules '{s['rules']}', at equilibrium (ε = {eps:g} points): "
-    if s["status"] == "equilibrium":
+    if s["status"] == "equilibrium" and g["hi"] < 0:
+        head += (
+            "an equilibrium within ε is shown — no response found beats the mixture: the "
+            f"best the search found loses to it, {_pts(g)}"
+        )
+    elif s["status"] == "equilibrium":
         head += f"an equilibrium within ε is shown — the best response found gains {_pts(g)}"
     else:
         head += f"NOT shown within ε — the best response found still gains {_pts(g)}"
