@@ -75,7 +75,7 @@ def bench_game(
     b: str = "balanced",
     pure_n: int = 200,
 ) -> dict:
-    """Every figure of ``balance bench <game>`` (see the README for targets)."""
+    """Every figure of ``balance bench <game>`` (targets: docs/benchmarks.md)."""
     import numba
 
     from balance.runner import check_games
