@@ -113,39 +113,148 @@ def table(
     left: int = 1,
     keep: int | None = None,
 ) -> None:
-    """Print a table; all text is literal (names from configs are never markup).
+    """Print a table (:func:`table_text`) at the terminal's width; elsewhere (a
+    pipe, a file) as wide as its content needs, so nothing is wrapped."""
+    from rich.console import Console
 
-    On a terminal the table takes its real width; elsewhere (a pipe, a file)
-    as wide as its content needs, so nothing is wrapped. The first ``left``
-    columns are left-aligned (text), the others right-aligned (figures). The
-    first ``keep`` columns (default: ``left``), the names, are never wrapped,
-    cut or ellipsised; when a terminal is too narrow, the other columns wrap
-    (at spaces first) rather than lose a character."""
+    _print_table(Console, title, columns, rows, left, keep, terminal_width())
+
+
+# How wide a cell must be to show each of its words whole, and to show it on one line.
+def _word_width(text: str) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(w) for w in text.split()), default=0)
+
+
+def _line_width(text: str) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+def table_text(
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    left: int = 1,
+    keep: int | None = None,
+    width: int | None = None,
+) -> str:
+    """What :func:`table` prints at ``width`` (None: as wide as the content
+    needs), as plain text."""
+    import io
+    from functools import partial
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    _print_table(partial(Console, file=out), title, columns, rows, left, keep, width)
+    return out.getvalue()
+
+
+def _print_table(
+    make_console,
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    left: int,
+    keep: int | None,
+    width: int | None,
+) -> None:
+    """Print a table on ``make_console(width=...)``, ``width`` columns wide
+    (None: as wide as its content); all text is literal (names from configs
+    are never markup), and no word is ever cut.
+
+    The first ``left`` columns are left-aligned (text), the others
+    right-aligned (figures). The first ``keep`` columns (default: ``left``),
+    the names, are never wrapped. Every other column is at least as wide as
+    its longest word, so a cell that does not fit wraps at spaces, never
+    inside a word; the room left over goes to the columns that wrap, and a
+    rule then separates the rows. When even that is too wide, the table is
+    drawn without its box (two spaces between columns); when that too is too
+    wide, each row is printed as a block: its names, then one indented
+    ``column: value`` line per figure (wrapped at spaces)."""
+    from rich import box
     from rich.console import Console
     from rich.measure import Measurement
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
-    cells = [[str(x) for x in r] for r in rows]
-    t = Table(header_style="bold")
+    cells = [[str(x) for x in r] + [""] * (len(columns) - len(r)) for r in rows]
     keep = left if keep is None else keep
-    for i, c in enumerate(columns):
-        justify = "left" if i < left else "right"
-        if i < keep:
-            longest = max([Text(r[i]).cell_len for r in cells if i < len(r)] + [Text(c).cell_len])
-            t.add_column(Text(c), justify=justify, no_wrap=True, min_width=longest)
-        else:
-            t.add_column(Text(c), justify=justify, overflow="fold")
-    for r in cells:
-        t.add_row(*(Text(x) for x in r))
-    width = terminal_width()
+    body = list(zip(columns, *cells, strict=True)) if cells else [(c,) for c in columns]
+    most = [max(map(_line_width, col)) for col in body]  # one line a cell
+    least = [
+        m if i < keep else max(map(_word_width, col))
+        for i, (m, col) in enumerate(zip(most, body, strict=True))
+    ]
+    least = [max(1, w) for w in least]
+    most = [max(a, b) for a, b in zip(most, least, strict=True)]
+
+    def build(widths: list[int], boxed: bool) -> Table:
+        style = (
+            {}
+            if boxed
+            else dict(box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False)
+        )
+        wraps = widths != most
+        t = Table(header_style="bold", show_lines=wraps, **style)
+        for i, (c, w) in enumerate(zip(columns, widths, strict=True)):
+            t.add_column(
+                Text(c), justify="left" if i < left else "right", width=w, no_wrap=i < keep
+            )
+        for r in cells:
+            t.add_row(*(Text(x) for x in r))
+        return t
+
+    wide = Console(width=1_000_000)
+
+    def needs(t: Table) -> int:
+        return Measurement.get(wide, wide.options, t).maximum
+
     if width is None:
-        wide = Console(width=100_000)
-        width = max(80, Measurement.get(wide, wide.options, t).maximum, Text(title).cell_len)
-    console = Console(width=width)
+        width = max(80, needs(build(most, True)), Text(title).cell_len)
+    console = make_console(width=width)
     if title:  # above the table, on one line when there is room (not at the table's width)
         console.print(Text(title, style="italic"))
-    console.print(t)
+    for boxed in (True, False):
+        spare = width - needs(build(least, boxed))
+        if spare >= 0:
+            console.print(build(_share(least, most, spare), boxed))
+            return
+    for k, r in enumerate(cells):  # too many columns for this width: one block a row
+        pairs = list(zip(columns, r, strict=True))
+        if k:
+            console.print()
+        console.print(Text("  ".join(f"{c}: {x}" for c, x in pairs[:keep]), style="bold"))
+        for c, x in pairs[keep:]:
+            console.print(Padding(Text(f"{c}: {x}"), (0, 0, 0, 2), expand=False))
+
+
+def _share(least: list[int], most: list[int], spare: int) -> list[int]:
+    """Column widths from ``least`` up towards ``most``, ``spare`` characters
+    shared in proportion to what each column still lacks."""
+    lack = [m - w for w, m in zip(least, most, strict=True)]
+    if sum(lack) <= spare:
+        return list(most)
+    give = [spare * x // sum(lack) for x in lack]
+    for i in sorted(range(len(lack)), key=lambda i: lack[i] - give[i], reverse=True):
+        if sum(give) >= spare:
+            break
+        if give[i] < lack[i]:
+            give[i] += 1
+    return [w + g for w, g in zip(least, give, strict=True)]
+
+
+def save_figure(fig, path: Path) -> None:
+    """Write a chart (SVG or PNG by suffix) atomically, creating its folder."""
+    from balance import charts
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with charts.chart_style():
+        charts.atomic_savefig(fig, path, format=path.suffix.lower()[1:])
 
 
 def done(line: str, as_json: bool = False) -> None:
