@@ -866,6 +866,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ["key", "base", "allowed", "meaning"],
             [[r["key"], config.rule_text(r["base"]), r["allowed"], r["meaning"]] for r in rows],
             left=4,
+            keep=1,  # the key whole; its meaning wraps at spaces on a narrow terminal
         )
 
     @sub.command("strategies")
@@ -918,6 +919,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ["section", "key", "meaning"],
             [[r["section"], r["key"], r["meaning"]] for r in rows],
             left=3,
+            keep=2,  # section and key whole; the meaning wraps at spaces
         )
 
     @sub.command("sprt")

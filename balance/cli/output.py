@@ -170,8 +170,8 @@ def _print_table(
     right-aligned (figures). The first ``keep`` columns (default: ``left``),
     the names, are never wrapped. Every other column is at least as wide as
     its longest word, so a cell that does not fit wraps at spaces, never
-    inside a word; the room left over goes to the columns that wrap, and a
-    rule then separates the rows. When even that is too wide, the table is
+    inside a word; the room left over goes where it saves the most lines
+    (:func:`_share`), and a rule then separates the rows. When even that is too wide, the table is
     drawn without its box (two spaces between columns); when that too is too
     wide, each row is printed as a block: its names, then one indented
     ``column: value`` line per figure (wrapped at spaces)."""
@@ -222,7 +222,7 @@ def _print_table(
     for boxed in (True, False):
         spare = width - needs(build(least, boxed))
         if spare >= 0:
-            console.print(build(_share(least, most, spare), boxed))
+            console.print(build(_share(cells, least, most, spare), boxed))
             return
     for k, r in enumerate(cells):  # too many columns for this width: one block a row
         pairs = list(zip(columns, r, strict=True))
@@ -233,19 +233,67 @@ def _print_table(
             console.print(Padding(Text(f"{c}: {x}"), (0, 0, 0, 2), expand=False))
 
 
-def _share(least: list[int], most: list[int], spare: int) -> list[int]:
-    """Column widths from ``least`` up towards ``most``, ``spare`` characters
-    shared in proportion to what each column still lacks."""
-    lack = [m - w for w, m in zip(least, most, strict=True)]
-    if sum(lack) <= spare:
-        return list(most)
-    give = [spare * x // sum(lack) for x in lack]
-    for i in sorted(range(len(lack)), key=lambda i: lack[i] - give[i], reverse=True):
-        if sum(give) >= spare:
+def _lines(text: str, width: int) -> int:
+    """How many lines ``text`` takes wrapped at spaces ``width`` wide (as Rich
+    wraps it, near enough to share the room out)."""
+    n = 0
+    for line in text.splitlines() or [""]:
+        n += 1
+        used = 0
+        for w in line.split():
+            if used and used + 1 + len(w) > width:
+                n += 1
+                used = len(w)
+            else:
+                used += (1 if used else 0) + len(w)
+    return n
+
+
+def _share(cells: list[list[str]], least: list[int], most: list[int], spare: int) -> list[int]:
+    """Column widths from ``least`` up towards ``most`` with ``spare`` more
+    characters, given where they make the table shortest: each step widens
+    the column that saves the most lines (rows' heights first, then the
+    lines of the column's own cells) per character, up to the next width at
+    which one of its cells loses a line. Room that saves no line is left out
+    (the table is then narrower than the terminal)."""
+    widths = list(least)
+    cols = list(zip(*cells, strict=True)) if cells else [()] * len(least)
+    memo: dict[tuple[int, int], list[int]] = {}
+
+    def lines(c: int, w: int) -> list[int]:
+        if (c, w) not in memo:
+            memo[c, w] = [_lines(x, w) for x in cols[c]]
+        return memo[c, w]
+
+    while spare > 0:
+        now = [lines(c, w) for c, w in enumerate(widths)]
+        # each row's tallest cell and the tallest of the others: a row's
+        # height without column c, in one look
+        tops = [
+            sorted(((h[r], c) for c, h in enumerate(now)), reverse=True)[:2]
+            for r in range(len(cells))
+        ]
+        best = None
+        for c, w in enumerate(widths):
+            for k in range(1, min(spare, most[c] - w) + 1):
+                after = lines(c, w + k)
+                if after != now[c]:
+                    others = [
+                        (t[1][0] if len(t) > 1 else 1) if t[0][1] == c else t[0][0] for t in tops
+                    ]
+                    rows = sum(max(o, n) for o, n in zip(others, now[c], strict=True)) - sum(
+                        max(o, n) for o, n in zip(others, after, strict=True)
+                    )
+                    score = (rows / k, (sum(now[c]) - sum(after)) / k)
+                    if best is None or score > best[0]:
+                        best = (score, c, k)
+                    break
+        if best is None:
             break
-        if give[i] < lack[i]:
-            give[i] += 1
-    return [w + g for w, g in zip(least, give, strict=True)]
+        _, c, k = best
+        widths[c] += k
+        spare -= k
+    return widths
 
 
 def save_figure(fig, path: Path) -> None:

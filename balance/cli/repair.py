@@ -184,6 +184,7 @@ def _print(res, paths, chart, title: str) -> None:
         ["candidate", "rules", *(t.text for t in plan.targets), "meets every target"],
         rows,
         left=2,
+        keep=1,  # the candidate's name whole; its rules wrap at spaces
     )
     _, headline, lines = rp.outcome(res)
     typer.echo(" ".join([headline, *lines]))

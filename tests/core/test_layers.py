@@ -249,6 +249,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow  # parses every module of balance (about 1.4 s)
 def test_no_balance_module_imports_one_that_imports_it_back():
     """Counting every import, those inside functions too (deferred to keep the
     CLI quick to start, but still a dependency), no ``balance`` module reaches
