@@ -171,8 +171,9 @@ def _print_table(
     the names, are never wrapped. Every other column is at least as wide as
     its longest word, so a cell that does not fit wraps at spaces, never
     inside a word; the room left over goes where it saves the most lines
-    (:func:`_share`), and a rule then separates the rows. When even that is too wide, the table is
-    drawn without its box (two spaces between columns); when that too is too
+    (:func:`_share`), and a rule then separates the rows. When even that is
+    too wide, the table is drawn without its box (two spaces between
+    columns), then with one space between columns; when that too is too
     wide, each row is printed as a block: its names, then one indented
     ``column: value`` line per figure (wrapped at spaces)."""
     from rich import box
@@ -193,13 +194,15 @@ def _print_table(
     least = [max(1, w) for w in least]
     most = [max(a, b) for a, b in zip(most, least, strict=True)]
 
-    def build(widths: list[int], boxed: bool) -> Table:
-        style = (
-            {}
-            if boxed
-            else dict(box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False)
-        )
-        wraps = widths != most
+    styles = (  # boxed; open (two spaces between columns); tight (one)
+        {},
+        dict(box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False),
+        dict(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0)),
+    )
+
+    def build(widths: list[int], style: dict) -> Table:
+        # a rule between the rows when a row takes more than one line
+        wraps = any(_line_width(x) > w for r in cells for x, w in zip(r, widths, strict=True))
         t = Table(header_style="bold", show_lines=wraps, **style)
         for i, (c, w) in enumerate(zip(columns, widths, strict=True)):
             t.add_column(
@@ -215,22 +218,23 @@ def _print_table(
         return Measurement.get(wide, wide.options, t).maximum
 
     if width is None:
-        width = max(80, needs(build(most, True)), Text(title).cell_len)
+        width = max(80, needs(build(most, styles[0])), Text(title).cell_len)
     console = make_console(width=width)
     if title:  # above the table, on one line when there is room (not at the table's width)
         console.print(Text(title, style="italic"))
-    for boxed in (True, False):
-        spare = width - needs(build(least, boxed))
+    for style in styles:
+        spare = width - needs(build(least, style))
         if spare >= 0:
-            console.print(build(_share(cells, least, most, spare), boxed))
+            console.print(build(_share([columns, *cells], least, most, spare), style))
             return
     for k, r in enumerate(cells):  # too many columns for this width: one block a row
         pairs = list(zip(columns, r, strict=True))
         if k:
             console.print()
-        console.print(Text("  ".join(f"{c}: {x}" for c, x in pairs[:keep]), style="bold"))
+        name = "  ".join(f"{c}: {x}" if c else x for c, x in pairs[:keep])
+        console.print(Text(name, style="bold"))
         for c, x in pairs[keep:]:
-            console.print(Padding(Text(f"{c}: {x}"), (0, 0, 0, 2), expand=False))
+            console.print(Padding(Text(f"{c}: {x}" if c else x), (0, 0, 0, 2), expand=False))
 
 
 def _lines(text: str, width: int) -> int:
@@ -251,7 +255,7 @@ def _lines(text: str, width: int) -> int:
 
 def _share(cells: list[list[str]], least: list[int], most: list[int], spare: int) -> list[int]:
     """Column widths from ``least`` up towards ``most`` with ``spare`` more
-    characters, given where they make the table shortest: each step widens
+    characters for the table ``cells`` (its header row first), given where they make the table shortest: each step widens
     the column that saves the most lines (rows' heights first, then the
     lines of the column's own cells) per character, up to the next width at
     which one of its cells loses a line. Room that saves no line is left out

@@ -151,3 +151,20 @@ def test_rich_markup_would_eat_a_bracketed_word():
 )
 def test_help_shows_bracketed_words(args, shown):
     assert shown in _help(args)
+
+
+def test_a_table_too_wide_for_its_box_drops_the_box_before_its_rows():
+    """A compare matrix (as `balance tosk compare -n 200` printed it): boxed at
+    120 columns; at 88 without the box, one space between columns (it needs 86),
+    each row still on one line; at 80 a block a row."""
+    names = ["random", "aggressor", "turtle", "balanced", "economist", "healer", "adaptive"]
+    cols = ["", *names, "mean win rate [95% CI]"]
+    rows = [[n, *(["100.0±1.8"] * 7), "42.4% [39.6, 45.3]"] for n in names]
+    assert "┏" in output.table_text("m", cols, rows, width=120)
+    tight = output.table_text("m", cols, rows, width=88)
+    assert "┏" not in tight and "─" in tight
+    assert sum(" 100.0±1.8 100.0±1.8 " in line for line in tight.splitlines()) == 7
+    _check(tight, 88, cols, rows)
+    blocks = output.table_text("m", cols, rows, width=80)
+    assert "\nrandom\n  random: 100.0±1.8\n" in blocks  # a nameless column: the name alone
+    _check(blocks, 80, cols, rows)
