@@ -1,7 +1,9 @@
 """Where batches of games are played: here, or on a Dask cluster.
 
 Every command that plays games hands its batches (:class:`balance.runner.Job`:
-only numbers) to the current executor and merges what comes back
+only numbers) to the current executor, with the function that plays one
+(:func:`balance.runner.play_batch`: passed in, so this module never imports
+the runner that imports it), and merges what comes back
 (:class:`balance.runner.Batch`: exact counts). Game *i* of a seed draws from
 streams named by (seed, i) alone and every count merges by integer sums, so
 the numbers do not depend on where, in what order or in what task size the
@@ -25,9 +27,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 
 from balance.errors import EnvironmentFailure, UserError
 
@@ -45,11 +48,10 @@ class Local:
     def describe(self) -> str:
         return "local"
 
-    def play(self, jobs: Iterable) -> Iterator:
-        from balance.runner import play_batch
-
+    def play(self, jobs: Iterable, play: Callable) -> Iterator:
+        """``(job, play(job))`` for each job, in order."""
         for job in jobs:
-            yield job, play_batch(job)
+            yield job, play(job)
 
 
 class Dask:
@@ -121,7 +123,9 @@ class Dask:
             [big.get(id(getattr(j, f)), getattr(j, f)) for j in jobs] for f in ("rules", "a", "b")
         )
 
-    def play(self, jobs: Iterable) -> Iterator:
+    def play(self, jobs: Iterable, play: Callable) -> Iterator:
+        """``(job, play(job))`` for each job, as the tasks finish; ``play`` must be
+        a module-level function (a worker imports it by name)."""
         from distributed import KilledWorker, as_completed
 
         jobs = list(jobs)
@@ -129,7 +133,10 @@ class Dask:
             return
         parts = self._shared(jobs)
         futures = self.client.map(
-            _play_parts, [replace(j, rules=None, a=None, b=None) for j in jobs], *parts, pure=False
+            partial(_play_parts, play),
+            [replace(j, rules=None, a=None, b=None) for j in jobs],
+            *parts,
+            pure=False,
         )
         job_of = {f.key: j for f, j in zip(futures, jobs, strict=True)}
         pending = set(futures)
@@ -158,11 +165,9 @@ def _same(x):
     return x
 
 
-def _play_parts(job, rules, a, b):
-    """A Dask task: the job with its vectors put back (sent on their own)."""
-    from balance.runner import play_batch
-
-    return play_batch(replace(job, rules=rules, a=a, b=b))
+def _play_parts(play, job, rules, a, b):
+    """A Dask task: ``play`` the job with its vectors put back (sent on their own)."""
+    return play(replace(job, rules=rules, a=a, b=b))
 
 
 _STACK: list = [Local()]

@@ -1122,7 +1122,7 @@ def play_runs(
 
     for i in [i for i, k in left.items() if k == 0]:  # nothing left to play
         finish(i)
-    for job, batch in ex.play(jobs):
+    for job, batch in ex.play(jobs, play_batch):
         # a run's time starts when its first batch began: here, when the batch
         # before it came in (on a cluster, an upper bound on its own time)
         started.setdefault(job.tag, last)

@@ -23,7 +23,7 @@ from balance.cli.options import (
     VerdictOpt,
     plays_games,
 )
-from balance.cli.output import done, echo_json, records, table
+from balance.cli.output import done, echo_json, records, save_figure, table
 from balance.config import rule_text, with_rules
 from balance.errors import UserError
 from balance.paths import check_keys, dir_option, load_toml
@@ -80,15 +80,6 @@ def verdict_word(assessment, variant: str) -> str:
     word = "not balanced" if status == "fails" else "unclear"
     labels = sub.loc[sub["status"] == status, "label"]
     return f"{word}: {', '.join(labels)}" if len(labels) else word
-
-
-def _save_figure(fig, path: Path) -> None:
-    """Write a chart (SVG or PNG by suffix) atomically, creating its folder."""
-    from balance import charts
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with charts.chart_style():
-        charts.atomic_savefig(fig, path, format=path.suffix.lower()[1:])
 
 
 def _eq_value(prop: str, v, lo, hi, n) -> str:
@@ -687,7 +678,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             f"{title}: design metrics by {', '.join(keys)} ({variant}; "
             f"{', '.join(res['strategies'])}; seed {seed})",
         )
-        _save_figure(fig, chart)
+        save_figure(fig, chart)
         if as_json:
             echo_json(
                 {
@@ -875,6 +866,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ["key", "base", "allowed", "meaning"],
             [[r["key"], config.rule_text(r["base"]), r["allowed"], r["meaning"]] for r in rows],
             left=4,
+            keep=1,  # the key whole; its meaning wraps at spaces on a narrow terminal
         )
 
     @sub.command("strategies")
@@ -927,6 +919,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ["section", "key", "meaning"],
             [[r["section"], r["key"], r["meaning"]] for r in rows],
             left=3,
+            keep=2,  # section and key whole; the meaning wraps at spaces
         )
 
     @sub.command("sprt")

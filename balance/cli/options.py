@@ -31,7 +31,7 @@ VariantOpt = Annotated[
         "--variant",
         "-v",
         help="Rules: base, variants by name or unique prefix, paths to .toml files with a "
-        "\\[rules] table, and key=value overrides, joined by + (e.g. force+./mine.toml).",
+        "[rules] table, and key=value overrides, joined by + (e.g. force+./mine.toml).",
     ),
 ]
 RuleOpt = Annotated[

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from balance.cli.options import JsonOpt, ResultsOpt, SeedOpt, StrategiesOpt, ThreadsOpt, plays_games
-from balance.cli.output import done, echo_json, table
+from balance.cli.output import done, echo_json, save_figure, table
 from balance.errors import UserError
 from balance.registry import Game
 
@@ -91,7 +91,6 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         candidates on fresh deals: each target with its 95% CI, met or not."""
         from balance import repair as rp
         from balance import runner
-        from balance.cli.game import _save_figure
         from balance.paths import writable_file
 
         data = rp.load_plan_file(plan_file) if plan_file is not None else {}
@@ -135,7 +134,7 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
             data.get("description")
             or f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}"
         )
-        _save_figure(rp.front_chart(res, title), chart)
+        save_figure(rp.front_chart(res, title), chart)
         rp.write_page(res, page, title, command)
         what = f"repair of {plan.variant}: " + played.line()
         if as_json:
@@ -185,6 +184,7 @@ def _print(res, paths, chart, title: str) -> None:
         ["candidate", "rules", *(t.text for t in plan.targets), "meets every target"],
         rows,
         left=2,
+        keep=1,  # the candidate's name whole; its rules wrap at spaces
     )
     _, headline, lines = rp.outcome(res)
     typer.echo(" ".join([headline, *lines]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from balance.cli import bench as bench_cli
 from balance.cli import study as study_cli
@@ -21,10 +22,33 @@ from balance.errors import UserError
 from balance.registry import GAMES
 
 
+class LiteralHelp(TyperGroup):
+    """The root command: every help text under it is shown as written. Typer
+    reads help as Rich markup, which drops a bracketed word ("a variant
+    file's [rules] table" showed as "a variant file's  table"); the texts are
+    escaped here, once, for every command and option of the tree (Typer
+    builds the subcommands first, so they are all there)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from rich.markup import escape
+
+        todo: list = [self]
+        while todo:
+            cmd = todo.pop()
+            todo.extend(getattr(cmd, "commands", {}).values())
+            for obj in (cmd, *cmd.params):
+                for attr in ("help", "short_help", "epilog"):
+                    text = getattr(obj, attr, None)
+                    if isinstance(text, str) and text:
+                        setattr(obj, attr, escape(text))
+
+
 def make_app() -> typer.Typer:
     """The command line of every game registered now: a sub-app per game,
     then ``report``, ``study`` and ``bench``."""
     app = typer.Typer(
+        cls=LiteralHelp,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,

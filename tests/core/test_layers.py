@@ -174,3 +174,123 @@ def test_a_game_imports_only_its_own_strategies(layer):
             if parts[0] == "strategies" and len(parts) > 1 and parts[1] not in (game, "weights"):
                 bad.setdefault(str(f.relative_to(ROOT)), []).append(m)
     assert not bad, f"a game imports another game's strategies: {bad}"
+
+
+def _every_import(name: str, path: Path, names: set[str]) -> set[str]:
+    """The ``balance`` modules that ``name`` (at ``path``) imports anywhere in
+    its source, inside functions too (an ``if TYPE_CHECKING:`` block is never
+    run, so not counted). ``from P import m`` of a submodule ``m`` counts as
+    importing ``P.m``; a package's own parents are imported for every module
+    of it, so an import of one is no edge."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip: set[int] = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for s in node.body for n in ast.walk(s)}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(max(node.level - 1, 0)):
+                base = base.rpartition(".")[0]
+            module = node.module or ""
+            if node.level:
+                module = f"{base}.{module}" if module else base
+            for a in node.names:
+                sub = f"{module}.{a.name}"
+                out.add(sub if sub in names else module)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+    return {m for m in out if m in names and m != name and m not in parents}
+
+
+def _import_graph() -> dict[str, set[str]]:
+    files = {_module_name(f): f for f in sorted((ROOT / "balance").rglob("*.py"))}
+    return {n: _every_import(n, f, set(files)) for n, f in files.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's),
+    each sorted: every import cycle lies within one."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+@pytest.mark.slow  # parses every module of balance (about 1.4 s)
+def test_no_balance_module_imports_one_that_imports_it_back():
+    """Counting every import, those inside functions too (deferred to keep the
+    CLI quick to start, but still a dependency), no ``balance`` module reaches
+    itself again: no circle, however long. The two there were
+    (``cli.game`` ⇄ ``cli.repair`` over ``_save_figure``, now
+    ``cli.output.save_figure``; ``executor`` ⇄ ``runner`` over ``play_batch``,
+    now passed to the executor) are checked by name below."""
+    graph = _import_graph()
+    assert not _cycles(graph), f"import cycles: {_cycles(graph)}"
+    for a, b in (
+        ("balance.cli.game", "balance.cli.repair"),
+        ("balance.executor", "balance.runner"),
+    ):
+        assert a in graph and b in graph  # the check names real modules
+        assert not (b in graph[a] and a in graph[b]), f"{a} and {b} import each other"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    """The check above can fail: a circle of three, and one through a
+    function-level import, are found."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    tree = {"balance.x": {"balance.y"}, "balance.y": {"balance.x"}}
+    assert _cycles(tree) == [["balance.x", "balance.y"]]
+
+
+def test_the_import_graph_reads_function_level_and_submodule_imports(tmp_path):
+    """``_every_import`` counts an import inside a function, resolves
+    ``from P import m`` to the submodule, skips ``TYPE_CHECKING`` blocks and
+    the module's own parent packages."""
+    src = tmp_path / "m.py"
+    src.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from balance import cli\n"
+        "if TYPE_CHECKING:\n"
+        "    from balance import store\n"
+        "def f():\n"
+        "    from balance.runner import play_batch\n"
+        "    from . import game\n",
+        encoding="utf-8",
+    )
+    names = {"balance", "balance.cli", "balance.cli.m", "balance.cli.game", "balance.runner"}
+    names |= {"balance.store"}
+    assert _every_import("balance.cli.m", src, names) == {"balance.runner", "balance.cli.game"}

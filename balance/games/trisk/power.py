@@ -2428,7 +2428,9 @@ def _regression_chunk(ctx: Context, strat, first: int, count: int) -> pd.DataFra
         for k, (da, db) in decks.items()
     ]
     rows = {}
-    for job, b in executor.current().play(jobs):  # each pair is its own seed's games 0..m-1
+    for job, b in executor.current().play(
+        jobs, runner.play_batch
+    ):  # each pair is its own seed's games 0..m-1
         da, db = decks[job.tag]
         rows[job.tag] = {
             "pair": job.tag,
