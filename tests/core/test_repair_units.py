@@ -213,3 +213,26 @@ def test_rules_that_already_meet_every_target_are_not_changed(tmp_path):
     (base,) = data["verified"]
     assert all(c["status"] == "met" and c["hi"] <= 0.9 for c in base["targets"][:1])
     assert math.isfinite(base["targets"][0]["lo"])
+
+
+@pytest.mark.slow
+def test_a_study_page_rebuilt_from_the_store_says_no_change_too(tmp_path):
+    """The study rebuilds a repair's page from the store alone (``store_only``):
+    rules that needed no change need no study database there."""
+    plan = repair.make_plan(
+        "tosk",
+        "base",
+        ["draws<=0.9"],
+        ["start_hp=19..21"],
+        "balanced,turtle",
+        trials=3,
+        games=20,
+        verify_games=200,
+    )
+    with pytest.raises(UserError, match="no stored repair of tosk"):
+        repair.repair(plan, results=tmp_path / "empty", progress=False, store_only=True)
+    first = repair.repair(plan, results=tmp_path, progress=False)
+    again = repair.repair(plan, results=tmp_path, progress=False, store_only=True)
+    assert not first.searched and not again.searched and again.trials.empty
+    assert repair.outcome(again) == repair.outcome(first)
+    assert repair.outcome(first)[0] == "no-change"
