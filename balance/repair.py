@@ -1532,7 +1532,10 @@ def page_context(res: RepairResult, title: str, command: str, chart_svg: str) ->
         "lines": lines,
         "lede": f"The smallest change of {plan.variant} that meets every target, searched "
         f"over {len(plan.moves)} key{'s' if len(plan.moves) != 1 else ''} "
-        f"({space_size(plan):,} candidates) and verified on fresh deals.",
+        f"({space_size(plan):,} candidates) and verified on fresh deals."
+        if res.searched
+        else f"The unchanged rules of {plan.variant}, verified on fresh deals before any "
+        "search: they fail no target, so no change was searched for.",
         "targets": [t.text for t in plan.targets],
         "moves": [
             f"{m.key} ∈ {{{', '.join(config.rule_text(v) for v in m.values)}}} "
