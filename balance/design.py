@@ -56,8 +56,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = ROOT / "configs" / "verdict.toml"
 FILE_NAME = "verdict.toml"
 
-# key -> kind: "rate" (a fraction 0..1), "rounds" (a whole number >= 1),
-# "count" (a whole number >= 1), "names" (a list of strategy names)
+# key -> kind (its unit): "rate" (a share 0..1, written 0.05 or "5%"), "rounds"
+# (a whole number >= 1), "count" (a whole number >= 1), "names" (a list of
+# strategy names)
 KEYS = {
     "seat_share_min": "rate",
     "seat_share_max": "rate",
@@ -128,8 +129,29 @@ def _check_value(shown: str, key: str, value):
                 f"{shown}: key '{key}' must be a whole number of at least 1, got {value!r}"
             )
         return int(value)
+    # a share: 0.53, or the string "53%" (TOML has no percent literal); a
+    # plain number above 1 is a percent missing its sign, refused as one
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            pct = float(value.strip()[:-1])
+        except ValueError:
+            pct = math.nan
+        if not (math.isfinite(pct) and 0.0 <= pct <= 100.0):
+            raise UserError(
+                f"{shown}: key '{key}' must be a share between 0 and 1 (0.05, or \"5%\"), "
+                f"got {value!r}"
+            )
+        return pct / 100
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UserError(f"{shown}: key '{key}' must be a number between 0 and 1, got {value!r}")
+        raise UserError(
+            f"{shown}: key '{key}' must be a number between 0 and 1 (or a percent "
+            f'string like "5%"), got {value!r}'
+        )
+    if math.isfinite(value) and 1.0 < value <= 100.0:
+        raise UserError(
+            f"{shown}: key '{key}' = {value!r} looks like a percent: write {value / 100:g} "
+            f'or "{value:g}%" ({key} is a share, 0 to 1)'
+        )
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise UserError(
             f"{shown}: key '{key}' must be a share between 0 and 1 (e.g. 0.05 for 5%), "

@@ -107,6 +107,20 @@ METRICS = {
         "share of decided games won by the side that trailed",
     ),
 }
+#: Every unit a metric may declare (:data:`METRICS`, a game's
+#: :class:`GameMetric`): what one value of it is. A target on a unit of
+#: :data:`PERCENT_UNITS` may be written as a percent ("65%" is 0.65), and a
+#: plain number above 1 there is refused as a percent written without its
+#: sign ("65": write 0.65 or 65%); on any other unit "%" is refused.
+UNITS = {
+    "share": "a share, 0 to 1",
+    "score points": "a difference of two scores, -1 to 1",
+    "points": "points of a share, 0 to 100",
+    "rounds": "rounds per game",
+    "per game": "a count per game",
+    "strategies": "a number of strategies",
+}
+PERCENT_UNITS = ("share", "score points")
 MET, NOT_MET, UNCLEAR = "met", "not met", "unclear"
 MAX_TRIALS = 10_000
 # part of every study's identity: raised when what a trial records changes
@@ -266,20 +280,38 @@ class Target:
 _TARGET = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|=)\s*(.+?)\s*$")
 
 
-def _number(text: str, where: str) -> float:
-    t = text.strip().rstrip("%")
+def _number(text: str, where: str, metric: str = "", unit: str = "share") -> float:
+    """A number of a target in its metric's unit (:data:`UNITS`): ``65%`` is
+    0.65 on a unit of :data:`PERCENT_UNITS`, and a plain number beyond ±1
+    there is refused as a percent missing its sign; ``%`` on any other unit
+    is refused."""
+    written = text.strip()
+    percent = written.endswith("%")
+    t = written[:-1].strip() if percent else written
     try:
         v = float(t)
     except ValueError:
         raise UserError(f"{where}: '{text}' is not a number") from None
     if not math.isfinite(v):
         raise UserError(f"{where}: '{text}' is not a finite number")
-    return v / 100 if text.strip().endswith("%") else v
+    what = UNITS.get(unit, unit)
+    if percent and unit not in PERCENT_UNITS:
+        raise UserError(
+            f"{where}: '%' is only for shares; {metric} is in {unit} ({what}): write {t}"
+        )
+    if percent:
+        return v / 100
+    if unit in PERCENT_UNITS and abs(v) > 1:
+        raise UserError(
+            f"{where}: {t} looks like a percent: write {v / 100:g} or {t}% ({metric} is {what})"
+        )
+    return v
 
 
 def parse_target(text: str, metrics: dict | None = None) -> Target:
     """``metric <= v``, ``metric >= v``, ``metric = c ± t`` (or ``c +- t``) or
-    ``metric = lo..hi``; a share may be written ``2%``. ``metrics`` is the
+    ``metric = lo..hi``; a share may be written ``2%``, and a share written
+    above 1 is refused as a percent missing its sign (:func:`_number`). ``metrics`` is the
     game's table (:func:`metric_table`; default the core's). A mistake is one line."""
     metrics = METRICS if metrics is None else metrics
     where = f"--target '{text}'"
@@ -292,24 +324,28 @@ def parse_target(text: str, metrics: dict | None = None) -> Target:
     metric, op, rest = m.groups()
     if metric not in metrics:
         raise UserError(f"{where}: unknown metric '{metric}'; metrics: {', '.join(metrics)}")
+    scale, unit = metrics[metric][3], metrics[metric][4]
+
+    def number(x: str) -> float:
+        return _number(x, where, metric, unit)
+
     if op == "<=":
-        lo, hi = None, _number(rest, where)
+        lo, hi = None, number(rest)
     elif op == ">=":
-        lo, hi = _number(rest, where), None
+        lo, hi = number(rest), None
     elif ".." in rest:
         a, _, b = rest.partition("..")
-        lo, hi = _number(a, where), _number(b, where)
+        lo, hi = number(a), number(b)
     else:
         parts = re.split(r"±|\+-|\+/-", rest)
         if len(parts) != 2:
             raise UserError(f"{where}: '=' takes C±T or LO..HI (e.g. rounds = 12 ± 2)")
-        c, t = _number(parts[0], where), _number(parts[1], where)
+        c, t = number(parts[0]), number(parts[1])
         if t < 0:
             raise UserError(f"{where}: the tolerance must be ≥ 0")
         lo, hi = c - t, c + t
     if lo is not None and hi is not None and lo > hi:
         raise UserError(f"{where}: the lower bound is above the upper one")
-    scale, unit = metrics[metric][3], metrics[metric][4]
     return Target(metric, lo, hi, " ".join(str(text).split()), scale, unit)
 
 
@@ -828,6 +864,9 @@ class RepairResult:
     evaluated: int  # trials played now (the rest continued from the study)
     fresh_seed: int
     verify_keys: list = field(default_factory=list)  # the runs of the verification
+    # False: the unchanged rules, verified first, showed no target not met, so
+    # nothing was searched (:func:`unchanged_enough`); ``verified`` holds them alone
+    searched: bool = True
 
     @property
     def best(self) -> dict | None:
@@ -875,14 +914,42 @@ def repair(
 
     name, db = _study_paths(plan, results)
     plan.work = (db.parent / "sets").resolve()
-    if store_only and not db.is_file():
-        raise UserError(
-            f"no stored repair of {plan.game} for this plan ({db}); run `balance study` again"
-        )
-    db.parent.mkdir(parents=True, exist_ok=True)
     search = Measuring(
         plan.game, plan.strategies, plan.games, plan.seed, threads, batch_size, results
     )
+    fresh = tune.fresh_seed(plan.seed)
+    checking = replace(
+        search, games=plan.verify_games, seed=fresh, progress=progress, store_only=store_only
+    )
+    # The unchanged rules are verified first: if they show no target not met,
+    # no change is searched for (nor proposed). This is the verification's own
+    # measurement of them (same spec, fresh seed, games), so when the search
+    # goes on, the verification at the end reads these runs back from the store.
+    missing = f"no stored repair of {plan.game} for this plan ({db}); run `balance study` again"
+    try:
+        unchanged, base_keys = verify(plan, pd.DataFrame(), checking)
+    except UserError:
+        if store_only and not db.is_file():
+            raise UserError(missing) from None
+        raise
+    if unchanged_enough(unchanged[0]):
+        if not store_only:
+            experiments.record(results, plan.game, "repair", plan_record(plan), base_keys)
+        return RepairResult(
+            plan,
+            pd.DataFrame(),
+            pd.DataFrame(),
+            unchanged,
+            db,
+            0.0,
+            0,
+            fresh,
+            base_keys,
+            searched=False,
+        )
+    if store_only and not db.is_file():
+        raise UserError(missing)
+    db.parent.mkdir(parents=True, exist_ok=True)
     with _locked(db, shared=store_only), warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         for attempt in (1, 2):
@@ -914,14 +981,42 @@ def repair(
                 _close(storage)
     trials = trials_table(plan, records)
     front = pareto(trials)
-    fresh = tune.fresh_seed(plan.seed)
-    checking = replace(
-        search, games=plan.verify_games, seed=fresh, progress=progress, store_only=store_only
-    )
     verified, keys = verify(plan, finalists(trials, front, plan.top), checking)
     if not store_only:
         experiments.record(results, plan.game, "repair", plan_record(plan), keys)
     return RepairResult(plan, trials, front, verified, db, search_s, evaluated, fresh, keys)
+
+
+def unchanged_enough(unchanged: dict) -> bool:
+    """Whether the verified unchanged rules (:func:`verify`'s first entry)
+    show no target not met: every target met (no change needed), or some
+    not shown either way and none shown not met (more games, not a change,
+    settle it). Then :func:`repair` searches nothing."""
+    return all(c["status"] != NOT_MET for c in unchanged["targets"])
+
+
+def games_to_settle(c: dict, games: int) -> int | None:
+    """About how many games per strategy pair would settle an unclear target
+    (a verified check ``c`` played at ``games`` a pair): the interval's
+    half-width toward the bound it straddles shrinks as 1/√games, so it stops
+    straddling once ``games × (half-width / distance to the bound)²`` games
+    are played, if the value stays where it is. None when the value sits on
+    the bound (no number of games settles it) or has no interval."""
+    v, lo, hi = c["value"], c["lo"], c["hi"]
+    if not all(math.isfinite(x) for x in (v, lo, hi)):
+        return None
+    bounds = [b for b in (c.get("target_lo"), c.get("target_hi")) if b is not None]
+    straddled = [b for b in bounds if lo < b < hi] or bounds
+    if not straddled:
+        return None
+    b = min(straddled, key=lambda b: abs(v - b))
+    d = abs(v - b)
+    w = (hi - v) if b > v else (v - lo)
+    if d <= 0 or w <= 0:
+        return None
+    need = games * (w / d) ** 2
+    step = 10 ** max(2, int(math.floor(math.log10(need))) - 1)  # two figures, rounded up
+    return int(math.ceil(need / step - 1e-9) * step)  # (1e-9: the figures' rounding)
 
 
 def _search(plan: Plan, study, first: list, stored: list, search: Measuring, progress: bool):
@@ -1144,6 +1239,8 @@ def verify(plan: Plan, picks_df: pd.DataFrame, how: Measuring) -> tuple[list, li
                     "hi": hi,
                     "status": t.status(v, lo, hi),
                     "violation": t.violation(v),
+                    "target_lo": t.lo,
+                    "target_hi": t.hi,
                 }
             )
         out.append(
@@ -1310,6 +1407,8 @@ def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None)
             "front": res.front.to_dict(orient="records"),
             "verified": [{k: v for k, v in c.items() if k != "rules"} for c in res.verified],
             "fresh_seed": res.fresh_seed,
+            "searched": res.searched,
+            "outcome": outcome(res)[0],
             "best": None if res.best is None else res.best["spec"],
             "space": space_size(res.plan),
             "none_meets": none_meets(res),
@@ -1325,8 +1424,44 @@ def result_json(res: RepairResult, paths: list[Path], chart: Path | None = None)
 def outcome(res: RepairResult) -> tuple[str, str, list[str]]:
     """The result in words: (status, headline, more lines); status is
     ``holds`` (a verified candidate meets every target), ``does-not-hold``
-    (no candidate of the space does, shown) or ``undecided``."""
+    (no candidate of the space does, shown), ``undecided``, or, when nothing
+    was searched (:func:`unchanged_enough`), ``no-change`` (the unchanged
+    rules meet every target, shown) or ``unchanged-unclear`` (they fail no
+    target, shown, but some are not shown either way)."""
     plan = res.plan
+    if not res.searched:
+        base = res.verified[0]
+        where = (
+            f"on fresh deals (seed {res.fresh_seed}, {plan.verify_games:,} games per "
+            f"strategy pair, {base['games']:,} games)"
+        )
+        figures = [f"{c['target']}: {fmt_check(c)} ({c['status']})" for c in base["targets"]]
+        if base["meets_all"]:
+            return (
+                "no-change",
+                "No change needed: the unchanged rules meet every target "
+                f"{where}; no change is proposed and nothing was searched.",
+                figures,
+            )
+        more = []
+        for c in base["targets"]:
+            if c["status"] != UNCLEAR:
+                continue
+            n = games_to_settle(c, plan.verify_games)
+            more.append(
+                f"{c['target']}: about --verify-games {n:,} would settle it, if its value "
+                "stays where it is"
+                if n is not None
+                else f"{c['target']}: its value sits on the bound; no number of games settles it"
+            )
+        return (
+            "unchanged-unclear",
+            "Not shown whether a change is needed: the unchanged rules fail no target "
+            f"{where}, but {len(more)} of the {len(base['targets'])} target"
+            f"{'s' if len(base['targets']) != 1 else ''} {'is' if len(more) == 1 else 'are'} "
+            "unclear (not shown either way); no change is proposed and nothing was searched.",
+            figures + more,
+        )
     best = res.best
     if best is not None:
         moved = ", ".join(
@@ -1397,7 +1532,10 @@ def page_context(res: RepairResult, title: str, command: str, chart_svg: str) ->
         "lines": lines,
         "lede": f"The smallest change of {plan.variant} that meets every target, searched "
         f"over {len(plan.moves)} key{'s' if len(plan.moves) != 1 else ''} "
-        f"({space_size(plan):,} candidates) and verified on fresh deals.",
+        f"({space_size(plan):,} candidates) and verified on fresh deals."
+        if res.searched
+        else f"The unchanged rules of {plan.variant}, verified on fresh deals before any "
+        "search: they fail no target, so no change was searched for.",
         "targets": [t.text for t in plan.targets],
         "moves": [
             f"{m.key} ∈ {{{', '.join(config.rule_text(v) for v in m.values)}}} "
@@ -1418,10 +1556,11 @@ def page_context(res: RepairResult, title: str, command: str, chart_svg: str) ->
         "verified_rows": vrows,
         "front_cols": [*keys, "violation", "change size", *(t.metric for t in plan.targets)],
         "front_rows": frows,
+        "searched": res.searched,
         "search_note": f"{n:,} candidates played with {plan.games:,} games per match on seed "
         f"{plan.seed} (common random numbers), {res.evaluated:,} of them now, in "
         f"{res.search_s:.1f} s. Grey: every candidate; line: the Pareto front.",
-        "chart": trusted_svg(f"{plan.game}-repair", chart_svg),
+        "chart": trusted_svg(f"{plan.game}-repair", chart_svg) if chart_svg else "",
         "manifest": [
             ("Command", command),
             ("Plan", json.dumps(plan_record(plan), sort_keys=True)),
@@ -1447,5 +1586,9 @@ def write_page(res: RepairResult, path: Path, title: str, command: str) -> Path:
     from balance import charts
     from balance.report import write_html
 
-    svg = charts.save(front_chart(res, title), Path(f"{res.plan.game}-repair"), write=False)
+    svg = (
+        charts.save(front_chart(res, title), Path(f"{res.plan.game}-repair"), write=False)
+        if res.searched
+        else ""  # nothing was searched: no front to draw
+    )
     return write_html(Path(path), render_page(res, title, command, svg))

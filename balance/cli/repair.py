@@ -129,12 +129,16 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         with runner.tally() as played:
             res = rp.repair(plan, results=results, threads=threads)
         command = runner.command_line()
-        paths = rp.write_variants(res, out, command)
+        # nothing searched (the unchanged rules fail no target): no variant, no chart
+        paths = rp.write_variants(res, out, command) if res.searched else []
         title = str(
             data.get("description")
             or f"{home.title} repair of {plan.variant}: {', '.join(t.text for t in plan.targets)}"
         )
-        save_figure(rp.front_chart(res, title), chart)
+        if res.searched:
+            save_figure(rp.front_chart(res, title), chart)
+        else:
+            chart = None
         rp.write_page(res, page, title, command)
         what = f"repair of {plan.variant}: " + played.line()
         if as_json:
@@ -152,21 +156,23 @@ def _print(res, paths, chart, title: str) -> None:
 
     plan = res.plan
     keys = [m.key for m in plan.moves]
-    table(
-        f"{title} repair of {plan.variant}: the Pareto front of {len(res.trials)} candidates "
-        f"({plan.games:,} games per strategy pair on seed {plan.seed}; these figures only rank)",
-        [*keys, "violation", "change size", *(t.metric for t in plan.targets)],
-        [
+    if res.searched:
+        table(
+            f"{title} repair of {plan.variant}: the Pareto front of {len(res.trials)} candidates "
+            f"({plan.games:,} games per strategy pair on seed {plan.seed}; these figures only "
+            "rank)",
+            [*keys, "violation", "change size", *(t.metric for t in plan.targets)],
             [
-                *(config.rule_text(r[k]) for k in keys),
-                f"{r['violation']:.2f}",
-                f"{r['size']:.2f}",
-                *(rp.fmt_value(t, r[t.metric]) for t in plan.targets),
-            ]
-            for r in res.front.to_dict(orient="records")
-        ],
-        left=len(keys),
-    )
+                [
+                    *(config.rule_text(r[k]) for k in keys),
+                    f"{r['violation']:.2f}",
+                    f"{r['size']:.2f}",
+                    *(rp.fmt_value(t, r[t.metric]) for t in plan.targets),
+                ]
+                for r in res.front.to_dict(orient="records")
+            ],
+            left=len(keys),
+        )
     rows = []
     for k, cand in enumerate(res.verified):
         name = "unchanged" if k == 0 else f"#{k}"
@@ -188,6 +194,9 @@ def _print(res, paths, chart, title: str) -> None:
     )
     _, headline, lines = rp.outcome(res)
     typer.echo(" ".join([headline, *lines]))
+    if not res.searched:
+        typer.echo("no variant written: no change is proposed")
+        return
     typer.echo(
         f"search: {len(res.trials)} trials, {res.evaluated} played now in "
         f"{fmt.fmt_seconds(res.search_s)}; study {res.db} (resumes with the same command)"

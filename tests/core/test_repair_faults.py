@@ -40,7 +40,10 @@ ONE_STRATEGY = [
     "--verify-games",
     20,
 ]
-# the survey's resume command, at a smaller budget (6 trials, 200 games a match)
+# the survey's resume command, at a smaller budget (6 trials, 200 games a match);
+# rounds 20 ± 6, not the survey's ± 8: in this field the unchanged rules play
+# about 12 rounds, on the survey's bound, and rules that fail no target, shown,
+# are not searched (issue 45)
 RESUMED = [
     "tosk",
     "repair",
@@ -49,7 +52,7 @@ RESUMED = [
     "--target",
     "draws<=0.02",
     "--target",
-    "rounds=20±8",
+    "rounds=20±6",
     "--move",
     "capacity=13..16",
     "--move",
@@ -92,18 +95,18 @@ def test_a_one_strategy_field_is_refused_before_the_study_exists(tmp_path):
 def test_an_impossible_target_is_refused_before_the_search(tmp_path):
     args = [*ONE_STRATEGY[:-6], "--trials", 2, "--games", 20, "--verify-games", 20]
     args[3] = "balanced,aggressor"
-    args[5] = "draws>=2"
+    args[5] = "draws<=-0.1"
     p = cli(args, tmp_path)
     assert p.returncode == 2, p.stderr
     assert len(_lines(p.stderr)) == 1, p.stderr
-    assert "no rules can meet it" in p.stderr and "draws>=2" in p.stderr
+    assert "no rules can meet it" in p.stderr and "draws<=-0.1" in p.stderr
     assert _nothing_written(tmp_path)
 
 
 @pytest.mark.parametrize(
     "target, feasible",
     [
-        ("draws>=2", False),  # a share is at most 1
+        ("draws>=-0.5", True),  # (a share above 1 is refused as a percent first)
         ("draws<=-0.1", False),
         ("draws>=100%", True),  # exactly 1 can be met
         ("draws<=0", True),
@@ -112,7 +115,8 @@ def test_an_impossible_target_is_refused_before_the_search(tmp_path):
         ("rounds>=500", True),  # no upper bound known
         ("nash_support>=3", False),  # a field of two strategies
         ("nash_support=1..2", True),
-        ("max_strategy_score=1.2..1.5", False),
+        ("max_strategy_score=100%..100%", True),
+        ("min_strategy_score<=-1%", False),
     ],
 )
 def test_a_target_no_value_can_meet_is_infeasible(target, feasible):
@@ -313,7 +317,7 @@ def test_a_second_repair_on_the_command_line_is_one_line(tmp_path):
         "tosk",
         {
             "variant": "potent-healing",
-            "targets": ["draws<=0.02", "rounds=20±8"],
+            "targets": ["draws<=0.02", "rounds=20±6"],
             "moves": ["capacity=13..16", "heal_cards=1..3"],
             "strategies": "balanced,aggressor",
             "trials": 6,

@@ -213,7 +213,9 @@ def test_thresholds_defaults_game_and_user_file(tmp_path):
     [
         ("draw_rate = 0.1\n", "unknown key 'draw_rate'"),
         ("draw_rate_max = 'low'\n", "'draw_rate_max' must be a number"),
-        ("draw_rate_max = 1.5\n", "must be a share between 0 and 1"),
+        ("draw_rate_max = 1.5\n", '1.5 looks like a percent: write 0.015 or "1.5%"'),
+        ("draw_rate_max = 150\n", "must be a share between 0 and 1"),
+        ("draw_rate_max = -0.1\n", "must be a share between 0 and 1"),
         ("rounds_min = 2.5\n", "'rounds_min' must be a whole number"),
         ("baselines = 'random'\n", "'baselines' must be a list of strategy names"),
         ("seat_share_min = 0.6\nseat_share_max = 0.4\n", "seat_share_min (0.6) is above"),
