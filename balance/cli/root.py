@@ -44,6 +44,14 @@ class LiteralHelp(TyperGroup):
                         setattr(obj, attr, escape(text))
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from balance import __version__
+
+        typer.echo(f"balance {__version__}")
+        raise typer.Exit()
+
+
 def make_app() -> typer.Typer:
     """The command line of every game registered now: a sub-app per game,
     then ``report``, ``study`` and ``bench``."""
@@ -54,6 +62,19 @@ def make_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         help="Monte Carlo balance analysis for tabletop card games.",
     )
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(
+            False,
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print the toolkit's version and exit.",
+        ),
+    ) -> None:
+        """Monte Carlo balance analysis for tabletop card games."""
+
     bench_app = typer.Typer(
         help="Speed and memory benchmarks. Without a command: every engine's games/s and "
         "rounds/s at 1 and 2 threads (--against REV: as ratios to an older revision timed "
