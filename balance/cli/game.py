@@ -52,9 +52,10 @@ def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
 CLI_KEYS = ("strategy", "strategies", "variants", "bench")
 
 
-def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict) -> None:
+def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict):
     """The balance verdict of each ruleset (``balance.design``), in plain words,
-    and a warning line for each pairing with more than 5% round-cap draws."""
+    and a warning line for each pairing with more than 5% round-cap draws.
+    Returns the assessment (:func:`balance.design.assess`)."""
     from balance import design
 
     a = design.assess(runs, vnames, snames, thresholds, tables=t)
@@ -67,6 +68,77 @@ def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: d
             typer.echo(f"  {line}")
     for line in design.cap_warnings(runs, thresholds["round_cap_max"]):
         typer.echo(line)
+    return a
+
+
+_PCT_PROPS = ("seat_fairness", "draws", "round_cap", "dominance")
+
+
+def _sc_value(prop: str, v, lo, hi, n) -> str:
+    """A property's value under the scripted field, with its 95% interval and n."""
+    from balance import fmt
+
+    nn = f" {fmt.fmt_n(n)}" if n is not None else ""
+    if prop in _PCT_PROPS:
+        return fmt.fmt_pct_ci(v, lo, hi) + nn
+    if prop == "diversity":
+        return f"{fmt.fmt_num(v, 0)} [{fmt.fmt_num(lo, 0)}, {fmt.fmt_num(hi, 0)}]{nn}"
+    return f"{fmt.fmt_num(v, 2)} [{fmt.fmt_num(lo, 2)}, {fmt.fmt_num(hi, 2)}]{nn}"
+
+
+def _sc_cell(row: dict, side: str) -> str:
+    text = _sc_value(
+        row["property"],
+        row[side],
+        row.get(f"{side}_lo"),
+        row.get(f"{side}_hi"),
+        row.get(f"{side}_n"),
+    )
+    st = row.get(f"{side}_status")
+    return f"{text} ({st})" if st else text
+
+
+def _sc_diff(row: dict) -> str:
+    from balance import fmt
+
+    prop, d, lo, hi = row["property"], row["diff"], row["diff_lo"], row["diff_hi"]
+
+    def signed(x) -> str:
+        return fmt.MISSING if fmt._missing(x) else f"{float(x):+.2f}"
+
+    text = (
+        fmt.fmt_pp_ci(d, lo, hi)
+        if prop in _PCT_PROPS
+        else f"{signed(d)} [{signed(lo)}, {signed(hi)}]"
+    )
+    if row.get("paired"):
+        return f"{text} paired, {fmt.fmt_n(row.get('diff_n'), 'deals')}"
+    if row.get("interval") == "ranges":
+        return f"{text} from the ranges"
+    return text
+
+
+def print_versus_scripted(comparisons: list[dict]) -> None:
+    """Each ruleset against base under the scripted field, per property of the
+    verdict, then one line per ruleset (:func:`balance.design.versus_base_scripted`)."""
+    for c in comparisons:
+        table(
+            f"{c['rules']} vs {c['base']} under the scripted field (difference's 95% CI: "
+            "paired by deal where marked, else from the two intervals)",
+            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
+            [
+                [
+                    r["label"],
+                    _sc_cell(r, "base"),
+                    _sc_cell(r, "value"),
+                    _sc_diff(r),
+                    _eq_target(r["property"], r["target"]),
+                    r["verdict"],
+                ]
+                for r in c["rows"]
+            ],
+        )
+        typer.echo(c["line"])
 
 
 def verdict_word(assessment, variant: str) -> str:
@@ -132,7 +204,7 @@ def _eq_target(prop: str, target) -> str:
     if target is None:
         return "shown, not judged"
     lo, hi = target
-    pct = prop in ("seat_fairness", "draws", "round_cap")
+    pct = prop in _PCT_PROPS
 
     def f(x):
         return f"{100 * x:g}%" if pct else f"{x:g}"
@@ -510,7 +582,11 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ch.all_charts(t, charts, matrix_variants=vnames)
         if as_json:
             out = {k: records(v) for k, v in t.items() if k != "rounds"}
-            out["verdict"] = records(design.assess(runs, vnames, snames, thresholds, tables=t))
+            a = design.assess(runs, vnames, snames, thresholds, tables=t)
+            out["verdict"] = records(a)
+            out["versus_base"] = design.versus_base_scripted(
+                runs, vnames, snames, thresholds, assessment=a, tables=t
+            )
             out["round_cap_warnings"] = design.cap_warnings(runs, thresholds["round_cap_max"])
             echo_json(out)
             done(what, True)
@@ -602,7 +678,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     for r in d.itertuples()
                 ],
             )
-        print_verdicts(game, runs, vnames, snames, t, thresholds)
+        a = print_verdicts(game, runs, vnames, snames, t, thresholds)
+        print_versus_scripted(
+            design.versus_base_scripted(runs, vnames, snames, thresholds, assessment=a, tables=t)
+        )
         if charts is not None:
             typer.echo(f"charts: {charts}")
         done(what)
