@@ -813,7 +813,7 @@ def versus_base_scripted(
                 how = "ranges"
             r = versus.versus_base(prop, fb, fo, target, diff=diff)
             r.update(label=LABELS[prop], paired=how == "paired", interval=how)
-            if diff is not None:
+            if how == "paired":
                 r["diff_n"] = diff_n
             if prop == "dominance":
                 r["strategy"] = [best_base, best]
