@@ -721,6 +721,7 @@ def versus_base_scripted(
     thresholds: dict,
     assessment: pd.DataFrame | None = None,
     tables: dict | None = None,
+    base: str | None = None,
 ) -> list[dict]:
     """Each ruleset against base under the scripted field, property by property
     of the verdict (:func:`assess`), by :func:`balance.versus.versus_base`.
@@ -738,7 +739,8 @@ def versus_base_scripted(
     when the ranges are apart.
 
     Returns ``[{"rules", "base", "rows", "line"}...]``, one per ruleset other
-    than base (:func:`balance.analysis.base_index`), ``rows`` as
+    than ``base`` (by default :func:`balance.analysis.base_index`; a sweep
+    names the point with the unchanged rules), ``rows`` as
     :func:`balance.versus.versus_base` gives them plus ``label``, ``paired``,
     ``interval`` (``"paired"``, ``"independent"`` or ``"ranges"``) and ``strategy`` (the best script under base and under the ruleset)."""
     from balance import tables as tmod
@@ -750,7 +752,10 @@ def versus_base_scripted(
     names = [v for v in variants if (a["variant"] == v).any()]
     if len(names) < 2:
         return []
-    base = names[base_index(names)]
+    if base is None:
+        base = names[base_index(names)]
+    elif base not in names:
+        return []
     field = field_strategies(runs, strategies, th)
     targets = {
         "seat_fairness": (th["seat_share_min"], th["seat_share_max"]),

@@ -720,7 +720,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         and show every design metric against the value with its 95% CI: seat
         advantage, strategy spread and Nash support, game length, draws and
         round-cap share, lead changes and comebacks."""
-        from balance import design, fmt, runner
+        from balance import config, design, fmt, runner
         from balance import sweep as sw
         from balance.paths import writable_file
 
@@ -752,6 +752,29 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             res["runs"], res["variants"], res["strategies"], thresholds, tables=res["tables"]
         )
         df["verdict"] = [verdict_word(verdict, v) for v in res["variants"]]
+        # each point against the unchanged rules, when the grid holds them
+        unchanged = config.resolve_variant(game, variant).rules
+        ref = next(
+            (
+                v
+                for v, spec in zip(res["variants"], res["specs"], strict=True)
+                if config.resolve_variant(game, spec).rules == unchanged
+            ),
+            None,
+        )
+        versus_ref = (
+            design.versus_base_scripted(
+                res["runs"],
+                res["variants"],
+                res["strategies"],
+                thresholds,
+                assessment=verdict,
+                tables=res["tables"],
+                base=ref,
+            )
+            if ref is not None
+            else []
+        )
         fig = sw.sweep_chart(
             res,
             f"{title}: design metrics by {', '.join(keys)} ({variant}; "
@@ -768,6 +791,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                         res["runs"], thresholds["round_cap_max"]
                     ),
                     "chart": str(chart),
+                    "versus_unchanged": versus_ref,
                 }
             )
             done(what, True)
@@ -818,6 +842,14 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             typer.echo(f"Balance verdict for {design.overall(verdict, v)[1]}")
         for line in design.cap_warnings(res["runs"], thresholds["round_cap_max"]):
             typer.echo(line)
+        if ref is None:
+            typer.echo(
+                f"each point against the unchanged rules ({variant}): not shown, as they are not "
+                "a point of this sweep; include their values ("
+                + ", ".join(f"{k}={rule_text(unchanged.get(k))}" for k in keys)
+                + ") in the range to see it"
+            )
+        print_versus_scripted(versus_ref)
         typer.echo(f"chart: {chart}")
         done(what)
 
