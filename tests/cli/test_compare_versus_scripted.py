@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from balance import design, versus
+from balance import config, design, versus
 
 PROPS = ("seat_fairness", "dominance", "diversity", "length", "draws", "round_cap")
 
@@ -111,3 +111,26 @@ def test_one_ruleset_has_nothing_to_compare():
     th = design.load_thresholds("tosk")
     a = _assessment({"base": (1, 1, 3)})
     assert design.versus_base_scripted({}, ["base"], [], th, assessment=a) == []
+
+
+@pytest.mark.slow
+def test_a_sweep_answers_against_the_point_with_the_unchanged_rules(tmp_path, monkeypatch):
+    # Potent Healing (Tosk T9: "discard up to 2 cards to restore 2 HP each") keeps
+    # base's hand capacity; the sweep holds that point, so every other point is
+    # compared with it
+    monkeypatch.chdir(tmp_path)
+    base_cap = config.resolve_variant("tosk", "potent-healing").rules["capacity"]
+    args = ["tosk", "sweep", "--variant", "potent-healing", "--strategies", "balanced,turtle"]
+    args += ["-n", "60", "--results", str(tmp_path / "results"), "--chart", str(tmp_path / "s.svg")]
+    res = _invoke([*args, "--rule", f"capacity={base_cap},{base_cap + 2}", "--json"])
+    assert res.exit_code == 0, res.output
+    (c,) = json.loads(res.stdout)["versus_unchanged"]
+    assert c["base"] == f"potent-healing+capacity={base_cap}"
+    assert c["rules"] == f"potent-healing+capacity={base_cap + 2}"
+    assert [r["property"] for r in c["rows"]] == list(PROPS)
+    assert all(math.isfinite(r["diff_lo"]) and math.isfinite(r["diff_hi"]) for r in c["rows"])
+    # without the unchanged value, one line says so and which value to include
+    res = _invoke([*args, "--rule", f"capacity={base_cap + 1},{base_cap + 2}"])
+    assert res.exit_code == 0, res.output
+    assert f"include their values (capacity={base_cap})" in res.output
+    assert "under the scripted field" not in res.output
