@@ -509,7 +509,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         as_json: JsonOpt = False,
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
-        luck vs skill, and each variant's paired difference from base (Holm).
+        luck vs skill, each variant's paired difference from base (Holm), the
+        balance verdict, and each ruleset against base per property with its 95%
+        interval and "closer to target / further / no change shown".
         With --field equilibrium: each ruleset's own equilibrium, and each property
         against base's with its 95% interval and "closer to target / further / no
         change shown"."""
@@ -719,7 +721,8 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         """Play the field at each value of one or more rules, on the same deals,
         and show every design metric against the value with its 95% CI: seat
         advantage, strategy spread and Nash support, game length, draws and
-        round-cap share, lead changes and comebacks."""
+        round-cap share, lead changes and comebacks; when a point holds the unchanged
+        rules, every other point against it per property of the verdict."""
         from balance import config, design, fmt, runner
         from balance import sweep as sw
         from balance.paths import writable_file
