@@ -736,7 +736,8 @@ def versus_base_scripted(
     SE is the larger, conservative one. Diversity (a count of strategies with
     bootstrap bounds) takes the interval of every difference the two ranges
     allow, ``[lo_other − hi_base, hi_other − lo_base]``: a change is shown only
-    when the ranges are apart.
+    when the ranges are apart (it covers whenever both ranges do: at least
+    90% by the union bound).
 
     Returns ``[{"rules", "base", "rows", "line"}...]``, one per ruleset other
     than ``base`` (by default :func:`balance.analysis.base_index`; a sweep
