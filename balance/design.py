@@ -694,3 +694,142 @@ def equilibrium_rows(summary: dict, thresholds: dict) -> pd.DataFrame:
             )
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def field_strategies(runs: dict, strategies: list[str], thresholds: dict) -> list[str]:
+    """The scripted field the verdict judges (:func:`assess`): the strategies
+    played, less the baselines (``random``), unless fewer than two remain."""
+    played = [s for s in strategies if any(s in (a, b) for (_, a, b) in runs)]
+    field = [s for s in played if not _is_baseline(s, thresholds["baselines"])]
+    return field if len(field) >= 2 else played
+
+
+def _best_script(runs: dict, variant: str, field: list[str]) -> str | None:
+    from balance import tables as tmod
+
+    sub = {k: r for k, r in runs.items() if k[0] == variant and k[1] in field and k[2] in field}
+    st = tmod.strategy_table(sub, [variant], field)
+    if not len(st):
+        return None
+    return str(st.sort_values("score", ascending=False).iloc[0]["strategy"])
+
+
+def versus_base_scripted(
+    runs: dict,
+    variants: list[str],
+    strategies: list[str],
+    thresholds: dict,
+    assessment: pd.DataFrame | None = None,
+    tables: dict | None = None,
+    base: str | None = None,
+) -> list[dict]:
+    """Each ruleset against base under the scripted field, property by property
+    of the verdict (:func:`assess`), by :func:`balance.versus.versus_base`.
+
+    The best script's score (``dominance``) is differenced *paired* on the
+    same deals when the same script is best under both rulesets: its score
+    under the ruleset minus under base, deal by deal over the matches of the
+    field (:func:`balance.tables.variant_diffs`, cluster-robust by deal). Every
+    other property but diversity (and a best script that changed) takes
+    ``SE = sqrt(se_base² + se_other²)`` from the two intervals; both rulesets
+    play the same seeds, so the results are positively correlated and this
+    SE is the larger, conservative one. Diversity (a count of strategies with
+    bootstrap bounds) takes the interval of every difference the two ranges
+    allow, ``[lo_other − hi_base, hi_other − lo_base]``: a change is shown only
+    when the ranges are apart (it covers whenever both ranges do: at least
+    90% by the union bound).
+
+    Returns ``[{"rules", "base", "rows", "line"}...]``, one per ruleset other
+    than ``base`` (by default :func:`balance.analysis.base_index`; a sweep
+    names the point with the unchanged rules), ``rows`` as
+    :func:`balance.versus.versus_base` gives them plus ``label``, ``paired``,
+    ``interval`` (``"paired"``, ``"independent"`` or ``"ranges"``) and ``strategy`` (the best script under base and under the ruleset)."""
+    from balance import tables as tmod
+    from balance import versus
+    from balance.analysis import base_index
+
+    th = thresholds
+    a = assessment if assessment is not None else assess(runs, variants, strategies, th, tables)
+    names = [v for v in variants if (a["variant"] == v).any()]
+    if len(names) < 2:
+        return []
+    if base is None:
+        base = names[base_index(names)]
+    elif base not in names:
+        return []
+    field = field_strategies(runs, strategies, th)
+    targets = {
+        "seat_fairness": (th["seat_share_min"], th["seat_share_max"]),
+        "dominance": (None, th["best_score_max"]),
+        "diversity": (th["nash_support_min"], None),
+        "length": (th["rounds_min"], th["rounds_max"]),
+        "draws": (None, th["draw_rate_max"]),
+        "round_cap": (None, th["round_cap_max"]),
+    }
+
+    def figure(v: str, prop: str) -> dict | None:
+        r = a[(a["variant"] == v) & (a["property"] == prop)]
+        if not len(r):
+            return None
+        r = r.iloc[0]
+        return {
+            "value": float(r["value"]),
+            "lo": float(r["lo"]),
+            "hi": float(r["hi"]),
+            "n": int(r["n"]),
+        }
+
+    best_base = _best_script(runs, base, field)
+    out = []
+    for v in names:
+        if v == base:
+            continue
+        best = _best_script(runs, v, field)
+        rows = []
+        for prop, target in targets.items():
+            fb, fo = figure(base, prop), figure(v, prop)
+            if fb is None or fo is None:
+                continue
+            diff = None
+            if prop == "dominance" and best is not None and best == best_base:
+                sub = {
+                    k: r
+                    for k, r in runs.items()
+                    if k[0] in (base, v) and k[1] in field and k[2] in field
+                }
+                d = tmod.variant_diffs(sub, [base, v], [best], base=base)
+                if len(d) and np.isfinite(d["diff_lo"].iloc[0]):
+                    x = d.iloc[0]
+                    diff = {
+                        "mean": float(x["diff"]),
+                        "lo": float(x["diff_lo"]),
+                        "hi": float(x["diff_hi"]),
+                    }
+                    diff_n = int(x["n_pairs"])
+            how = "paired" if diff is not None else "independent"
+            if prop == "diversity" and all(np.isfinite([fb["lo"], fb["hi"], fo["lo"], fo["hi"]])):
+                # a count with bootstrap bounds, not a mean: the normal SE of a
+                # range of whole numbers would call two equal ranges different.
+                # Interval arithmetic instead: shown only when the ranges are apart
+                diff = {
+                    "mean": fo["value"] - fb["value"],
+                    "lo": fo["lo"] - fb["hi"],
+                    "hi": fo["hi"] - fb["lo"],
+                }
+                how = "ranges"
+            r = versus.versus_base(prop, fb, fo, target, diff=diff)
+            r.update(label=LABELS[prop], paired=how == "paired", interval=how)
+            if how == "paired":
+                r["diff_n"] = diff_n
+            if prop == "dominance":
+                r["strategy"] = [best_base, best]
+            rows.append(r)
+        out.append(
+            {
+                "rules": v,
+                "base": base,
+                "rows": rows,
+                "line": versus.ruleset_line(v, rows, base, "(scripted field)"),
+            }
+        )
+    return out

@@ -230,7 +230,7 @@ def sweep_command(
         record_as="sweep",  # the store's experiment record: one per sweep
     )
     res["table"] = pd.DataFrame([{**p, **r} for p, r in zip(points, res["rows"], strict=True)])
-    return {"axes": axes, "points": points, **res}
+    return {"axes": axes, "points": points, "specs": specs, **res}
 
 
 def evaluate(

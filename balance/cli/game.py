@@ -52,9 +52,10 @@ def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
 CLI_KEYS = ("strategy", "strategies", "variants", "bench")
 
 
-def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict) -> None:
+def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict):
     """The balance verdict of each ruleset (``balance.design``), in plain words,
-    and a warning line for each pairing with more than 5% round-cap draws."""
+    and a warning line for each pairing with more than 5% round-cap draws.
+    Returns the assessment (:func:`balance.design.assess`)."""
     from balance import design
 
     a = design.assess(runs, vnames, snames, thresholds, tables=t)
@@ -67,6 +68,77 @@ def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: d
             typer.echo(f"  {line}")
     for line in design.cap_warnings(runs, thresholds["round_cap_max"]):
         typer.echo(line)
+    return a
+
+
+_PCT_PROPS = ("seat_fairness", "draws", "round_cap", "dominance")
+
+
+def _sc_value(prop: str, v, lo, hi, n) -> str:
+    """A property's value under the scripted field, with its 95% interval and n."""
+    from balance import fmt
+
+    nn = f" {fmt.fmt_n(n)}" if n is not None else ""
+    if prop in _PCT_PROPS:
+        return fmt.fmt_pct_ci(v, lo, hi) + nn
+    if prop == "diversity":
+        return f"{fmt.fmt_num(v, 0)} [{fmt.fmt_num(lo, 0)}, {fmt.fmt_num(hi, 0)}]{nn}"
+    return f"{fmt.fmt_num(v, 2)} [{fmt.fmt_num(lo, 2)}, {fmt.fmt_num(hi, 2)}]{nn}"
+
+
+def _sc_cell(row: dict, side: str) -> str:
+    text = _sc_value(
+        row["property"],
+        row[side],
+        row.get(f"{side}_lo"),
+        row.get(f"{side}_hi"),
+        row.get(f"{side}_n"),
+    )
+    st = row.get(f"{side}_status")
+    return f"{text} ({st})" if st else text
+
+
+def _sc_diff(row: dict) -> str:
+    from balance import fmt
+
+    prop, d, lo, hi = row["property"], row["diff"], row["diff_lo"], row["diff_hi"]
+
+    def signed(x) -> str:
+        return fmt.MISSING if fmt._missing(x) else f"{float(x):+.2f}"
+
+    text = (
+        fmt.fmt_pp_ci(d, lo, hi)
+        if prop in _PCT_PROPS
+        else f"{signed(d)} [{signed(lo)}, {signed(hi)}]"
+    )
+    if row.get("paired"):
+        return f"{text} paired, {fmt.fmt_n(row.get('diff_n'), 'deals')}"
+    if row.get("interval") == "ranges":
+        return f"{text} from the ranges"
+    return text
+
+
+def print_versus_scripted(comparisons: list[dict]) -> None:
+    """Each ruleset against base under the scripted field, per property of the
+    verdict, then one line per ruleset (:func:`balance.design.versus_base_scripted`)."""
+    for c in comparisons:
+        table(
+            f"{c['rules']} vs {c['base']} under the scripted field (difference's 95% CI: "
+            "paired by deal where marked, else from the two intervals)",
+            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
+            [
+                [
+                    r["label"],
+                    _sc_cell(r, "base"),
+                    _sc_cell(r, "value"),
+                    _sc_diff(r),
+                    _eq_target(r["property"], r["target"]),
+                    r["verdict"],
+                ]
+                for r in c["rows"]
+            ],
+        )
+        typer.echo(c["line"])
 
 
 def verdict_word(assessment, variant: str) -> str:
@@ -132,7 +204,7 @@ def _eq_target(prop: str, target) -> str:
     if target is None:
         return "shown, not judged"
     lo, hi = target
-    pct = prop in ("seat_fairness", "draws", "round_cap")
+    pct = prop in _PCT_PROPS
 
     def f(x):
         return f"{100 * x:g}%" if pct else f"{x:g}"
@@ -437,7 +509,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         as_json: JsonOpt = False,
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
-        luck vs skill, and each variant's paired difference from base (Holm).
+        luck vs skill, each variant's paired difference from base (Holm), the
+        balance verdict, and each ruleset against base per property with its 95%
+        interval and "closer to target / further / no change shown".
         With --field equilibrium: each ruleset's own equilibrium, and each property
         against base's with its 95% interval and "closer to target / further / no
         change shown"."""
@@ -510,7 +584,11 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             ch.all_charts(t, charts, matrix_variants=vnames)
         if as_json:
             out = {k: records(v) for k, v in t.items() if k != "rounds"}
-            out["verdict"] = records(design.assess(runs, vnames, snames, thresholds, tables=t))
+            a = design.assess(runs, vnames, snames, thresholds, tables=t)
+            out["verdict"] = records(a)
+            out["versus_base"] = design.versus_base_scripted(
+                runs, vnames, snames, thresholds, assessment=a, tables=t
+            )
             out["round_cap_warnings"] = design.cap_warnings(runs, thresholds["round_cap_max"])
             echo_json(out)
             done(what, True)
@@ -602,7 +680,10 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                     for r in d.itertuples()
                 ],
             )
-        print_verdicts(game, runs, vnames, snames, t, thresholds)
+        a = print_verdicts(game, runs, vnames, snames, t, thresholds)
+        print_versus_scripted(
+            design.versus_base_scripted(runs, vnames, snames, thresholds, assessment=a, tables=t)
+        )
         if charts is not None:
             typer.echo(f"charts: {charts}")
         done(what)
@@ -640,8 +721,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         """Play the field at each value of one or more rules, on the same deals,
         and show every design metric against the value with its 95% CI: seat
         advantage, strategy spread and Nash support, game length, draws and
-        round-cap share, lead changes and comebacks."""
-        from balance import design, fmt, runner
+        round-cap share, lead changes and comebacks; when a point holds the unchanged
+        rules, every other point against it per property of the verdict."""
+        from balance import config, design, fmt, runner
         from balance import sweep as sw
         from balance.paths import writable_file
 
@@ -673,6 +755,29 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             res["runs"], res["variants"], res["strategies"], thresholds, tables=res["tables"]
         )
         df["verdict"] = [verdict_word(verdict, v) for v in res["variants"]]
+        # each point against the unchanged rules, when the grid holds them
+        unchanged = config.resolve_variant(game, variant).rules
+        ref = next(
+            (
+                v
+                for v, spec in zip(res["variants"], res["specs"], strict=True)
+                if config.resolve_variant(game, spec).rules == unchanged
+            ),
+            None,
+        )
+        versus_ref = (
+            design.versus_base_scripted(
+                res["runs"],
+                res["variants"],
+                res["strategies"],
+                thresholds,
+                assessment=verdict,
+                tables=res["tables"],
+                base=ref,
+            )
+            if ref is not None
+            else []
+        )
         fig = sw.sweep_chart(
             res,
             f"{title}: design metrics by {', '.join(keys)} ({variant}; "
@@ -689,6 +794,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                         res["runs"], thresholds["round_cap_max"]
                     ),
                     "chart": str(chart),
+                    "versus_unchanged": versus_ref,
                 }
             )
             done(what, True)
@@ -739,6 +845,14 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             typer.echo(f"Balance verdict for {design.overall(verdict, v)[1]}")
         for line in design.cap_warnings(res["runs"], thresholds["round_cap_max"]):
             typer.echo(line)
+        if ref is None:
+            typer.echo(
+                f"each point against the unchanged rules ({variant}): not shown, as they are not "
+                "a point of this sweep; include their values ("
+                + ", ".join(f"{k}={rule_text(unchanged.get(k))}" for k in keys)
+                + ") in the range to see it"
+            )
+        print_versus_scripted(versus_ref)
         typer.echo(f"chart: {chart}")
         done(what)
 
