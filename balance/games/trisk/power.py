@@ -1321,7 +1321,8 @@ def run_power(
 
     def log_look(what: str):
         def f(st: dict) -> None:
-            counts = ", ".join(f"{st[v]} {v}" for v in VERDICTS if st[v])
+            # every verdict count, or what the look leaves open (never a blank line end)
+            counts = ", ".join(f"{st[v]} {v}" for v in VERDICTS if st[v]) or "none decided yet"
             say(
                 f"{what}, look {st['look']} of at most {K}: {st['run']} at "
                 f"{', '.join(map(str, st['games_per_run']))} games a run → {counts}"
