@@ -151,12 +151,18 @@ def _shape(t: dict) -> list[str]:
     hi = m.loc[m["duration"].idxmax()]
     # every interval of the metrics table is clustered by deal across the
     # matches that replay it (balance.tables.per_game_figures)
-    out.append(
-        f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
-        f"on average under {lo.variant} (n={int(lo.games):,} games) and {hi.duration:.1f} "
-        f"[{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant} "
-        f"(n={int(hi.games):,} games)."
-    )
+    if lo.variant == hi.variant:  # one ruleset: one figure, not "x under base and x under base"
+        out.append(
+            f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
+            f"on average under {lo.variant} (n={int(lo.games):,} games)."
+        )
+    else:
+        out.append(
+            f"Games last {lo.duration:.1f} rounds [{lo.duration_lo:.1f}, {lo.duration_hi:.1f}] "
+            f"on average under {lo.variant} (n={int(lo.games):,} games), the shortest, and "
+            f"{hi.duration:.1f} [{hi.duration_lo:.1f}, {hi.duration_hi:.1f}] under {hi.variant} "
+            f"(n={int(hi.games):,} games), the longest."
+        )
     dr = m.loc[m["draw_rate"].idxmax()]
     out.append(
         f"Draws: at most {fmt_pct_ci(dr.draw_rate, dr.draw_lo, dr.draw_hi, dr.games)} "
