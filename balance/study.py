@@ -319,6 +319,9 @@ def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, re
     if scale != 1:
         command += f"  (games × {scale:g})"
     page_path = rp.write_page(res, out / f"{game}-repair.html", title, command)
+    from balance.paths import STUDY, record_written
+
+    record_written(page_path, STUDY, "balance study")
     _, headline, _ = rp.outcome(res)
     page.setdefault("links", []).append(
         {"text": f"{title} (worked example): {headline}", "href": page_path.name}

@@ -629,9 +629,14 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             Path | None,
             typer.Option(
                 "--chart",
-                help="Write the chart here (.svg or .png; default reports/<game>-sweep-<keys>.svg).",
+                help="Write the chart here (.svg or .png; default "
+                "reports/<game>-sweep-<key>-<first>-<last>.svg, one key after another).",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace a chart another sweep wrote there."),
+        ] = False,
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
         verdict_config: VerdictOpt = None,
@@ -643,15 +648,20 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         round-cap share, lead changes and comebacks."""
         from balance import design, fmt, runner
         from balance import sweep as sw
-        from balance.paths import writable_file
+        from balance.paths import check_replace, experiment_id, record_written, writable_file
 
         if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
         # the grid (its size from the counts) and the chart's path, before any game
-        keys = [a.key for a in sw.grid(game, variant, rule)[0]]
+        axes = sw.grid(game, variant, rule)[0]
+        keys = [a.key for a in axes]
         if chart is None:
-            chart = Path("reports") / f"{game}-sweep-{'-'.join(keys)}.svg"
+            chart = Path("reports") / f"{game}-sweep-{sw.chart_name(axes)}.svg"
         writable_file(chart, "--chart")
+        # another variant, field, fixed rule or seed over the same keys and
+        # ranges is another experiment: its chart is not replaced silently
+        experiment = experiment_id("sweep", game, variant, sorted(rule), strategies, seed)
+        check_replace(chart, experiment, "--chart", force)
         thresholds = design.load_thresholds(game, verdict_config)
         with runner.tally() as played:
             res = sw.sweep_command(
@@ -679,6 +689,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             f"{', '.join(res['strategies'])}; seed {seed})",
         )
         save_figure(fig, chart)
+        record_written(chart, experiment, runner.command_line())
         if as_json:
             echo_json(
                 {
