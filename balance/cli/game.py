@@ -1226,6 +1226,10 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "reference deck, or names), into one file with a table per Primal.",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace a file another tune (other settings) wrote."),
+        ] = False,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -1257,6 +1261,21 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         opponents = _opponents(game, vs, field)
         name = _check_name(name or f"{base.name.partition('@')[0]}-tuned")
         path = tu.check_out(out if out is not None else tu.default_out(game, name))
+        from balance.paths import check_replace, experiment_id, record_written
+
+        # the tuned strategy's identity: what it starts from, plays against and
+        # on; a rerun with a larger budget refines the same experiment
+        experiment = experiment_id(
+            "tune",
+            game,
+            name,
+            [b.name for b in bases],
+            vs,
+            with_rules(variant, rule),
+            seed,
+            per_deck,
+        )
+        check_replace(path, experiment, "--out", force)
         opts = _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step)
         with runner.tally() as played:
             found = [tu.tune(game, b, opponents, name=name, **opts) for b in bases]
@@ -1264,6 +1283,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             tu.write_strategy(found[0], path)
         else:
             tu.write_per_primal(found, path)
+        record_written(path, experiment, runner.command_line())
         for r in found:
             tu.record(results, r, "tune")
         what = f"tune of {base.name if per_deck is None else f'{len(found)} decks'}: " + (

@@ -118,3 +118,18 @@ def test_a_few_cards_never_touch_the_study_power_page(tmp_path):
     page = json.loads(p.stdout)["page"]
     assert page.startswith("reports/trisk-power-") and (tmp_path / page).is_file()
     assert study_page.read_text() == "<html>the study's equal-power test</html>"
+
+
+def test_a_tuned_file_of_other_settings_is_refused(tmp_path):
+    # a strategy file another tune wrote (other settings): refused before any game
+    mine = tmp_path / "tuned" / "tosk-mine.toml"
+    mine.parent.mkdir()
+    mine.write_text("# another tune's strategy\n")
+    paths.record_written(mine, "another", "balance tosk tune --name mine --seed 9")
+    r = cli(["tosk", "tune", "--name", "mine", "--budget", 2, "--games", 10], tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = r.stderr.strip().splitlines()[-1]
+    assert "tuned/tosk-mine.toml' was written by another experiment" in line
+    assert "--out <other>" in line and "--force" in line
+    assert mine.read_text() == "# another tune's strategy\n"
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
