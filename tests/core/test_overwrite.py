@@ -133,3 +133,16 @@ def test_a_tuned_file_of_other_settings_is_refused(tmp_path):
     assert "--out <other>" in line and "--force" in line
     assert mine.read_text() == "# another tune's strategy\n"
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
+
+
+def test_a_report_of_chosen_runs_never_replaces_a_study_page(tmp_path):
+    page = tmp_path / "reports" / "tosk.html"
+    page.parent.mkdir()
+    page.write_text("<html>the study's Tosk page</html>")
+    paths.record_written(page, paths.STUDY, "balance study")
+    (tmp_path / "results" / "tosk").mkdir(parents=True)
+    r = cli(["report", "results/tosk", "-o", "reports/tosk.html"], tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = r.stderr.strip().splitlines()[-1]
+    assert "reports/tosk.html' was written by another experiment (balance study)" in line
+    assert page.read_text() == "<html>the study's Tosk page</html>"
