@@ -146,3 +146,21 @@ def test_a_report_of_chosen_runs_never_replaces_a_study_page(tmp_path):
     line = r.stderr.strip().splitlines()[-1]
     assert "reports/tosk.html' was written by another experiment (balance study)" in line
     assert page.read_text() == "<html>the study's Tosk page</html>"
+
+
+def test_repairs_of_two_plans_name_their_files_apart(tmp_path):
+    from balance import repair
+
+    def plan(target):
+        return repair.plan_from(
+            "tosk",
+            {"variant": "potent-healing", "targets": [target], "moves": ["heal_per_card=1..2"]},
+            "balanced,turtle",
+        )
+
+    a, b = plan("draws<=0.02"), plan("draws<=0.03")
+    assert repair.variant_path(tmp_path, a, 1) == repair.variant_path(
+        tmp_path, plan("draws<=2%"), 1
+    )
+    assert repair.variant_path(tmp_path, a, 1) != repair.variant_path(tmp_path, b, 1)
+    assert repair.variant_path(tmp_path, a, 1).name.startswith("tosk-repair-")
