@@ -340,7 +340,8 @@ def test_tuned_side_keeps_the_base_deck_or_loadout(tmp_path, game, base, opp):
 def test_the_toy_game_is_tuned_with_nothing_but_a_bounds_file(tmp_path):
     """The core names no game: a fifth game registered from a test is tuned
     through the same code (its one scalar has no range until a bounds file
-    gives it one)."""
+    gives it one: the toy's own configs/tune.toml, for the equilibrium
+    search, is replaced here by an empty one)."""
     from balance.registry import register, unregister
     from tests.core.test_toy_game import TOY
 
@@ -348,7 +349,7 @@ def test_the_toy_game_is_tuned_with_nothing_but_a_bounds_file(tmp_path):
     try:
         base = config.load_strategy("toy", "never")
         with pytest.raises(UserError, match="nothing is left to tune"):
-            tune.space("toy", base)
+            tune.space("toy", base, _bounds(tmp_path, "# no ranges\n"))
         bounds = _bounds(tmp_path, "[bounds]\nboost_below = [0.0, 13.0]\n")
         r = tune.tune(
             "toy",
