@@ -121,8 +121,9 @@ def test_a_sweep_answers_against_the_point_with_the_unchanged_rules(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     base_cap = config.resolve_variant("tosk", "potent-healing").rules["capacity"]
     args = ["tosk", "sweep", "--variant", "potent-healing", "--strategies", "balanced,turtle"]
-    args += ["-n", "60", "--results", str(tmp_path / "results"), "--chart", str(tmp_path / "s.svg")]
-    res = _invoke([*args, "--rule", f"capacity={base_cap},{base_cap + 2}", "--json"])
+    args += ["-n", "60", "--results", str(tmp_path / "results")]
+    chart = ["--chart", str(tmp_path / "s.svg")]
+    res = _invoke([*args, *chart, "--rule", f"capacity={base_cap},{base_cap + 2}", "--json"])
     assert res.exit_code == 0, res.output
     (c,) = json.loads(res.stdout)["versus_unchanged"]
     assert c["base"] == f"potent-healing+capacity={base_cap}"
@@ -130,7 +131,9 @@ def test_a_sweep_answers_against_the_point_with_the_unchanged_rules(tmp_path, mo
     assert [r["property"] for r in c["rows"]] == list(PROPS)
     assert all(math.isfinite(r["diff_lo"]) and math.isfinite(r["diff_hi"]) for r in c["rows"])
     # without the unchanged value, one line says so and which value to include
-    res = _invoke([*args, "--rule", f"capacity={base_cap + 1},{base_cap + 2}"])
+    # (another grid: its own chart, as a chart another sweep wrote is not replaced)
+    chart = ["--chart", str(tmp_path / "s2.svg")]
+    res = _invoke([*args, *chart, "--rule", f"capacity={base_cap + 1},{base_cap + 2}"])
     assert res.exit_code == 0, res.output
     assert f"include their values (capacity={base_cap})" in res.output
     assert "under the scripted field" not in res.output

@@ -100,6 +100,8 @@ def test_a_store_of_every_command_makes_a_report(tmp_path):
     assert "pools the runs" not in html
 
     # a filter picks one experiment's section; a bad key is one line, exit 2
+    # (its own file: a page another experiment wrote is not replaced without --force)
+    out = tmp_path / "one.html"
     one = _cli(
         ["report", str(store / "trisk"), "--where", "command=trisk power", "-o", str(out)],
         tmp_path,
@@ -107,6 +109,8 @@ def test_a_store_of_every_command_makes_a_report(tmp_path):
     assert one.returncode == 0, one.stderr[-2000:]
     html = out.read_text(encoding="utf-8")
     assert html.count("<h2>Trisk: ") == 1 and "<h2>Trisk: power " in html
-    bad = _cli(["report", str(store), "--where", "colour=red", "-o", str(out)], tmp_path)
+    bad = _cli(
+        ["report", str(store), "--where", "colour=red", "-o", str(tmp_path / "bad.html")], tmp_path
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().count("\n") == 0 and "the keys are game, variant" in bad.stderr
