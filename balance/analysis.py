@@ -440,10 +440,7 @@ def equilibrium_start(game: str) -> list:
     return eqm.start_population(game, "field,shipped" if shipped else "field")
 
 
-def base_index(names: list[str]) -> int:
-    """The ruleset the others are compared against: the first named "base",
-    else the first."""
-    return names.index("base") if "base" in names else 0
+from balance.versus import base_index  # noqa: E402 (the one rule, re-exported)
 
 
 def equilibrium_rows(base: dict, other: dict, thresholds: dict) -> list[dict]:

@@ -51,6 +51,7 @@ from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
+from balance.versus import status as _versus_status
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = ROOT / "configs" / "verdict.toml"
@@ -200,16 +201,9 @@ def load_thresholds(game: str, path=None) -> dict:
 
 
 # --------------------------------------------------------------------------- statuses
-def status(lo, hi, lo_target=None, hi_target=None) -> str:
-    """``meets`` if [lo, hi] lies inside the target, ``fails`` if it lies
-    wholly outside, else ``unclear`` (also when the interval is unknown)."""
-    if lo is None or hi is None or not (np.isfinite(lo) and np.isfinite(hi)):
-        return "unclear"
-    if (lo_target is not None and hi < lo_target) or (hi_target is not None and lo > hi_target):
-        return "fails"
-    if (lo_target is None or lo >= lo_target) and (hi_target is None or hi <= hi_target):
-        return "meets"
-    return "unclear"
+# a figure's three-outcome status against a target: one rule, kept in balance.versus
+# (which the comparisons of rulesets share) so that neither module imports the other back
+status = _versus_status
 
 
 def _excess(value, lo_target=None, hi_target=None, scale: float = 1.0) -> float:
@@ -746,7 +740,7 @@ def versus_base_scripted(
     ``interval`` (``"paired"``, ``"independent"`` or ``"ranges"``) and ``strategy`` (the best script under base and under the ruleset)."""
     from balance import tables as tmod
     from balance import versus
-    from balance.analysis import base_index
+    from balance.versus import base_index
 
     th = thresholds
     a = assessment if assessment is not None else assess(runs, variants, strategies, th, tables)

@@ -80,12 +80,28 @@ def _opt(v):
     return None if v is None else v if isinstance(v, int) else float(v)
 
 
+def status(lo, hi, lo_target=None, hi_target=None) -> str:
+    """``meets`` if [lo, hi] lies inside the target, ``fails`` if it lies
+    wholly outside, else ``unclear`` (also when the interval is unknown)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return "unclear"
+    if (lo_target is not None and hi < lo_target) or (hi_target is not None and lo > hi_target):
+        return "fails"
+    if (lo_target is None or lo >= lo_target) and (hi_target is None or hi <= hi_target):
+        return "meets"
+    return "unclear"
+
+
+def base_index(names: list[str]) -> int:
+    """The ruleset the others are compared against: the first named "base",
+    else the first."""
+    return names.index("base") if "base" in names else 0
+
+
 def meets(x: dict, target: tuple | None) -> str | None:
     """A figure's own status against the target, from its 95% interval
     (:func:`balance.design.status`): ``"meets"`` (inside), ``"fails"``
     (wholly outside) or ``"unclear"``; None without a target."""
-    from balance.design import status
-
     if target is None:
         return None
     lo, hi = x.get("lo"), x.get("hi")
