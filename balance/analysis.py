@@ -8,6 +8,7 @@ from balance import config, experiments, runner, stats, tables
 from balance.errors import UserError
 from balance.stats import wilson
 from balance.store import Store
+from balance.versus import base_index  # noqa: F401 (compare's base: one rule, in balance.versus)
 
 
 def simulate_command(
@@ -438,9 +439,6 @@ def equilibrium_start(game: str) -> list:
 
     shipped = (eqm.default_folder(game) / eqm.POPULATION).is_file()
     return eqm.start_population(game, "field,shipped" if shipped else "field")
-
-
-from balance.versus import base_index  # noqa: E402 (the one rule, re-exported)
 
 
 def equilibrium_rows(base: dict, other: dict, thresholds: dict) -> list[dict]:

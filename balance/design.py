@@ -51,7 +51,7 @@ from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
-from balance.versus import status as _versus_status
+from balance.versus import status  # noqa: F401 (one rule, kept in balance.versus)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = ROOT / "configs" / "verdict.toml"
@@ -201,11 +201,6 @@ def load_thresholds(game: str, path=None) -> dict:
 
 
 # --------------------------------------------------------------------------- statuses
-# a figure's three-outcome status against a target: one rule, kept in balance.versus
-# (which the comparisons of rulesets share) so that neither module imports the other back
-status = _versus_status
-
-
 def _excess(value, lo_target=None, hi_target=None, scale: float = 1.0) -> float:
     """How far ``value`` lies beyond its target, in points (rates) or per cent
     of the bound (``scale`` = the bound): 0 inside it."""
@@ -734,7 +729,7 @@ def versus_base_scripted(
     90% by the union bound).
 
     Returns ``[{"rules", "base", "rows", "line"}...]``, one per ruleset other
-    than ``base`` (by default :func:`balance.analysis.base_index`; a sweep
+    than ``base`` (by default :func:`balance.versus.base_index`; a sweep
     names the point with the unchanged rules), ``rows`` as
     :func:`balance.versus.versus_base` gives them plus ``label``, ``paired``,
     ``interval`` (``"paired"``, ``"independent"`` or ``"ranges"``) and ``strategy`` (the best script under base and under the ruleset)."""

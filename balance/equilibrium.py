@@ -327,6 +327,21 @@ class GameArena:
     keys: list = field(default_factory=list)  # every run this search played or read
     screens: list = field(default_factory=list)  # per iteration: the content screen's rows
     _cache: dict = field(default_factory=dict)
+    _matrices: dict = field(default_factory=dict)  # member names -> their payoff matrix
+
+    def __post_init__(self):
+        # every search and every re-measure is checked here, before any game
+        for n, what in (
+            (self.games, "--games"),
+            (self.search_games, "--search-games"),
+            (self.screen_games, "--screen-games"),
+            (self.confirm_games, "--confirm-games"),
+        ):
+            runner.check_games(n, what)
+            if n % 2:
+                raise UserError(f"{what} must be even (seat-swapped pairs), got {n}")
+        if self.budget < 1:
+            raise UserError(f"--budget must be at least 1 evaluation, got {self.budget}")
 
     def run(self, specs: list, label: str) -> list:
         """The runs of ``specs`` (read from memory, the store, or played)."""
@@ -343,7 +358,11 @@ class GameArena:
         return out
 
     def payoffs(self, members: list) -> np.ndarray:
-        """Every pairing i < j on the matrix seed (the diagonal: ½ by symmetry)."""
+        """Every pairing i < j on the matrix seed (the diagonal: ½ by symmetry),
+        computed once per population (the oracle reads it again)."""
+        names = tuple(m.name for m in members)
+        if names in self._matrices:
+            return self._matrices[names].copy()
         n = len(members)
         pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
         specs = [
@@ -356,7 +375,8 @@ class GameArena:
             self.points[(members[i].name, members[j].name)] = pp
             A[i, j] = float(pp.mean()) / 4.0 - 0.5
             A[j, i] = -A[i, j]
-        return A
+        self._matrices[names] = A
+        return A.copy()
 
     def _starts(self, members: list, p: np.ndarray) -> list[config.Strategy]:
         """Where the searches start: the ``starts`` members scoring best
@@ -600,17 +620,6 @@ def equilibrium(
     reads them back and returns the same population, bit for bit; a call
     stopped part-way resumes where it stopped."""
     runner.check_seed(seed)
-    for n, what in (
-        (games, "--games"),
-        (search_games, "--search-games"),
-        (screen_games, "--screen-games"),
-        (confirm_games, "--confirm-games"),
-    ):
-        runner.check_games(n, what)
-        if n % 2:
-            raise UserError(f"{what} must be even (seat-swapped pairs), got {n}")
-    if budget < 1:
-        raise UserError(f"--budget must be at least 1 evaluation, got {budget}")
     names = [s.name for s in start]
     dup = next((x for x in names if names.count(x) > 1), None)
     if dup is not None:

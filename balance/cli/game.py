@@ -86,8 +86,11 @@ def _sc_value(prop: str, v, lo, hi, n) -> str:
     return f"{fmt.fmt_num(v, 2)} [{fmt.fmt_num(lo, 2)}, {fmt.fmt_num(hi, 2)}]{nn}"
 
 
-def _sc_cell(row: dict, side: str) -> str:
-    text = _sc_value(
+def _versus_cell(row: dict, side: str, value) -> str:
+    """One ruleset's value in a comparison row (``value`` formats it), with its
+    own status against the target (meets / fails / unclear, from its
+    interval) where it has one."""
+    text = value(
         row["property"],
         row[side],
         row.get(f"{side}_lo"),
@@ -96,6 +99,29 @@ def _sc_cell(row: dict, side: str) -> str:
     )
     st = row.get(f"{side}_status")
     return f"{text} ({st})" if st else text
+
+
+def print_versus(comparisons: list[dict], how: str, value, diff) -> None:
+    """Each ruleset against base, per property (``balance.versus`` rows): a
+    table each (``how`` says whose play and how the difference's interval is
+    built), then its one line."""
+    for c in comparisons:
+        table(
+            f"{c['rules']} vs {c['base']} {how}",
+            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
+            [
+                [
+                    r["label"],
+                    _versus_cell(r, "base", value),
+                    _versus_cell(r, "value", value),
+                    diff(r),
+                    _eq_target(r["property"], r["target"]),
+                    r["verdict"],
+                ]
+                for r in c["rows"]
+            ],
+        )
+        typer.echo(c["line"])
 
 
 def _sc_diff(row: dict) -> str:
@@ -121,24 +147,13 @@ def _sc_diff(row: dict) -> str:
 def print_versus_scripted(comparisons: list[dict]) -> None:
     """Each ruleset against base under the scripted field, per property of the
     verdict, then one line per ruleset (:func:`balance.design.versus_base_scripted`)."""
-    for c in comparisons:
-        table(
-            f"{c['rules']} vs {c['base']} under the scripted field (difference's 95% CI: "
-            "paired by deal where marked, else from the two intervals)",
-            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
-            [
-                [
-                    r["label"],
-                    _sc_cell(r, "base"),
-                    _sc_cell(r, "value"),
-                    _sc_diff(r),
-                    _eq_target(r["property"], r["target"]),
-                    r["verdict"],
-                ]
-                for r in c["rows"]
-            ],
-        )
-        typer.echo(c["line"])
+    print_versus(
+        comparisons,
+        "under the scripted field (difference's 95% CI: paired by deal where marked, else "
+        "from the two intervals)",
+        _sc_value,
+        _sc_diff,
+    )
 
 
 def verdict_word(assessment, variant: str) -> str:
@@ -168,20 +183,6 @@ def _eq_value(prop: str, v, lo, hi, n) -> str:
     if prop == "support":
         return f"{int(v)} [{int(lo)}, {int(hi)}]{nn}"
     return f"{fmt.fmt_num(v, 2)} [{fmt.fmt_num(lo, 2)}, {fmt.fmt_num(hi, 2)}]{nn}"
-
-
-def _eq_cell(row: dict, side: str) -> str:
-    """One ruleset's value in a comparison row, with its own status against the
-    target (meets / fails / unclear, from its interval) where it has one."""
-    text = _eq_value(
-        row["property"],
-        row[side],
-        row.get(f"{side}_lo"),
-        row.get(f"{side}_hi"),
-        row.get(f"{side}_n"),
-    )
-    st = row.get(f"{side}_status")
-    return f"{text} ({st})" if st else text
 
 
 def _eq_diff(row: dict) -> str:
@@ -296,24 +297,13 @@ def compare_at_equilibrium(
             f"one ruleset ({res['base']}): nothing to compare it against; name others with "
             "--variants, e.g. --variants base,<variant>"
         )
-    for c in res["comparisons"]:
-        table(
-            f"{c['rules']} vs {c['base']} under equilibrium play (each ruleset's own "
-            "equilibrium; difference's 95% CI from two independent searches)",
-            ["property", c["base"], c["rules"], "difference [95% CI]", "target", "verdict"],
-            [
-                [
-                    r["label"],
-                    _eq_cell(r, "base"),
-                    _eq_cell(r, "value"),
-                    _eq_diff(r),
-                    _eq_target(r["property"], r["target"]),
-                    r["verdict"],
-                ]
-                for r in c["rows"]
-            ],
-        )
-        typer.echo(c["line"])
+    print_versus(
+        res["comparisons"],
+        "under equilibrium play (each ruleset's own equilibrium; difference's 95% CI from "
+        "two independent searches)",
+        _eq_value,
+        _eq_diff,
+    )
     if res["comparisons"]:
         typer.echo(
             "n: deals (the independent unit); the exploitability is the search's quality (a lower "
