@@ -30,6 +30,7 @@ def cli(args, folder, **extra):
     )
 
 
+@pytest.mark.slow
 def test_tune_writes_a_strategy_every_command_accepts(tmp_path):
     args = ["tosk", "tune", "--strategy", "balanced", "--vs", "aggressor,turtle"]
     p = cli([*args, "--budget", 6, "--games", 100, "--seed", 3], tmp_path, BALANCE_PROGRESS="lines")
@@ -67,6 +68,7 @@ def test_tune_writes_a_strategy_every_command_accepts(tmp_path):
     assert "A balanced-tuned" in s.stdout
 
 
+@pytest.mark.slow
 def test_exploit_reports_exploitability(tmp_path):
     p = cli(["tosk", "exploit", "random", "--budget", 4, "--games", 100, "--json"], tmp_path)
     assert p.returncode == 0, p.stderr

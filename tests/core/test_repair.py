@@ -114,6 +114,7 @@ def test_a_new_search_starts_from_the_smallest_changes():
     ]
 
 
+@pytest.mark.slow
 def test_an_exhaustive_search_can_show_that_nothing_meets_the_targets(tmp_path):
     """Every candidate of a small space played, and in each the target's
     interval, widened for the looks (Bonferroni), wholly outside it: the
@@ -177,6 +178,7 @@ def _fake_result(values: np.ndarray, se: float, target: str) -> repair.RepairRes
     return repair.RepairResult(plan, trials, trials, [], None, 0.0, m, 0)
 
 
+@pytest.mark.slow
 def test_none_meets_is_wrong_at_most_5_percent_of_the_time():
     """ "No candidate meets the targets" is a claim about every candidate at
     once. Measured by simulation: eight candidates, the first exactly on the
@@ -334,6 +336,7 @@ def test_an_interrupted_search_resumes(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- the command
+@pytest.mark.slow
 def test_repair_command_end_to_end(tmp_path):
     args = [
         "tosk",
@@ -374,6 +377,7 @@ def test_repair_command_end_to_end(tmp_path):
     assert not re.search(r"""(src|href)=["']?(https?:)?//|<link|<script src""", html)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, words",
     [

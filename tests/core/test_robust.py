@@ -249,6 +249,7 @@ def test_the_strongest_check_says_holds_when_the_named_strategy_wins():
     assert "balanced beats random head to head" == df.iloc[0]["why"]
 
 
+@pytest.mark.slow
 def test_the_page_carries_the_checks(tosk_round_robin):
     runs, _ = tosk_round_robin
     group = pages.organise(list(runs.values()))["tosk"]

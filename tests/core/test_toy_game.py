@@ -63,6 +63,7 @@ def _run(args: list[str]):
     return res.output
 
 
+@pytest.mark.slow
 def test_every_standard_command_plays_the_toy(toy, tmp_path):
     store = str(tmp_path / "results")
     out = _run(["toy", "simulate", "-n", "40", "--a", "bold", "--b", "never", "--results", store])

@@ -344,6 +344,7 @@ def test_index_and_pages_written_atomically(tables, tmp_path):
     assert VERDICT in page and 'href="index.html"' in page
 
 
+@pytest.mark.slow
 def test_index_content(page, tables):
     _, html = page
     assert html.lstrip().lower().startswith("<!doctype html>")

@@ -48,6 +48,7 @@ def _sections(paths, where=None, pool=False):
     return pages._sections(runs, where_from, pages.parse_where(where), pool)[0]
 
 
+@pytest.mark.slow
 def test_each_compare_records_its_experiment(two_compares):
     root, small, large = two_compares
     recs, bad = experiments.read_folder(root / GAME)
@@ -65,6 +66,7 @@ def test_each_compare_records_its_experiment(two_compares):
     assert len(experiments.read_folder(root / GAME)[0]) == 2
 
 
+@pytest.mark.slow
 def test_the_report_keeps_two_compares_apart_and_each_matches_its_compare(two_compares, tmp_path):
     root, small, large = two_compares
     sections = _sections([root / GAME])

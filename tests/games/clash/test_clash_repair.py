@@ -9,6 +9,7 @@ from balance import loadouts, repair
 from balance.games.clash import repair as clash_repair
 
 
+@pytest.mark.slow
 def test_the_loadout_metrics_are_the_extremes_of_the_choice_tables(tmp_path):
     """The strongest and weakest item pair and maneuver are those of `balance
     clash loadouts`' tables on the same runs, with intervals simultaneous over

@@ -274,6 +274,7 @@ def test_written_out_min_and_max_are_pythons():
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (a, b, got, want)
 
 
+@pytest.mark.slow
 def test_play_score_skips_zero_weights_without_changing_a_score():
     """``play_score`` leaves out a costly term whose weight is 0 (it would
     add a zero): against the score with every term added (as first written),

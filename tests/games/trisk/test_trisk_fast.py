@@ -290,6 +290,7 @@ def test_reference_set_matches_the_reference_path(a, b):
     _check(rules, va, vb, 3, 60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("temp", [0.0, 0.5, 3.0])
 @pytest.mark.parametrize("over", [{}, {"max_board": 2}, {"hand_limit": 3}, {"upgrade_cost": 0}])
 def test_toy_set_matches_the_reference_path(temp, over):

@@ -356,6 +356,7 @@ def test_the_claim_is_an_intersection_union_test():
     assert tp.claim([])["status"] == "not shown"
 
 
+@pytest.mark.slow
 def test_depends_on_the_strategy_only_where_shown():
     """Issue 42: "depends on the strategy" fired on a card at the margin,
     +0.67 points under one strategy and +0.82 under the other, a difference of

@@ -153,6 +153,7 @@ def test_a_card_move_plays_a_derived_set_kept_beside_its_variant(tmp_path):
     assert (tmp_path / "x" / "v-cards.toml").read_text() == Path(path).read_text()
 
 
+@pytest.mark.slow
 def test_the_search_restores_a_planted_card_fault(tmp_path):
     """A designer's set where Tamsin the Fox Queen has 1 HP instead of the
     rulebook's "Every Primal has 10 HP, 1 AP and 1 MP" (as the reference set
@@ -190,6 +191,7 @@ def test_the_search_restores_a_planted_card_fault(tmp_path):
 
 
 # --------------------------------------------------------------------------- card effects
+@pytest.mark.slow
 def test_card_effects_are_the_power_tests_first_look(tmp_path):
     """A repair's card effects are the equal-power test's own: for two cards
     at one look (games = max games), the same effect and standard error."""

@@ -83,6 +83,7 @@ def test_the_shipped_tuned_strategy_has_a_table_for_every_reference_deck():
     assert len({json.dumps(s, sort_keys=True) for s in specs.values()}) == len(PRIMALS)
 
 
+@pytest.mark.slow
 def test_vs_every_reference_deck_and_per_deck_tuning(tmp_path):
     p = cli(
         [
@@ -119,6 +120,7 @@ def test_vs_every_reference_deck_and_per_deck_tuning(tmp_path):
         assert config.load_strategy("trisk", f"{out}@{deck}").spec == r["tuned_spec"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, words",
     [
