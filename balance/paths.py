@@ -139,3 +139,73 @@ def check_keys(path, where: str, table: dict, allowed) -> None:
             raise UserError(
                 f"{path}: unknown key '{key}' in {where}; allowed: {', '.join(allowed)}"
             )
+
+
+# Who wrote each output file: one small JSON file per output folder, mapping a
+# file's name to the experiment that wrote it. A ledger beside the files (not
+# a mark inside them) works alike for HTML, SVG, PNG and TOML, and leaves the
+# files themselves byte for byte as the writers make them.
+WRITERS = ".balance-writers.json"
+# The experiment id of the study's pages (``balance study`` and ``balance report``).
+STUDY = "study"
+
+
+def _ledger(folder: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads((folder / WRITERS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def written_by(path) -> dict | None:
+    """The experiment recorded as the writer of ``path`` (``{"experiment",
+    "command"}``), or None: no file there, or none recorded."""
+    p = Path(path)
+    if not p.exists():
+        return None
+    entry = _ledger(p.parent).get(p.name)
+    return entry if isinstance(entry, dict) and "experiment" in entry else None
+
+
+def check_replace(path, experiment: str, option: str, force: bool = False) -> Path:
+    """Refuse, in one line, to replace ``path`` when another experiment wrote it.
+
+    ``experiment`` identifies what is about to be written (the same plan run
+    again is the same experiment and replaces its own file). A file with no
+    record (written by hand or before records were kept) is not claimed by
+    any experiment and may be replaced. ``option`` is the flag that names
+    another path (``--out``, ``--page``, ``--chart``); ``force`` allows the
+    replacement. Checked before any work, so nothing is played first."""
+    p = Path(path)
+    entry = written_by(p)
+    if force or entry is None or entry.get("experiment") == experiment:
+        return p
+    by = entry.get("command") or entry["experiment"]
+    raise UserError(
+        f"'{p}' was written by another experiment ({by}); "
+        f"write elsewhere with {option} <other> or replace it with --force"
+    )
+
+
+def record_written(path, experiment: str, command: str) -> None:
+    """Record ``experiment`` (run as ``command``) as the writer of ``path``."""
+    import json
+
+    from balance.store import write_text_atomic
+
+    p = Path(path)
+    data = _ledger(p.parent)
+    data[p.name] = {"experiment": experiment, "command": command}
+    write_text_atomic(p.parent / WRITERS, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def experiment_id(*parts) -> str:
+    """A short, stable id for the parts that define an experiment."""
+    import hashlib
+    import json
+
+    blob = json.dumps([str(x) for x in parts])
+    return hashlib.sha256(blob.encode()).hexdigest()[:8]

@@ -1344,14 +1344,27 @@ def fmt_value(target: Target, v: float) -> str:
     return _fmt({"metric": target.metric, "unit": target.unit, "value": v, "lo": nan, "hi": nan})
 
 
+def experiment_tag(plan: Plan) -> str:
+    """The short name of a repair experiment in its files' names: the first
+    eight characters of the plan's identity (:meth:`Plan.ident`)."""
+    return plan.ident()[:8]
+
+
+def variant_path(out: Path, plan: Plan, k: int) -> Path:
+    """Where candidate ``k`` of ``plan`` is written:
+    ``<out>/<game>-repair-<experiment>-<k>.toml``."""
+    return Path(out) / f"{plan.game}-repair-{experiment_tag(plan)}-{k}.toml"
+
+
 def write_variants(res: RepairResult, out: Path, command: str) -> list[Path]:
     """Write each verified candidate (not the unchanged rules) as
-    ``<out>/<game>-repair-<k>.toml`` and check each loads back as played."""
+    ``<out>/<game>-repair-<experiment>-<k>.toml`` (:func:`variant_path`) and
+    check each loads back as played."""
     paths = []
     game = res.plan.game
     hook = game_moves(game) if any(m.game for m in res.plan.moves) else None
     for k, cand in enumerate(res.verified[1:], 1):
-        path = Path(out) / f"{game}-repair-{k}.toml"
+        path = variant_path(out, res.plan, k)
         extra = hook.export(game, cand["rules"], path.with_suffix("")) if hook else {}
         write_text_atomic(path, variant_text(res, cand, k, command, extra))
         back = config.resolve_variant(game, str(path))

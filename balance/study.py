@@ -319,6 +319,9 @@ def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, re
     if scale != 1:
         command += f"  (games × {scale:g})"
     page_path = rp.write_page(res, out / f"{game}-repair.html", title, command)
+    from balance.paths import STUDY, record_written
+
+    record_written(page_path, STUDY, "balance study")
     _, headline, _ = rp.outcome(res)
     page.setdefault("links", []).append(
         {"text": f"{title} (worked example): {headline}", "href": page_path.name}
@@ -344,7 +347,19 @@ def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path
     if compiled >= 1:
         _step(f"compiled kernels in this process for {compiled:.0f} s after the warm-up")
     _step("the index page")
-    return report.write_index(out, pages_)
+    return _own(out, pages_, report.write_index(out, pages_))
+
+
+def _own(out: Path, pages_: list[dict], index: Path) -> Path:
+    """Record the index and every game's page as the study's (``docs/commands.md``):
+    a single command's output may then not replace them without ``--force``."""
+    from balance.paths import STUDY, record_written
+
+    for g in pages_:
+        if g.get("file"):
+            record_written(Path(out) / g["file"], STUDY, "balance study")
+    record_written(index, STUDY, "balance study")
+    return index
 
 
 def _read_record(rec: Path) -> dict:
@@ -423,4 +438,4 @@ def report_study(out: Path, results=None) -> Path:
                 _add_links(page, extras(out, plan, float(scale), None, results, True))
             _add_repair(page, game, out, plan, float(scale), None, results, True)
         pages_.append(page)
-    return report.write_index(out, pages_)
+    return _own(out, pages_, report.write_index(out, pages_))

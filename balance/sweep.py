@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,17 @@ class Axis:
 
     key: str
     values: tuple
+
+
+def chart_name(axes: list[Axis]) -> str:
+    """A sweep chart's name from its keys and ranges: ``<key>-<first>-<last>``
+    per axis (``hand_size-3-7``), so sweeps of other keys or ranges write
+    other files. Characters other than letters, digits, ``.`` and ``_`` become ``_``."""
+    parts = []
+    for a in axes:
+        for x in (a.key, config.rule_text(a.values[0]), config.rule_text(a.values[-1])):
+            parts.append(re.sub(r"[^A-Za-z0-9._]", "_", str(x)))
+    return "-".join(parts)
 
 
 def parse_axis(game: str, text: str, option: str = "--rule") -> Axis:

@@ -700,9 +700,14 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             Path | None,
             typer.Option(
                 "--chart",
-                help="Write the chart here (.svg or .png; default reports/<game>-sweep-<keys>.svg).",
+                help="Write the chart here (.svg or .png; default "
+                "reports/<game>-sweep-<key>-<first>-<last>.svg, one key after another).",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace a chart another sweep wrote there."),
+        ] = False,
         precision: PrecisionOpt = None,
         max_games: MaxGamesOpt = 1_000_000,
         verdict_config: VerdictOpt = None,
@@ -715,15 +720,20 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         rules, every other point against it per property of the verdict."""
         from balance import config, design, fmt, runner
         from balance import sweep as sw
-        from balance.paths import writable_file
+        from balance.paths import check_replace, experiment_id, record_written, writable_file
 
         if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
         # the grid (its size from the counts) and the chart's path, before any game
-        keys = [a.key for a in sw.grid(game, variant, rule)[0]]
+        axes = sw.grid(game, variant, rule)[0]
+        keys = [a.key for a in axes]
         if chart is None:
-            chart = Path("reports") / f"{game}-sweep-{'-'.join(keys)}.svg"
+            chart = Path("reports") / f"{game}-sweep-{sw.chart_name(axes)}.svg"
         writable_file(chart, "--chart")
+        # another variant, field, fixed rule or seed over the same keys and
+        # ranges is another experiment: its chart is not replaced silently
+        experiment = experiment_id("sweep", game, variant, sorted(rule), strategies, seed)
+        check_replace(chart, experiment, "--chart", force)
         thresholds = design.load_thresholds(game, verdict_config)
         with runner.tally() as played:
             res = sw.sweep_command(
@@ -774,6 +784,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             f"{', '.join(res['strategies'])}; seed {seed})",
         )
         save_figure(fig, chart)
+        record_written(chart, experiment, runner.command_line())
         if as_json:
             echo_json(
                 {
@@ -1319,6 +1330,10 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "reference deck, or names), into one file with a table per Primal.",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace a file another tune (other settings) wrote."),
+        ] = False,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -1350,6 +1365,21 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         opponents = _opponents(game, vs, field)
         name = _check_name(name or f"{base.name.partition('@')[0]}-tuned")
         path = tu.check_out(out if out is not None else tu.default_out(game, name))
+        from balance.paths import check_replace, experiment_id, record_written
+
+        # the tuned strategy's identity: what it starts from, plays against and
+        # on; a rerun with a larger budget refines the same experiment
+        experiment = experiment_id(
+            "tune",
+            game,
+            name,
+            [b.name for b in bases],
+            vs,
+            with_rules(variant, rule),
+            seed,
+            per_deck,
+        )
+        check_replace(path, experiment, "--out", force)
         opts = _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step)
         with runner.tally() as played:
             found = [tu.tune(game, b, opponents, name=name, **opts) for b in bases]
@@ -1357,6 +1387,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             tu.write_strategy(found[0], path)
         else:
             tu.write_per_primal(found, path)
+        record_written(path, experiment, runner.command_line())
         for r in found:
             tu.record(results, r, "tune")
         what = f"tune of {base.name if per_deck is None else f'{len(found)} decks'}: " + (

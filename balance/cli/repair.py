@@ -82,6 +82,12 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 help="The repair's HTML page (default reports/<game>-repair.html).",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force", help="Replace files another experiment (another plan) wrote there."
+            ),
+        ] = False,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -91,20 +97,14 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         candidates on fresh deals: each target with its 95% CI, met or not."""
         from balance import repair as rp
         from balance import runner
-        from balance.paths import writable_file
+        from balance.paths import check_replace, record_written, writable_file
 
         data = rp.load_plan_file(plan_file) if plan_file is not None else {}
 
-        if chart is None:
-            chart = Path("reports") / f"{game}-repair.svg"
-        if chart.suffix.lower() not in (".svg", ".png"):
+        if chart is not None and chart.suffix.lower() not in (".svg", ".png"):
             raise UserError(f"--chart must name an .svg or .png file, got '{chart}'")
-        writable_file(chart, "--chart")
-        if page is None:
-            page = Path("reports") / f"{game}-repair.html"
-        if page.suffix.lower() not in (".html", ".htm"):
+        if page is not None and page.suffix.lower() not in (".html", ".htm"):
             raise UserError(f"--page must name an .html file, got '{page}'")
-        writable_file(page, "--page")
         if out.exists() and not out.is_dir():
             raise UserError(f"--out '{out}' is a file; name a folder")
         flags = {
@@ -126,6 +126,23 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
             },
             standard,
         )
+        # Files are named per experiment (the plan's identity), so a repair of
+        # another plan writes beside this one's instead of over it; a file an
+        # explicit path would replace is refused if another experiment wrote it.
+        experiment = rp.experiment_tag(plan)
+        if chart is None:
+            chart = Path("reports") / f"{game}-repair-{experiment}.svg"
+        if page is None:
+            page = Path("reports") / f"{game}-repair-{experiment}.html"
+        writable_file(chart, "--chart")
+        writable_file(page, "--page")
+        targets = [
+            (chart, "--chart"),
+            (page, "--page"),
+            *((rp.variant_path(out, plan, k), "--out") for k in range(1, plan.top + 1)),
+        ]
+        for path, option in targets:
+            check_replace(path, experiment, option, force)
         with runner.tally() as played:
             res = rp.repair(plan, results=results, threads=threads)
         command = runner.command_line()
@@ -140,6 +157,8 @@ def add_repair_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         else:
             chart = None
         rp.write_page(res, page, title, command)
+        for path in [*paths, *([chart] if chart else []), page]:
+            record_written(path, experiment, command)
         what = f"repair of {plan.variant}: " + played.line()
         if as_json:
             echo_json(rp.result_json(res, paths, chart) | {"page": str(page)})

@@ -60,6 +60,10 @@ def report_cmd(
             "runs, games; write nothing.",
         ),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="With RUNS: replace a page another experiment wrote."),
+    ] = False,
     results: ResultsOpt = None,
 ):
     """Build a self-contained HTML report from stored runs (nothing is simulated).
@@ -90,10 +94,20 @@ def report_cmd(
         _list_experiments(list(runs))
         return
     if runs:
+        from balance.paths import check_replace, experiment_id, record_written
+        from balance.runner import command_line
+
         out = writable_file(out or Path("reports/report.html"), "--out")
+        # a page of chosen runs is its own experiment: it never replaces a
+        # study page (reports/index.html, reports/tosk.html) or another report
+        experiment = experiment_id(
+            "report", sorted(map(str, runs)), sorted(where or []), pool, title
+        )
+        check_replace(out, experiment, "--out", force)
         path, skipped = pages.report_from_runs(
             list(runs), out, results, title, where=where, pool=pool
         )
+        record_written(path, experiment, command_line())
         if skipped:
             typer.echo(
                 f"skipped {len(skipped)} run(s) (damaged, or made by another version), "

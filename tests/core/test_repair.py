@@ -362,19 +362,32 @@ def test_repair_command_end_to_end(tmp_path):
     p = cli(args, tmp_path)
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert data["best"] is not None and data["files"] == ["repairs/tosk-repair-1.toml"]
-    assert (tmp_path / "reports" / "tosk-repair.svg").is_file()
+    # every file is named by the experiment (the plan's identity), never the study's names
+    (name,) = data["files"]
+    tag = re.fullmatch(r"repairs/tosk-repair-([0-9a-f]{8})-1\.toml", name).group(1)
+    assert data["best"] is not None
+    assert (tmp_path / "reports" / f"tosk-repair-{tag}.svg").is_file()
     assert data["verified"][1]["moved"] == {"heal_per_card": 1}
-    q = cli(["tosk", "simulate", "--variant", "repairs/tosk-repair-1.toml", "-n", 10], tmp_path)
+    q = cli(["tosk", "simulate", "--variant", name, "-n", 10], tmp_path)
     assert q.returncode == 0, q.stderr
     # the page: the result in words, every verified figure, the chart inline, nothing fetched
-    assert data["page"] == "reports/tosk-repair.html"
+    assert data["page"] == f"reports/tosk-repair-{tag}.html"
     html = (tmp_path / data["page"]).read_text()
     assert "Smallest verified repair (#1): heal_per_card 2 → 1" in html
     for c in data["verified"][1]["targets"]:
         assert repair.fmt_check(c) in html
     assert html.count("<svg") == 1 and "Pareto front" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//|<link|<script src""", html)
+    # a repair of another plan (another target) names its files otherwise, and
+    # pointed at the first one's page it is refused in one line, before any game
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    other = [a if a != "draws<=0.02" else "draws<=0.03" for a in args if a != "--json"]
+    r = cli([*other, "--page", data["page"]], tmp_path)
+    assert r.returncode != 0
+    line = r.stderr.strip().splitlines()[-1]
+    assert f"'{data['page']}' was written by another experiment" in line
+    assert "--page <other>" in line and "--force" in line and "draws<=0.02" in line
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.slow

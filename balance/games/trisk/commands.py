@@ -290,9 +290,18 @@ def power(
         Path | None,
         typer.Option("--results", help="Results store (default: $BALANCE_RESULTS or ./results)."),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="The HTML page to write.")] = Path(
-        "reports/trisk-power.html"
-    ),
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="The HTML page to write (default reports/trisk-power-<experiment>.html; "
+            "reports/trisk-power.html is the study's).",
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace a page another experiment (or the study) wrote."),
+    ] = False,
     cards_: Annotated[
         str | None,
         typer.Option("--cards", help="Test only these cards (comma-separated names)."),
@@ -369,11 +378,12 @@ def power(
     from balance import fmt
     from balance.games.trisk import power as trisk_power
 
-    if out.suffix.lower() not in (".html", ".htm"):
+    if out is not None and out.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"--out must name an .html file, got '{out}'")
-    from balance.paths import writable_file
+    from balance.paths import check_replace, experiment_id, record_written, writable_file
 
-    writable_file(out, "--out")
+    if out is not None:
+        writable_file(out, "--out")
     if games is not None and max_games is None and games > 3200:
         max_games = games
     plan = trisk_power.load_plan(
@@ -413,7 +423,13 @@ def power(
             decks=str(decks_file) if decks_file else plan.decks,
         )
     plan = trisk_power.check_plan(plan.scaled(scale) if scale != 1.0 else plan, "command line")
-    from balance.runner import set_threads
+    # The page is named by the experiment (the whole plan), so a run of a few
+    # cards never replaces the study's reports/trisk-power.html or another run's page.
+    experiment = experiment_id("trisk power", repr(plan), no_regression)
+    if out is None:
+        out = writable_file(Path("reports") / f"trisk-power-{experiment}.html", "--out")
+    check_replace(out, experiment, "--out", force)
+    from balance.runner import command_line, set_threads
 
     set_threads(threads)  # a bad --threads is refused before any work
 
@@ -431,6 +447,7 @@ def power(
         regression=not no_regression,
     )
     page = trisk_power.write_power_page(res, out)
+    record_written(page, experiment, command_line())
     elapsed = time.perf_counter() - t0
     if as_json:
         data = trisk_power.result_json(res)

@@ -12,6 +12,7 @@ import pandas as pd
 from balance import robust
 from balance.fmt import fmt_int, fmt_pp_ci
 from balance.games.trisk import power as trisk_power
+from balance.paths import STUDY, record_written
 
 CHECKED_CARDS = 8  # the cards with the largest effects whose verdicts are re-checked
 
@@ -39,6 +40,7 @@ def pages(
         power, results=results, threads=threads, progress=True, log=log, store_only=store_only
     )
     path = trisk_power.write_power_page(res, out / "trisk-power.html")
+    record_written(path, STUDY, "balance study")
     link = {"text": f"The equal-power test of every card ({res.claim['text']})", "href": path.name}
     tuned = plan.get("tuned")
     if tuned and power.check_strategy and robust.is_tuned(power.check_strategy, tuned):
