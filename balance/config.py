@@ -721,6 +721,25 @@ def parse_strategy_list(game: str, text: str) -> list[Strategy]:
     return out
 
 
+def default_field(game: str) -> list[str]:
+    """The game's default field: the strategies of ``configs/<game>/study.toml``
+    (its scripts and its tuned strategy), or every shipped strategy where a game has
+    no study plan. The one place ``compare``, ``sweep``, ``repair``, ``equilibrium
+    --from field`` and the study read their field from."""
+    if not (get_game(game).configs / "study.toml").is_file():
+        return strategy_names(game)
+    return [str(s) for s in load_study(game).get("strategies", [])] or strategy_names(game)
+
+
+def scripted_field(game: str) -> list[str]:
+    """The default field without the study's tuned strategy: what ``tune --vs
+    field`` tunes against (the tuned strategy is that command's output, so it never
+    plays against itself and a re-run reproduces the shipped file)."""
+    path = get_game(game).configs / "study.toml"
+    tuned = load_study(game).get("tuned") if path.is_file() else None
+    return [s for s in default_field(game) if s.partition("@")[0] != tuned]
+
+
 def load_study(game: str) -> dict:
     """The default study plan of a game (``configs/<game>/study.toml``)."""
     path = get_game(game).configs / "study.toml"

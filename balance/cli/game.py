@@ -49,7 +49,7 @@ def trace_game(game: str, rs, sa, sb, seed: int, index: int) -> list[dict]:
     )
 
 
-CLI_KEYS = ("strategy", "strategies", "variants", "bench")
+CLI_KEYS = ("strategy", "variants", "bench")
 
 
 def print_verdicts(game: str, runs: dict, vnames, snames, t: dict, thresholds: dict):
@@ -315,15 +315,20 @@ def compare_at_equilibrium(
 
 def cli_defaults(game: Game) -> dict:
     """The defaults of ``game``'s commands: ``configs/<game>/cli.toml`` (the
-    strategy of simulate and trace, the strategies and variants of compare,
-    ``[bench]``); without the file, the first strategy, all of them, and base."""
+    strategy of simulate and trace, the variants of compare, ``[bench]``; without
+    the file, the first strategy and base) and the game's one default field
+    (:func:`balance.config.default_field`, from ``study.toml``), which compare,
+    sweep and repair play and the study plays too."""
+    from balance import config
+
     path = game.configs / "cli.toml"
     data = load_toml(path) if path.is_file() else {}
     check_keys(path, "the top level", data, CLI_KEYS)
-    if "strategy" not in data or "strategies" not in data:
+    data["strategies"] = config.default_field(game.name)
+    data["scripted"] = config.scripted_field(game.name)
+    if "strategy" not in data:
         names = game.strategy_names()
         data.setdefault("strategy", names[0] if names else "")
-        data.setdefault("strategies", names)
     data.setdefault("variants", ["base"])
     return data
 
@@ -1140,7 +1145,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
 
 def _opponents(game: str, vs: str, field: list) -> list:
     """``--vs``: strategies (names or .toml paths), or ``field``: the game's
-    compare defaults (``cli.toml``)."""
+    default field without its tuned strategy (:func:`balance.config.scripted_field`)."""
     from balance import config
 
     items = [t.strip() for t in vs.split(",") if t.strip()]
@@ -1292,7 +1297,7 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
     """``tune`` and ``exploit`` (:mod:`balance.tune`, ``docs/tuning.md``)."""
     game = home.name
     default_strategy = str(defaults["strategy"])
-    field = list(defaults["strategies"])
+    field = list(defaults["scripted"])
 
     @sub.command("tune")
     @plays_games
