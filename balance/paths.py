@@ -202,6 +202,24 @@ def record_written(path, experiment: str, command: str) -> None:
     write_text_atomic(p.parent / WRITERS, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
+def check_replace_folder(folder, experiment: str, option: str, force: bool = False) -> Path:
+    """:func:`check_replace` for a folder a command fills with files of fixed
+    names (``compare --charts``): refused when any file there was written by
+    another experiment."""
+    f = Path(folder)
+    for name in sorted(_ledger(f)) if f.is_dir() else []:
+        check_replace(f / name, experiment, option, force)
+    return f
+
+
+def record_folder(folder, names, experiment: str, command: str) -> None:
+    """Record ``experiment`` as the writer of each of ``names`` in ``folder``
+    (those that exist: what the command wrote)."""
+    for name in names:
+        if (Path(folder) / name).is_file():
+            record_written(Path(folder) / name, experiment, command)
+
+
 def experiment_id(*parts) -> str:
     """A short, stable id for the parts that define an experiment."""
     import hashlib

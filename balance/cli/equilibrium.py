@@ -214,6 +214,12 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
                 "population.toml); the game's shipped one is strategies/<game>/equilibrium.",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force", help="Replace a population another search (other settings) wrote."
+            ),
+        ] = False,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -223,7 +229,7 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         verdicts under equilibrium play, the dominant-strategy question and the
         content the equilibrium uses."""
         from balance import config, experiments, runner
-        from balance.paths import writable_file
+        from balance.paths import check_replace, experiment_id, record_written, writable_file
 
         if not 0 < epsilon < 0.5:
             raise UserError(
@@ -236,10 +242,16 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         if not 0 < step <= 1:
             raise UserError(f"--step must be above 0 and at most 1, got {step}")
         runner.check_seed(seed)
-        if out is not None:
-            writable_file(out / eqm.POPULATION, "--out")
         rs = config.resolve_variant(game, with_rules(variant, rule))
         first = eqm.start_population(game, start)
+        # the population's identity: its rules, start and seed (a rerun with a larger
+        # budget refines the same search; other rules or another start are another)
+        experiment = experiment_id(
+            "equilibrium", game, with_rules(variant, rule), [m.name for m in first], seed
+        )
+        if out is not None:
+            writable_file(out / eqm.POPULATION, "--out")
+            check_replace(out / eqm.POPULATION, experiment, "--out", force)
         t0 = time.perf_counter()
 
         def on_step(st) -> None:
@@ -280,6 +292,7 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         wrote = None
         if out is not None:
             wrote = eqm.write_population(eq, s, out)
+            record_written(wrote, experiment, runner.command_line())
         plan = {
             "variant": experiments.ruleset_plan(rs),
             "start": [experiments.strategy_plan(m) for m in first],

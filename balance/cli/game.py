@@ -501,6 +501,12 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 help="With --field equilibrium: CMA-ES evaluations per search (default 48).",
             ),
         ] = None,
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force", help="With --charts: replace charts another comparison wrote there."
+            ),
+        ] = False,
         as_json: JsonOpt = False,
     ):
         """Round-robin matrix per variant, strategy win rates, game length, draws,
@@ -556,6 +562,15 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         ]
         if given:
             raise UserError(f"{', '.join(given)} applies only with --field equilibrium")
+        if charts is not None:
+            from balance.paths import check_replace_folder, experiment_id
+
+            # the charts' identity: the rulesets, the field, the games and the seed; a
+            # folder another comparison filled is not overwritten silently
+            experiment = experiment_id(
+                "compare", game, variants, strategies, n, precision, max_games, seed
+            )
+            check_replace_folder(charts, experiment, "--charts", force)
         with runner.tally() as played:
             t, vnames, snames, runs = analysis.compare_command(
                 game,
@@ -575,8 +590,16 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         )
         if charts is not None:
             from balance import charts as ch
+            from balance.paths import record_folder
 
+            before = {p.name: p.stat().st_mtime_ns for p in charts.glob("*") if p.is_file()}
             ch.all_charts(t, charts, matrix_variants=vnames)
+            wrote = [
+                p.name
+                for p in charts.glob("*")
+                if p.suffix in (".svg", ".png") and before.get(p.name) != p.stat().st_mtime_ns
+            ]
+            record_folder(charts, wrote, experiment, runner.command_line())
         if as_json:
             out = {k: records(v) for k, v in t.items() if k != "rounds"}
             a = design.assess(runs, vnames, snames, thresholds, tables=t)
@@ -1442,6 +1465,10 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         top: TopOpt = 3,
         refine: RefineOpt = 4,
         step: StepOpt = 0.01,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace a file another exploit (other settings) wrote."),
+        ] = False,
         threads: ThreadsOpt = None,
         results: ResultsOpt = None,
         as_json: JsonOpt = False,
@@ -1462,15 +1489,23 @@ def add_tune_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             else [config.load_strategy(game, target)]
         )
         first = config.load_strategy(game, start) if start is not None else None
-        paths = []
+        from balance.paths import check_replace, experiment_id, record_written
+
+        paths, ids = [], []
         for t in targets:
             name = _check_name(f"exploit-{t.name.partition('@')[0]}")
             paths.append(tu.check_out(out / f"{game}-{name}.toml"))
+            # the response's identity: the target, the start, the rules and the seed
+            ids.append(
+                experiment_id("exploit", game, t.name, start, with_rules(variant, rule), seed)
+            )
+            check_replace(paths[-1], ids[-1], "--out", force)
         opts = _search_options(rs, budget, games, seed, results, threads, bounds, top, refine, step)
         with runner.tally() as played:
             found = [tu.exploit(game, t, start=first, **opts) for t in targets]
-        for e, p in zip(found, paths, strict=True):
+        for e, p, x in zip(found, paths, ids, strict=True):
             tu.write_strategy(e.tune, p)
+            record_written(p, x, runner.command_line())
             tu.record(results, e.tune, "exploit", e.screen_keys)
         what = f"exploit of {len(found)} strateg{'y' if len(found) == 1 else 'ies'}: " + (
             played.line()

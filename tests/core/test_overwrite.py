@@ -164,3 +164,83 @@ def test_repairs_of_two_plans_name_their_files_apart(tmp_path):
     )
     assert repair.variant_path(tmp_path, a, 1) != repair.variant_path(tmp_path, b, 1)
     assert repair.variant_path(tmp_path, a, 1).name.startswith("tosk-repair-")
+
+
+@pytest.mark.slow  # a process per command, refused before any game
+@pytest.mark.parametrize(
+    "args, target, option",
+    [
+        (
+            ["tosk", "equilibrium", "--out", "pop", "--iterations", 1],
+            "pop/population.toml",
+            "--out",
+        ),
+        (
+            ["tosk", "exploit", "turtle", "--budget", 2, "--games", 10],
+            "tuned/tosk-exploit-turtle.toml",
+            "--out",
+        ),
+        (
+            ["tosk", "compare", "--variants", "base", "-n", 10, "--charts", "charts"],
+            "charts/overview.svg",
+            "--charts",
+        ),
+        (
+            [
+                "suits",
+                "tasks",
+                "-n",
+                100,
+                "--characters",
+                10,
+                "--page",
+                "reports/suits-analysis.html",
+            ],
+            "reports/suits-analysis.html",
+            "--page",
+        ),
+        (
+            ["suits", "struggle", "-n", 10, "--page", "reports/suits-analysis.html"],
+            "reports/suits-analysis.html",
+            "--page",
+        ),
+    ],
+    ids=[
+        "equilibrium --out",
+        "exploit --out",
+        "compare --charts",
+        "suits tasks --page",
+        "suits struggle --page",
+    ],
+)
+def test_every_other_written_file_is_refused_when_another_experiment_wrote_it(
+    tmp_path, args, target, option
+):
+    # issue 45: "every written file (repair variants, pages, charts, tuned files) is
+    # named per experiment or refuses to replace another experiment's file without --force"
+    mine = tmp_path / target
+    mine.parent.mkdir(parents=True)
+    mine.write_text("another experiment's output\n")
+    paths.record_written(mine, paths.STUDY, "balance study")
+    r = cli(args, tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = r.stderr.strip().splitlines()[-1]
+    assert f"{target}' was written by another experiment (balance study)" in line
+    assert f"{option} <other>" in line and "--force" in line
+    assert mine.read_text() == "another experiment's output\n"
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
+
+
+@pytest.mark.slow  # plays a few games and writes the charts twice
+def test_compare_charts_of_the_same_comparison_replace_their_own(tmp_path):
+    args = ["tosk", "compare", "--variants", "base", "--strategies", "random,turtle", "-n", 20]
+    first = cli([*args, "--charts", "charts"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    written = paths.written_by(tmp_path / "charts" / "overview.svg")
+    assert written is not None and "compare" in written["command"]
+    again = cli([*args, "--charts", "charts"], tmp_path)  # the same experiment: its own files
+    assert again.returncode == 0, again.stderr
+    other = cli([*args, "--seed", 2, "--charts", "charts"], tmp_path)
+    assert other.returncode == 2 and "--force" in other.stderr.strip().splitlines()[-1]
+    forced = cli([*args, "--seed", 2, "--charts", "charts", "--force"], tmp_path)
+    assert forced.returncode == 0, forced.stderr

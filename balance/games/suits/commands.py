@@ -45,13 +45,35 @@ def _check_page(page: Path | None) -> None:
     writable_file(page, "--page")
 
 
-def _page_and_json(res, page: Path | None, as_json: bool, tasks=None, struggle=None) -> bool:
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace a page another experiment wrote there.")
+]
+
+
+def _claim_page(page: Path | None, plan, force: bool) -> str:
+    """The experiment ``plan`` is, and a one-line refusal when ``page`` was
+    written by another (the study's own page included) and ``force`` is not given."""
+    from balance.paths import check_replace, experiment_id
+
+    experiment = experiment_id("suits", repr(plan))
+    if page is not None:
+        check_replace(page, experiment, "--page", force)
+    return experiment
+
+
+def _page_and_json(
+    res, page: Path | None, as_json: bool, tasks=None, struggle=None, experiment: str = ""
+) -> bool:
     """Write the page (if asked) and, with ``--json``, print every table; True
     when the JSON was printed (nothing else to show)."""
     from balance.games.suits import analysis as suits
 
     if page is not None:
+        from balance.paths import record_written
+        from balance.runner import command_line
+
         suits.write_page(tasks, struggle, page)
+        record_written(page, experiment, command_line())
     if as_json:
         echo_json(
             {k: records(v) for k, v in res.tables().items()}
@@ -85,6 +107,7 @@ def tasks(
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
     page: PageOpt = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Task odds for every target 2–A: in suit, Difficult and either way from a
@@ -97,6 +120,7 @@ def tasks(
 
     _check_page(page)
     plan = suits.TasksPlan(variant, n, characters, suit, seed).check()
+    experiment = _claim_page(page, plan, force)
     set_threads(threads)
     res = suits.run_tasks(plan, threads=threads, results=results, progress=not as_json)
     from balance.store import results_dir
@@ -109,7 +133,7 @@ def tasks(
         + (f"store: {where}" if res.cached else f"stored in {where}")
         + (f"; page: {page}" if page else "")
     )
-    if _page_and_json(res, page, as_json, tasks=res):
+    if _page_and_json(res, page, as_json, tasks=res, experiment=experiment):
         done(what, True)
         return
     rows = []
@@ -202,6 +226,7 @@ def struggle(
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
     page: PageOpt = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Scripted policies against each other: attack with the highest card or the
@@ -223,11 +248,12 @@ def struggle(
     for p in pols:
         config.load_strategy("suits", p)
     plan = suits.StrugglePlan(vs, pols, check_games(n), seed).check()
+    experiment = _claim_page(page, plan, force)
     set_threads(threads)
     with runner.tally() as played:
         res = suits.run_struggle(plan, threads=threads, results=results, progress=not as_json)
     what = played.line() + (f"; page: {page}" if page else "")
-    if _page_and_json(res, page, as_json, struggle=res):
+    if _page_and_json(res, page, as_json, struggle=res, experiment=experiment):
         done(what, True)
         return
     table(

@@ -33,6 +33,9 @@ def pages(
         store_only=store_only,
     )
     path = suits.write_page(tasks, struggle, out / "suits-analysis.html")
+    from balance.paths import STUDY, record_written
+
+    record_written(path, STUDY, "balance study")  # a --page of one command may not replace it
     link = {
         "text": "Task odds (exact and simulated, as the deck runs down), the struggle "
         "policies and what the rules leave open",
