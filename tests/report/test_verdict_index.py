@@ -207,3 +207,100 @@ def test_index_without_an_assessment_still_renders(tmp_path):
     g.pop("assessment")
     html = report.render_index([g])
     assert "No balance verdict" in html and "A sentence of the old summary." in html
+
+
+# --------------------------------------------------------------------------- the lead sentence
+def _eq_game(play: dict | None = None, status: str | None = None, game: str = "tosk") -> dict:
+    """A game whose study record carries an equilibrium summary (the small
+    development population's, ``tests/report/data``), its play figures
+    replaced by ``play``; the verdicts judged against Tosk's targets."""
+    import json
+    from pathlib import Path
+
+    s = json.loads(
+        (Path(__file__).parent / "data" / f"equilibrium-{game}.json").read_text(encoding="utf-8")
+    )
+    for key, fig in (play or {}).items():
+        s["play"][key] = {**s["play"][key], **fig}
+    if status:
+        s["status"] = status
+    g = _game()
+    th = design.load_thresholds("tosk")
+    g["equilibrium"] = {"summary": s, "assessment": design.equilibrium_rows(s, th)}
+    return g
+
+
+MEETS = {
+    "seat_share": {"mean": 0.50, "lo": 0.48, "hi": 0.52},
+    "rounds": {"mean": 20.0, "lo": 19.0, "hi": 21.0},
+    "draws": {"mean": 0.01, "lo": 0.0, "hi": 0.02},
+    "round_cap": {"mean": 0.0, "lo": 0.0, "hi": 0.01},
+}
+
+
+def _lead(g: dict) -> str:
+    x = report.index_lead(g)
+    return f"{x['question']} {x['answer']}{x['rest']}"
+
+
+def test_lead_says_yes_when_every_target_is_shown_met_at_an_equilibrium():
+    g = _eq_game(MEETS)
+    x = report.index_lead(g)
+    assert (x["answer"], x["status"]) == ("Yes", "meets")
+    text = _lead(g)
+    assert text.startswith(
+        "Are the base rules balanced? Yes, under equilibrium play (both seats drawing from "
+        "the equilibrium mixture): shown within the target: seat fairness 50.0% [48.0, 52.0] "
+        "(target 47–53% of decided games), game length 20.0 [19.0, 21.0] rounds"
+    )
+    assert "(n = 1,000 games on 500 deals)" in text and "not shown either way" not in text
+    assert "An equilibrium within ε = 2 points is shown" in text
+
+
+def test_lead_says_no_when_a_target_is_shown_missed():
+    # the development population's own figures: games stall at the round cap
+    g = _eq_game({"seat_share": MEETS["seat_share"]})
+    x = report.index_lead(g)
+    assert (x["answer"], x["status"]) == ("No", "fails")
+    text = _lead(g)
+    assert "No, under equilibrium play" in text
+    assert "shown outside the target: game length 99.3 [98.8, 99.8] rounds (target 6–40" in text
+    assert "shown within the target: seat fairness 50.0% [48.0, 52.0]" in text
+
+
+def test_lead_says_not_shown_when_a_target_is_neither_met_nor_missed():
+    g = _eq_game({**MEETS, "seat_share": {"mean": 0.52, "lo": 0.49, "hi": 0.55}})
+    x = report.index_lead(g)
+    assert (x["answer"], x["status"]) == ("Not shown", "unclear")
+    text = _lead(g)
+    assert "not shown either way: seat fairness 52.0% [49.0, 55.0] (target 47–53%" in text
+    assert "shown outside" not in text
+
+
+def test_lead_says_not_shown_when_the_equilibrium_is_not_shown():
+    # Clash's development population: its search stopped at the budget with a gap
+    g = _eq_game(MEETS, game="clash")
+    x = report.index_lead(g)
+    assert (x["answer"], x["status"]) == ("Not shown", "unclear")
+    text = _lead(g)
+    assert "An equilibrium within ε = 2 points is not shown" in text
+    # the figures at the mixture found, said to be that, not an equilibrium's
+    assert (
+        "At the best mixture found, which is not shown to be an equilibrium: shown within" in text
+    )
+
+
+def test_lead_of_a_game_without_a_population_says_not_measured():
+    g = _game()
+    g["equilibrium"] = {"absent": "record"}
+    x = report.index_lead(g)
+    assert x["answer"] == "Not measured" and "made before the study measured" in x["rest"]
+    assert report.index_lead(_game()) is None  # a report of chosen runs: no lead
+
+
+def test_the_index_leads_with_the_answer_then_the_baseline_then_the_problems():
+    html = report.render_index([_eq_game(MEETS)])
+    answer = html.index("Are the base rules balanced?")
+    baseline = html.index(report.EQ_BASELINE.replace("'", "&#39;"))
+    assert answer < baseline < html.index('<ol class="problems">')
+    assert html.index('<ol class="problems">') < html.index("Variants at a glance")
