@@ -51,6 +51,7 @@ from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
+from balance.units import METRICS
 from balance.versus import status  # noqa: F401 (one rule, kept in balance.versus)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -593,7 +594,7 @@ def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
     return [line for _, line in sorted(found, key=lambda x: x[0])]
 
 
-#: Each property's metric in :data:`balance.repair.METRICS`, whose declared
+#: Each property's metric in :data:`balance.units.METRICS`, whose declared
 #: unit (share, rounds, strategies) and scale of one unit of violation the
 #: ranking of problems reads (one table of units, kept there).
 PROPERTY_METRICS = {
@@ -620,10 +621,8 @@ PROBLEM_COLUMNS = [
 
 def unit(prop: str) -> tuple[str, float]:
     """(unit, scale of one unit of violation) of a property, as its metric
-    declares them in :data:`balance.repair.METRICS`."""
-    from balance import repair
-
-    m = repair.METRICS[PROPERTY_METRICS[prop]]
+    declares them in :data:`balance.units.METRICS`."""
+    m = METRICS[PROPERTY_METRICS[prop]]
     return str(m[4]), float(m[3])
 
 
@@ -730,7 +729,7 @@ def problems(assessment: pd.DataFrame, limit: int = 5, base: str = "base") -> pd
     the target's side, whatever the property's unit: a property 2 half-widths
     beyond ranks above one 1 half-width beyond. Ties (an infinite multiple: a
     zero-width interval) fall back to the distance in units of violation
-    (:data:`balance.repair.METRICS`' scale). A property not measured ranks
+    (:data:`balance.units.METRICS`' scale). A property not measured ranks
     last. Each row keeps the distance in the property's own unit
     (``beyond``, ``beyond_text``) and the multiple (``multiple``,
     ``multiple_text``); ``group`` is "base" or "variants". The ``assessment``

@@ -1774,10 +1774,13 @@ def _index_verdicts(game: Mapping[str, Any]) -> list[dict]:
 
 
 def render_index(games: Sequence[Mapping[str, Any]]) -> str:
-    """The study's front page: per game a headline chart, its largest balance
-    problems (each linking to the evidence on the game's page, ``game["file"]``
-    relative to the index), each ruleset's verdict, then the page's summary
-    sentences and facts. A game's page is rendered alone, so its anchors are
+    """The study's front page: per game the answer for the base rules under
+    equilibrium play (:func:`index_lead`), the scripted field's verdict of
+    base as a baseline (:func:`index_baseline`), the largest problems, base's
+    then the variants', on one scale (:func:`_problems`, each linking to the
+    evidence on the game's page, ``game["file"]`` relative to the index), the
+    equilibrium's detail, a headline chart, each ruleset's verdict, then the
+    page's summary sentences and facts. A game's page is rendered alone, so its anchors are
     those of game 0."""
     contexts = [
         {
