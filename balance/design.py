@@ -51,6 +51,7 @@ from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
+from balance.units import METRICS
 from balance.versus import status  # noqa: F401 (one rule, kept in balance.versus)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +99,8 @@ COLUMNS = [
     "label",
     "excess",
     "field",
+    "target_lo",
+    "target_hi",
 ]
 # Why a figure of the compare table or a page can be missing ("—")
 MISSING_REASONS = {
@@ -228,7 +231,9 @@ def _range_text(lo, hi, pct=True) -> str:
     return f"{lo:g}–{hi:g}"
 
 
-def _row(variant, prop, value, lo, hi, n, target, st, detail, excess, field) -> dict:
+def _row(
+    variant, prop, value, lo, hi, n, target, st, detail, excess, field, target_lo, target_hi
+) -> dict:
     word = {"meets": "meets", "fails": "fails", "unclear": "unclear (more games needed)"}[st]
     return {
         "variant": variant,
@@ -243,6 +248,9 @@ def _row(variant, prop, value, lo, hi, n, target, st, detail, excess, field) -> 
         "label": LABELS[prop],
         "excess": excess if st == "fails" else 0.0,
         "field": field,
+        # the target's bounds as numbers (None: no bound on that side), for problems()
+        "target_lo": target_lo,
+        "target_hi": target_hi,
     }
 
 
@@ -346,6 +354,8 @@ def assess(
                 detail,
                 _excess(share, lo_t, hi_t),
                 field_text,
+                lo_t,
+                hi_t,
             )
         )
 
@@ -385,6 +395,8 @@ def assess(
                 detail,
                 _excess(val, None, mx),
                 field_text,
+                None,
+                mx,
             )
         )
 
@@ -429,6 +441,8 @@ def assess(
                 detail,
                 _DIVERSITY_POINTS * max(0.0, k_min - val) if np.isfinite(val) else 0.0,
                 field_text,
+                k_min,
+                None,
             )
         )
 
@@ -450,7 +464,9 @@ def assess(
             val = lo = hi = _NAN
             s, ex = "unclear", 0.0
             detail = "not measured: no game lengths in these runs"
-        rows.append(_row(v, "length", val, lo, hi, games, target, s, detail, ex, field_text))
+        rows.append(
+            _row(v, "length", val, lo, hi, games, target, s, detail, ex, field_text, r_lo, r_hi)
+        )
 
         # draws
         mx = th["draw_rate_max"]
@@ -476,6 +492,8 @@ def assess(
                 detail,
                 _excess(val, None, mx),
                 field_text,
+                None,
+                mx,
             )
         )
 
@@ -502,6 +520,8 @@ def assess(
                 detail,
                 _excess(val, None, mx),
                 field_text,
+                None,
+                mx,
             )
         )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -574,16 +594,168 @@ def cap_warnings(runs: dict, limit: float = 0.05) -> list[str]:
     return [line for _, line in sorted(found, key=lambda x: x[0])]
 
 
-def problems(assessment: pd.DataFrame, limit: int = 5) -> pd.DataFrame:
-    """The failing properties, largest first: ranked by how far the value
-    lies beyond its target (points of a share; per cent of the bound for
-    counts and rounds); at most ``limit`` rows."""
-    if assessment is None or not len(assessment):
-        return pd.DataFrame(columns=COLUMNS)
-    f = assessment[assessment["status"] == "fails"]
-    return f.sort_values(["excess", "variant", "property"], ascending=[False, True, True]).head(
-        limit
+#: Each property's metric in :data:`balance.units.METRICS`, whose declared
+#: unit (share, rounds, strategies) and scale of one unit of violation the
+#: ranking of problems reads (one table of units, kept there).
+PROPERTY_METRICS = {
+    "seat_fairness": "seat_share",
+    "dominance": "max_strategy_score",
+    "diversity": "nash_support",
+    "length": "rounds",
+    "draws": "draws",
+    "round_cap": "round_cap",
+}
+PROBLEM_COLUMNS = [
+    *COLUMNS,
+    "unit",
+    "bound",
+    "side",
+    "beyond",
+    "half",
+    "multiple",
+    "beyond_text",
+    "multiple_text",
+    "group",
+]
+
+
+def unit(prop: str) -> tuple[str, float]:
+    """(unit, scale of one unit of violation) of a property, as its metric
+    declares them in :data:`balance.units.METRICS`."""
+    m = METRICS[PROPERTY_METRICS[prop]]
+    return str(m[4]), float(m[3])
+
+
+def _amount(x: float, kind: str, digits: int = 1) -> str:
+    """A size in a unit: points of a share (``3.2 pp``), rounds, strategies."""
+    if kind in ("share", "score points"):
+        return f"{100 * x:.{digits}f} pp"
+    if kind == "strategies":
+        k = f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
+        return f"{k} strateg{'y' if k == '1' else 'ies'}"
+    if kind == "rounds":
+        return f"{x:.{digits}f} rounds"
+    return f"{x:.{digits}f} {kind}"
+
+
+def _bound_text(b: float, kind: str) -> str:
+    if kind in ("share", "score points"):
+        return f"{100 * b:g}%"
+    if kind == "strategies":
+        return f"{b:g}-strategy"
+    if kind == "rounds":
+        return f"{b:g}-round"
+    return f"{b:g} {kind}"
+
+
+def beyond(row) -> dict:
+    """How far a verdict row's value lies beyond its target, on two scales.
+
+    The bound is the target's end the value is past (or, inside the target,
+    the end its interval reaches past). ``beyond`` is the distance from that
+    bound, in the property's own unit (:func:`unit`): positive past it,
+    negative inside. ``half`` is the 95% interval's half-width on the
+    bound's side (the distance from the value to the interval's end facing
+    the bound: intervals here can be asymmetric), and ``multiple`` is
+    ``beyond / half``. So a property shown outside its target has a multiple
+    above 1, one not shown lies between -1 and 1, one shown inside below -1;
+    a zero-width interval past the bound gives an infinite multiple. A count
+    of strategies is a whole number: its half-width is at least half a
+    strategy (the interval [1, 1] read as [0.5, 1.5])."""
+    prop = str(row["property"])
+    kind, scale = unit(prop)
+    v, lo, hi = (
+        float("nan") if row.get(k) is None else float(row[k]) for k in ("value", "lo", "hi")
     )
+    t_lo, t_hi = row.get("target_lo"), row.get("target_hi")
+    t_lo = None if t_lo is None or not np.isfinite(float(t_lo)) else float(t_lo)
+    t_hi = None if t_hi is None or not np.isfinite(float(t_hi)) else float(t_hi)
+    out = {"unit": kind, "bound": _NAN, "side": "", "beyond": _NAN, "half": _NAN}
+    out.update(multiple=_NAN, beyond_text="not measured", multiple_text="", scale=scale)
+    if not np.isfinite(v) or (t_lo is None and t_hi is None):
+        return out
+    # the bound the value is past; inside the target, the one its interval reaches past
+    if t_hi is not None and v > t_hi:
+        side = "hi"
+    elif t_lo is not None and v < t_lo:
+        side = "lo"
+    elif t_hi is not None and np.isfinite(hi) and hi > t_hi:
+        side = "hi"
+    elif t_lo is not None and np.isfinite(lo) and lo < t_lo:
+        side = "lo"
+    elif t_lo is None or t_hi is None:
+        side = "hi" if t_lo is None else "lo"
+    else:
+        side = "hi" if t_hi - v < v - t_lo else "lo"
+    b = t_hi if side == "hi" else t_lo
+    d = v - b if side == "hi" else b - v
+    # the interval's half facing the bound: past it, the end back toward it; inside, the end past it
+    if side == "hi":
+        half = v - lo if d > 0 else hi - v
+    else:
+        half = hi - v if d > 0 else v - lo
+    half = float(half) if np.isfinite(half) else _NAN
+    if kind == "strategies" and np.isfinite(half):
+        # a whole-number count: its interval [1, 1] stands for [0.5, 1.5], so the
+        # half-width is at least half a strategy (a bootstrap's percentile ends of a
+        # count often coincide, which would make every such failure infinitely far)
+        half = max(half, 0.5)
+    if not np.isfinite(half):
+        mult = _NAN
+    elif half > 0:
+        mult = d / half
+    else:
+        mult = math.copysign(math.inf, d) if d else 0.0
+    where = ("above" if side == "hi" else "below") if d >= 0 else "inside"
+    text = f"{_amount(abs(d), kind)} {where} the {_bound_text(b, kind)} bound"
+    if not np.isfinite(mult) and np.isfinite(half):
+        mtext = "its 95% interval has no width"
+    elif np.isfinite(mult):
+        mtext = f"{abs(mult):.1f} × its 95% CI half-width ({_amount(half, kind, 2)})"
+    else:
+        mtext = "no interval"
+    out.update(side=side, bound=b, beyond=d, half=half, multiple=mult)
+    out.update(beyond_text=text, multiple_text=mtext)
+    return out
+
+
+def problems(assessment: pd.DataFrame, limit: int = 5, base: str = "base") -> pd.DataFrame:
+    """The largest problems, ranked on one scale: every property not shown
+    within its target (``fails`` or ``unclear``), base's first, then the
+    variants', at most ``limit`` of each group.
+
+    Within a group the rows are ranked by :func:`beyond`'s ``multiple``, the
+    distance past the target in multiples of the 95% interval's half-width on
+    the target's side, whatever the property's unit: a property 2 half-widths
+    beyond ranks above one 1 half-width beyond. Ties (an infinite multiple: a
+    zero-width interval) fall back to the distance in units of violation
+    (:data:`balance.units.METRICS`' scale). A property not measured ranks
+    last. Each row keeps the distance in the property's own unit
+    (``beyond``, ``beyond_text``) and the multiple (``multiple``,
+    ``multiple_text``); ``group`` is "base" or "variants". The ``assessment``
+    may mix fields (:func:`assess`'s scripted field with
+    :func:`equilibrium_rows`): its ``field`` column says which."""
+    if assessment is None or not len(assessment):
+        return pd.DataFrame(columns=PROBLEM_COLUMNS)
+    f = assessment[assessment["status"].isin(["fails", "unclear"])]
+    rows = []
+    for r in f.to_dict("records"):
+        b = beyond(r)
+        scale = b.pop("scale")
+        # not measured (nan) ranks last
+        key = -math.inf if np.isnan(b["multiple"]) else b["multiple"]
+        units = b["beyond"] / scale if np.isfinite(b["beyond"]) else -math.inf
+        group = "base" if r["variant"] == base else "variants"
+        rows.append({**r, **b, "group": group, "_k": key, "_u": units})
+    if not rows:
+        return pd.DataFrame(columns=PROBLEM_COLUMNS)
+    df = pd.DataFrame(rows)
+    df["_g"] = (df["group"] != "base").astype(int)
+    df = df.sort_values(
+        ["_g", "_k", "_u", "variant", "property"], ascending=[True, False, False, True, True]
+    )
+    df = df.groupby("_g", sort=True).head(limit)
+    return df[PROBLEM_COLUMNS].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- equilibrium play
@@ -632,6 +804,8 @@ def equilibrium_rows(summary: dict, thresholds: dict) -> pd.DataFrame:
             detail,
             _excess(v, lo_t, hi_t),
             field,
+            lo_t,
+            hi_t,
         )
     )
     r_lo, r_hi = th["rounds_min"], th["rounds_max"]
@@ -657,6 +831,8 @@ def equilibrium_rows(summary: dict, thresholds: dict) -> pd.DataFrame:
             detail,
             _excess(v, r_lo, r_hi, scale=bound),
             field,
+            r_lo,
+            r_hi,
         )
     )
     for prop, key, what, mxk in (
@@ -680,6 +856,8 @@ def equilibrium_rows(summary: dict, thresholds: dict) -> pd.DataFrame:
                 detail,
                 _excess(v, None, mx),
                 field,
+                None,
+                mx,
             )
         )
     return pd.DataFrame(rows, columns=COLUMNS)

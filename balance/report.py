@@ -1549,25 +1549,144 @@ def _verdict_section(game: Mapping[str, Any], anchor: str) -> dict | None:
     }
 
 
-def _problems(game: Mapping[str, Any], file: str, anchor: str, limit: int = 5) -> list[dict]:
-    """The game's largest balance problems (failing properties, largest
-    first: :func:`balance.design.problems`), each linking to its row on the
-    game's page."""
+#: The three outcomes of a margin, in the index's words (docs/methods.md)
+_SHOWN_WORD = {"meets": "shown within", "fails": "shown outside", "unclear": "not shown"}
+_SHOWN_LIST = {
+    "fails": "shown outside the target",
+    "unclear": "not shown either way",
+    "meets": "shown within the target",
+}
+EQ_FIELD = "equilibrium play"
+
+
+def _eq_frame(game: Mapping[str, Any]) -> pd.DataFrame | None:
+    """The verdicts under equilibrium play (:func:`balance.design.equilibrium_rows`)."""
+    eq = game.get("equilibrium")
+    a = eq.get("assessment") if isinstance(eq, Mapping) else None
+    return a if isinstance(a, pd.DataFrame) and len(a) else None
+
+
+def _figure(r: Mapping[str, Any]) -> str:
+    """A verdict row's figure with its target: ``99.6 [99.4, 99.9] rounds (target 6–40
+    rounds on average)``."""
+    return f"{r['label']} {_value_text(r)} (target {r['target']})"
+
+
+def index_lead(game: Mapping[str, Any]) -> dict | None:
+    """The index's first line per game: are the base rules balanced, under
+    equilibrium play? From the study record's equilibrium summary and its
+    verdicts (``game["equilibrium"]``): the answer ("yes", "no", "not shown"),
+    then which targets are shown within, shown outside and not shown, each with
+    its value, 95% interval and target, and the n behind them. The answer is
+    "yes" or "no" only where the equilibrium is shown; where it is not, the
+    sentence says so and gives the figures at the best mixture found. None on
+    pages that carry no equilibrium."""
+    eq = game.get("equilibrium")
+    if not isinstance(eq, Mapping):
+        return None
+    q = "Are the base rules balanced?"
+    sec = _equilibrium_section(game, "x")
+    if sec is None or sec["absent"]:
+        text = sec["absent"] if sec else ""
+        return {
+            "question": q,
+            "answer": "Not measured",
+            "status": "unclear",
+            "rest": f", under equilibrium play: {text}",
+        }
+    summ = eq["summary"]
+    pl = summ.get("play") or {}
+    rules = str(summ.get("rules") or "base")
+    if rules != "base":
+        q = f"Are the {rules} rules balanced?"
+    a = _eq_frame(game)
+    recs = a.to_dict("records") if a is not None else []
+    by = {
+        st: [_figure(r) for r in recs if r["status"] == st] for st in ("fails", "unclear", "meets")
+    }
+    n = f"n = {fmt_int(pl.get('games'))} games on {fmt_int(pl.get('deals'))} deals"
+    lists = "; ".join(
+        f"{_SHOWN_LIST[st]}: " + ", ".join(by[st]) for st in ("fails", "unclear", "meets") if by[st]
+    )
+    shown = sec["shown"] == "shown"
+    where = "under equilibrium play (both seats drawing from the equilibrium mixture)"
+    if not recs:
+        answer, status = "not shown", "unclear"
+        rest = f", {where}: no verdict was measured. {sec['status_sentence']}"
+    elif not shown:
+        answer, status = "not shown", "unclear"
+        rest = (
+            f", {where}. {sec['status_sentence']} At the best mixture found, which is not shown "
+            f"to be an equilibrium: {lists} ({n})."
+        )
+    else:
+        status = "fails" if by["fails"] else "unclear" if by["unclear"] else "meets"
+        answer = {"fails": "no", "unclear": "not shown", "meets": "yes"}[status]
+        rest = f", {where}: {lists} ({n}). {sec['status_sentence']}"
+    return {"question": q, "answer": answer.capitalize(), "status": status, "rest": rest}
+
+
+def index_baseline(game: Mapping[str, Any], base: str = "base") -> dict | None:
+    """The base rules' verdict on the scripted field (:func:`balance.design.overall`),
+    for the index, where it is labelled a baseline. None without a verdict of base."""
     from balance import design
 
     a = game.get("assessment")
-    if not isinstance(a, pd.DataFrame) or a.empty:
-        return []
-    out = []
+    if not isinstance(a, pd.DataFrame) or a.empty or not (a["variant"] == base).any():
+        return None
+    st, line = design.overall(a, base)
+    return {"status": st, "text": f"the {base} rules: {line.removeprefix(f'{base}: ')}"}
+
+
+def _problems(
+    game: Mapping[str, Any], file: str, anchor: str, limit: int = 5
+) -> dict[str, list[dict]]:
+    """The game's largest problems, ranked on one scale
+    (:func:`balance.design.problems`: the distance past the target in
+    multiples of the 95% interval's half-width, the distance in the
+    property's unit beside it), under equilibrium play and on the scripted
+    field together: ``{"base": [...], "variants": [...]}``, at most ``limit``
+    each, each linking to its evidence on the game's page."""
+    from balance import design
+
+    frames = [
+        f
+        for f in (_eq_frame(game), game.get("assessment"))
+        if isinstance(f, pd.DataFrame) and not f.empty
+    ]
+    out: dict[str, list[dict]] = {"base": [], "variants": []}
+    if not frames:
+        return out
+    eq = game.get("equilibrium") or {}
+    pl = (eq.get("summary") or {}).get("play") or {} if isinstance(eq, Mapping) else {}
+    a = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     for r in design.problems(a, limit).to_dict("records"):
-        out.append(
+        on_eq = r["field"] == EQ_FIELD
+        n = (
+            f"n = {fmt_int(pl.get('games'))} games on {fmt_int(pl.get('deals'))} deals"
+            if on_eq
+            else f"n = {fmt_int(r['n'])} "
+            + ("decided games" if r["property"] == "seat_fairness" else "games")
+        )
+        how = (
+            f"{r['beyond_text']}, {r['multiple_text']}" if r["multiple_text"] else r["beyond_text"]
+        )
+        out[str(r["group"])].append(
             {
                 "variant": str(r["variant"]),
                 "label": str(r["label"]),
-                "text": str(r["text"]),
-                # the sentence without its leading "label: " (the link names the property)
-                "detail": str(r["text"]).removeprefix(f"{r['label']}: "),
-                "href": f"{file}#{verdict_anchor(anchor, r['variant'], r['property'])}",
+                # the label of the best script's score already names its field
+                "field": "under equilibrium play"
+                if on_eq
+                else ""
+                if "scripted field" in str(r["label"])
+                else "scripted field",
+                "status": str(r["status"]),
+                "detail": f"{_SHOWN_WORD[r['status']]} — {_value_text(r)} ({n}; target "
+                f"{r['target']}): {how}",
+                "href": f"{file}#{anchor}-equilibrium"
+                if on_eq
+                else f"{file}#{verdict_anchor(anchor, r['variant'], r['property'])}",
             }
         )
     return out
@@ -1655,16 +1774,21 @@ def _index_verdicts(game: Mapping[str, Any]) -> list[dict]:
 
 
 def render_index(games: Sequence[Mapping[str, Any]]) -> str:
-    """The study's front page: per game a headline chart, its largest balance
-    problems (each linking to the evidence on the game's page, ``game["file"]``
-    relative to the index), each ruleset's verdict, then the page's summary
-    sentences and facts. A game's page is rendered alone, so its anchors are
+    """The study's front page: per game the answer for the base rules under
+    equilibrium play (:func:`index_lead`), the scripted field's verdict of
+    base as a baseline (:func:`index_baseline`), the largest problems, base's
+    then the variants', on one scale (:func:`_problems`, each linking to the
+    evidence on the game's page, ``game["file"]`` relative to the index), the
+    equilibrium's detail, a headline chart, each ruleset's verdict, then the
+    page's summary sentences and facts. A game's page is rendered alone, so its anchors are
     those of game 0."""
     contexts = [
         {
             "name": str(g.get("name")),
             "file": str(g.get("file", "")),
             "anchor": f"game-{i}-{_slug(g.get('name'))}",
+            "lead": index_lead(g),
+            "baseline_verdict": index_baseline(g),
             "problems": _problems(g, str(g.get("file", "")), f"game-0-{_slug(g.get('name'))}"),
             "chart": _headline_chart(g),
             "verdicts": _index_verdicts(g),

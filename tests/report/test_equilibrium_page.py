@@ -137,12 +137,13 @@ def test_the_index_leads_with_the_equilibrium_verdicts(tmp_path):
     s = _summary("clash")
     index = report.write_index(tmp_path, [_page("clash", s)]).read_text(encoding="utf-8")
     card = _text(index)
-    lead = card.index("Under equilibrium play")
-    assert lead < card.index("Scripted field (a baseline") < card.index("Largest balance problems")
+    lead = card.index("Are the base rules balanced? Not shown , under equilibrium play")
+    assert lead < card.index("Scripted field (a baseline") < card.index("Largest problems")
     assert "An equilibrium within ε = 2 points is not shown" in card[lead:]
+    # the detail one click away: the dominant-strategy line and each verdict's sentence
     assert "A dominant strategy (one strategy an equilibrium by itself): not shown" in card
-    assert card.index("seat fairness: ") < card.index("Largest balance problems")
-    assert card.index("game length: ") < card.index("Largest balance problems")
+    detail = card.index("Equilibrium play in detail")
+    assert detail < card.index("seat fairness: ") and detail < card.index("game length: ")
     assert 'href="clash.html#game-0-Clash-equilibrium"' in index
     assert 'id="game-0-Clash-equilibrium"' in (tmp_path / "clash.html").read_text(encoding="utf-8")
 

@@ -33,3 +33,30 @@ def test_two_rulesets_name_the_shortest_and_the_longest():
     line = next(s for s in verdicts._shape(t) if s.startswith("Games last"))
     assert "9.1 rounds" in line and "under force" in line and "the shortest" in line
     assert "12.2 [12.0, 12.4] under base" in line and "the longest" in line
+
+
+def test_no_dominant_script_is_not_said_beside_a_failing_best_script_score():
+    """Issue 45: "No strategy dominates" stood beside "dominance: fails". The
+    sentence now speaks of the scripted field's strategies beating each other,
+    and the verdict's property is the best script's score, so the two say
+    different things and neither claims the rules have no dominant strategy."""
+    rt = pd.DataFrame(
+        {
+            "variant": ["base"] * 3,
+            "strategy": ["a", "b", "c"],
+            "elo": [100.0, 0.0, -100.0],
+            "elo_lo": [80.0, -20.0, -120.0],
+            "elo_hi": [120.0, 20.0, -80.0],
+            "games": [2000, 2000, 2000],
+            "dominant": [False, False, False],
+            "nash_p": [0.6, 0.4, 0.0],
+        }
+    )
+    lines = verdicts._ratings({"ratings": rt})
+    line = next(s for s in lines if "beats every other" in s)
+    assert line.startswith("No strategy of the scripted field beats every other under base")
+    assert not any("dominat" in s.lower() for s in lines), lines
+    from balance import design
+
+    assert "dominance" not in design.LABELS["dominance"]
+    assert design.LABELS["dominance"] == "best script's score (scripted field)"

@@ -174,15 +174,26 @@ def test_a_balanced_ruleset_says_so(thresholds):
     assert design.verdict_lines(a, "base")[0].startswith("base: balanced — every property meets")
 
 
-def test_problems_ranked_by_excess(assessed):
+def test_problems_rank_base_first_then_by_multiples_of_the_interval(assessed):
     _, a = assessed
     p = design.problems(a)
-    assert len(p) <= 5 and set(p["status"]) == {"fails"}
-    assert list(p["excess"]) == sorted(p["excess"], reverse=True)
-    # the stall's 40% draws lie 30 points beyond their 10% target: further than the
-    # first seat's 75% beyond 53% (22 points)
-    assert p.iloc[0]["variant"] == "stall" and p.iloc[0]["property"] in ("draws", "round_cap")
-    assert ("seat", "seat_fairness") in set(zip(p["variant"], p["property"], strict=True))
+    # every property not shown within its target, none shown within
+    assert set(p["status"]) <= {"fails", "unclear"}
+    want = a[a["status"] != "meets"]
+    assert len(p) == min(5, (want["variant"] == "base").sum()) + min(
+        5, (want["variant"] != "base").sum()
+    )
+    # base's first, then the variants', each group ranked by the multiple
+    assert list(p["group"]) == sorted(p["group"], key=lambda g: g != "base")
+    for _, sub in p.groupby("group"):
+        assert list(sub["multiple"]) == sorted(sub["multiple"], reverse=True)
+    # the scale agrees with the three-outcome status: shown outside is past one half-width
+    fails, unclear = p[p["status"] == "fails"], p[p["status"] == "unclear"]
+    assert (fails["multiple"] > 1).all() and (unclear["multiple"].abs() <= 1).all()
+    # the first seat's 75% (22 points past 53%) and the stall's 40% round-cap draws
+    # (35 points past 5%) lie dozens of half-widths out: they lead the variants
+    top = {(r.variant, r.property) for r in p[p["group"] == "variants"].head(3).itertuples()}
+    assert top == {("seat", "seat_fairness"), ("stall", "round_cap"), ("stall", "draws")}
 
 
 def test_cap_warnings_one_line_per_pairing_above_the_limit():
