@@ -785,9 +785,17 @@ def equilibrium_rows(summary: dict, thresholds: dict) -> pd.DataFrame:
     lo_t, hi_t = th["seat_share_min"], th["seat_share_max"]
     v, lo, hi = fig("seat_share")
     s = status(lo, hi, lo_t, hi_t)
+    # the share is of decided games: say how many there were (Tosk's equilibrium draws
+    # 99% of its games, so its seat share rests on a few dozen, not on every game)
+    drawn = (pl.get("draws") or {}).get("mean")
+    seat_n = (
+        f"{n_text}, about {fmt_int(round(games * (1 - float(drawn))))} of them decided"
+        if drawn is not None and np.isfinite(float(drawn))
+        else n_text
+    )
     detail = (
         f"the first seat wins {_pct_ci(v, lo, hi)} of decided games, a seat advantage of "
-        f"{200 * v - 100:+.1f} points ({n_text}; target {_range_text(lo_t, hi_t)})"
+        f"{200 * v - 100:+.1f} points ({seat_n}; target {_range_text(lo_t, hi_t)})"
         if np.isfinite(v)
         else f"not measured: no decided games ({n_text})"
     )
