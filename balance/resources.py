@@ -78,13 +78,14 @@ def rulings_file() -> Path:
     return _shipped("docs", "rulings.md")
 
 
-def shown(path) -> str:
-    """``path`` as a message or a page shows it: a shipped file as the
-    repository names it (``configs/tosk/base.toml``, ``strategies/tosk/...``),
-    wherever it is installed; any other file relative to the repository when
-    inside a checkout, else as given."""
-    p = Path(path)
-    full = p.resolve()
+def shipped_name(path) -> str | None:
+    """The repository name of a shipped file or folder (``configs/tosk/base.toml``,
+    ``strategies/tosk/equilibrium``, ``docs/rulings.md``), wherever it is
+    installed; None for any other path (a user's file)."""
+    try:
+        full = Path(path).resolve()
+    except (OSError, ValueError):  # a name no file can have (a NUL byte, a loop)
+        return None
     for label, folder in (
         ("configs", configs()),
         ("strategies", strategies()),
@@ -95,7 +96,18 @@ def shown(path) -> str:
         except ValueError:
             continue
         return (Path(label) / rel).as_posix() if rel.parts else label
+    return None
+
+
+def shown(path) -> str:
+    """``path`` as a message or a page shows it: a shipped file as the
+    repository names it (``configs/tosk/base.toml``, ``strategies/tosk/...``),
+    wherever it is installed; any other file relative to the repository when
+    inside a checkout, else as given."""
+    name = shipped_name(path)
+    if name is not None:
+        return name
     try:
-        return full.relative_to(root().resolve()).as_posix()
-    except ValueError:
-        return str(p)
+        return Path(path).resolve().relative_to(root().resolve()).as_posix()
+    except (OSError, ValueError):
+        return str(path)
