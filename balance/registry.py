@@ -22,9 +22,10 @@ from functools import cache
 from importlib import import_module
 from pathlib import Path
 
+from balance import resources
 from balance.errors import UserError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = resources.root()  # the checkout, or site-packages in an installed wheel
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ def _shipped(*parts: str) -> Path:
     return inside if inside.exists() else root().joinpath(*parts)
 
 
+def templates(package: str = "balance") -> Path:
+    """The page templates of ``package`` (the core's, or a game's home:
+    ``templates(__package__)``), shipped as its package data."""
+    return _folder(package) / "templates"
+
+
 @cache
 def configs() -> Path:
     """The shipped ``configs/`` folder (``<game>/`` and ``verdict.toml``)."""
