@@ -252,6 +252,22 @@ def test_a_users_own_variant_file_is_read_by_its_path(installed):
     assert "'./nosuch.toml': no such file" in (res.stdout + res.stderr)
 
 
+def test_a_report_page_renders_with_the_installed_templates(installed):
+    out, _ = _simulate(installed, "force", "balance tosk simulate (stored)")
+    page = installed["cwd"] / "reports" / "mine.html"
+    res = _run(
+        [str(installed["venv"] / "bin" / "balance"), "report", out["store"], "-o", str(page)],
+        installed["cwd"],
+        installed["env"],
+        "balance report",
+    )
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    html = page.read_text(encoding="utf-8")
+    assert "aggressor" in html and "</html>" in html
+    # shipped files named as the repository names them, never by the install's path
+    assert "site-packages" not in html and str(installed["venv"]) not in html
+
+
 def test_the_shipped_equilibrium_population_loads_from_the_wheel(installed):
     from balance.equilibrium import load_population
 
