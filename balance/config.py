@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from balance import resources
 from balance.errors import UserError
 from balance.paths import (
     check_keys,
@@ -22,9 +23,9 @@ from balance.paths import (
 from balance.registry import get_game
 from kernels.contract import Side
 
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = ROOT / "configs"
-STRATEGY_DIR = ROOT / "strategies"
+# the shipped folders (balance.resources: the checkout's, or the wheel's package data)
+CONFIG_DIR = resources.configs()
+STRATEGY_DIR = resources.strategies()
 
 
 def _number(path, key: str, value) -> float:

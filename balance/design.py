@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from balance import resources
 from balance.errors import UserError
 from balance.fmt import fmt_int
 from balance.paths import check_keys, load_toml
@@ -54,8 +55,7 @@ from balance.registry import get_game
 from balance.units import METRICS
 from balance.versus import status  # noqa: F401 (one rule, kept in balance.versus)
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULTS = ROOT / "configs" / "verdict.toml"
+DEFAULTS = resources.configs() / "verdict.toml"
 FILE_NAME = "verdict.toml"
 
 # key -> kind (its unit): "rate" (a share 0..1, written 0.05 or "5%"), "rounds"
@@ -181,8 +181,9 @@ def load_thresholds(game: str, path=None) -> dict:
     (``configs/verdict.toml``), then the game's own (``configs/<game>/verdict.toml``,
     if any), then the file at ``path`` (if given); later files set only the
     keys they name. A bad file is one line (:class:`UserError`)."""
-    out = _read(DEFAULTS, str(DEFAULTS), partial=False)
-    where = dict.fromkeys(out, str(DEFAULTS))
+    core = resources.shown(DEFAULTS)  # configs/verdict.toml, wherever installed
+    out = _read(DEFAULTS, core, partial=False)
+    where = dict.fromkeys(out, core)
     sources = [(get_game(game).configs / FILE_NAME, False)]
     if path is not None:
         if str(path).strip() == "":
@@ -191,13 +192,14 @@ def load_thresholds(game: str, path=None) -> dict:
     for p, required in sources:
         if not required and not p.is_file():
             continue
-        part = _read(p, str(p), partial=True)
+        name = str(p) if required else resources.shown(p)  # the user's path as given
+        part = _read(p, name, partial=True)
         out.update(part)
-        where.update(dict.fromkeys(part, str(p)))
+        where.update(dict.fromkeys(part, name))
     for lo, hi in _PAIRS:
         if out[lo] > out[hi]:
             raise UserError(
-                f"{where[hi] if where[hi] != str(DEFAULTS) else where[lo]}: "
+                f"{where[hi] if where[hi] != core else where[lo]}: "
                 f"{lo} ({out[lo]}) is above {hi} ({out[hi]})"
             )
     return out

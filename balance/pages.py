@@ -392,13 +392,9 @@ def build_page(
 # --------------------------------------------------------------------------- equilibrium play
 def shown_path(path) -> str:
     """A path as a page shows it: relative to the project when inside it."""
-    from balance.registry import ROOT
+    from balance.resources import shown
 
-    path = Path(path)
-    try:
-        return path.resolve().relative_to(ROOT).as_posix()
-    except ValueError:
-        return str(path)
+    return shown(path)
 
 
 def missing_population(game: str, folder) -> dict:

@@ -10,6 +10,14 @@ from pathlib import Path
 from balance.errors import EnvironmentFailure, UserError
 
 
+def _name(path) -> str:
+    """A file as a message names it: a shipped one by its repository name
+    (``configs/tosk/base.toml``, wherever installed), a user's as given."""
+    from balance.resources import shipped_name
+
+    return shipped_name(path) or str(path)
+
+
 def _first_existing(p: Path) -> Path:
     q = p.absolute()
     while not q.exists() and q != q.parent:
@@ -74,7 +82,7 @@ def readable_file(path, shown: str | None = None, limit: int = MAX_TOML_BYTES) -
     without being read."""
     import stat as st
 
-    shown = str(path) if shown is None else shown
+    shown = _name(path) if shown is None else shown
     if str(path).strip() == "":
         raise UserError("a file path is empty; give a .toml file")
     try:
@@ -109,7 +117,7 @@ def load_toml(path: Path, shown: str | None = None) -> dict:
     """Read a TOML file; a syntax error, a file that is not a regular file
     (a folder, a FIFO, a device) or one over :data:`MAX_TOML_BYTES` is a user
     error naming the file (as ``shown``, default the path)."""
-    shown = str(path) if shown is None else shown
+    shown = _name(path) if shown is None else shown
     readable_file(path, shown)
     try:
         with open(path, "rb") as fh:

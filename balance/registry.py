@@ -22,9 +22,10 @@ from functools import cache
 from importlib import import_module
 from pathlib import Path
 
+from balance import resources
 from balance.errors import UserError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = resources.root()  # the checkout, or site-packages in an installed wheel
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,16 @@ class Game:
     @property
     def configs(self) -> Path:
         """The folder of the game's rulesets, variants and plans."""
-        return self.config_dir or ROOT / "configs" / self.name
+        from balance import resources
+
+        return self.config_dir or resources.configs() / self.name
 
     @property
     def strategy_files(self) -> Path:
         """The folder of the game's named strategies (one TOML each)."""
-        return self.strategy_dir or ROOT / "strategies" / self.name
+        from balance import resources
+
+        return self.strategy_dir or resources.strategies() / self.name
 
     def ruling_lines(self) -> tuple[str, ...]:
         """The rulings in force for this game (its prefix in its rulings file)."""

@@ -62,6 +62,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from balance import resources
+
 __all__ = [
     "fmt_int",
     "fmt_n",
@@ -78,7 +80,7 @@ __all__ = [
     "write_index",
 ]
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
+TEMPLATE_DIR = resources.templates()
 
 
 # --------------------------------------------------------------------------- formatting

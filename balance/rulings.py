@@ -4,7 +4,9 @@ import re
 from functools import cache
 from pathlib import Path
 
-RULINGS_FILE = Path(__file__).resolve().parent.parent / "docs" / "rulings.md"
+from balance import resources
+
+RULINGS_FILE = resources.rulings_file()
 
 
 @cache

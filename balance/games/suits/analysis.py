@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from balance import charts as ch
-from balance import config, fmt, runner, tables
+from balance import config, fmt, resources, runner, tables
 from balance.config import load_toml
 from balance.errors import UserError
 from balance.games.suits import charts as game_charts
@@ -1105,7 +1105,7 @@ def _manifest_items(m: dict) -> list[tuple[str, str, bool]]:
 def render_page(tasks: TasksResult | None, struggle: StruggleResult | None) -> str:
 
     return (
-        environment(Path(__file__).parent / "templates")
+        environment(resources.templates(__package__))
         .get_template("suits.html.j2")
         .render(title="The four-suits RPG: Task odds and Struggles", p=page_model(tasks, struggle))
     )

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from balance import resources
 from balance.config import load_toml
 from balance.errors import UserError
 from balance.games.trisk import GAME
-from balance.registry import ROOT
 from sims.trisk import cards as C
 
 TRISK_DIR = GAME.configs
@@ -168,10 +168,7 @@ BUDGET_TABLES = {
 # ---- small helpers -------------------------------------------------------------
 def _show(path: Path) -> str:
     """The path as a user would type it: relative to the repository when inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
+    return resources.shown(path)
 
 
 def _load_toml(path: Path) -> dict:

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from balance import charts as ch
-from balance import fmt, runner
+from balance import fmt, resources, runner
 from balance.config import load_strategy, load_toml, resolve_variant
 from balance.errors import UserError
 from balance.games.trisk import GAME as _HOME
@@ -3136,7 +3136,7 @@ def render_power_page(res: PowerResult) -> str:
     """The self-contained HTML page of a power test."""
 
     return (
-        environment(Path(__file__).parent / "templates")
+        environment(resources.templates(__package__))
         .get_template("trisk_power.html.j2")
         .render(title="Trisk: are all cards equal in power?", p=power_section(res))
     )
