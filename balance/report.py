@@ -1120,11 +1120,11 @@ def _cap_warning_groups(lines: Sequence[Any]) -> dict | None:
     groups: dict[str, dict] = {}
     for line in map(str, lines):
         m = _CAP_LINE.match(line)
-        variant, text = (m["variant"], f"{m['pair']}: {m['rest']}") if m else ("other", line)
+        variant = m["variant"] if m else "other"
         g = groups.setdefault(variant, {"variant": variant, "lines": [], "top": ""})
         if not g["lines"] and m:
             g["top"] = m["rest"].split(" of ")[0]
-        g["lines"].append(text)
+        g["lines"].append(line)
     if not groups:
         return None
     ordered = sorted(groups.values(), key=lambda g: _variant_key(g["variant"]))
