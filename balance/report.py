@@ -1679,9 +1679,18 @@ def _detail_links(ctx: Mapping[str, Any], folder: str) -> dict:
     with base, and the stored runs, in ``<folder>/``."""
     names = [v["variant"] for v in ctx["strategies"]]
     names += [v["variant"] for v in ctx["ratings"] if v["variant"] not in names]
+    files: dict[str, str] = {}
+    for v in names:  # two names with one slug ("a+b", "a-b") get two files
+        stem = f"variant-{_slug(v)}"
+        taken = {f.lower() for f in files.values()}
+        k = 1
+        while f"{folder}/{stem}.html".lower() in taken:
+            k += 1
+            stem = f"variant-{_slug(v)}-{k}"
+        files[v] = f"{folder}/{stem}.html"
     return {
         "folder": folder,
-        "variants": {v: f"{folder}/variant-{_slug(v)}.html" for v in names},
+        "variants": files,
         "comparisons": f"{folder}/comparisons.html",
         "runs": f"{folder}/runs.html",
     }

@@ -204,3 +204,74 @@ def test_every_study_page_is_within_the_limits(browser, study_reports):  # noqa:
     assert found == {}, "pages beyond the limits:\n" + "\n".join(
         f"{k}: {v}" for k, v in found.items()
     )
+
+
+# ---- the parts that keep a page within them --------------------------------------------------
+def test_round_cap_warnings_grouped_by_ruleset():
+    from balance.report import _cap_warning_groups
+
+    lines = [
+        "warning: force, a vs b: 40.0% [30.0, 50.0] of 100 games end at the round cap (draws), above 5%",
+        "warning: base, a vs b: 30.0% [20.0, 40.0] of 100 games end at the round cap (draws), above 5%",
+        "warning: force, a vs c: 10.0% [5.0, 15.0] of 100 games end at the round cap (draws), above 5%",
+    ]
+    g = _cap_warning_groups(lines)
+    assert g["total"] == 3
+    assert [x["variant"] for x in g["groups"]] == ["base", "force"]  # base first
+    force = g["groups"][1]
+    assert force["lines"] == [lines[0], lines[2]] and force["top"] == "40.0% [30.0, 50.0]"
+    assert _cap_warning_groups([]) is None
+
+
+def test_detail_pages_get_one_file_each():
+    from balance.report import _detail_links
+
+    ctx = {"strategies": [{"variant": "a+b"}, {"variant": "a-b"}], "ratings": [{"variant": "c"}]}
+    files = _detail_links(ctx, "tosk")["variants"]
+    assert set(files) == {"a+b", "a-b", "c"}
+    assert len(set(files.values())) == 3 and all(f.startswith("tosk/") for f in files.values())
+
+
+@pytest.mark.slow
+def test_heatmap_marks_the_three_outcomes(tmp_path):
+    import pandas as pd
+
+    from balance import charts
+
+    df = pd.DataFrame(
+        {
+            "variant": ["v1", "v1", "v2"],
+            "strategy": ["a", "b", "a"],
+            "n_pairs": [400, 400, 600],
+            "diff": [0.123, 0.004, -0.031],
+            "diff_lo": [0.10, -0.005, -0.08],
+            "diff_hi": [0.15, 0.009, 0.02],
+            "significant": [True, False, False],
+            "equivalent": [False, True, False],
+            "margin": [0.01, 0.01, 0.01],
+        }
+    )
+    svg = charts.save(charts.diff_heatmap(df), tmp_path / "h", png=False, write=False)
+    assert "+12.3*" in svg  # shown
+    assert "≈ +0.4" in svg  # shown within the margin
+    assert "−3.1" in svg or "-3.1" in svg  # not shown: no mark
+    assert "n = 400–600 paired games per cell" in svg
+
+
+@pytest.mark.slow
+def test_small_chart_text_is_raised(tmp_path):
+    import re
+
+    from balance import charts
+
+    for width in (6.0, 16.0):  # natural size; scaled down to the page's column
+        with charts.chart_style():
+            fig = charts.new_figure(width, 2.0)
+            ax = fig.add_subplot()
+            ax.text(0.5, 0.5, "tiny", fontsize=4)
+        svg = charts.save(fig, tmp_path / "t", png=False, write=False)
+        sizes = [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
+        floor = charts.min_font_pt(width)
+        assert sizes and min(sizes) >= floor
+        shown = min(sizes) * 96 / 72 * min(1.0, charts.PAGE_CHART_PX / (96 * width))
+        assert shown >= charts.MIN_TEXT_PX
