@@ -39,6 +39,7 @@ __all__ = [
     "save",
     "matrix_heatmap",
     "variant_diffs",
+    "diff_heatmap",
     "rounds_distribution",
     "card_value",
     "variant_overview",
@@ -90,6 +91,12 @@ _STYLE: dict = {
 }
 
 PNG_DPI = 110
+
+#: Every chart's text is at least this large as a page displays it (issue 45).
+MIN_TEXT_PX = 10.0
+#: The widest a chart is drawn on a page (``_style.css``: the page's column at
+#: 1400 px, less a nested ``<details>``); a wider chart is scaled down to it.
+PAGE_CHART_PX = 1240.0
 
 
 # --------------------------------------------------------------------------- helpers
@@ -250,6 +257,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     import io
 
     stem = Path(stem)
+    legible(fig)
     svg_path = stem.with_name(stem.name + ".svg")
     png_path = stem.with_name(stem.name + ".png")
     try:
@@ -272,6 +280,31 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     finally:
         _close(fig)
     return _inline_svg(svg, slug(stem.name))
+
+
+def min_font_pt(width_in: float) -> float:
+    """The least font size (points) that a chart ``width_in`` inches wide
+    shows at :data:`MIN_TEXT_PX` or more on a page: an SVG point is 4/3 CSS
+    px at its natural size, and a chart wider than :data:`PAGE_CHART_PX` is
+    scaled down to it."""
+    scale = min(1.0, PAGE_CHART_PX / (96.0 * width_in))
+    return MIN_TEXT_PX * 0.75 / scale
+
+
+def legible(fig: Figure) -> None:
+    """Raise every text of ``fig`` smaller than :func:`min_font_pt` to it.
+
+    The figure is laid out first (``draw_without_rendering``) so that the
+    tick labels exist; the layout is solved again, with the larger text, when
+    the figure is saved."""
+    from matplotlib.text import Text
+
+    floor = min_font_pt(float(fig.get_figwidth())) + 0.01
+    with chart_style():
+        fig.draw_without_rendering()
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
 
 
 def atomic_savefig(fig: Figure, path: Path, **kwargs) -> None:
@@ -421,6 +454,115 @@ def matrix_heatmap(
 
 
 # --------------------------------------------------------------------------- variant diffs
+def diff_heatmap(diffs_df: pd.DataFrame) -> Figure:
+    """Variant x strategy heatmap of the paired change in score vs base.
+
+    One row per variant (in the tables' order: base's neighbours first), one
+    column per strategy. The colour is the change in percentage points (blue
+    up, red down, on a scale symmetric about 0). Each cell says which of the
+    three outcomes its 95% interval shows: the change in bold with ``*``
+    (shown: Holm p < 0.05), ``≈`` and the change (shown within the
+    equivalence margin, TOST), or the change in grey, its colour faded (no
+    change shown either way). The subtitle names the pairs behind each cell.
+    """
+    import matplotlib
+    from matplotlib.colors import TwoSlopeNorm
+
+    df = diffs_df
+    with chart_style():
+        if df is None or df.empty:
+            return placeholder(
+                "Change in strategy score vs base", "no variants other than base to compare"
+            )
+        variants = list(dict.fromkeys(df["variant"]))
+        strats = list(dict.fromkeys(df["strategy"]))
+        nv, ns = len(variants), len(strats)
+        vals = np.full((nv, ns), np.nan)
+        cells: dict[tuple[int, int], dict] = {}
+        for r in df.to_dict("records"):
+            i, j = variants.index(r["variant"]), strats.index(r["strategy"])
+            vals[i, j] = 100 * float(r["diff"])
+            cells[(i, j)] = r
+        spread = np.nanmax(np.abs(vals)) if np.isfinite(vals).any() else 1.0
+        spread = max(1.0, math.ceil(spread))
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=-spread, vmax=spread)
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+
+        width = min(12.5, max(7.0, 2.6 + 0.95 * ns))
+        fig = new_figure(width, max(2.6, 0.27 * nv + 1.9))
+        ax = fig.add_subplot()
+        rgba = cmap(norm(np.nan_to_num(vals, nan=0.0)))
+        faded = np.zeros((nv, ns), dtype=bool)
+        for (i, j), r in cells.items():
+            sig = bool(r.get("significant")) if pd.notna(r.get("significant")) else False
+            faded[i, j] = not sig
+        # no change shown: the colour kept but faded, so only shown changes stand out
+        rgba[faded] = 0.35 * rgba[faded] + 0.65
+        rgba[~np.isfinite(vals)] = (0.9, 0.9, 0.9, 1.0)
+        ax.imshow(rgba, aspect="auto", interpolation="nearest")
+        for (i, j), r in cells.items():
+            v = vals[i, j]
+            if not np.isfinite(v):
+                ax.text(j, i, "—", ha="center", va="center", color=MUTED)
+                continue
+            v = v if round(v, 1) != 0 else 0.0  # no "−0.0"
+            sig = not faded[i, j]
+            eq = bool(r.get("equivalent")) if pd.notna(r.get("equivalent")) else False
+            if sig:
+                dark = abs(norm(v) - 0.5) > 0.3
+                ax.text(
+                    j,
+                    i,
+                    f"{v:+.1f}*",
+                    ha="center",
+                    va="center",
+                    fontweight="bold",
+                    color="white" if dark else INK,
+                )
+            else:
+                ax.text(
+                    j,
+                    i,
+                    ("≈ " if eq else "") + (f"{v:+.1f}" if v else "0.0"),
+                    ha="center",
+                    va="center",
+                    color=INK if eq else MUTED,
+                )
+        ax.set_xticks(
+            range(ns),
+            [wrap_label(x) for x in strats],
+            rotation=30,
+            ha="right",
+            rotation_mode="anchor",
+        )
+        ax.set_yticks(range(nv), [wrap_label(v) for v in variants])
+        ax.tick_params(length=0)
+        for side in ("left", "bottom"):
+            ax.spines[side].set_visible(False)
+        n = pd.to_numeric(df["n_pairs"], errors="coerce").dropna() if "n_pairs" in df else None
+        n_text = ""
+        if n is not None and len(n):
+            lo, hi = int(n.min()), int(n.max())
+            n_text = (
+                f"n = {_fmt_n(lo)} paired games per cell"
+                if lo == hi
+                else (f"n = {_fmt_n(lo)}–{_fmt_n(hi)} paired games per cell")
+            )
+        margin = df["margin"].dropna() if "margin" in df else pd.Series(dtype=float)
+        m_text = f"±{100 * float(margin.iloc[0]):g} pt" if len(margin) else "the margin"
+        im = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
+        cb = fig.colorbar(im, ax=ax, shrink=min(0.8, 8 / max(nv, 1)), pad=0.01)
+        cb.set_label("points vs base")
+        set_titles(
+            fig,
+            "Change in each strategy's score vs base (percentage points)",
+            f"bold *: change shown (Holm p < 0.05); ≈: shown within {m_text} (TOST); "
+            f"grey, faded: no change shown. {n_text}",
+            ax,
+        )
+        return fig
+
+
 def variant_diffs(diffs_df: pd.DataFrame, strategies: Sequence[str] | None = None) -> Figure:
     """Forest plot: each variant's paired change in each strategy's score vs base.
 
@@ -1325,7 +1467,7 @@ def all_charts(
         jobs.append(("overview", ("variant_overview", (variants,), {}, chart_dir / "overview")))
     diffs = tables.get("diffs")
     if diffs is not None and not diffs.empty:
-        jobs.append(("diffs", ("variant_diffs", (diffs,), {}, chart_dir / "variant-diffs")))
+        jobs.append(("diffs", ("diff_heatmap", (diffs,), {}, chart_dir / "variant-diffs")))
     rounds = tables.get("rounds")
     if rounds is not None and not rounds.empty:
         jobs.append(("rounds", ("rounds_distribution", (rounds,), {}, chart_dir / "rounds")))

@@ -218,8 +218,11 @@ _CHART_INFO = {
     ),
     "diffs": (
         "Change in each strategy's score vs base",
-        "Paired by seed (same deals under each variant). Filled points are significant "
-        "after Holm correction.",
+        "Each cell: a strategy's score under the variant minus its score in base, on the same "
+        "deals (paired by seed), in percentage points; the colour is the change. Bold with *: the "
+        "change is shown (Holm p < 0.05); ≈: it is shown to lie within the equivalence margin "
+        "(TOST); grey and faded: no change is shown either way. The chart's subtitle gives the "
+        "paired games behind each cell; the tables below give every interval.",
     ),
 }
 
@@ -1073,7 +1076,7 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "anchor": anchor,
         "equilibrium": _equilibrium_section(game, anchor),
         "verdict": _verdict_section(game, anchor),
-        "cap_warnings": [str(w) for w in (game.get("cap_warnings") or [])],
+        "cap_warnings": _cap_warning_groups(game.get("cap_warnings") or []),
         "robust": _robust_section(game),
         "summary": [str(s) for s in (game.get("summary") or [])],
         "facts": _facts(tables, manifest),
@@ -1104,7 +1107,30 @@ def _game_context(game: Mapping[str, Any], index: int) -> dict:
         "rulings": [str(r) for r in (manifest.get("rulings") or [])],
         "manifest": _manifest_items(manifest),
         "file": str(game.get("file", "")),
+        "details": None,
     }
+
+
+_CAP_LINE = re.compile(r"^warning: (?P<variant>.+?), (?P<pair>.+? vs .+?): (?P<rest>.+)$")
+
+
+def _cap_warning_groups(lines: Sequence[Any]) -> dict | None:
+    """The round-cap warnings (``design.cap_warnings``' lines, largest share
+    first) grouped by ruleset: each group its pairings' lines without the
+    ruleset's name, and ``top``, the largest share's interval. A page shows a
+    line per ruleset, not one per pairing (a study has hundreds)."""
+    groups: dict[str, dict] = {}
+    for line in map(str, lines):
+        m = _CAP_LINE.match(line)
+        variant = m["variant"] if m else "other"
+        g = groups.setdefault(variant, {"variant": variant, "lines": [], "top": ""})
+        if not g["lines"] and m:
+            g["top"] = m["rest"].split(" of ")[0]
+        g["lines"].append(line)
+    if not groups:
+        return None
+    ordered = sorted(groups.values(), key=lambda g: _variant_key(g["variant"]))
+    return {"total": sum(len(g["lines"]) for g in ordered), "groups": ordered}
 
 
 # --------------------------------------------------------------------------- balance verdict
@@ -1755,11 +1781,81 @@ def _date(games: Sequence[Mapping[str, Any]]) -> str:
 def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = None) -> str:
     """A full report page for one or more games (see the module docstring)."""
     contexts = [_game_context(g, i) for i, g in enumerate(games)]
+    return _render_contexts(games, contexts, index_link)
+
+
+def _render_contexts(
+    games: Sequence[Mapping[str, Any]], contexts: list[dict], index_link: str | None
+) -> str:
     return (
         environment()
         .get_template("page.html.j2")
         .render(title=_page_title(games), games=contexts, date=_date(games), index_link=index_link)
     )
+
+
+def _detail_links(ctx: Mapping[str, Any], folder: str) -> dict:
+    """Where a game page's detail pages go, relative to the page: one per
+    variant (its strategies, head-to-head table and ratings), every comparison
+    with base, and the stored runs, in ``<folder>/``."""
+    names = [v["variant"] for v in ctx["strategies"]]
+    names += [v["variant"] for v in ctx["ratings"] if v["variant"] not in names]
+    files: dict[str, str] = {}
+    for v in names:  # two names with one slug ("a+b", "a-b") get two files
+        stem = f"variant-{_slug(v)}"
+        taken = {f.lower() for f in files.values()}
+        k = 1
+        while f"{folder}/{stem}.html".lower() in taken:
+            k += 1
+            stem = f"variant-{_slug(v)}-{k}"
+        files[v] = f"{folder}/{stem}.html"
+    return {
+        "folder": folder,
+        "variants": files,
+        "comparisons": f"{folder}/comparisons.html",
+        "runs": f"{folder}/runs.html",
+    }
+
+
+def render_details(game: Mapping[str, Any], ctx: Mapping[str, Any]) -> dict[str, str]:
+    """The detail pages of a game page whose context ``ctx`` has ``details``
+    (:func:`_detail_links`): ``{path relative to the game page: html}``. They
+    hold what would make the game page too long or too large (issue 45: a page
+    at most 1 MB and 12 screens), each linking back to the game page."""
+    d = ctx.get("details")
+    if not d:
+        return {}
+    tmpl = environment().get_template("detail.html.j2")
+    base = {
+        "game": ctx["name"],
+        "back": "../" + (ctx.get("file") or f"{d['folder']}.html"),
+        "date": _date([game]),
+    }
+    title = _page_title([game])
+    strategies = {v["variant"]: v for v in ctx["strategies"]}
+    ratings = {v["variant"]: v for v in ctx["ratings"]}
+    out = {}
+    for v, href in d["variants"].items():
+        out[href] = tmpl.render(
+            **base,
+            kind="variant",
+            title=f"{title}: strategies and ratings under {v}",
+            variant=v,
+            strategies=strategies.get(v),
+            ratings=ratings.get(v),
+        )
+    if ctx["diffs"]["all"]:
+        out[d["comparisons"]] = tmpl.render(
+            **base,
+            kind="comparisons",
+            title=f"{title}: every variant against base",
+            diffs=ctx["diffs"],
+        )
+    if ctx["runs"]:
+        out[d["runs"]] = tmpl.render(
+            **base, kind="runs", title=f"{title}: the stored runs", runs=ctx["runs"]
+        )
+    return out
 
 
 def _index_verdicts(game: Mapping[str, Any]) -> list[dict]:
@@ -1840,7 +1936,10 @@ def write_page(path: Path, games: list[dict]) -> Path:
 
 def write_index(out_dir: Path, games: list[dict]) -> Path:
     """Write one page per game (``<out>/<game>.html``) and the front page
-    ``<out>/index.html`` linking them; returns the index's path.
+    ``<out>/index.html`` linking them; returns the index's path. Each game
+    page links detail pages written beside it in ``<out>/<game>/``
+    (:func:`render_details`); their paths, relative to ``out``, are set as
+    ``detail_files`` on each dict of ``games`` so the caller can record them.
 
     Every page is rendered fully in memory before anything is written, and
     each file is written atomically, so an interrupted run never leaves a
@@ -1851,8 +1950,15 @@ def write_index(out_dir: Path, games: list[dict]) -> Path:
     for i, g in enumerate(games):
         g = dict(g)
         g.setdefault("file", f"{_slug(g.get('game') or g.get('name') or i).lower()}.html")
-        pages.append((g, render_page([g], index_link="index.html")))
-    index = render_index([g for g, _ in pages])
-    for g, html in pages:
+        ctx = _game_context(g, 0)  # a game's page is rendered alone: its anchors are game 0's
+        ctx["details"] = _detail_links(ctx, Path(g["file"]).stem)
+        details = render_details(g, ctx)
+        pages.append((g, _render_contexts([g], [ctx], "index.html"), details))
+        if isinstance(games[i], dict):  # the caller records what was written (study._own)
+            games[i]["detail_files"] = sorted(details)
+    index = render_index([g for g, _, _ in pages])
+    for g, html, details in pages:
+        for rel, text in details.items():
+            write_html(out_dir / rel, text)
         write_html(out_dir / g["file"], html)
     return write_html(out_dir / "index.html", index)

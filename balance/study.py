@@ -358,6 +358,8 @@ def _own(out: Path, pages_: list[dict], index: Path) -> Path:
     for g in pages_:
         if g.get("file"):
             record_written(Path(out) / g["file"], STUDY, "balance study")
+        for rel in g.get("detail_files") or []:  # the game page's detail pages
+            record_written(Path(out) / rel, STUDY, "balance study")
     record_written(index, STUDY, "balance study")
     return index
 

@@ -337,7 +337,12 @@ def test_index_and_pages_written_atomically(tables, tmp_path):
     ]
     path = report.write_index(tmp_path, games)
     assert path.name == "index.html"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "tosk.html"]  # no temp left
+    # the game page, its detail pages in tosk/ (issue 45: page limits), no temp file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "tosk", "tosk.html"]
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]
+    assert games[0]["detail_files"] and all(
+        (tmp_path / f).is_file() for f in games[0]["detail_files"]
+    )
     index = path.read_text(encoding="utf-8")
     assert VERDICT in index and 'href="tosk.html"' in index
     page = (tmp_path / "tosk.html").read_text(encoding="utf-8")
