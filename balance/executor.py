@@ -123,10 +123,19 @@ class Dask:
             [big.get(id(getattr(j, f)), getattr(j, f)) for j in jobs] for f in ("rules", "a", "b")
         )
 
+    STALL_S = 30.0  # no batch reported finished for this long: ask the scheduler
+
     def play(self, jobs: Iterable, play: Callable) -> Iterator:
         """``(job, play(job))`` for each job, as the tasks finish; ``play`` must be
-        a module-level function (a worker imports it by name)."""
-        from distributed import KilledWorker, as_completed
+        a module-level function (a worker imports it by name).
+
+        The futures are waited on in rounds of :attr:`STALL_S` seconds. A round
+        in which none is reported finished asks the scheduler which of them it
+        holds in memory, and takes those results from their workers: a client
+        can miss the report of a finished task (seen once under heavy load: the
+        task in memory on the scheduler, the client's future pending for 20
+        minutes), and without this the command would wait for ever."""
+        from distributed import KilledWorker, wait
 
         jobs = list(jobs)
         if not jobs:
@@ -141,15 +150,20 @@ class Dask:
         job_of = {f.key: j for f, j in zip(futures, jobs, strict=True)}
         pending = set(futures)
         try:
-            for fut, batch in as_completed(futures, with_results=True):
-                pending.discard(fut)
-                if isinstance(batch, BaseException):  # cancelled under us
-                    raise EnvironmentFailure(
-                        f"the Dask cluster dropped a batch ({type(batch).__name__}); finished "
-                        "runs are in the store: run the command again to go on"
-                    )
-                self.check(job_of[fut.key], batch)
-                yield job_of[fut.key], batch
+            while pending:
+                try:
+                    done = wait(
+                        list(pending), timeout=self.STALL_S, return_when="FIRST_COMPLETED"
+                    ).done
+                    results = {f.key: _result(f) for f in done}
+                except TimeoutError:
+                    results = self._missed(pending)
+                    done = {f for f in pending if f.key in results}
+                for fut in done:
+                    pending.discard(fut)
+                    batch = results[fut.key]
+                    self.check(job_of[fut.key], batch)
+                    yield job_of[fut.key], batch
         except KilledWorker as e:  # a batch took workers down with it, again and again
             raise EnvironmentFailure(
                 f"a batch was lost with every Dask worker that tried it ({e}); finished runs "
@@ -158,6 +172,46 @@ class Dask:
         finally:
             if pending:  # stopped early (an error, Ctrl-C): free the cluster
                 self.client.cancel(list(pending))
+
+    def _missed(self, pending: set) -> dict:
+        """The results of the ``pending`` futures that the scheduler holds in
+        memory although this client has not been told (each fetched from a
+        worker that holds it); {} when none."""
+        keys = [f.key for f in pending]
+        held = self.client.run_on_scheduler(_held, keys=keys)
+        out = {}
+        for key, worker in held.items():
+            got = self.client.run(_stored, key, workers=[worker])
+            if worker in got:
+                out[key] = got[worker]
+        return out
+
+
+def _result(fut):
+    """A finished future's batch; a cancelled one (the cluster dropped it) is
+    an :class:`EnvironmentFailure`, an erred one raises its error."""
+    if fut.status == "cancelled":
+        raise EnvironmentFailure(
+            "the Dask cluster dropped a batch (cancelled); finished runs are in the store: "
+            "run the command again to go on"
+        )
+    return fut.result()
+
+
+def _held(keys, dask_scheduler=None) -> dict:
+    """On the scheduler: for each of ``keys`` it holds in memory, one worker
+    that has it."""
+    out = {}
+    for key in keys:
+        ts = dask_scheduler.tasks.get(key)
+        if ts is not None and ts.state == "memory" and ts.who_has:
+            out[key] = next(iter(ts.who_has)).address
+    return out
+
+
+def _stored(key, dask_worker=None):
+    """On a worker: the result it holds under ``key``."""
+    return dask_worker.data[key]
 
 
 def _same(x):

@@ -65,6 +65,31 @@ def test_extending_a_run_on_dask_equals_the_whole_run(on_dask):
     _same(grown, whole)
 
 
+def test_a_finished_batch_the_client_was_not_told_of_is_taken_from_its_worker(on_dask, monkeypatch):
+    # once, under heavy load, a client missed the report of a finished task: the
+    # scheduler held it in memory, the client's future stayed pending, and
+    # `as_completed` waited for ever. Here every wait "times out" with nothing
+    # reported, so every batch must come through the scheduler and its worker.
+    import distributed
+
+    real = distributed.wait
+    missed = []
+
+    def nothing_reported(fs, timeout=None, return_when=None):
+        real(fs, return_when="ALL_COMPLETED")  # finished on the cluster ...
+        missed.append(len(fs))
+        raise TimeoutError  # ... but, as far as this client can tell, not yet
+
+    monkeypatch.setattr(distributed, "wait", nothing_reported)
+    monkeypatch.setattr(executor.Dask, "STALL_S", 0.01)
+    spec = _spec(2000, seed=3)
+    there = runner.simulate_run(spec, batch_size=250)
+    assert missed and missed[0] == 8  # every batch's report was "missed"
+    with executor.using(executor.Local()):
+        here = runner.simulate_run(spec)
+    _same(there, here)
+
+
 class _KillOne:
     """A progress object that kills one busy worker process (SIGKILL, as
     the out-of-memory killer or a lost node would) after ``after`` batches."""
