@@ -1353,10 +1353,15 @@ def _equilibrium_section(game: Mapping[str, Any], anchor: str) -> dict | None:
             )
             + "."
         )
+    n_boot = int(summ.get("resamples") or 0)
     sec["diversity"] = (
         f"Support: {_range(summ.get('support'))} strategies; effective number of strategies "
-        f"(exp of the mixture's entropy): {_range(summ.get('effective'), 2)} (ranges: 2.5–97.5% "
-        f"of {fmt_int(summ.get('resamples'))} bootstrap resamples of the deals)."
+        f"(exp of the mixture's entropy): {_range(summ.get('effective'), 2)} "
+        + (
+            f"(ranges: 2.5–97.5% of {fmt_int(n_boot)} bootstrap resamples of the deals)."
+            if n_boot
+            else "(one strategy: no resampling can change it)."
+        )
     )
     dom = summ.get("dominant") or {}
     word, text = str(dom.get("status", "not shown")), str(dom.get("text", ""))

@@ -207,3 +207,18 @@ def test_the_study_settings_of_the_equilibrium_check():
         with pytest.raises(UserError, match=word) as e:
             study.equilibrium_settings("tosk", {"equilibrium": bad}, 1.0)
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("resamples", [0, 200])
+def test_the_diversity_sentence_never_cites_zero_resamples(resamples):
+    # a one-strategy equilibrium (Tosk's) has nothing to resample: its ranges are
+    # exact, and "2.5–97.5% of 0 bootstrap resamples" said something untrue
+    s = _summary("tosk")
+    s["resamples"] = resamples
+    sec = report._equilibrium_section(_page("tosk", s), "x")
+    text = sec["diversity"]
+    assert "of 0 bootstrap" not in text
+    if resamples:
+        assert "2.5–97.5% of 200 bootstrap resamples of the deals" in text
+    else:
+        assert "one strategy: no resampling can change it" in text
