@@ -930,7 +930,7 @@ METHODS = [
         "Paired differences",
         "Variant minus base on the same deals: mean of per-pair differences "
         "with a cluster-robust SE over the deal across the strategy's matches (they replay the "
-        "same deals), two-sided z test; Holm's method (statsmodels multipletests) across every "
+        "same deals), two-sided z test; Holm's method across every "
         "variant × strategy comparison on the page, and Benjamini–Hochberg q-values (false "
         "discovery rate) for the same family. Equivalence: two one-sided tests (TOST) of "
         "|change| < 1 point. Restricted play (Jaffe et al. 2012) is paired the "
