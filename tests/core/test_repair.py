@@ -284,6 +284,7 @@ def _plan(**kw):
     )
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_the_search_finds_a_planted_fix_and_verifies_it(tmp_path):
     res = repair.repair(_plan(), results=tmp_path, progress=False)
     assert len(res.trials) == 6 and res.db.is_file()

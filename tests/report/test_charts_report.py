@@ -270,6 +270,7 @@ def test_card_value_ranks_in_order(rendered):
     assert "Restricted play" in svg and "observational" in svg
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_card_value_without_restricted(tables, tmp_path):
     fig = charts.card_value(tables["cards"], None, variant="force", strategy="aggressor")
     assert len(fig.axes) == 2
@@ -277,6 +278,7 @@ def test_card_value_without_restricted(tables, tmp_path):
     assert "aggressor, force" in svg and "Restricted play" not in svg
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_save_is_deterministic_and_ids_prefixed(tables, tmp_path):
     a = charts.save(charts.variant_diffs(tables["diffs"]), tmp_path / "a" / "diffs")
     b = charts.save(charts.variant_diffs(tables["diffs"]), tmp_path / "b" / "diffs")
@@ -377,6 +379,7 @@ def test_index_content(page, tables):
     assert len(re.findall(r"<details[^>]*class=\"variant\"", html)) == len(VARIANTS)
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_index_escapes_hostile_names(page):
     _, html = page
     assert EVIL not in html

@@ -654,6 +654,7 @@ def test_nash_maxent_many_matches_exact_solver(n, n_draws, monkeypatch):
     "case",
     ["realistic", "tie", "dominant", "clone", "clone_se0_pair", "inequality", "zeros", "n1", "n2"],
 )
+@pytest.mark.slow  # measured over 1 s in the fast tier
 @pytest.mark.parametrize("se_kind", ["noise", "zero", "nan"])
 def test_nash_average_matches_per_draw_reference(case, se_kind):
     # nash_average's fast bootstrap = the per-draw exact solver on the same RNG

@@ -221,6 +221,7 @@ def _reference_sample(rs, deals: int = 4, deck_seed: int = 17, first_seed: int =
     return {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_default_board_limit_never_binds_in_reference_games(rs):
     """Rulebook, Creation phase: "Create: Play a creation from your hand ... Do
     these as often as you like." RD1's limit (max_board) must never refuse a

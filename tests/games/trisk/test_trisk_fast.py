@@ -321,6 +321,7 @@ def _both(w, base, feats, nf):
     return out
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_score_skips_zero_features_bit_for_bit():
     """``score`` adds only a row's nonzero features (one addition per set bit
     of a mask): the same sum, bit for bit, as adding every column with +0.0

@@ -159,6 +159,7 @@ def test_small_sample_is_inconclusive_and_the_games_needed_decide():
     assert decided >= 15  # planned at 90% power; the true effect 0 is at least that easy
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_games_needed_hold_their_power_with_correlated_strata():
     """Planned from the per-deal SD of the cluster average, the games needed
     give the TOST its power even when the strata share deals (they were

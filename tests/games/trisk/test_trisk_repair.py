@@ -20,6 +20,7 @@ def test_every_primal_is_a_repair_target():
     assert (t.lo, t.unit) == (0.45, "share")
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_the_primal_metrics_bound_every_reference_deck(tmp_path):
     """The strongest and weakest Primal are the extremes of the decks' scores
     in the reference decks' round robin, each interval simultaneous over the
@@ -103,6 +104,7 @@ def test_a_primal_attack_is_not_a_move():
     assert (m.key, m.game, m.values) == ("primal_attack_level", False, (8, 9, 10))
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier
 def test_card_moves_are_the_fields_play_reads_for_the_type():
     """The card fields a move may change come from the declaration of what play
     reads per card type (sims.trisk.cards.READ_FIELDS): on a card of each type,
