@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from balance import phases
 from balance.stats import wilson
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,6 +92,9 @@ _STYLE: dict = {
 }
 
 PNG_DPI = 110
+# Processes :func:`all_charts` draws in when not told (None: one per core); a
+# study's worker process sets 1, as the other workers keep the other cores busy.
+WORKERS: int | None = None
 
 #: Every chart's text is at least this large as a page displays it (issue 45).
 MIN_TEXT_PX = 10.0
@@ -245,6 +249,7 @@ def _inline_svg(svg: str, prefix: str) -> str:
     return svg.strip() + "\n"
 
 
+@phases.timed("charts")
 def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     """Write ``stem.svg`` (and ``stem.png`` with ``png``), close the figure,
     return inline SVG text; with ``write=False`` nothing is written and only
@@ -1432,6 +1437,7 @@ def _fingerprint(job: tuple) -> str:
     return h.hexdigest()[:32]
 
 
+@phases.timed("charts")
 def all_charts(
     tables: Mapping[str, pd.DataFrame | None],
     chart_dir: Path,
@@ -1550,12 +1556,16 @@ def all_charts(
         jobs.append(("initiative", ("initiative_chart", (ini,), {}, chart_dir / "initiative")))
     keys = [_fingerprint(job) for _, job in jobs] if cache_dir is not None else [None] * len(jobs)
     svgs: list[str | None] = [None] * len(jobs)
-    if cache_dir is not None and not write:
+    if cache_dir is not None:
         for i, k in enumerate(keys):
-            svgs[i] = _cached_chart(Path(cache_dir) / f"{k}.svg")
+            svg = _cached_chart(Path(cache_dir) / f"{k}.svg")
+            if svg is not None and (
+                not write or _files_from_cache(cache_dir, k, jobs[i][1][3], png)
+            ):
+                svgs[i] = svg
     todo = [i for i, v in enumerate(svgs) if v is None]
     work = [(*jobs[i][1], png, write) for i in todo]
-    workers = workers or os.cpu_count() or 1
+    workers = workers or WORKERS or os.cpu_count() or 1
     if workers > 1 and len(work) > 2:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -1571,8 +1581,59 @@ def all_charts(
         if cache_dir is not None:
             from balance.store import write_text_atomic
 
+            if write:
+                _files_to_cache(cache_dir, keys[i], jobs[i][1][3], png)
             write_text_atomic(Path(cache_dir) / f"{keys[i]}.svg", _sealed(svg))
     return {name: svg for (name, _), svg in zip(jobs, svgs, strict=False)}
+
+
+# A chart written to files is cached with them: its SVG and PNG files as drawn
+# (``<key>.file.svg``, ``<key>.png``), each beside its SHA-256
+# (``<name>.sha256``), so a study rebuilt from the same runs copies them
+# instead of drawing again. A missing or damaged file means the chart is drawn.
+_FILE_EXTS = (".svg", ".png")
+
+
+def _cache_name(key: str, ext: str) -> str:
+    return f"{key}.file.svg" if ext == ".svg" else f"{key}{ext}"
+
+
+def _files_to_cache(cache_dir: Path, key: str, stem: Path, png: bool) -> None:
+    import hashlib
+
+    from balance.store import write_bytes_atomic, write_text_atomic
+
+    for ext in _FILE_EXTS[: 2 if png else 1]:
+        try:
+            data = Path(stem).with_name(Path(stem).name + ext).read_bytes()
+        except OSError:
+            return
+        name = _cache_name(key, ext)
+        write_bytes_atomic(Path(cache_dir) / name, data)
+        write_text_atomic(Path(cache_dir) / f"{name}.sha256", hashlib.sha256(data).hexdigest())
+
+
+def _files_from_cache(cache_dir: Path, key: str, stem: Path, png: bool) -> bool:
+    """Write a cached chart's files at ``stem``; False (draw it) if any is
+    missing or fails its checksum."""
+    import hashlib
+
+    from balance.store import write_bytes_atomic
+
+    found = {}
+    for ext in _FILE_EXTS[: 2 if png else 1]:
+        name = _cache_name(key, ext)
+        try:
+            data = (Path(cache_dir) / name).read_bytes()
+            digest = (Path(cache_dir) / f"{name}.sha256").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return False
+        if hashlib.sha256(data).hexdigest() != digest:
+            return False
+        found[ext] = data
+    for ext, data in found.items():
+        write_bytes_atomic(Path(stem).with_name(Path(stem).name + ext), data)
+    return True
 
 
 _SEAL = "<!-- balance chart cache sha256 "

@@ -764,6 +764,7 @@ def load_study(game: str) -> dict:
             "tuned",
             "repair",
             "equilibrium",
+            "seconds",
             *get_game(game).study_keys,
         ],
     )

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from balance import config, design, experiments, sweep
+from balance import config, design, experiments, phases, sweep
 from balance.errors import EnvironmentFailure, UserError
 from balance.paths import check_keys, load_toml
 from balance.registry import get_game
@@ -1519,6 +1519,7 @@ def page_context(res: RepairResult, title: str, command: str, chart_svg: str) ->
     }
 
 
+@phases.timed("pages")
 def render_page(res: RepairResult, title: str, command: str, chart_svg: str) -> str:
     """The repair as a self-contained HTML page."""
     from balance.report import environment

@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from balance import resources
+from balance import phases, resources
 
 __all__ = [
     "fmt_int",
@@ -1783,6 +1783,7 @@ def _date(games: Sequence[Mapping[str, Any]]) -> str:
         return dates[0]
 
 
+@phases.timed("pages")
 def render_page(games: Sequence[Mapping[str, Any]], index_link: str | None = None) -> str:
     """A full report page for one or more games (see the module docstring)."""
     contexts = [_game_context(g, i) for i, g in enumerate(games)]
@@ -1822,6 +1823,7 @@ def _detail_links(ctx: Mapping[str, Any], folder: str) -> dict:
     }
 
 
+@phases.timed("pages")
 def render_details(game: Mapping[str, Any], ctx: Mapping[str, Any]) -> dict[str, str]:
     """The detail pages of a game page whose context ``ctx`` has ``details``
     (:func:`_detail_links`): ``{path relative to the game page: html}``. They
@@ -1876,6 +1878,7 @@ def _index_verdicts(game: Mapping[str, Any]) -> list[dict]:
     ]
 
 
+@phases.timed("pages")
 def render_index(games: Sequence[Mapping[str, Any]]) -> str:
     """The study's front page: per game the answer for the base rules under
     equilibrium play (:func:`index_lead`), the scripted field's verdict of

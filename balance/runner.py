@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from balance import __version__
+from balance import __version__, phases
 from balance.config import Ruleset, Strategy, bind_side
 from balance.errors import UserError
 from balance.registry import get_game
@@ -1122,6 +1122,12 @@ def play_runs(
 
     for i in [i for i, k in left.items() if k == 0]:  # nothing left to play
         finish(i)
+    with phases.phase("simulate"):
+        _play_jobs(ex, jobs, accs, left, started, progress, finish)
+
+
+def _play_jobs(ex, jobs, accs, left, started, progress, finish) -> None:
+    last = time.perf_counter()
     for job, batch in ex.play(jobs, play_batch):
         # a run's time starts when its first batch began: here, when the batch
         # before it came in (on a cluster, an upper bound on its own time)
@@ -1135,6 +1141,7 @@ def play_runs(
             finish(job.tag)
 
 
+@phases.timed("store")
 def save_run(store: Store, res: RunResult) -> None:
     """Write a finished run (its manifest set) to the store."""
     store.save(res.spec.game, res.key, res.manifest, _to_tables(res))
@@ -1248,6 +1255,17 @@ class Tally:
             folder = store.root / res.spec.game
             self.stores[folder] = self.stores.get(folder, False) or not res.cached
 
+    def merge(self, other: Tally) -> None:
+        """Add what another process's tally saw (the study's parts run in
+        worker processes)."""
+        self.simulated_runs += other.simulated_runs
+        self.simulated_games += other.simulated_games
+        self.read_runs += other.read_runs
+        self.read_games += other.read_games
+        self.seeds |= other.seeds
+        for folder, wrote in other.stores.items():
+            self.stores[folder] = self.stores.get(folder, False) or wrote
+
     @property
     def runs(self) -> int:
         return self.simulated_runs + self.read_runs
@@ -1285,6 +1303,12 @@ class Tally:
         elif self.simulated_runs:
             text += "; not stored"
         return text
+
+
+def merge_tally(other: Tally) -> None:
+    """Add ``other`` (a worker process's tally) to every tally open here."""
+    for t in _TALLIES:
+        t.merge(other)
 
 
 class tally:

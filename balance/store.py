@@ -49,6 +49,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from balance import phases
+
 if TYPE_CHECKING:  # polars is imported where it is used: a cached start stays quick
     import polars as pl
 
@@ -214,6 +216,14 @@ class Store:
         return (self.path(game, key) / "manifest.json").is_file()
 
     def load(self, game: str, key: str, parse: Callable | None = None, recompute: bool = True):
+        with phases.phase("store"):
+            t = time.perf_counter()
+            try:
+                return self._load(game, key, parse, recompute)
+            finally:
+                phases.note("store_read", time.perf_counter() - t)
+
+    def _load(self, game: str, key: str, parse: Callable | None, recompute: bool):
         """The manifest and tables of a stored entry (or ``parse(manifest,
         tables)``, which raises :class:`Damaged` for content it cannot trust),
         or None if absent.
@@ -286,6 +296,14 @@ class Store:
 
         The manifest gets an integrity block: the SHA-256 of each table file
         and of the manifest's own content."""
+        with phases.phase("store"):
+            t = time.perf_counter()
+            try:
+                return self._save(game, key, manifest, tables)
+            finally:
+                phases.note("store_write", time.perf_counter() - t)
+
+    def _save(self, game: str, key: str, manifest: dict, tables: dict[str, pl.DataFrame]) -> Path:
         final = self.path(game, key)
         content = json.loads(json.dumps(manifest, default=str))  # as it will read back
         content.pop(INTEGRITY, None)
@@ -405,11 +423,16 @@ def sweep_stale(folder: Path) -> list[Path]:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write a text file via a temporary file and a rename."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write a file via a temporary file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

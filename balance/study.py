@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from pathlib import Path
 
-from balance import analysis, experiments, pages, report
+from balance import analysis, experiments, pages, phases, report
 from balance.config import load_study
 from balance.errors import UserError
 from balance.registry import GAMES, get_game
@@ -225,16 +226,61 @@ def _step(line: str) -> None:
 
 
 def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
-    """Run one game's study plan; write its tables and charts; return its page."""
+    """Run one game's study plan; write its tables and charts; return its page
+    (every part of :func:`game_parts` in turn, in this process)."""
+    done = {part: run_part(game, part, out, scale, threads, results) for part in game_parts(game)}
+    return assemble(game, out, done)
+
+
+# A game's study is made of independent parts, which the study runs in
+# parallel processes (:func:`run_study`): "main" (the matches, the equilibrium
+# check, the record, tables and charts), "extras" (the game's own pages, its
+# home's study hook) and "repair" (the worked repair example). Each reads and
+# writes its own runs (runs are the same whichever part plays them first: a
+# run's games are fixed by its seed), so the pages do not depend on the order.
+PARTS = ("main", "extras", "repair")
+
+
+def game_parts(game: str) -> list[str]:
+    """The parts of ``game``'s study (:data:`PARTS`) its plan has."""
+    home = get_game(game)
+    plan = load_study(game)
+    return [
+        p
+        for p in PARTS
+        if p == "main"
+        or (p == "extras" and home.study_pages)
+        or (p == "repair" and plan.get("repair"))
+    ]
+
+
+def run_part(game: str, part: str, out: Path, scale: float, threads, results):
+    """One part of a game's study: the page (main), the links of its own pages
+    (extras) or the repair page's link (repair)."""
+    out = Path(out)
+    plan = load_study(game)
+    if part == "main":
+        return _main_part(game, out, plan, scale, threads, results)
+    if part == "extras":
+        home = get_game(game)
+        _step(f"{game}: its own pages")
+        with phases.phase("tables"):
+            return home.hook(home.study_pages)(out, plan, scale, threads, results, False)
+    if part == "repair":
+        return _repair_link(game, out, plan, scale, threads, results, False)
+    raise ValueError(f"no study part {part!r}")
+
+
+def _main_part(game: str, out: Path, plan: dict, scale: float, threads, results) -> dict:
     t0 = time.perf_counter()
     _step(f"{game}: the matches of configs/{game}/study.toml (scale {scale:g})")
-    runs, extra = study_runs(game, scale, threads, results)
-    plan = load_study(game)
+    with phases.phase("simulate"):
+        runs, extra = study_runs(game, scale, threads, results)
     t_eq = time.perf_counter()
-    eq = study_equilibrium(game, plan, scale, threads, results)
+    with phases.phase("searches"):
+        eq = study_equilibrium(game, plan, scale, threads, results)
     extra["equilibrium_s"] = round(time.perf_counter() - t_eq, 1)
     home = get_game(game)
-    extras = home.hook(home.study_pages)  # the game's own pages (its home's study hook)
     write_text_atomic(
         _record_path(results, game),
         json.dumps(
@@ -243,7 +289,7 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
                 "scale": scale,
                 "extra": extra,
                 "runs": [r.key for r in runs],
-                "extras_scale": scale if extras else None,
+                "extras_scale": scale if home.study_pages else None,
                 "equilibrium": eq,
             },
             indent=1,
@@ -254,24 +300,34 @@ def study_game(game: str, out: Path, scale: float, threads, results) -> dict:
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
     _step(f"{game}: tables, charts and its page ({len(runs)} runs)")
-    page = pages.build_page(
-        game,
-        group,
-        chart_dir=folder / "charts",
-        png=True,
-        extra_manifest=extra,
-        cache_dir=chart_cache(results),
-        tuned=plan.get("tuned"),
-    )
-    pages.add_equilibrium(page, game, eq, chart_dir=folder / "charts", png=True)
-    if extras:
-        _step(f"{game}: its own pages")
-        _add_links(page, extras(out, plan, scale, threads, results, False))
-    _add_repair(page, game, out, plan, scale, threads, results, False)
-    (folder / "tables").mkdir(parents=True, exist_ok=True)
-    for name, df in page["tables"].items():
-        df.to_csv(folder / "tables" / f"{name}.csv", index=False)
-        df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
+    with phases.phase("tables"):
+        page = pages.build_page(
+            game,
+            group,
+            chart_dir=folder / "charts",
+            png=True,
+            extra_manifest=extra,
+            cache_dir=chart_cache(results),
+            tuned=plan.get("tuned"),
+        )
+        pages.add_equilibrium(page, game, eq, chart_dir=folder / "charts", png=True)
+    return page
+
+
+def assemble(game: str, out: Path, done: dict) -> dict:
+    """A game's page from its parts' results (``done[part]``): the links of its
+    own pages and of the repair page added; its tables written."""
+    page = done["main"]
+    if "extras" in done:
+        _add_links(page, done["extras"])
+    if done.get("repair"):
+        page.setdefault("links", []).append(done["repair"])
+    folder = Path(out) / game
+    with phases.phase("tables"):
+        (folder / "tables").mkdir(parents=True, exist_ok=True)
+        for name, df in page["tables"].items():
+            df.to_csv(folder / "tables" / f"{name}.csv", index=False)
+            df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
     return page
 
 
@@ -294,13 +350,20 @@ def _add_links(page: dict, links: list[dict]) -> None:
 
 
 def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, results, store_only):
+    """:func:`_repair_link` added to the page's links."""
+    link = _repair_link(game, out, plan, scale, threads, results, store_only)
+    if link:
+        page.setdefault("links", []).append(link)
+
+
+def _repair_link(game: str, out: Path, plan: dict, scale, threads, results, store_only):
     """The study's worked repair example (``repair = "<file>"`` in study.toml: a
     repair plan in the game's config folder, ``docs/repair.md``): searched and
     verified at the study's scale (games × scale), its page written beside the
-    index and linked from the game's page with the result in words."""
+    index; the link to it, with the result in words (None: the plan has none)."""
     name = plan.get("repair")
     if not name:
-        return
+        return None
     from balance import repair as rp
 
     path = get_game(game).configs / str(name)
@@ -313,41 +376,276 @@ def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, re
     rplan = rp.plan_from(game, {**data, **scaled}, ",".join(plan["strategies"]))
     if not store_only:
         _step(f"{game}: the worked repair example of configs/{game}/{name}")
-    res = rp.repair(rplan, results=results, threads=threads, store_only=store_only)
+    with phases.phase("searches"):
+        res = rp.repair(rplan, results=results, threads=threads, store_only=store_only)
     title = str(data.get("description") or f"{get_game(game).title}: a balance repair")
     command = f"balance {game} repair --plan configs/{game}/{name}"
     if scale != 1:
         command += f"  (games × {scale:g})"
-    page_path = rp.write_page(res, out / f"{game}-repair.html", title, command)
+    with phases.phase("pages"):
+        page_path = rp.write_page(res, out / f"{game}-repair.html", title, command)
     from balance.paths import STUDY, record_written
 
     record_written(page_path, STUDY, "balance study")
     _, headline, _ = rp.outcome(res)
-    page.setdefault("links", []).append(
-        {"text": f"{title} (worked example): {headline}", "href": page_path.name}
-    )
+    return {"text": f"{title} (worked example): {headline}", "href": page_path.name}
 
 
-def run_study(out: Path, scale: float = 1.0, threads=None, results=None) -> Path:
+def run_study(
+    out: Path, scale: float = 1.0, threads=None, results=None, processes: int | None = None
+) -> Path:
     """Run every game's default study; write ``<out>/index.html`` and a page per game.
 
     On a first run, every engine is compiled before anything is played, in
     parallel processes (:func:`balance.warmup.ensure`); the study then loads
-    each from numba's cache, and says so if it still had to compile anything."""
-    from balance import registry, warmup
+    each from numba's cache, and says so if it still had to compile anything.
 
+    The games' parts (:func:`game_parts`) run in ``processes`` worker
+    processes at once (default :func:`study_processes`: one per core), the
+    longest first, each playing on its share of ``threads``; a part's numbers
+    do not depend on which process plays it or when. ``processes=1`` runs
+    them one after another in this process. Elapsed time and an estimate of
+    the time left are printed as parts finish and every 30 s."""
+    from balance import registry, runner, warmup
+
+    t0 = time.perf_counter()
     out = Path(out)
     names = list(GAMES)
-    warmup.ensure(names, say=_step)
-    pages_ = []
-    for i, name in enumerate(names, 1):
-        _step(f"game {i} of {len(names)}: {name}")
-        pages_.append(study_game(name, out, scale, threads, results))
-    compiled = sum(registry.compile_seconds.values())
+    with phases.phase("compile"):
+        warmup.ensure(names, say=_step)
+    tasks = [(g, p) for g in names for p in game_parts(g)]
+    procs = study_processes(processes, len(tasks))
+    clock = Eta(tasks, scale, results, procs, say=_step)
+    done: dict[str, dict] = {g: {} for g in names}
+    compiled = 0.0
+    if procs <= 1:
+        for g, p in clock.order:
+            clock.begin(g, p)
+            t = time.perf_counter()
+            done[g][p] = run_part(g, p, out, scale, threads, results)
+            clock.end(g, p, time.perf_counter() - t)
+        compiled = sum(registry.compile_seconds.values())
+        phases.move(compiled, "simulate", "compile")
+    else:
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        env = {}
+        if runner.progress_mode() == "bar":  # two processes cannot share a bar
+            env["BALANCE_PROGRESS"] = "lines"
+        per = _threads_each(threads, procs)
+        ctx = multiprocessing.get_context("spawn")  # a clean interpreter (no forked threads)
+        with (
+            ProcessPoolExecutor(
+                procs, mp_context=ctx, initializer=_worker_init, initargs=(env,)
+            ) as pool,
+            phases.phase("_waiting"),
+        ):
+            futures = {
+                pool.submit(_part_in_worker, g, p, str(out), scale, per, results): (g, p)
+                for g, p in clock.order
+            }
+            for g, p in clock.order[:procs]:
+                clock.begin(g, p)
+            pending = set(futures)
+            try:
+                while pending:
+                    finished, pending = wait(pending, timeout=30, return_when=FIRST_COMPLETED)
+                    for f in sorted(finished, key=lambda f: clock.order.index(futures[f])):
+                        value, snap, tally, took, wall = f.result()
+                        g, p = futures[f]
+                        done[g][p] = value
+                        phases.merge(snap)
+                        phases.note("process_wall", wall)
+                        runner.merge_tally(tally)
+                        compiled += took
+                        clock.end(g, p, wall)
+                    if not finished:
+                        clock.heartbeat()
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     if compiled >= 1:
-        _step(f"compiled kernels in this process for {compiled:.0f} s after the warm-up")
+        _step(f"compiled kernels after the warm-up for {compiled:.0f} s")
+    pages_ = [assemble(g, out, done[g]) for g in names]
+    clock.save()
     _step("the index page")
-    return _own(out, pages_, report.write_index(out, pages_))
+    with phases.phase("pages"):
+        index = report.write_index(out, pages_)
+    path = _own(out, pages_, index)
+    _step(f"done in {_fmt(time.perf_counter() - t0)}")
+    phases.dump_if_asked(time.perf_counter() - t0)
+    return path
+
+
+PROCESSES_ENV = "BALANCE_STUDY_PROCESSES"
+
+
+def study_processes(processes: int | None, parts: int) -> int:
+    """How many worker processes the study's parts run in: ``processes`` if
+    given, else ``$BALANCE_STUDY_PROCESSES``, else one per core; 1 (this
+    process) on a Dask executor, whose cluster plays the games."""
+    from balance import executor
+
+    if processes is None:
+        env = os.environ.get(PROCESSES_ENV, "").strip()
+        if env:
+            try:
+                processes = int(env)
+            except ValueError:
+                raise UserError(
+                    f"${PROCESSES_ENV} must be a whole number of at least 1, got {env!r}"
+                ) from None
+        else:
+            processes = os.cpu_count() or 1
+    if processes < 1:
+        raise UserError(f"--processes must be at least 1, got {processes}")
+    if not executor.current().local:
+        return 1
+    return max(1, min(processes, parts))
+
+
+def _threads_each(threads: int | None, procs: int) -> int:
+    """Each worker's numba threads: its share of ``threads`` (default: the cores)."""
+    total = threads or os.cpu_count() or 1
+    return max(1, total // procs)
+
+
+def _worker_init(env: dict) -> None:
+    """A study worker: ``env`` set; charts drawn in the worker itself (the
+    other workers keep the other cores busy)."""
+    from balance import charts
+
+    os.environ.update(env)
+    charts.WORKERS = 1
+
+
+def _part_in_worker(game, part, out, scale, threads, results):
+    """:func:`run_part` in a worker process: its value, and what the parent adds
+    to its own accounts (phase seconds, the runs played, compile seconds, wall)."""
+    from balance import registry, runner
+
+    phases.reset()
+    before = sum(registry.compile_seconds.values())
+    t = time.perf_counter()
+    with runner.tally() as played:
+        value = run_part(game, part, Path(out), scale, threads, results)
+    wall = time.perf_counter() - t
+    took = sum(registry.compile_seconds.values()) - before
+    phases.move(took, "simulate", "compile")
+    return value, phases.snapshot(), played, took, wall
+
+
+def _fmt(seconds: float) -> str:
+    from balance.fmt import fmt_seconds
+
+    return fmt_seconds(round(seconds))
+
+
+PART_NAMES = {"main": "matches and page", "extras": "own pages", "repair": "repair example"}
+TIMINGS = "_timings.json"  # in the store's _studies/: each part's seconds, for the estimate
+
+
+class Eta:
+    """Elapsed time and the time left of a study's parts, said as parts end
+    and every 30 s (:meth:`heartbeat`).
+
+    A part's expected seconds come from the last study in this store
+    (``_studies/_timings.json``, scaled by the ratio of scales), else from
+    its plan (``seconds`` in ``configs/<game>/study.toml``: measured on a
+    2-core machine at scale 1), else 60 s; as parts end, every expectation
+    is multiplied by how long the finished ones took against theirs. The
+    time left is the larger of the remaining work shared by the processes
+    and the longest part still to finish. :attr:`order` is the longest
+    first (the order parts are started in)."""
+
+    def __init__(
+        self, tasks, scale: float, results, procs: int, say=print, clock=time.perf_counter
+    ):
+        self.scale = scale
+        self.results = results
+        self.procs = procs
+        self.say = say
+        self.clock = clock
+        self.t0 = clock()
+        self.expected = {t: self._prior(*t) for t in tasks}
+        self.order = sorted(tasks, key=lambda t: -self.expected[t])
+        self.started: dict = {}
+        self.took: dict = {}
+        self.last_said = self.t0
+
+    def _recorded(self) -> dict:
+        try:
+            data = json.loads((_record_path(self.results, "x").parent / TIMINGS).read_text())
+            ratio = self.scale / float(data["scale"])
+            return {k: float(v) * ratio for k, v in data["seconds"].items()}
+        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+            return {}
+
+    def _prior(self, game: str, part: str) -> float:
+        if not hasattr(self, "_rec"):
+            self._rec = self._recorded()
+        if f"{game}:{part}" in self._rec:
+            return max(1.0, self._rec[f"{game}:{part}"])
+        seconds = load_study(game).get("seconds") or {}
+        value = seconds.get(part) if isinstance(seconds, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return max(1.0, float(value) * self.scale)
+        return 60.0
+
+    def begin(self, game: str, part: str) -> None:
+        self.started.setdefault((game, part), self.clock())
+
+    def end(self, game: str, part: str, seconds: float) -> None:
+        self.took[(game, part)] = seconds
+        self.started.pop((game, part), None)
+        nxt = [t for t in self.order if t not in self.took and t not in self.started]
+        if nxt and len(self.started) < self.procs:
+            self.begin(*nxt[0])
+        self.say(
+            f"{game}: {PART_NAMES.get(part, part)} done in {_fmt(seconds)}; "
+            f"{len(self.took)} of {len(self.order)} parts, {self.progress()}"
+        )
+
+    def left(self) -> float:
+        now = self.clock()
+        done = sum(self.expected[t] for t in self.took)
+        rate = sum(self.took.values()) / done if done else 1.0
+        rest = []
+        for t in self.order:
+            if t in self.took:
+                continue
+            ran = now - self.started[t] if t in self.started else 0.0
+            rest.append(max(0.0, self.expected[t] * rate - ran))
+        if not rest:
+            return 0.0
+        return max(sum(rest) / self.procs, max(rest))
+
+    def progress(self) -> str:
+        self.last_said = self.clock()
+        elapsed = self.last_said - self.t0
+        left = self.left()
+        if len(self.took) == len(self.order):
+            return f"{_fmt(elapsed)} elapsed"
+        return f"{_fmt(elapsed)} elapsed, about {_fmt(max(1.0, left))} left"
+
+    def heartbeat(self) -> None:
+        self.say(f"{len(self.took)} of {len(self.order)} parts done, {self.progress()}")
+
+    def save(self) -> None:
+        """Keep each part's seconds for the next study's estimate."""
+        if len(self.took) != len(self.order):
+            return
+        path = _record_path(self.results, "x").parent / TIMINGS
+        data = {
+            "scale": self.scale,
+            "processes": self.procs,
+            "seconds": {f"{g}:{p}": round(s, 2) for (g, p), s in self.took.items()},
+        }
+        try:
+            write_text_atomic(path, json.dumps(data, indent=1))
+        except OSError:
+            pass  # only an estimate is lost
 
 
 def _own(out: Path, pages_: list[dict], index: Path) -> Path:

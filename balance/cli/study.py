@@ -170,6 +170,14 @@ def study_cmd(
     ] = 1.0,
     threads: ThreadsOpt = None,
     results: ResultsOpt = None,
+    processes: Annotated[
+        int | None,
+        typer.Option(
+            "--processes",
+            help="Worker processes the games' parts run in at once (default: one per "
+            "core, or $BALANCE_STUDY_PROCESSES); 1 runs them one after another here.",
+        ),
+    ] = None,
 ):
     """The default study of every game: writes reports/index.html."""
     from balance import runner, study
@@ -181,6 +189,8 @@ def study_cmd(
         )
     writable_dir(out, "--out")
     with runner.tally() as played:
-        path = study.run_study(out, scale=scale, threads=threads, results=results)
+        path = study.run_study(
+            out, scale=scale, threads=threads, results=results, processes=processes
+        )
     typer.echo(f"played: {played.line()}")
     typer.echo(f"report: {path} (tables and charts under {out}/<game>/)")

@@ -348,8 +348,11 @@ def test_trisk_cards_is_compact_with_a_legend_and_wide_on_request():
 @pytest.mark.parametrize("compiled", [{}, {"tosk": 12.4}])
 def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path, compiled):
     """One line per step on stderr (the games' own work is stubbed: this is
-    the study's loop, not its figures); every engine is warmed first, and a
+    the study's loop, not its figures); every engine is warmed first, each
+    part says when it is done with the elapsed time and the time left, and a
     compile the warm-up missed is said."""
+    import re
+
     streams = Streams(monkeypatch)
     from balance import registry, study, warmup
     from balance.registry import GAMES
@@ -357,16 +360,29 @@ def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path, comp
     asked = []
     monkeypatch.setattr(warmup, "ensure", lambda games, say=None: asked.append(list(games)) or {})
     monkeypatch.setattr(registry, "compile_seconds", dict(compiled))
-    monkeypatch.setattr(study, "study_game", lambda name, *a: study._step(f"{name}: …") or {})
+    monkeypatch.setattr(
+        study, "run_part", lambda g, p, *a: study._step(f"{g}: {p} …") or {"tables": {}}
+    )
+    monkeypatch.setattr(study, "assemble", lambda g, out, done: done["main"])
     monkeypatch.setattr(study.report, "write_index", lambda out, pages: out / "index.html")
-    assert study.run_study(tmp_path) == tmp_path / "index.html"
+    assert study.run_study(tmp_path, results=tmp_path / "r", processes=1) == tmp_path / "index.html"
     captured = streams.readouterr()
     assert captured.out == ""
     names = list(GAMES)
     assert asked == [names]  # every engine, once, before the first game
-    expected = []
-    for i, name in enumerate(names, 1):
-        expected += [f"study: game {i} of {len(names)}: {name}", f"study: {name}: …"]
+    parts = [(g, p) for g in names for p in study.game_parts(g)]
+    lines = captured.err.splitlines()
+    started = [
+        tuple(m.groups()) for m in map(re.compile(r"study: (\w+): (\w+) …$").match, lines) if m
+    ]
+    assert sorted(started) == sorted(parts)  # each part once
+    ended = [ln for ln in lines if " done in " in ln and " parts" in ln]
+    assert len(ended) == len(parts)
+    for k, line in enumerate(ended, 1):
+        g, p = started[k - 1]
+        assert line.startswith(f"study: {g}: {study.PART_NAMES[p]} done in ")
+        assert f"; {k} of {len(parts)} parts, " in line
+        assert line.endswith("elapsed" if k == len(parts) else "left"), line
     if compiled:
-        expected.append("study: compiled kernels in this process for 12 s after the warm-up")
-    assert captured.err.splitlines() == [*expected, "study: the index page"]
+        assert "study: compiled kernels after the warm-up for 12 s" in lines
+    assert lines[-2:-1] == ["study: the index page"] and lines[-1].startswith("study: done in ")

@@ -478,3 +478,36 @@ def test_chart_check_reads_markup_not_text():
     for svg in bad:
         with pytest.raises(ValueError, match="not plain SVG"):
             report.trusted_svg("bad", svg)
+
+
+@pytest.mark.slow  # draws five charts
+def test_charts_written_to_files_are_copied_from_the_cache_on_a_rebuild(tmp_path, monkeypatch):
+    """A study rebuilt from the same runs draws no chart again: the cache keeps
+    each chart's SVG and PNG files with their checksums, and a damaged one is
+    drawn again (issue 46)."""
+    t = make_tables()
+    tables = {"variants": t["variants"], "rounds": t["rounds"]}
+    cache = tmp_path / "cache"
+    first = charts.all_charts(tables, tmp_path / "a", workers=1, cache_dir=cache)
+    drawn = {p.name: p.read_bytes() for p in sorted((tmp_path / "a").iterdir())}
+    assert sorted(drawn) == ["overview.png", "overview.svg", "rounds.png", "rounds.svg"]
+
+    def no_drawing(job):
+        raise AssertionError(f"drew {job[0]} again")
+
+    with monkeypatch.context() as m:
+        m.setattr(charts, "_render", no_drawing)
+        again = charts.all_charts(tables, tmp_path / "b", workers=1, cache_dir=cache)
+    assert again == first
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "b").iterdir())} == drawn
+
+    # a damaged PNG in the cache: that chart (only) is drawn again, and the files match
+    png = next(p for p in cache.glob("*.png") if not p.name.endswith(".sha256"))
+    png.write_bytes(png.read_bytes()[:100])
+    calls = []
+    real = charts._render
+    with monkeypatch.context() as m:
+        m.setattr(charts, "_render", lambda job: calls.append(job[0]) or real(job))
+        charts.all_charts(tables, tmp_path / "c", workers=1, cache_dir=cache)
+    assert len(calls) == 1
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "c").iterdir())} == drawn

@@ -1,0 +1,197 @@
+"""The study's parts in parallel processes: the same pages as one after
+another; where the time goes (balance.phases); the time-left estimate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from balance import phases, study
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+# ---------------------------------------------------------------- phases
+
+
+def test_each_second_counts_once_for_the_innermost_phase(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(phases.time, "perf_counter", clock)
+    phases.reset()
+    with phases.phase("searches"):
+        clock.t += 2  # the search's own bookkeeping
+        with phases.phase("simulate"):
+            clock.t += 5
+            with phases.phase("store"):
+                clock.t += 1
+            clock.t += 3
+        clock.t += 4
+    clock.t += 10  # outside every phase: "other"
+    got = phases.summary(wall=clock.t)
+    assert got["phases_s"]["searches"] == 6
+    assert got["phases_s"]["simulate"] == 8
+    assert got["phases_s"]["store"] == 1
+    assert got["phases_s"]["other"] == 10
+    assert sum(got["phases_s"].values()) == got["wall_s"] == 25
+
+
+def test_a_workers_phases_and_store_costs_add_to_the_parents(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(phases.time, "perf_counter", clock)
+    phases.reset()
+    with phases.phase("store"):
+        clock.t += 3
+    phases.note("store_read", 3.0, k=1000)
+    worker = phases.snapshot()
+    phases.reset()
+    with phases.phase("_waiting"):  # the parent waits on its workers
+        clock.t += 7
+    phases.merge(worker)
+    phases.note("process_wall", 7.0)  # the worker's task took 7 s, 3 of them in the store
+    got = phases.summary(wall=7.0)
+    assert got["phases_s"]["store"] == 3
+    assert got["phases_s"]["other"] == 4  # the worker's 7 s less its 3 s in the store
+    assert got["process_s"] == 7
+    assert got["store"] == {
+        "reads": 1000,
+        "writes": 0,
+        "read_ms_per_run": 3.0,
+        "write_ms_per_run": None,
+    }
+
+
+def test_other_threads_do_not_record(monkeypatch):
+    import threading
+
+    phases.reset()
+    t = threading.Thread(target=lambda: phases.phase("charts").__enter__())
+    t.start()
+    t.join()
+    assert phases.snapshot()["seconds"] == {}
+
+
+# ---------------------------------------------------------------- the estimate
+
+
+def _eta(tmp_path, recorded=None, procs=2, scale=1.0):
+    res = tmp_path / "results"
+    if recorded is not None:
+        (res / "_studies").mkdir(parents=True)
+        (res / "_studies" / study.TIMINGS).write_text(json.dumps(recorded))
+    said = []
+    clock = Clock()
+    tasks = [("a", "main"), ("a", "repair"), ("b", "main")]
+    eta = study.Eta.__new__(study.Eta)
+    eta.scale, eta.results, eta.procs, eta.say, eta.clock = scale, res, procs, said.append, clock
+    eta.t0 = 0.0
+    eta.expected = {t: eta._recorded().get(f"{t[0]}:{t[1]}", 60.0) for t in tasks}
+    eta.order = sorted(tasks, key=lambda t: -eta.expected[t])
+    eta.started, eta.took, eta.last_said = {}, {}, 0.0
+    return eta, clock, said
+
+
+def test_the_estimate_starts_the_longest_parts_first_and_learns_the_machines_pace(tmp_path):
+    rec = {"scale": 2.0, "seconds": {"a:main": 200, "a:repair": 20, "b:main": 100}}
+    eta, clock, said = _eta(tmp_path, rec, procs=2, scale=1.0)
+    # the last study ran at scale 2: half of each part's seconds expected now
+    assert eta.expected == {("a", "main"): 100, ("a", "repair"): 10, ("b", "main"): 50}
+    assert eta.order == [("a", "main"), ("b", "main"), ("a", "repair")]
+    for t in eta.order[:2]:
+        eta.begin(*t)
+    # nothing done: the longest part (100 s) bounds the time left
+    assert eta.left() == 100
+    clock.t = 100.0  # b:main took twice its expectation: every part is expected to
+    eta.end("b", "main", 100.0)
+    assert said[-1].startswith("b: matches and page done in 1 min 40 s; 1 of 3 parts, 1 min 40 s")
+    # a:main: 2 × 100 expected, 100 s run -> 100 s left; a:repair, 2 × 10, just begun
+    assert eta.left() == pytest.approx(100)
+    clock.t = 130.0
+    eta.end("a", "repair", 20.0)
+    assert eta.left() == pytest.approx(70)
+    eta.heartbeat()
+    assert said[-1] == "2 of 3 parts done, 2 min 10 s elapsed, about 1 min 10 s left"
+    clock.t = 200.0
+    eta.end("a", "main", 200.0)
+    assert said[-1].endswith("3 of 3 parts, 3 min 20 s elapsed")
+    eta.save()
+    kept = json.loads((eta.results / "_studies" / study.TIMINGS).read_text())
+    assert kept["seconds"] == {"b:main": 100.0, "a:repair": 20.0, "a:main": 200.0}
+
+
+def test_without_a_record_each_part_is_expected_from_its_plan(tmp_path):
+    from balance.config import load_study
+    from balance.registry import GAMES
+
+    eta = study.Eta(
+        [(g, p) for g in GAMES for p in study.game_parts(g)], 0.5, tmp_path, 2, say=print
+    )
+    for (g, p), s in eta.expected.items():
+        planned = (load_study(g).get("seconds") or {}).get(p)
+        assert s == (max(1.0, planned * 0.5) if planned else 60.0)
+
+
+def test_a_damaged_timings_file_is_only_a_lost_estimate(tmp_path):
+    (tmp_path / "_studies").mkdir()
+    (tmp_path / "_studies" / study.TIMINGS).write_text("{not json")
+    eta = study.Eta([("tosk", "main")], 1.0, tmp_path, 2, say=print)
+    assert eta.expected[("tosk", "main")] > 0
+
+
+def test_the_processes_option_is_checked(monkeypatch):
+    from balance.errors import UserError
+
+    with pytest.raises(UserError, match="--processes must be at least 1"):
+        study.study_processes(0, 5)
+    monkeypatch.setenv(study.PROCESSES_ENV, "two")
+    with pytest.raises(UserError, match="BALANCE_STUDY_PROCESSES must be a whole number"):
+        study.study_processes(None, 5)
+    monkeypatch.setenv(study.PROCESSES_ENV, "8")
+    assert study.study_processes(None, 5) == 5  # never more than the parts
+
+
+# ---------------------------------------------------------------- the same pages
+
+
+def _tables(out: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(out.rglob("tables/*.csv"))
+        if p.is_file()
+    }
+
+
+def _records(results: Path) -> dict:
+    out = {}
+    for p in sorted((results / "_studies").glob("*.json")):
+        if p.name == study.TIMINGS:
+            continue
+        data = json.loads(p.read_text())
+        for k in ("elapsed_s", "equilibrium_s"):
+            data["extra"].pop(k, None)  # seconds, not figures
+        out[p.name] = data
+    return out
+
+
+@pytest.mark.slow
+def test_parts_in_two_processes_make_the_same_study_as_one_after_another(tmp_path):
+    """Every table and every study record is the same, byte for byte (but the
+    seconds the record keeps), whether the parts run in two worker
+    processes or one after another in this process."""
+    pages = {}
+    for procs in (1, 2):
+        out, res = tmp_path / f"out{procs}", tmp_path / f"res{procs}"
+        study.run_study(out, scale=0.001, results=res, processes=procs)
+        pages[procs] = (_tables(out), _records(res))
+    assert pages[1][0] and pages[1][1]
+    assert pages[2][0].keys() == pages[1][0].keys()
+    for name in pages[1][0]:
+        assert pages[2][0][name] == pages[1][0][name], name
+    assert pages[2][1] == pages[1][1]
