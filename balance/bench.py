@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 _CHILD = r"""
 import json, resource, sys, time
@@ -564,4 +565,85 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
                 row["profile_us_per_game"] = round(1e6 * total, 1)
             out["games"][game] = row
     out["start"] = cold_start(games)
+    return out
+
+
+# ---------------------------------------------------------------- the main job
+_STUDY = "from balance.cli import main; main()"
+
+
+def _study_in(tree: str, work: Path, scale: float, cache: str, log) -> dict:
+    """``balance study`` of the sources in ``tree`` in a fresh process, with its
+    results store, report folder and numba cache under ``work``/``cache``: its
+    wall seconds, peak memory and (where the tree records them) phases."""
+    phases_file = work / f"phases-{time.monotonic_ns()}.json"
+    env = {
+        **os.environ,
+        "PYTHONPATH": tree,
+        "NUMBA_CACHE_DIR": cache,
+        "BALANCE_PHASES": str(phases_file),
+        "BALANCE_PROGRESS": "lines",
+    }
+    env.pop("BALANCE_RESULTS", None)
+    cmd = [sys.executable, "-c", _STUDY, "study", "--scale", repr(scale)]
+    cmd += ["--out", str(work / "reports"), "--results", str(work / "results")]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, cwd=tree, env=env, stdout=log, stderr=log)
+    wall = time.perf_counter() - t
+    if out.returncode != 0:
+        from balance.errors import EnvironmentFailure
+
+        raise EnvironmentFailure(
+            f"balance study in {tree} failed (exit {out.returncode}); its log: {log.name}"
+        )
+    row: dict = {"wall_s": round(wall, 1)}
+    if phases_file.is_file():  # a tree that records its phases
+        got = json.loads(phases_file.read_text(encoding="utf-8"))
+        for k in ("process_s", "phases_s", "store", "peak_rss_mb"):
+            row[k] = got.get(k)
+    return row
+
+
+def bench_study(
+    scale: float = 1.0, against: str | None = None, fresh_cache: bool = True, say=None
+) -> dict:
+    """``balance bench study``: the main job (``balance study``) timed as a new
+    user meets it, cold (an empty results store and, with ``fresh_cache``, an
+    empty numba cache: every engine compiled), then warm (every run in the
+    store, every kernel cached), each in a fresh process; where its time goes
+    by phase (:mod:`balance.phases`) with the store's cost per run. With
+    ``against``, the same for that git revision of this checkout, run in turn
+    with this one, and each wall time as a ratio (then / now). Nothing is kept."""
+    import numba
+
+    from balance.registry import ROOT
+
+    say = say or (lambda line: None)
+    out: dict = {
+        "scale": scale,
+        "cores": os.cpu_count(),
+        "load_average_at_start": round(os.getloadavg()[0], 2),
+        "numba_cache": "fresh (every engine compiled)" if fresh_cache else "this machine's",
+        "against": against,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = [("now", str(ROOT))]
+        if against:
+            trees.append(("then", _revision_tree(against, str(Path(tmp) / "then-src"))))
+        log_path = Path(tmp) / "study.log"
+        with open(log_path, "w", encoding="utf-8") as log:
+            for stage in ("cold", "warm"):
+                for tag, tree in trees:
+                    work = Path(tmp) / tag
+                    work.mkdir(exist_ok=True)
+                    cache = str(work / "numba") if fresh_cache else numba.config.CACHE_DIR
+                    say(f"bench study: {tag} ({tree}), {stage}")
+                    row = _study_in(tree, work, scale, cache, log)
+                    say(f"bench study: {tag}, {stage}: {row['wall_s']:.0f} s")
+                    out.setdefault(tag, {})[stage] = row
+    if against:
+        out["ratio_then_over_now"] = {
+            stage: round(out["then"][stage]["wall_s"] / out["now"][stage]["wall_s"], 2)
+            for stage in ("cold", "warm")
+        }
     return out

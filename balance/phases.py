@@ -170,4 +170,11 @@ def dump_if_asked(wall: float) -> None:
     """Write :func:`summary` to ``$BALANCE_PHASES`` if that is set."""
     path = os.environ.get("BALANCE_PHASES")
     if path:
-        Path(path).write_text(json.dumps(summary(wall), indent=1), encoding="utf-8")
+        import resource
+
+        out = summary(wall)
+        out["peak_rss_mb"] = {  # the largest process: this one, or one of its workers
+            "main": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "largest_child": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
+        }
+        Path(path).write_text(json.dumps(out, indent=1), encoding="utf-8")

@@ -320,7 +320,9 @@ class Store:
             integ = {"format": INTEGRITY_FORMAT, "files": files}
             integ["manifest"] = _manifest_digest({**content, INTEGRITY: integ})
             content[INTEGRITY] = integ
-            (tmp / "manifest.json").write_text(json.dumps(content, indent=2))
+            # one line: json's C encoder (an indented manifest goes through its
+            # pure-Python one, about a millisecond a run in a study of 20,000)
+            (tmp / "manifest.json").write_text(json.dumps(content))
             if final.exists():  # a concurrent writer got there first: same content
                 shutil.rmtree(tmp)
             else:

@@ -392,7 +392,12 @@ def _repair_link(game: str, out: Path, plan: dict, scale, threads, results, stor
 
 
 def run_study(
-    out: Path, scale: float = 1.0, threads=None, results=None, processes: int | None = None
+    out: Path,
+    scale: float = 1.0,
+    threads=None,
+    results=None,
+    processes: int | None = None,
+    games: list[str] | None = None,
 ) -> Path:
     """Run every game's default study; write ``<out>/index.html`` and a page per game.
 
@@ -405,12 +410,13 @@ def run_study(
     longest first, each playing on its share of ``threads``; a part's numbers
     do not depend on which process plays it or when. ``processes=1`` runs
     them one after another in this process. Elapsed time and an estimate of
-    the time left are printed as parts finish and every 30 s."""
+    the time left are printed as parts finish and every 30 s. ``games``: only
+    these (default: every registered game)."""
     from balance import registry, runner, warmup
 
     t0 = time.perf_counter()
     out = Path(out)
-    names = list(GAMES)
+    names = list(games or GAMES)
     with phases.phase("compile"):
         warmup.ensure(names, say=_step)
     tasks = [(g, p) for g in names for p in game_parts(g)]

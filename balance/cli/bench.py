@@ -115,3 +115,40 @@ def bench_summary_cmd(
         )
         + "; compiled every engine into an empty temporary cache; nothing stored",
     )
+
+
+def bench_study_cmd(
+    scale: Annotated[
+        float, typer.Option("--scale", help="The study's --scale (1: the README's main job).")
+    ] = 1.0,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="A git revision of this checkout (e.g. main) whose study is timed in turn "
+            "with this one: each wall time as a ratio measured in the same run.",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+):
+    """Where the main job's time goes: `balance study` cold (empty store and numba
+    cache, as on a fresh clone) and warm (every run stored), by phase: compile,
+    simulate, store reads and writes (per run), tables, charts, pages, searches."""
+    import sys
+
+    from balance import bench
+    from balance.cli.study import SCALE_MAX, SCALE_MIN
+    from balance.errors import UserError
+
+    if not SCALE_MIN <= scale <= SCALE_MAX:
+        raise UserError(f"--scale must be between {SCALE_MIN:g} and {SCALE_MAX:g}, got {scale}")
+    show_bench(
+        bench.bench_study(
+            scale, against, say=lambda line: print(line, file=sys.stderr, flush=True)
+        ),
+        as_json,
+        f"ran `balance study --scale {scale:g}` in fresh processes, cold (an empty store and "
+        "numba cache) then warm (the same store and cache)"
+        + (f", in turn with revision {against}" if against else "")
+        + "; in a temporary folder, nothing kept",
+    )

@@ -97,6 +97,7 @@ def make_app() -> typer.Typer:
     study_cli.register(app)
     app.add_typer(bench_app, name="bench")
     bench_app.command("report")(bench_cli.bench_report_cmd)
+    bench_app.command("study")(bench_cli.bench_study_cmd)
     bench_app.command("scaling")(bench_cli.bench_scaling_cmd)
     return app
 

@@ -160,12 +160,14 @@ def test_the_processes_option_is_checked(monkeypatch):
 # ---------------------------------------------------------------- the same pages
 
 
-def _tables(out: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(out)): p.read_bytes()
-        for p in sorted(out.rglob("tables/*.csv"))
-        if p.is_file()
-    }
+def _tables(out: Path) -> dict[str, str]:
+    import pandas as pd
+
+    got = {}
+    for p in sorted(out.rglob("tables/*.csv")):
+        df = pd.read_csv(p)
+        got[str(p.relative_to(out))] = df.drop(columns=["date"], errors="ignore").to_csv()
+    return got
 
 
 def _records(results: Path) -> dict:
@@ -176,22 +178,23 @@ def _records(results: Path) -> dict:
         data = json.loads(p.read_text())
         for k in ("elapsed_s", "equilibrium_s"):
             data["extra"].pop(k, None)  # seconds, not figures
+        (data.get("equilibrium") or {}).pop("seconds", None)
         out[p.name] = data
     return out
 
 
 @pytest.mark.slow
 def test_parts_in_two_processes_make_the_same_study_as_one_after_another(tmp_path):
-    """Every table and every study record is the same, byte for byte (but the
-    seconds the record keeps), whether the parts run in two worker
-    processes or one after another in this process."""
+    """Every table (but the date each run was played) and the study record
+    (but the seconds it keeps) are the same whether a game's parts run in two
+    worker processes or one after another in this process: the four-suits
+    RPG, whose three parts (matches and page, its own pages, the repair
+    example) make the smallest study."""
     pages = {}
     for procs in (1, 2):
         out, res = tmp_path / f"out{procs}", tmp_path / f"res{procs}"
-        study.run_study(out, scale=0.001, results=res, processes=procs)
+        study.run_study(out, scale=0.001, results=res, processes=procs, games=["suits"])
         pages[procs] = (_tables(out), _records(res))
+    assert len(study.game_parts("suits")) == 3
     assert pages[1][0] and pages[1][1]
-    assert pages[2][0].keys() == pages[1][0].keys()
-    for name in pages[1][0]:
-        assert pages[2][0][name] == pages[1][0][name], name
-    assert pages[2][1] == pages[1][1]
+    assert pages[2] == pages[1]
