@@ -572,7 +572,7 @@ def bench_summary(games: list[str], against: str | None = None, profile: bool = 
 _STUDY = "from balance.cli import main; main()"
 
 
-def _study_in(tree: str, work: Path, scale: float, cache: str, log) -> dict:
+def _study_in(tree: str, work: Path, scale: float, cache: str, log, games=None) -> dict:
     """``balance study`` of the sources in ``tree`` in a fresh process, with its
     results store, report folder and numba cache under ``work``/``cache``: its
     wall seconds, peak memory and (where the tree records them) phases."""
@@ -587,14 +587,19 @@ def _study_in(tree: str, work: Path, scale: float, cache: str, log) -> dict:
     env.pop("BALANCE_RESULTS", None)
     cmd = [sys.executable, "-c", _STUDY, "study", "--scale", repr(scale)]
     cmd += ["--out", str(work / "reports"), "--results", str(work / "results")]
+    for g in games or ():
+        cmd += ["--game", g]
     t = time.perf_counter()
     out = subprocess.run(cmd, cwd=tree, env=env, stdout=log, stderr=log)
     wall = time.perf_counter() - t
     if out.returncode != 0:
         from balance.errors import EnvironmentFailure
 
+        log.flush()
+        lines = Path(log.name).read_text(encoding="utf-8", errors="replace").splitlines()
         raise EnvironmentFailure(
-            f"balance study in {tree} failed (exit {out.returncode}); its log: {log.name}"
+            f"balance study in {tree} failed (exit {out.returncode}): "
+            f"{lines[-1].strip() if lines else 'no output'}"
         )
     row: dict = {"wall_s": round(wall, 1)}
     if phases_file.is_file():  # a tree that records its phases
@@ -605,13 +610,18 @@ def _study_in(tree: str, work: Path, scale: float, cache: str, log) -> dict:
 
 
 def bench_study(
-    scale: float = 1.0, against: str | None = None, fresh_cache: bool = True, say=None
+    scale: float = 1.0,
+    against: str | None = None,
+    fresh_cache: bool = True,
+    say=None,
+    games: list[str] | None = None,
 ) -> dict:
     """``balance bench study``: the main job (``balance study``) timed as a new
     user meets it, cold (an empty results store and, with ``fresh_cache``, an
     empty numba cache: every engine compiled), then warm (every run in the
     store, every kernel cached), each in a fresh process; where its time goes
-    by phase (:mod:`balance.phases`) with the store's cost per run. With
+    by phase (:mod:`balance.phases`) with the store's cost per run (``games``:
+    only these games' study). With
     ``against``, the same for that git revision of this checkout, run in turn
     with this one, and each wall time as a ratio (then / now). Nothing is kept."""
     import numba
@@ -625,6 +635,7 @@ def bench_study(
         "load_average_at_start": round(os.getloadavg()[0], 2),
         "numba_cache": "fresh (every engine compiled)" if fresh_cache else "this machine's",
         "against": against,
+        "games": games or "every game",
     }
     with tempfile.TemporaryDirectory() as tmp:
         trees = [("now", str(ROOT))]
@@ -638,7 +649,7 @@ def bench_study(
                     work.mkdir(exist_ok=True)
                     cache = str(work / "numba") if fresh_cache else numba.config.CACHE_DIR
                     say(f"bench study: {tag} ({tree}), {stage}")
-                    row = _study_in(tree, work, scale, cache, log)
+                    row = _study_in(tree, work, scale, cache, log, games)
                     say(f"bench study: {tag}, {stage}: {row['wall_s']:.0f} s")
                     out.setdefault(tag, {})[stage] = row
     if against:

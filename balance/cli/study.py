@@ -178,19 +178,26 @@ def study_cmd(
             "core, or $BALANCE_STUDY_PROCESSES); 1 runs them one after another here.",
         ),
     ] = None,
+    games: Annotated[
+        list[str] | None,
+        typer.Option("--game", help="Study only this game (repeatable; default: every game)."),
+    ] = None,
 ):
     """The default study of every game: writes reports/index.html."""
     from balance import runner, study
+    from balance.registry import get_game
 
     if not SCALE_MIN <= scale <= SCALE_MAX:
         raise UserError(
             f"--scale must be between {SCALE_MIN:g} and {SCALE_MAX:g} (1 is the "
             f"default plan, 4 halves every CI), got {scale}"
         )
+    names = list(dict.fromkeys(get_game(g).name for g in games)) if games else None
+    study.study_processes(processes, 1)  # a bad --processes is refused before anything runs
     writable_dir(out, "--out")
     with runner.tally() as played:
         path = study.run_study(
-            out, scale=scale, threads=threads, results=results, processes=processes
+            out, scale=scale, threads=threads, results=results, processes=processes, games=names
         )
     typer.echo(f"played: {played.line()}")
     typer.echo(f"report: {path} (tables and charts under {out}/<game>/)")

@@ -198,3 +198,44 @@ def test_parts_in_two_processes_make_the_same_study_as_one_after_another(tmp_pat
     assert len(study.game_parts("suits")) == 3
     assert pages[1][0] and pages[1][1]
     assert pages[2] == pages[1]
+
+
+# ---------------------------------------------------------------- balance bench study
+
+
+@pytest.mark.slow
+def test_bench_study_times_the_main_job_cold_and_warm_by_phase_and_against_a_revision():
+    """``balance bench study``: each study in a fresh process, cold (empty
+    store) then warm (every run stored), its phases adding up to the
+    processes' seconds, the store's writes only when cold; ``--against`` a
+    revision (HEAD: this commit's own sources, from git) timed in turn."""
+    from balance import bench
+
+    got = bench.bench_study(scale=0.001, against="HEAD", fresh_cache=False, games=["suits"])
+    assert got["games"] == ["suits"]
+    for tag in ("now", "then"):
+        for stage in ("cold", "warm"):
+            assert got[tag][stage]["wall_s"] > 0
+    now = got["now"]
+    for stage in ("cold", "warm"):
+        row = now[stage]
+        assert list(row["phases_s"]) == [*phases.PHASES, "other"]
+        assert sum(row["phases_s"].values()) == pytest.approx(row["process_s"], abs=0.1)
+        assert row["process_s"] >= row["wall_s"] * 0.5  # the study's own seconds, summed
+    assert now["cold"]["store"]["writes"] > 0 and now["cold"]["phases_s"]["simulate"] > 0
+    assert now["warm"]["store"]["writes"] == 0  # every run read back from the store
+    assert now["warm"]["store"]["reads"] >= now["cold"]["store"]["writes"]
+    assert now["warm"]["store"]["read_ms_per_run"] > 0
+    assert set(got["ratio_then_over_now"]) == {"cold", "warm"}
+
+
+def test_bench_study_refuses_a_bad_scale_in_one_line(monkeypatch, capsys):
+    from balance.cli.root import main
+
+    monkeypatch.setattr("sys.argv", ["balance", "bench", "study", "--scale", "0"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --scale must be between 0.001 and 1000, got 0")
+    assert err.count("\n") == 1
