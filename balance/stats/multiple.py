@@ -21,7 +21,9 @@ from balance.stats.normal import z_crit
 # ---------------------------------------------------------------------------
 
 
-def _multitest(pvals: ArrayLike, alpha: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+def _family(pvals: ArrayLike, alpha: float, correct) -> tuple[np.ndarray, np.ndarray]:
+    """``correct(p)`` -> (reject, p_adj) over the non-nan p-values of ``pvals``;
+    a nan is left out of the family, comes back nan and is never rejected."""
     z_crit(alpha)
     p = np.asarray(pvals, dtype=float)
     shape = p.shape
@@ -30,12 +32,32 @@ def _multitest(pvals: ArrayLike, alpha: float, method: str) -> tuple[np.ndarray,
     p_adj = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if np.any(ok):
+        reject[ok], p_adj[ok] = correct(p[ok])
+    return reject.reshape(shape), p_adj.reshape(shape)
+
+
+def _multitest(pvals: ArrayLike, alpha: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+    def correct(p):
         from statsmodels.stats.multitest import multipletests  # slow to import: here
 
-        r, pa, _, _ = multipletests(p[ok], alpha=alpha, method=method)
-        reject[ok] = r
-        p_adj[ok] = pa
-    return reject.reshape(shape), p_adj.reshape(shape)
+        r, pa, _, _ = multipletests(p, alpha=alpha, method=method)
+        return r, pa
+
+    return _family(pvals, alpha, correct)
+
+
+def _holm_step_down(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(p, kind="mergesort")
+    ps = p[order]
+    steps = np.arange(ps.size, 0, -1)
+    # step-down: reject the smallest p-values up to the first above alpha/(m - i)
+    above = np.flatnonzero(ps > alpha / steps)
+    k = int(above[0]) if above.size else ps.size
+    reject = np.zeros(p.shape, dtype=bool)
+    reject[order[:k]] = True
+    p_adj = np.empty(p.shape)
+    p_adj[order] = np.minimum(np.maximum.accumulate(ps * steps), 1.0)
+    return reject, p_adj
 
 
 def holm(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
@@ -59,24 +81,7 @@ def holm(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]
     # by hand, not through statsmodels: its Holm branch calls gc.collect() on every
     # call, 0.03-0.4 s in a process holding many objects (a study, the test suite),
     # and the toolkit runs Holm per look, per page section and per simulated family
-    z_crit(alpha)
-    p = np.asarray(pvals, dtype=float)
-    shape = p.shape
-    p = p.ravel()
-    reject = np.zeros(p.shape, dtype=bool)
-    p_adj = np.full(p.shape, np.nan)
-    idx = np.flatnonzero(~np.isnan(p))
-    if idx.size:
-        order = idx[np.argsort(p[idx], kind="mergesort")]
-        ps = p[order]
-        m = ps.size
-        steps = np.arange(m, 0, -1)
-        # step-down: reject the smallest p-values up to the first above alpha/(m - i)
-        above = np.flatnonzero(ps > alpha / steps)
-        k = int(above[0]) if above.size else m
-        reject[order[:k]] = True
-        p_adj[order] = np.minimum(np.maximum.accumulate(ps * steps), 1.0)
-    return reject.reshape(shape), p_adj.reshape(shape)
+    return _family(pvals, alpha, lambda p: _holm_step_down(p, alpha))
 
 
 def bh(pvals: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
