@@ -8,14 +8,116 @@
   written).
 
 ``pytest -m "not slow"`` is the inner loop; ``.ci/run`` runs everything.
+
+Parallel by default: with pytest-xdist installed and no ``-n`` given, the run
+uses ``-n auto`` (one worker per core, at most :data:`MAX_WORKERS`) and
+``--dist loadfile`` (a test file's tests all go to one worker, so its module
+fixtures, often a store played through the command, are built once).
+``-n 0`` or ``-p no:xdist`` runs in this one process, ``--pdb`` too. The
+controller compiles every engine into the shared numba cache before the
+workers start (:func:`balance.warmup.ensure`), one process per engine, so
+that two workers never compile the same kernels at once on a cold cache; and
+the workers take the costliest files first (:data:`COSTLIEST`) so that no
+long file starts last while the other worker idles.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
 
 import pytest
+
+MAX_WORKERS = 4  # more workers than this rebuild more module fixtures than they save
+
+
+def _xdist(config: pytest.Config) -> bool:
+    return config.pluginmanager.hasplugin("xdist") and hasattr(config.option, "numprocesses")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n auto --dist loadfile`` unless ``-n`` (or ``--dist``, or ``--pdb``,
+    or ``--collect-only``) says otherwise; a worker leaves its options alone."""
+    if not _xdist(config) or hasattr(config, "workerinput"):
+        return
+    o = config.option
+    if o.numprocesses is None and not o.usepdb and not o.collectonly and o.dist == "no":
+        o.numprocesses = "auto"
+        o.dist = "loadfile"
+        # xdist hands out the files with the most tests first; ours go costliest
+        # first (:func:`_costliest_first`), so keep the order the workers collected
+        o.loadscopereorder = False
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist: unknown under -p no:xdist
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """One worker per core, at most :data:`MAX_WORKERS` (and at least one)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In the controller of a parallel run, before its workers start: compile
+    every cold engine once, in parallel processes, into the shared cache (on a
+    warm cache this only checks the markers)."""
+    config = session.config
+    if not _xdist(config) or hasattr(config, "workerinput"):
+        return
+    if not config.option.numprocesses or config.option.collectonly:
+        return
+    from balance import warmup
+    from balance.registry import GAMES
+
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    warmup.ensure(list(GAMES), say=tr.write_line if tr else None)
+
+
+# The files that take longest in a full run (seconds each: setup, call and
+# teardown summed per file from ``pytest -n 2 --durations=0`` on a 2-core
+# machine beside other work; 2,782 s in all, about 1.6 times a quiet run). A worker
+# of a parallel run takes them first, longest first: the last files to start are
+# then short ones, and neither worker waits long for the other at the end. A stale
+# figure costs only balance, never a test.
+COSTLIEST = {
+    "tests/report/test_report_pipeline.py": 355,
+    "tests/games/trisk/test_trisk_power.py": 294,
+    "tests/games/clash/test_clash_cli.py": 232,
+    "tests/report/test_page_limits.py": 204,
+    "tests/stats/test_score_coverage.py": 142,
+    "tests/store/test_store_integrity.py": 135,
+    "tests/core/test_overwrite.py": 116,
+    "tests/core/test_wheel.py": 99,
+    "tests/report/test_report_every_command.py": 99,
+    "tests/cli/test_cli_fuzz.py": 98,
+    "tests/games/trisk/test_trisk_dask.py": 95,
+    "tests/games/trisk/test_trisk_power_errors.py": 94,
+    "tests/core/test_warmup.py": 80,
+    "tests/games/trisk/test_trisk_fast.py": 66,
+    "tests/store/test_store_keys.py": 59,
+    "tests/cli/test_tune_cli.py": 58,
+}
+
+
+def _costliest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` file by file, the costliest files first (a stable sort:
+    the tests of a file keep their order, the other files theirs)."""
+    from tests import ROOT
+
+    def cost(item: pytest.Item) -> float:
+        try:
+            rel = item.path.resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            return 0.0
+        return COSTLIEST.get(rel, 0.0)
+
+    items.sort(key=lambda item: -cost(item))
+
 
 _SUBPROCESS_CALLS = ("run_cli(", "subprocess.run(", "subprocess.Popen(", "_start(", " ok(")
 
@@ -42,6 +144,8 @@ def _starts_a_process(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if hasattr(config, "workerinput"):  # a worker of a parallel run; -n 0 keeps the order
+        _costliest_first(items)
     for item in items:
         if item.module is not None and item.module.__name__.endswith("test_browser"):
             item.add_marker(pytest.mark.browser)

@@ -86,6 +86,8 @@ def test_exploit_reports_exploitability(tmp_path):
     assert (tmp_path / "tuned" / "tosk-exploit-random.toml").is_file()
 
 
+# each starts the command in a fresh process (0.6-1.6 s in the fast tier, 17 of them)
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "args, words",
     [

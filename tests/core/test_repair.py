@@ -306,6 +306,7 @@ def test_the_search_finds_a_planted_fix_and_verifies_it(tmp_path):
     assert "# verified on fresh deals" in text and "draws<=0.02" in text
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier (1.5-2.4 s)
 def test_a_larger_budget_continues_the_same_study(tmp_path):
     first = repair.repair(_plan(trials=3), results=tmp_path, progress=False)
     again = repair.repair(_plan(trials=6), results=tmp_path, progress=False)
@@ -315,6 +316,7 @@ def test_a_larger_budget_continues_the_same_study(tmp_path):
     assert again.trials[cols].head(3).equals(first.trials[cols])
 
 
+@pytest.mark.slow  # measured over 1 s in the fast tier (1.1-1.6 s)
 def test_an_interrupted_search_resumes(tmp_path, monkeypatch):
     calls = {"n": 0}
     real = repair.sweep.evaluate

@@ -387,6 +387,7 @@ def test_index_escapes_hostile_names(page):
     assert "alert(1)</script>" not in html
 
 
+@pytest.mark.slow  # the only fast test of the page: its fixture renders every chart (4-5 s)
 def test_index_is_self_contained(page):
     _, html = page
     assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I)
