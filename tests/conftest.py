@@ -91,6 +91,7 @@ COSTLIEST = {
     "tests/report/test_page_limits.py": 204,
     "tests/stats/test_score_coverage.py": 142,
     "tests/store/test_store_integrity.py": 135,
+    "tests/core/test_study_parallel.py": 150,  # issue 46: five small studies, two benches
     "tests/core/test_overwrite.py": 116,
     "tests/core/test_wheel.py": 99,
     "tests/report/test_report_every_command.py": 99,
