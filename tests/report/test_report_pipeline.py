@@ -269,7 +269,8 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     plans = {**TINY_PLANS, "tosk": tosk_plan}
     monkeypatch.setattr(study, "load_study", lambda game: dict(plans[game]))
     res = tmp_path / "results"
-    index = study.run_study(tmp_path / "study", results=res)
+    # one process: the plans and the population above are patched into this one
+    index = study.run_study(tmp_path / "study", results=res, processes=1)
     assert index.name == "index.html"
     assert sorted(p.name for p in index.parent.glob("*.html")) == [
         "clash.html",
