@@ -73,14 +73,22 @@ def phase(name: str):
             _stack[-1][1] = now
 
 
-def timed(name: str):
-    """Decorator: the function's calls count as phase ``name``."""
+def timed(name: str, part: str | None = None):
+    """Decorator: the function's calls count as phase ``name``; with ``part``,
+    each call's seconds are also noted under it (:func:`note`: the store's
+    reads and writes, one by one)."""
 
     def wrap(fn):
         @functools.wraps(fn)
         def inner(*args, **kwargs):
             with phase(name):
-                return fn(*args, **kwargs)
+                if part is None:
+                    return fn(*args, **kwargs)
+                t = time.perf_counter()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    note(part, time.perf_counter() - t)
 
         return inner
 

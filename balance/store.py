@@ -215,15 +215,8 @@ class Store:
     def has(self, game: str, key: str) -> bool:
         return (self.path(game, key) / "manifest.json").is_file()
 
+    @phases.timed("store", part="store_read")
     def load(self, game: str, key: str, parse: Callable | None = None, recompute: bool = True):
-        with phases.phase("store"):
-            t = time.perf_counter()
-            try:
-                return self._load(game, key, parse, recompute)
-            finally:
-                phases.note("store_read", time.perf_counter() - t)
-
-    def _load(self, game: str, key: str, parse: Callable | None, recompute: bool):
         """The manifest and tables of a stored entry (or ``parse(manifest,
         tables)``, which raises :class:`Damaged` for content it cannot trust),
         or None if absent.
@@ -291,19 +284,12 @@ class Store:
             warn(f"{folder}: {reason}; could not be set aside ({e.strerror or e}){then}")
             return None
 
+    @phases.timed("store", part="store_write")
     def save(self, game: str, key: str, manifest: dict, tables: dict[str, pl.DataFrame]) -> Path:
         """Write a run atomically: a temporary sibling folder, then a rename.
 
         The manifest gets an integrity block: the SHA-256 of each table file
         and of the manifest's own content."""
-        with phases.phase("store"):
-            t = time.perf_counter()
-            try:
-                return self._save(game, key, manifest, tables)
-            finally:
-                phases.note("store_write", time.perf_counter() - t)
-
-    def _save(self, game: str, key: str, manifest: dict, tables: dict[str, pl.DataFrame]) -> Path:
         final = self.path(game, key)
         content = json.loads(json.dumps(manifest, default=str))  # as it will read back
         content.pop(INTEGRITY, None)

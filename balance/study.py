@@ -558,6 +558,10 @@ PART_NAMES = {"main": "matches and page", "extras": "own pages", "repair": "repa
 TIMINGS = "_timings.json"  # in the store's _studies/: each part's seconds, for the estimate
 
 
+def _timings_path(results) -> Path:
+    return results_dir(results) / "_studies" / TIMINGS
+
+
 class Eta:
     """Elapsed time and the time left of a study's parts, said as parts end
     and every 30 s (:meth:`heartbeat`).
@@ -580,23 +584,21 @@ class Eta:
         self.say = say
         self.clock = clock
         self.t0 = clock()
+        self._rec = self._recorded()
         self.expected = {t: self._prior(*t) for t in tasks}
         self.order = sorted(tasks, key=lambda t: -self.expected[t])
         self.started: dict = {}
         self.took: dict = {}
-        self.last_said = self.t0
 
     def _recorded(self) -> dict:
         try:
-            data = json.loads((_record_path(self.results, "x").parent / TIMINGS).read_text())
+            data = json.loads(_timings_path(self.results).read_text())
             ratio = self.scale / float(data["scale"])
             return {k: float(v) * ratio for k, v in data["seconds"].items()}
         except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
             return {}
 
     def _prior(self, game: str, part: str) -> float:
-        if not hasattr(self, "_rec"):
-            self._rec = self._recorded()
         if f"{game}:{part}" in self._rec:
             return max(1.0, self._rec[f"{game}:{part}"])
         seconds = load_study(game).get("seconds") or {}
@@ -634,8 +636,7 @@ class Eta:
         return max(sum(rest) / self.procs, max(rest))
 
     def progress(self) -> str:
-        self.last_said = self.clock()
-        elapsed = self.last_said - self.t0
+        elapsed = self.clock() - self.t0
         left = self.left()
         if len(self.took) == len(self.order):
             return f"{_fmt(elapsed)} elapsed"
@@ -648,7 +649,7 @@ class Eta:
         """Keep each part's seconds for the next study's estimate."""
         if len(self.took) != len(self.order):
             return
-        path = _record_path(self.results, "x").parent / TIMINGS
+        path = _timings_path(self.results)
         data = {
             "scale": self.scale,
             "processes": self.procs,

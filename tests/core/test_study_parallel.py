@@ -94,7 +94,7 @@ def _eta(tmp_path, recorded=None, procs=2, scale=1.0):
     eta.t0 = 0.0
     eta.expected = {t: eta._recorded().get(f"{t[0]}:{t[1]}", 60.0) for t in tasks}
     eta.order = sorted(tasks, key=lambda t: -eta.expected[t])
-    eta.started, eta.took, eta.last_said = {}, {}, 0.0
+    eta.started, eta.took = {}, {}
     return eta, clock, said
 
 
