@@ -599,72 +599,65 @@ def _pl():
     return polars
 
 
-def _to_tables(res: RunResult) -> dict[str, pl.DataFrame]:
+def _to_tables(res: RunResult) -> dict:
     """A run's exact aggregates as one single-row table (``run``), with the
     per-deal points and every histogram as list columns: one small file to
-    read per run keeps a report over hundreds of runs fast."""
-    pl = _pl()
-    i64 = pl.List(pl.Int64)
+    read per run keeps a report over hundreds of runs fast.
+
+    Built as a pyarrow Table (a study writes some 20,000 runs, most of a
+    few games, and building the row through polars Series cost more than
+    playing them); the per-game table, when kept, stays a polars frame."""
+    import pyarrow as pa
+
+    i64 = pa.int64()
+
+    def one(value, typ) -> pa.Array:
+        return pa.array([value], typ)
+
+    def listed(values, typ) -> pa.Array:  # one row holding the list ``values``
+        values = pa.array(values, typ)
+        return pa.LargeListArray.from_arrays(pa.array([0, len(values)], i64), values)
+
     metrics = res.metrics or {}
     cols = {
-        "games": [res.games],
-        "a_wins": [res.a_wins],
-        "b_wins": [res.b_wins],
-        "draws": [res.draws],
-        "seat0_wins": [int(res.seat_wins[0])],
-        "seat1_wins": [int(res.seat_wins[1])],
-        "pair_points": pl.Series([res.pair_points], dtype=pl.List(pl.UInt8)),
-        "rounds_hist": pl.Series([np.asarray(res.rounds_hist, np.int64)], dtype=i64),
-        "reasons": pl.Series([np.asarray(res.reasons, np.int64)], dtype=i64),
-        "n_cards": [None if res.cards is None else int(res.cards.shape[1])],
-        "cards": pl.Series(
-            [np.zeros(0, np.int64) if res.cards is None else res.cards.astype(np.int64).ravel()],
-            dtype=i64,
+        "games": one(res.games, i64),
+        "a_wins": one(res.a_wins, i64),
+        "b_wins": one(res.b_wins, i64),
+        "draws": one(res.draws, i64),
+        "seat0_wins": one(int(res.seat_wins[0]), i64),
+        "seat1_wins": one(int(res.seat_wins[1]), i64),
+        "pair_points": listed(np.asarray(res.pair_points), pa.uint8()),
+        "rounds_hist": listed(np.asarray(res.rounds_hist, np.int64), i64),
+        "reasons": listed(np.asarray(res.reasons, np.int64), i64),
+        "n_cards": one(None, pa.null()) if res.cards is None else one(int(res.cards.shape[1]), i64),
+        "cards": listed(
+            np.zeros(0, np.int64) if res.cards is None else res.cards.astype(np.int64).ravel(),
+            i64,
         ),
-        "has_metrics": [res.metrics is not None],
-        "metric_names": pl.Series([list(metrics)], dtype=pl.List(pl.Utf8)),
-        "metric_sizes": pl.Series(
-            [np.array([len(h) for h in metrics.values()], np.int64)], dtype=i64
+        "has_metrics": one(res.metrics is not None, pa.bool_()),
+        "metric_names": listed(list(metrics), pa.large_string()),
+        "metric_sizes": listed(np.array([len(h) for h in metrics.values()], np.int64), i64),
+        "metric_counts": listed(
+            np.concatenate(
+                [np.asarray(h, np.int64) for h in metrics.values()] + [np.zeros(0, np.int64)]
+            ),
+            i64,
         ),
-        "metric_counts": pl.Series(
-            [
-                np.concatenate(
-                    [np.asarray(h, np.int64) for h in metrics.values()] + [np.zeros(0, np.int64)]
-                )
-            ],
-            dtype=i64,
-        ),
-        "deal_fields": pl.Series([list(res.deal_sums or {})], dtype=pl.List(pl.Utf8)),
+        "deal_fields": listed(list(res.deal_sums or {}), pa.large_string()),
     }
     for name, arr in (res.deal_sums or {}).items():  # one list column each, in its own dtype
-        cols[f"deal_{name}"] = pl.Series([arr], dtype=pl.List(_pl_uint(arr.dtype.itemsize)))
-    t = {"run": pl.DataFrame(cols)}
+        cols[f"deal_{name}"] = listed(arr, pa.from_numpy_dtype(_uint(arr.dtype.itemsize)))
+    t = {"run": pa.table(cols)}
     if res.per_game is not None:
         t["games"] = res.per_game
     return t
 
 
-def _pl_uint(itemsize: int):
-    """The polars unsigned integer dtype of ``itemsize`` bytes."""
-    pl = _pl()
-    return {1: pl.UInt8, 2: pl.UInt16, 4: pl.UInt32}[itemsize]
-
-
-def _from_tables(spec: RunSpec, manifest: dict, t: dict[str, pl.DataFrame]) -> RunResult:
-    """A checked RunResult from a stored entry's tables (raises
-    :class:`~balance.store.Damaged` when they cannot be trusted)."""
-    if "run" not in t:
-        raise Damaged("run.parquet is missing")
-    run = t["run"]
-    if run.height != 1:
-        raise Damaged(f"run.parquet holds {run.height} rows, not one")
-    return _checked(
-        spec,
-        manifest,
-        lambda name: run[name][0],
-        lambda name: run[name][0].to_numpy(),
-        t.get("games"),
-    )
+def _uint(itemsize: int) -> np.dtype:
+    """The unsigned integer dtype of ``itemsize`` bytes (1, 2 or 4)."""
+    if itemsize not in (1, 2, 4):
+        raise KeyError(itemsize)
+    return np.dtype(f"u{itemsize}")
 
 
 def _checked(spec: RunSpec, manifest: dict, scalar, array, per_game) -> RunResult:
@@ -1177,7 +1170,8 @@ def run_many(
                 spec.game,
                 spec.key,
                 recompute=not store_only,
-                parse=lambda m, t, spec=spec: _from_tables(spec, m, t),
+                parse=lambda m, t, spec=spec: _from_bytes(spec, m, t),
+                raw=True,
             )
             if store is not None
             else None
@@ -1329,19 +1323,22 @@ def load_run(folder, spec: RunSpec, stored: tuple[dict, dict | None] | None = No
     manifest's checksums, its counts by :func:`check_run`); raises
     :class:`~balance.store.Damaged` when it cannot be trusted. Nothing is
     moved: a report only reads. ``stored``: what
-    :func:`~balance.store.read_manifest` gave for the folder, if read already.
-
-    Reads ``run.parquet`` with pyarrow directly: a report reads hundreds of
-    runs, and this is about twice as fast per file as going through a
-    DataFrame."""
+    :func:`~balance.store.read_manifest` gave for the folder, if read already."""
     from pathlib import Path
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     folder = Path(folder)
     manifest, files = stored if stored is not None else read_manifest(folder)
-    data = read_files(folder, files)
+    return _from_bytes(spec, manifest, read_files(folder, files))
+
+
+def _from_bytes(spec: RunSpec, manifest: dict, data: dict[str, bytes]) -> RunResult:
+    """A checked RunResult from a stored entry's table files (their bytes, by
+    name); raises :class:`~balance.store.Damaged` when they cannot be trusted.
+    ``run.parquet`` is read with pyarrow directly: about twice as fast per
+    file as through a DataFrame, and a report or a study reads thousands."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if "run" not in data:
         raise Damaged("run.parquet is missing")
     try:

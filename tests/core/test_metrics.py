@@ -15,7 +15,7 @@ from balance.config import Ruleset, load_strategy, resolve_variant
 from balance.metrics import TABLE_COLUMNS, game_metrics, metrics_table
 from balance.runner import RunSpec, run_many, simulate_run
 from balance.stats import cluster_mean, cluster_wilson
-from balance.store import Store
+from balance.store import Store, parquet_bytes
 from kernels.trace import track_score
 from sims import tosk
 
@@ -259,7 +259,8 @@ def test_metrics_round_trip_through_the_store(tmp_path):
     assert game_metrics([first]) == game_metrics([again])
     # a run without metrics round-trips as None, not as empty histograms
     first.metrics = None
-    assert runner._from_tables(spec, {}, runner._to_tables(first)).metrics is None
+    files = {name: parquet_bytes(t) for name, t in runner._to_tables(first).items()}
+    assert runner._from_bytes(spec, {}, files).metrics is None
 
 
 # ---------------------------------------------------------------- pooled summary

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 from balance import runner
+from balance import store as store_mod
 from balance.config import STRATEGY_DIR, load_strategy, resolve_variant
 from balance.errors import UserError
 from balance.runner import RunSpec, run_many, simulate_run
@@ -162,16 +163,16 @@ def test_engine_version_is_part_of_the_key(monkeypatch):
 def test_failed_save_leaves_nothing(tmp_path, monkeypatch):
     store = Store(tmp_path)
     spec = replace(_spec(), per_game=True)  # two files: run.parquet and games.parquet
-    real = pl.DataFrame.write_parquet
+    real = store_mod.parquet_bytes
     calls = []
 
-    def flaky(self, path, *args, **kwargs):
-        calls.append(path)
+    def flaky(table):
+        calls.append(table)
         if len(calls) == 2:  # fail midway, with a file already written
             raise OSError("disk full")
-        return real(self, path, *args, **kwargs)
+        return real(table)
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", flaky)
+    monkeypatch.setattr(store_mod, "parquet_bytes", flaky)
     with pytest.raises(OSError, match="disk full"):
         run_many([spec], store=store, progress=False)
     assert len(calls) == 2
@@ -180,7 +181,7 @@ def test_failed_save_leaves_nothing(tmp_path, monkeypatch):
     assert _leftovers(tmp_path) == []
     assert list((tmp_path / "tosk").iterdir()) == []
     # once the disk is back, the run is simulated and stored as usual
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    monkeypatch.setattr(store_mod, "parquet_bytes", real)
     (res,) = run_many([spec], store=store, progress=False)
     assert not res.cached and store.has("tosk", spec.key)
     (again,) = run_many([spec], store=store, progress=False)
@@ -384,3 +385,29 @@ def test_card_counter_kernel_matches_a_numpy_reference():
             ref[side, :, 3 * j + 1] += (m & win).sum(0)
             ref[side, :, 3 * j + 2] += (m & draw).sum(0)
     assert ref.sum() > 0 and np.array_equal(ref, acc.cards)
+
+
+def test_a_run_stored_in_the_earlier_layout_reads_back_the_same(tmp_path):
+    """Runs were written through polars until issue 46, which stored every
+    list column as a fixed-size list; they are now written with pyarrow as
+    plain lists. A store of the earlier layout reads back the same run."""
+    import pyarrow as pa
+
+    spec = replace(_spec(), per_game=True)
+    res = simulate_run(spec)
+    res.manifest = runner.run_manifest(spec, 0.1, 1)
+    new = runner._to_tables(res)
+    row = new["run"]
+    cols = {}
+    for name in row.column_names:
+        col = row.column(name).combine_chunks()
+        if pa.types.is_large_list(col.type):  # the earlier layout: a fixed-size list
+            col = pa.FixedSizeListArray.from_arrays(col.values, len(col.values))
+        cols[name] = col
+    old = pa.table(cols)
+    assert any(pa.types.is_fixed_size_list(t) for t in old.schema.types)
+    store = Store(tmp_path)
+    store.save("tosk", spec.key, res.manifest, {"run": old, "games": new["games"]})
+    (back,) = run_many([spec], store=store, progress=False)
+    assert back.cached
+    _assert_same(res, back)
