@@ -159,7 +159,7 @@ def set_titles(
     if not subtitle:
         return
     if ax is not None:
-        fig.draw_without_rendering()  # run the layout to learn the axes' real width
+        _lay_out(fig)  # to learn the axes' real width
         ax_w = width * ax.get_position().width
         ax.set_title(_wrap(wrap_label(subtitle), ax_w, 8.5), loc="left", fontsize=8.5, color=MUTED)
     else:
@@ -296,17 +296,33 @@ def min_font_pt(width_in: float) -> float:
     return MIN_TEXT_PX * 0.75 / scale
 
 
+def _lay_out(fig: Figure) -> None:
+    """Place the axes as the figure's layout engine will when it is drawn
+    (only the layout, not a draw: a draw costs as much again)."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        with chart_style():
+            engine.execute(fig)
+
+
 def legible(fig: Figure) -> None:
     """Raise every text of ``fig`` smaller than :func:`min_font_pt` to it.
 
-    The figure is laid out first (``draw_without_rendering``) so that the
-    tick labels exist; the layout is solved again, with the larger text, when
+    Tick labels are made when a figure is drawn; each axis's are made here
+    (without a draw, which would cost as much as the save) and a size too
+    small is raised in the axis's tick parameters, which every tick label it
+    makes later takes too. The layout is solved, with the larger text, when
     the figure is saved."""
     from matplotlib.text import Text
 
     floor = min_font_pt(float(fig.get_figwidth())) + 0.01
     with chart_style():
-        fig.draw_without_rendering()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                for which in ("major", "minor"):
+                    labels = axis.get_ticklabels(which=which)
+                    if any(t.get_text() and t.get_fontsize() < floor for t in labels):
+                        axis.set_tick_params(which=which, labelsize=floor)
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < floor:
             t.set_fontsize(floor)
