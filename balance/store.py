@@ -203,7 +203,7 @@ def parquet_bytes(table) -> bytes:
     """A polars DataFrame (zstd, polars' default) or a pyarrow Table as the
     bytes of a Parquet file. A pyarrow Table is a run's one-row table of a few
     dozen short columns: written plain (no compression, dictionary or
-    statistics, which cost more than they save on one row), a third the time."""
+    statistics, which cost more time than they save space on one row)."""
     import pyarrow as pa
 
     if isinstance(table, pa.Table):
