@@ -690,6 +690,33 @@ def test_nash_average_matches_per_draw_reference(case, se_kind):
     assert np.array_equal(res["support_share"], (P > 1e-6).mean(axis=0))
 
 
+@pytest.mark.slow
+def test_noisy_draws_of_their_own_supports_stop_the_neighbour_search(monkeypatch):
+    # small cells (20 games a pairing of 28 loadouts): nearly every draw has a
+    # support of its own, so the search one pivot away certifies nothing; after
+    # a few such searches the solver goes straight to the LP, with the same answers
+    rng = np.random.default_rng(3)
+    score = _random_score(rng, 28, cycle=0.3)
+    se = np.full((28, 28), np.sqrt(0.25 / 20))
+    A, As, P_ref, R_ref = _nash_boot_reference(score, se, 60, seed=5)
+    searched = []
+    real = st.nash._solve_on_supports
+    monkeypatch.setattr(
+        st.nash, "_solve_on_supports", lambda *a: searched.append(len(a[1])) or real(*a)
+    )
+    P, R = st._nash_maxent_many(As, hint=st.nash_maxent(A) > 0)
+    assert P == pytest.approx(P_ref, abs=1e-8) and R == pytest.approx(R_ref, abs=1e-8)
+    # searching every draw tries each of the hint's neighbour groups on it: 5 here
+    groups = len(st.nash._neighbour_supports(np.flatnonzero(st.nash_maxent(A) > 0), 28))
+    assert groups == 5
+    assert len(searched) < 2 * 60  # the search stopped: fewer than two batches a draw
+    monkeypatch.setattr(st.nash, "_NEIGHBOUR_MISSES", 10**9)  # never stop searching
+    searched.clear()
+    again = st._nash_maxent_many(As, hint=st.nash_maxent(A) > 0)
+    assert again[0] == pytest.approx(P, abs=1e-8)
+    assert len(searched) > 3 * 60
+
+
 def test_nash_average_bootstrap_needs_few_lp_solves(monkeypatch):
     # the 200-draw bootstrap of a realistic 7x7 matrix solves (almost) every draw
     # from the point estimate's support, not with one LP per draw
