@@ -79,26 +79,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 # The files that take longest in a full run (seconds each: setup, call and
-# teardown summed per file from ``pytest -n 2 --durations=0`` on a 2-core
-# machine beside other work; 2,782 s in all, about 1.6 times a quiet run). A worker
-# of a parallel run takes them first, longest first: the last files to start are
-# then short ones, and neither worker waits long for the other at the end. A stale
-# figure costs only balance, never a test.
+# teardown summed per file). Issue 46 round 2: from ``pytest -m slow
+# --durations=80`` on a 2-core machine under a load of about 5.5 (the first 112
+# slow tests, which are these files' costliest), the files changed since rerun
+# the same way; the files it did not reach keep the figures of an earlier
+# ``-n 2 --durations=0`` run. A worker of a parallel run takes them first,
+# longest first: the last files to start are then short ones, and neither
+# worker waits long for the other at the end. A stale figure costs only
+# balance, never a test.
 COSTLIEST = {
-    "tests/report/test_report_pipeline.py": 355,
-    "tests/games/trisk/test_trisk_power.py": 294,
-    "tests/games/clash/test_clash_cli.py": 232,
-    "tests/report/test_page_limits.py": 204,
-    "tests/stats/test_score_coverage.py": 142,
-    "tests/store/test_store_integrity.py": 135,
-    "tests/core/test_study_parallel.py": 150,  # issue 46: five small studies, two benches
-    "tests/core/test_overwrite.py": 116,
-    "tests/core/test_wheel.py": 99,
-    "tests/report/test_report_every_command.py": 99,
+    "tests/report/test_page_limits.py": 377,
+    "tests/report/test_report_pipeline.py": 346,
+    "tests/core/test_study_parallel.py": 317,  # five small studies, two benches
+    "tests/games/trisk/test_trisk_power.py": 304,  # builds tiny_power_local
+    "tests/store/test_store_integrity.py": 269,
+    "tests/report/test_report_every_command.py": 178,
+    "tests/games/clash/test_clash_cli.py": 140,
+    "tests/core/test_overwrite.py": 121,
+    "tests/stats/test_score_coverage.py": 113,
     "tests/cli/test_cli_fuzz.py": 98,
-    "tests/games/trisk/test_trisk_dask.py": 95,
     "tests/games/trisk/test_trisk_power_errors.py": 94,
+    "tests/core/test_wheel.py": 92,
     "tests/core/test_warmup.py": 80,
+    "tests/games/trisk/test_trisk_dask.py": 70,  # reads tiny_power_local
     "tests/games/trisk/test_trisk_fast.py": 66,
     "tests/store/test_store_keys.py": 59,
     "tests/cli/test_tune_cli.py": 58,

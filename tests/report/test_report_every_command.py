@@ -48,7 +48,10 @@ COMMANDS = [
         + ["--scale", "0.05", "--no-regression", "--out", "{tmp}/power.html"],
         "power",
     ),
-    (["clash", "loadouts", "-n", "2"], "loadouts"),
+    # 200 games a pairing, not 2: the Nash averages' bootstrap on 2-game cells
+    # searches many supports (about 15 s a table, here and twice in the report);
+    # the games cost about the same either way
+    (["clash", "loadouts", "-n", "200"], "loadouts"),
     (["clash", "ranges", "-n", "2"], "ranges"),
     (["clash", "initiative", "--strategies", "random,counter", "-n", "200"], "initiative"),
     (["suits", "tasks", "-n", "200", "--characters", "20"], "tasks"),

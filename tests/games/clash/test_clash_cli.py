@@ -234,7 +234,11 @@ def test_shield_spear_loadouts_under_their_rule(tmp_path):
 
 @pytest.mark.slow
 def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
-    runs = loadouts.run_matrix("clash", "base", "counter", "counter", 20, 5, None, tmp_path)
+    # 200 games a pairing, not fewer: the Nash averages' bootstrap on 20-game
+    # cells (wide intervals) tries hundreds of supports, about 40 s for each of
+    # the three tables below, and settles in under a second at 200; the games
+    # themselves cost about the same (the runs' overhead dominates)
+    runs = loadouts.run_matrix("clash", "base", "counter", "counter", 200, 5, None, tmp_path)
     assert len(runs) == 27 * 28 // 2
     t = loadouts.loadout_tables("clash", runs)
     m = t["loadout_matrix"]
@@ -248,10 +252,10 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
     assert abs(t["loadouts"]["nash_p"].sum() - 1) < 1e-9
     assert (t["best_response"]["score"] >= 0.5 - 1e-12).all()  # the best row beats ½ or ties
     # the CLI reads the same runs back from the store
-    text = ok("clash", "loadouts", "-n", 20, "--seed", 5, "--results", tmp_path)
+    text = ok("clash", "loadouts", "-n", 200, "--seed", 5, "--results", tmp_path)
     assert "Item pairs" in text and "Maneuvers" in text and "Best response" in text
     ranges = json.loads(
-        ok("clash", "ranges", "-n", 20, "--seed", 5, "--results", tmp_path, "--json")
+        ok("clash", "ranges", "-n", 200, "--seed", 5, "--results", tmp_path, "--json")
     )
     assert len(ranges) == 27 * 4
     assert all(r["won"] <= r["rounds"] for r in ranges)
@@ -261,7 +265,7 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
             "clash",
             "loadouts",
             "-n",
-            20,
+            200,
             "--seed",
             5,
             "--results",
@@ -283,7 +287,7 @@ def test_loadout_matrix_is_antisymmetric_with_half_diagonal(tmp_path):
     for pairing in ("counter vs counter", "aggressive vs aggressive"):
         man = [r["score"] for r in lp if r["pairing"] == pairing and r["kind"] == "maneuver"]
         assert np.mean(man) == pytest.approx(0.5)
-    p = run("clash", "loadouts", "-n", 20, "--results", tmp_path, "--also", "counter")
+    p = run("clash", "loadouts", "-n", 200, "--results", tmp_path, "--also", "counter")
     assert p.returncode == 2 and p.stderr.startswith("error: a strategy pairing is listed twice")
 
 

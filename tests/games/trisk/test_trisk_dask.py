@@ -7,7 +7,6 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from balance import executor
 from balance.games.trisk import power as tp
 from tests.games.trisk.test_trisk_power import _tiny_plan, _two_cards
 
@@ -23,10 +22,12 @@ def _tables(res: tp.PowerResult) -> dict:
     }
 
 
-def test_a_small_power_test_on_dask_equals_the_local_one(on_dask, tmp_path):
+def test_a_small_power_test_on_dask_equals_the_local_one(on_dask, tmp_path, tiny_power_local):
+    """``here`` is :func:`tiny_power_local`: the same plan on the local executor,
+    one thread, an empty store (played once for this file and the resume test)."""
     plan = _tiny_plan(_two_cards())
-    with executor.using(executor.Local()):
-        here = tp.run_power(plan, results=tmp_path / "here", progress=False, threads=1)
+    here = tiny_power_local
+    assert here.plan == plan
     there = tp.run_power(plan, results=tmp_path / "there", progress=False)
     assert there.runs_read == 0 and there.runs_simulated == here.runs_simulated > 0
     for name, table in _tables(here).items():

@@ -570,10 +570,13 @@ def _two_cards() -> tuple[str, ...]:
 
 @pytest.mark.slow
 @needs_engine
-def test_power_run_resumes_from_the_store(tmp_path):
+def test_power_run_resumes_from_the_store(tmp_path, tiny_power_local):
+    """The clean run is :func:`tiny_power_local` (the same plan, one thread, an
+    empty store), played once for this file and ``test_trisk_dask.py``."""
     cards = _two_cards()
     plan = _tiny_plan(cards)
-    clean = tp.run_power(plan, results=tmp_path / "clean", progress=False, threads=1)
+    clean = tiny_power_local
+    assert clean.plan == plan
     assert clean.runs_read == 0 and clean.runs_simulated > 0
     assert set(clean.cards["card"]) == set(cards)
     assert set(clean.cards["verdict"]) <= set(tp.VERDICTS)
