@@ -272,6 +272,12 @@ class CardSet:
     digest: str
     budget: dict = field(hash=False, repr=False)
     description: str = ""
+    # (Primal row, card rows) of the decks :func:`bind_deck` found legal here: a run
+    # binds its sides afresh, and a power test binds the same few hundred decks
+    # tens of thousands of times
+    legal_decks: set = field(
+        default_factory=set, init=False, hash=False, repr=False, compare=False
+    )
 
     @property
     def n_cards(self) -> int:
@@ -1100,7 +1106,9 @@ def bind_deck(cardset: CardSet, deck, where: str = "deck") -> Deck:
             fail(str(exc)[len(where) + 2 :])
 
     if isinstance(deck, Deck) and deck.card_names == cardset.names:
-        check(deck.primal, deck.cards)  # same rows: check only
+        if (deck.primal, deck.cards) not in cardset.legal_decks:  # same rows: check only
+            check(deck.primal, deck.cards)
+            cardset.legal_decks.add((deck.primal, deck.cards))
         return deck
     if pname is None or names is None:  # rows of the set in force, as recorded
         primal, rows = int(deck.primal), tuple(int(r) for r in deck.cards)

@@ -793,6 +793,9 @@ class Context:
     cells: list[tuple[int, int]]  # (card row, Primal row)
     cards: list[int]  # card rows tested, in table order
     vs: int | None = None  # --vs-card: the card every card is compared with (None: the deck as is)
+    # each run's spec, made once (:func:`_spec`): the sides it binds are then the same
+    # objects every time, so :meth:`_Runs.ident` knows them again
+    specs: dict = field(default_factory=dict, repr=False, compare=False)
 
     def name(self, row: int) -> str:
         return str(self.cardset.names[row])
@@ -911,12 +914,25 @@ class _Runs:
         self.have: dict[str, Any] = {}
         self.simulated = 0  # runs simulated (not read from the store) in this process
         self.read = 0
+        self._idents: dict[tuple, tuple] = {}
+
+    def ident(self, spec) -> str:
+        """:func:`_ident`, hashed once per pair of side objects: a test looks each
+        run up many times (every look, table and check), and :func:`_spec` hands
+        out the same sides each time. The sides and rules are held here, so an
+        id is never another object's while its entry lives."""
+        k = (id(spec.ruleset), id(spec.a), id(spec.b), spec.seed, spec.per_game)
+        hit = self._idents.get(k)
+        if hit is None or hit[0] is not spec.ruleset or hit[1] is not spec.a or hit[2] is not spec.b:
+            hit = (spec.ruleset, spec.a, spec.b, _ident(spec))
+            self._idents[k] = hit
+        return hit[3]
 
     def run(self, specs: list, label: str) -> None:
 
         todo, extend = [], {}
         for s in specs:
-            prev = self.have.get(_ident(s))
+            prev = self.have.get(self.ident(s))
             if prev is not None and prev.games >= s.n_games:
                 continue
             if prev is not None:
@@ -934,14 +950,14 @@ class _Runs:
             store_only=self.store_only,
         )
         for r in res:
-            self.have[_ident(r.spec)] = r
+            self.have[self.ident(r.spec)] = r
             if r.cached:
                 self.read += 1
             else:
                 self.simulated += 1
 
     def get(self, spec):
-        return self.have[_ident(spec)]
+        return self.have[self.ident(spec)]
 
 
 @dataclass
@@ -1007,16 +1023,32 @@ def _seed(ctx: Context, p: int, o) -> int:
     return stratum_seed(ctx.plan.seed, p, q)
 
 
-def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
+def _spec(ctx: Context, kind: str, s, c, p: int, o, n: int, make: Callable):
+    """The run of ``make(n)`` (our strategy ``s`` with Primal ``p``'s deck as
+    changed by ``kind`` and card ``c``, against ``o``): built and bound once
+    per context, then resized. Keyed by the sides' ids, which the entry holds."""
+    k = (kind, id(s), c, p, id(o))
+    hit = ctx.specs.get(k)
+    if hit is None or hit[0] is not s or hit[1] is not o:
+        hit = (s, o, make(n))
+        ctx.specs[k] = hit
+    spec = hit[2]
+    return spec if spec.n_games == n else replace(spec, n_games=n)
 
-    return RunSpec(
-        ctx.ruleset, ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)), o, n, _seed(ctx, p, o)
-    )
+
+def _swap_spec(ctx: Context, s, c: int, p: int, o, n: int):
+    def make(n: int):
+        a = ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies))
+        return RunSpec(ctx.ruleset, a, o, n, _seed(ctx, p, o))
+
+    return _spec(ctx, "swap", s, c, p, o, n, make)
 
 
 def _base_spec(ctx: Context, s, p: int, o, n: int):
+    def make(n: int):
+        return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, _seed(ctx, p, o))
 
-    return RunSpec(ctx.ruleset, ctx.side(s, ctx.decks[p]), o, n, _seed(ctx, p, o))
+    return _spec(ctx, "base", s, None, p, o, n, make)
 
 
 def _ref_spec(ctx: Context, s, p: int, o, n: int):
@@ -1028,9 +1060,11 @@ def _ref_spec(ctx: Context, s, p: int, o, n: int):
 
 
 def _restricted_spec(ctx: Context, s, c: int, p: int, o, n: int):
+    def make(n: int):
+        a = ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies))
+        return RunSpec(ctx.ruleset, a.restricted_card(c, ctx.name(c)), o, n, _seed(ctx, p, o))
 
-    a = ctx.side(s, ctx.decks[p].swap_in(c, ctx.plan.copies)).restricted_card(c, ctx.name(c))
-    return RunSpec(ctx.ruleset, a, o, n, _seed(ctx, p, o))
+    return _spec(ctx, "restricted", s, c, p, o, n, make)
 
 
 def _mirror(ctx: Context, s, p: int, o) -> bool:
