@@ -16,6 +16,7 @@ import pytest
 
 from balance import pages, runner, stats, study
 from balance.errors import UserError
+from balance.games.trisk import power as tp
 
 BALANCE = Path(sys.executable).with_name("balance")
 
@@ -185,6 +186,7 @@ TINY_PLAN = {
     "cards_opponent": "balanced",
     "cards_games": 100,
 }
+FOUR = ("Stag", "Fox", "Dragon", "Curse of Venom")  # two Creations, an Upgrade, a Sorcery
 TINY_PLANS = {
     "tosk": TINY_PLAN,
     "clash": {
@@ -270,6 +272,11 @@ def test_study_record_rebuilds_the_same_page(tmp_path, monkeypatch):
     tosk_plan = {**TINY_PLAN, "repair": str(repair_plan), "equilibrium": eq_small}
     plans = {**TINY_PLANS, "tosk": tosk_plan}
     monkeypatch.setattr(study, "load_study", lambda game: dict(plans[game]))
+    # Trisk's equal-power test on four of its cards: its page, tables and
+    # verdicts are built as for all 44, in a tenth of the runs (at this scale a
+    # run's cost is the run, not its games: the whole test took 97 s with all)
+    plan_of = tp.load_plan
+    monkeypatch.setattr(tp, "load_plan", lambda path=None, **kw: plan_of(path, cards=FOUR, **kw))
     res = tmp_path / "results"
     # one process: the plans and the population above are patched into this one
     index = study.run_study(tmp_path / "study", results=res, processes=1)
