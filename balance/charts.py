@@ -277,8 +277,10 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
                 svg = buf.getvalue()
             if write and png:
                 # The layout is resolution-independent: keep the one just computed
-                # instead of solving it again for the PNG.
-                fig.set_layout_engine("none")
+                # instead of solving it again for the PNG. No engine at all (not
+                # "none", a placeholder engine): with any engine set, savefig
+                # draws the figure once more, unrendered, before it renders it.
+                fig.set_layout_engine(None)
                 atomic_savefig(
                     fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None}
                 )
