@@ -275,9 +275,7 @@ class CardSet:
     # (Primal row, card rows) of the decks :func:`bind_deck` found legal here: a run
     # binds its sides afresh, and a power test binds the same few hundred decks
     # tens of thousands of times
-    legal_decks: set = field(
-        default_factory=set, init=False, hash=False, repr=False, compare=False
-    )
+    legal_decks: set = field(default_factory=set, init=False, hash=False, repr=False, compare=False)
 
     @property
     def n_cards(self) -> int:

@@ -923,7 +923,12 @@ class _Runs:
         id is never another object's while its entry lives."""
         k = (id(spec.ruleset), id(spec.a), id(spec.b), spec.seed, spec.per_game)
         hit = self._idents.get(k)
-        if hit is None or hit[0] is not spec.ruleset or hit[1] is not spec.a or hit[2] is not spec.b:
+        if (
+            hit is None
+            or hit[0] is not spec.ruleset
+            or hit[1] is not spec.a
+            or hit[2] is not spec.b
+        ):
             hit = (spec.ruleset, spec.a, spec.b, _ident(spec))
             self._idents[k] = hit
         return hit[3]
