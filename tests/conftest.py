@@ -159,6 +159,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture
+def no_gc(monkeypatch):
+    """``gc.collect()`` does nothing for the test. statsmodels' ``multipletests``
+    (Holm) calls it on every call: 0.05-0.25 s with a test session's heap, and
+    it changes no number. For tests that call it hundreds of times."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+
+
 @pytest.fixture(scope="module")
 def dask_cluster():
     """A Dask ``LocalCluster`` for a module's tests, and its client: two

@@ -259,17 +259,13 @@ def test_holm_hand_case():
     assert reject.tolist() == [True, False, False, True]
 
 
-def test_holm_equals_statsmodels_on_random_families(monkeypatch):
+def test_holm_equals_statsmodels_on_random_families(no_gc):
     # Holm is computed by hand (statsmodels' Holm calls gc.collect() on every
     # call); statsmodels stays the reference: the same rejections and adjusted
     # p-values on 400 random families, ties, zeros, ones and nans included.
-    # Its gc.collect() is switched off here: it changes no number, and with a
-    # test session's heap it cost 0.05-0.25 s a call (27-97 s for the test)
-    import gc
-
+    # Its gc.collect() is switched off (no_gc): with a test session's heap it
+    # cost 27-97 s for the test
     from statsmodels.stats.multitest import multipletests
-
-    monkeypatch.setattr(gc, "collect", lambda *args: 0)
 
     rng = np.random.default_rng(7)
     for _ in range(400):

@@ -44,12 +44,9 @@ SLACK = 2 * np.sqrt(ALPHA * (1 - ALPHA) / REPS)
 
 
 @pytest.fixture(autouse=True)
-def _no_gc_in_multipletests(monkeypatch):
-    """statsmodels' Holm calls gc.collect() on every call (85 ms with a test
-    session's heap); the thousands of looks simulated here do not need it."""
-    import gc
-
-    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+def _no_gc_in_multipletests(no_gc):
+    """The thousands of looks simulated here call statsmodels' Holm (see
+    :func:`tests.conftest.no_gc`)."""
 
 
 def _draw(rng, effects: np.ndarray, deals: int, strata: int = STRATA, rho: float = RHO):
