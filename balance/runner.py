@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -604,37 +604,45 @@ def _to_tables(res: RunResult) -> dict:
     per-deal points and every histogram as list columns: one small file to
     read per run keeps a report over hundreds of runs fast.
 
-    Built as a pyarrow Table (a study writes some 20,000 runs, most of a
-    few games, and building the row through polars Series cost more than
-    playing them); the per-game table, when kept, stays a polars frame."""
+    Built as a pyarrow Table column by column (a study writes some 20,000
+    runs, most of a few games: building the row through polars Series, or
+    through ``pa.table`` of a dict with a fresh offsets array per list
+    column, cost more than playing them); the per-game table, when kept,
+    stays a polars frame."""
     import pyarrow as pa
 
     i64 = pa.int64()
 
-    def one(value, typ) -> pa.Array:
-        return pa.array([value], typ)
-
     def listed(values, typ) -> pa.Array:  # one row holding the list ``values``
         values = pa.array(values, typ)
-        return pa.LargeListArray.from_arrays(pa.array([0, len(values)], i64), values)
+        return pa.LargeListArray.from_arrays(_one_row_offsets(len(values)), values)
 
-    metrics = res.metrics or {}
+    counts = pa.array(
+        [
+            res.games,
+            res.a_wins,
+            res.b_wins,
+            res.draws,
+            int(res.seat_wins[0]),
+            int(res.seat_wins[1]),
+        ],
+        i64,
+    )
     cols = {
-        "games": one(res.games, i64),
-        "a_wins": one(res.a_wins, i64),
-        "b_wins": one(res.b_wins, i64),
-        "draws": one(res.draws, i64),
-        "seat0_wins": one(int(res.seat_wins[0]), i64),
-        "seat1_wins": one(int(res.seat_wins[1]), i64),
+        name: counts.slice(k, 1)
+        for k, name in enumerate(("games", "a_wins", "b_wins", "draws", "seat0_wins", "seat1_wins"))
+    }
+    metrics = res.metrics or {}
+    cols |= {
         "pair_points": listed(np.asarray(res.pair_points), pa.uint8()),
         "rounds_hist": listed(np.asarray(res.rounds_hist, np.int64), i64),
         "reasons": listed(np.asarray(res.reasons, np.int64), i64),
-        "n_cards": one(None, pa.null()) if res.cards is None else one(int(res.cards.shape[1]), i64),
+        "n_cards": pa.nulls(1) if res.cards is None else pa.array([res.cards.shape[1]], i64),
         "cards": listed(
             np.zeros(0, np.int64) if res.cards is None else res.cards.astype(np.int64).ravel(),
             i64,
         ),
-        "has_metrics": one(res.metrics is not None, pa.bool_()),
+        "has_metrics": pa.array([res.metrics is not None], pa.bool_()),
         "metric_names": listed(list(metrics), pa.large_string()),
         "metric_sizes": listed(np.array([len(h) for h in metrics.values()], np.int64), i64),
         "metric_counts": listed(
@@ -647,10 +655,19 @@ def _to_tables(res: RunResult) -> dict:
     }
     for name, arr in (res.deal_sums or {}).items():  # one list column each, in its own dtype
         cols[f"deal_{name}"] = listed(arr, pa.from_numpy_dtype(_uint(arr.dtype.itemsize)))
-    t = {"run": pa.table(cols)}
+    t = {"run": pa.Table.from_arrays(list(cols.values()), names=list(cols))}
     if res.per_game is not None:
         t["games"] = res.per_game
     return t
+
+
+@lru_cache(maxsize=4096)
+def _one_row_offsets(n: int):
+    """The offsets of a one-row list column of ``n`` values (shared: pyarrow
+    arrays are immutable)."""
+    import pyarrow as pa
+
+    return pa.array([0, n], pa.int64())
 
 
 def _uint(itemsize: int) -> np.dtype:

@@ -123,7 +123,7 @@ def _costliest_first(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: -cost(item))
 
 
-_SUBPROCESS_CALLS = ("run_cli(", "subprocess.run(", "subprocess.Popen(", "_start(", " ok(")
+_SUBPROCESS_CALLS = ("run_cli(", " cli(", "subprocess.run(", "subprocess.Popen(", "_start(", " ok(")
 
 
 @functools.cache
