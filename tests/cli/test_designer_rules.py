@@ -268,6 +268,7 @@ def test_a_grid_is_sized_from_its_counts_before_it_is_built():
     assert len(sweep.grid("tosk", "base", ["capacity=1..8", "max_hand=1..8"])[1]) == 64
 
 
+@pytest.mark.slow  # 2 x 2,000 simulated intervals: 1.2-1.4 s
 def test_the_deal_clustered_share_interval_covers_correlated_pairs():
     """Seat share, round-cap share and comebacks are counted per deal and their
     interval clustered by deal (``tables.per_game_figures``: the design-effect
