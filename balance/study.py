@@ -439,7 +439,7 @@ def run_study(
         env = {}
         if runner.progress_mode() == "bar":  # two processes cannot share a bar
             env["BALANCE_PROGRESS"] = "lines"
-        per = _threads_each(threads, procs)
+        per = _threads_each(threads)
         ctx = multiprocessing.get_context("spawn")  # a clean interpreter (no forked threads)
         with (
             ProcessPoolExecutor(
@@ -499,9 +499,11 @@ def study_processes(processes: int | None, parts: int) -> int:
             try:
                 processes = int(env)
             except ValueError:
+                processes = 0
+            if processes < 1:
                 raise UserError(
                     f"${PROCESSES_ENV} must be a whole number of at least 1, got {env!r}"
-                ) from None
+                )
         else:
             processes = os.cpu_count() or 1
     if processes < 1:
@@ -511,7 +513,7 @@ def study_processes(processes: int | None, parts: int) -> int:
     return max(1, min(processes, parts))
 
 
-def _threads_each(threads: int | None, procs: int) -> int:
+def _threads_each(threads: int | None) -> int:
     """Each worker's threads: all of ``threads`` (default: the cores). While
     both workers play, the system shares the cores between them; while one
     is busy with tables, charts or pages (one core), the other plays on the

@@ -150,9 +150,10 @@ def test_the_processes_option_is_checked(monkeypatch):
 
     with pytest.raises(UserError, match="--processes must be at least 1"):
         study.study_processes(0, 5)
-    monkeypatch.setenv(study.PROCESSES_ENV, "two")
-    with pytest.raises(UserError, match="BALANCE_STUDY_PROCESSES must be a whole number"):
-        study.study_processes(None, 5)
+    for bad in ("two", "0", "-1"):  # the setting at fault is named, not --processes
+        monkeypatch.setenv(study.PROCESSES_ENV, bad)
+        with pytest.raises(UserError, match="BALANCE_STUDY_PROCESSES must be a whole number"):
+            study.study_processes(None, 5)
     monkeypatch.setenv(study.PROCESSES_ENV, "8")
     assert study.study_processes(None, 5) == 5  # never more than the parts
 
