@@ -79,32 +79,34 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 # The files that take longest in a full run (seconds each: setup, call and
-# teardown summed per file). Issue 46 round 2: from ``pytest -m slow
-# --durations=80`` on a 2-core machine under a load of about 5.5 (the first 112
-# slow tests, which are these files' costliest), the files changed since rerun
-# the same way; the files it did not reach keep the figures of an earlier
-# ``-n 2 --durations=0`` run. A worker of a parallel run takes them first,
-# longest first: the last files to start are then short ones, and neither
-# worker waits long for the other at the end. A stale figure costs only
-# balance, never a test.
+# teardown summed per file). Issue 46 round 4: from ``pytest --durations=0`` on
+# a 2-core VM (numba cache warm, little else running), the two files that need
+# Chromium run the same way on their own: 2,035 s in all on that VM, about a
+# quarter slower than round 3's (CI ran round 3's suite in 756 s). A worker
+# of a parallel run takes them first, longest first: the last files to start
+# are then short ones, and neither worker waits long for the other at the
+# end. A stale figure costs only balance, never a test.
 COSTLIEST = {
-    "tests/report/test_page_limits.py": 377,
-    "tests/report/test_report_pipeline.py": 346,
-    "tests/core/test_study_parallel.py": 317,  # five small studies, two benches
-    "tests/games/trisk/test_trisk_power.py": 304,  # builds tiny_power_local
-    "tests/store/test_store_integrity.py": 269,
-    "tests/report/test_report_every_command.py": 178,
-    "tests/games/clash/test_clash_cli.py": 140,
-    "tests/core/test_overwrite.py": 121,
-    "tests/stats/test_score_coverage.py": 113,
-    "tests/cli/test_cli_fuzz.py": 98,
-    "tests/games/trisk/test_trisk_power_errors.py": 94,
-    "tests/core/test_wheel.py": 92,
-    "tests/core/test_warmup.py": 80,
-    "tests/games/trisk/test_trisk_dask.py": 70,  # reads tiny_power_local
-    "tests/games/trisk/test_trisk_fast.py": 66,
-    "tests/store/test_store_keys.py": 59,
-    "tests/cli/test_tune_cli.py": 58,
+    "tests/report/test_page_limits.py": 152,
+    "tests/core/test_study_parallel.py": 141,  # five small studies, two benches
+    "tests/games/trisk/test_trisk_power.py": 139,  # builds tiny_power_local
+    "tests/report/test_report_pipeline.py": 127,
+    "tests/report/test_report_every_command.py": 114,
+    "tests/store/test_store_integrity.py": 102,
+    "tests/games/trisk/test_trisk_power_errors.py": 86,
+    "tests/cli/test_cli_fuzz.py": 83,
+    "tests/stats/test_score_coverage.py": 83,
+    "tests/core/test_overwrite.py": 72,
+    "tests/report/test_browser.py": 63,
+    "tests/games/trisk/test_trisk_decks.py": 58,
+    "tests/games/trisk/test_trisk_fast.py": 57,
+    "tests/games/clash/test_clash_cli.py": 56,
+    "tests/core/test_wheel.py": 47,
+    "tests/core/test_repair_faults.py": 42,
+    "tests/core/test_equilibrium.py": 42,
+    "tests/store/test_store_keys.py": 40,
+    "tests/cli/test_cli.py": 39,
+    "tests/core/test_warmup.py": 36,
 }
 
 
