@@ -81,11 +81,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 # The files that take longest in a full run (seconds each: setup, call and
 # teardown summed per file). Issue 46 round 4: from ``pytest --durations=0`` on
 # a 2-core VM (numba cache warm, little else running), the two files that need
-# Chromium run the same way on their own: 2,035 s in all on that VM, about a
-# quarter slower than round 3's (CI ran round 3's suite in 756 s). A worker
-# of a parallel run takes them first, longest first: the last files to start
-# are then short ones, and neither worker waits long for the other at the
-# end. A stale figure costs only balance, never a test.
+# Chromium run the same way on their own: 2,035 s in all on that VM, which
+# ran the study 1.58 times as long as round 3's (CI ran round 3's suite in
+# 756 s). A worker of a parallel run takes them first, longest first: the
+# last files to start are then short ones, and neither worker waits long for
+# the other at the end. A stale figure costs only balance, never a test.
 COSTLIEST = {
     "tests/report/test_page_limits.py": 152,
     "tests/core/test_study_parallel.py": 141,  # five small studies, two benches
