@@ -43,10 +43,8 @@ REPS = 300
 SLACK = 2 * np.sqrt(ALPHA * (1 - ALPHA) / REPS)
 
 
-@pytest.fixture(autouse=True)
-def _no_gc_in_multipletests(no_gc):
-    """The thousands of looks simulated here call statsmodels' Holm (see
-    :func:`tests.conftest.no_gc`)."""
+# the thousands of looks simulated here call statsmodels' Holm (tests.conftest.no_gc)
+pytestmark = pytest.mark.usefixtures("no_gc")
 
 
 def _draw(rng, effects: np.ndarray, deals: int, strata: int = STRATA, rho: float = RHO):
