@@ -267,6 +267,13 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
     png_path = stem.with_name(stem.name + ".png")
     try:
         with chart_style():
+            # Solve the layout once, here, and save with no engine at all: with
+            # one set, savefig draws the figure once more, unrendered, before it
+            # renders it (the SVG's layout then measured with the SVG renderer's
+            # text metrics, a pixel or so off Agg's). Chart time: 49.0 -> 41.9
+            # CPU s for Tosk's 68 charts, SVG and PNG, in one run.
+            _lay_out(fig)
+            fig.set_layout_engine(None)
             if write:
                 stem.parent.mkdir(parents=True, exist_ok=True)
                 atomic_savefig(fig, svg_path, format="svg", metadata={"Date": None})
@@ -276,11 +283,7 @@ def save(fig: Figure, stem: Path, png: bool = True, write: bool = True) -> str:
                 fig.savefig(buf, format="svg", metadata={"Date": None})
                 svg = buf.getvalue()
             if write and png:
-                # The layout is resolution-independent: keep the one just computed
-                # instead of solving it again for the PNG. No engine at all (not
-                # "none", a placeholder engine): with any engine set, savefig
-                # draws the figure once more, unrendered, before it renders it.
-                fig.set_layout_engine(None)
+                # the layout is resolution-independent: the PNG keeps the same one
                 atomic_savefig(
                     fig, png_path, format="png", dpi=PNG_DPI, metadata={"Software": None}
                 )

@@ -34,11 +34,16 @@ from tests.games.trisk.test_trisk_engine import GREEDY, TOY_DECK
 from tests.games.trisk.trisk_helpers import rules_vector, side
 
 
-@numba.njit
-def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
+@numba.njit(cache=True)
+def _scored(rules, table, bd, pl, hd, forb, p, side, turn, w, w2, inc, cs, ct, fresh):
     """One step's rows and scores by ``creation_phase`` (``probe``): into ``w2``'s
     ``cand``, ``feats``, ``scores``, with its ``tg`` and ``hr`` as work
-    arrays; its other arrays stand in for those a probe does not touch."""
+    arrays; its other arrays stand in for those a probe does not touch.
+    ``side`` and ``turn`` (the recorded step's) only label a recording, which
+    a probe makes none of; passed as values, not constants, they give
+    ``creation_phase`` the types the profiler's replay (``sims.trisk.profiling``)
+    calls it with, so that one compile of it serves both (about 20 s each on
+    an empty cache)."""
     return E.creation_phase(
         rules,
         table,
@@ -48,7 +53,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
         hd,
         forb,
         p,
-        0,
+        side,
         w,
         w2[0][4],
         w2[0],
@@ -63,7 +68,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
         w2[15],
         w2[16],
         False,
-        0,
+        turn,
         w2[18],
         w2[19],
         w2[20],
@@ -72,7 +77,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, fresh):
     )
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     """(states compared, candidates compared, rows that differ)."""
     w1 = E._work(dmax, False)
@@ -92,7 +97,9 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         w = ws[meta[i, 4]]
         forb = forbs[meta[i, 4]]
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
-        n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, True)
+        n2 = _scored(
+            rules, table, bd, pl, hd, forb, p, meta[i, 4], meta[i, 5], w, w2, inc, cs, ct, True
+        )
         states += 1
         if n != n2:
             bad += 1
@@ -109,7 +116,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     return states, rows, bad
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _same_rows(n, cand, scores, n2, cand2, scores2):
     """Rows of the two lists that differ (their kind, card, slots, targets or score)."""
     if n != n2:
@@ -124,7 +131,7 @@ def _same_rows(n, cand, scores, n2, cand2, scores2):
     return bad
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _kept(n, feats2):
     """Rows whose features were not written (``feats2`` was filled with NaN)."""
     k = 0
@@ -134,7 +141,7 @@ def _kept(n, feats2):
     return k
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores):
     n = E.play_candidates(rules, table, bd, pl, hd, forb, p, cand, feats, tg)
     for k in range(n):
@@ -142,7 +149,7 @@ def _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores):
     return n
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     """The recorded Creation steps in the game's order, each seat with its own
     state, its first step of a game fresh, the later ones incremental: (rows
@@ -169,7 +176,23 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         fresh = (i == 0 or meta[i - 1, 1] != 1) and meta[i, 5] <= 2
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
         feats2[:, 0] = np.nan
-        n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc[p], cs[p], ct[p], fresh)
+        n2 = _scored(
+            rules,
+            table,
+            bd,
+            pl,
+            hd,
+            forb,
+            p,
+            meta[i, 4],
+            meta[i, 5],
+            w,
+            w2,
+            inc[p],
+            cs[p],
+            ct[p],
+            fresh,
+        )
         kept += _kept(n2, feats2)
         rows += n
         bad += _same_rows(n, cand, scores, n2, cand2, scores2)
@@ -183,7 +206,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
     return rows, kept, bad
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _mutate(rules, bd, pl, dk, hd, p, r):
     """One random change of the state (``r`` a numpy random draw in [0, 1))."""
     q = int(r * 1e6) % 2
@@ -224,7 +247,7 @@ def _mutate(rules, bd, pl, dk, hd, p, r):
         bd[q, t, E.F_CARD] = card
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, rounds):
     """From every 3rd recorded Creation state, ``rounds`` incremental calls with
     0 to 3 random changes between them: (rows compared, rows kept, rows that differ)."""
@@ -252,7 +275,23 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
                     _mutate(rules, bd, pl, dk, hd, p, np.random.random())
             n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
             feats2[:, 0] = np.nan
-            n2 = _scored(rules, table, bd, pl, hd, forb, p, w, w2, inc, cs, ct, rnd == 0)
+            n2 = _scored(
+                rules,
+                table,
+                bd,
+                pl,
+                hd,
+                forb,
+                p,
+                meta[i, 4],
+                meta[i, 5],
+                w,
+                w2,
+                inc,
+                cs,
+                ct,
+                rnd == 0,
+            )
             kept += _kept(n2, feats2)
             rows += n
             bad += _same_rows(n, cand, scores, n2, cand2, scores2)
@@ -302,7 +341,7 @@ def test_toy_set_matches_the_reference_path(temp, over):
     _check(rules_vector(**over), a, b, 21, 30)
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _dense(w, base, feats, k, nf):
     """``score`` as first written: every column, a zero feature adding +0.0."""
     s = 0.0
@@ -312,7 +351,7 @@ def _dense(w, base, feats, k, nf):
     return s
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _both(w, base, feats, nf):
     out = np.empty((feats.shape[0], 2))
     for k in range(feats.shape[0]):
@@ -350,7 +389,7 @@ def test_score_skips_zero_features_bit_for_bit():
         assert (got[200:400, 0] == 0.0).sum() >= 10  # and zero sums among them
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _reads_missed(rules, table, rec, rec_u, meta, dmax, effects):
     """For every 5th recorded Creation state, every card in play as the target of
     every (effect, param) of ``effects`` from either seat: change each field its
