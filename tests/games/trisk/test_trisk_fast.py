@@ -35,11 +35,11 @@ from tests.games.trisk.trisk_helpers import rules_vector, side
 
 
 @numba.njit(cache=True)
-def _scored(rules, table, bd, pl, hd, forb, p, side, turn, w, w2, inc, cs, ct, fresh):
+def _scored(rules, table, bd, pl, hd, forb, p, seat_side, turn, w, w2, inc, cs, ct, fresh):
     """One step's rows and scores by ``creation_phase`` (``probe``): into ``w2``'s
     ``cand``, ``feats``, ``scores``, with its ``tg`` and ``hr`` as work
     arrays; its other arrays stand in for those a probe does not touch.
-    ``side`` and ``turn`` (the recorded step's) only label a recording, which
+    ``seat_side`` and ``turn`` (the recorded step's) only label a recording, which
     a probe makes none of; passed as values, not constants, they give
     ``creation_phase`` the types the profiler's replay (``sims.trisk.profiling``)
     calls it with, so that one compile of it serves both (about 20 s each on
@@ -53,7 +53,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, side, turn, w, w2, inc, cs, ct, f
         hd,
         forb,
         p,
-        side,
+        seat_side,
         w,
         w2[0][4],
         w2[0],
