@@ -35,15 +35,15 @@ from tests.games.trisk.trisk_helpers import rules_vector, side
 
 
 @numba.njit(cache=True)
-def _scored(rules, table, bd, pl, hd, forb, p, seat_side, turn, w, w2, inc, cs, ct, fresh):
+def _scored(rules, table, bd, pl, hd, forb, p, step, w, w2, inc, cs, ct, fresh):
     """One step's rows and scores by ``creation_phase`` (``probe``): into ``w2``'s
     ``cand``, ``feats``, ``scores``, with its ``tg`` and ``hr`` as work
     arrays; its other arrays stand in for those a probe does not touch.
-    ``seat_side`` and ``turn`` (the recorded step's) only label a recording, which
-    a probe makes none of; passed as values, not constants, they give
-    ``creation_phase`` the types the profiler's replay (``sims.trisk.profiling``)
-    calls it with, so that one compile of it serves both (about 20 s each on
-    an empty cache)."""
+    ``step`` is the recorded step's row of ``meta``: its side and turn only
+    label a recording, which a probe makes none of; passed as values, not
+    constants, they give ``creation_phase`` the types the profiler's replay
+    (``sims.trisk.profiling``) calls it with, so that one compile of it
+    serves both (about 20 s each on an empty cache)."""
     return E.creation_phase(
         rules,
         table,
@@ -53,7 +53,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, seat_side, turn, w, w2, inc, cs, 
         hd,
         forb,
         p,
-        seat_side,
+        step[4],
         w,
         w2[0][4],
         w2[0],
@@ -68,7 +68,7 @@ def _scored(rules, table, bd, pl, hd, forb, p, seat_side, turn, w, w2, inc, cs, 
         w2[15],
         w2[16],
         False,
-        turn,
+        step[5],
         w2[18],
         w2[19],
         w2[20],
@@ -97,9 +97,7 @@ def _compare(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         w = ws[meta[i, 4]]
         forb = forbs[meta[i, 4]]
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
-        n2 = _scored(
-            rules, table, bd, pl, hd, forb, p, meta[i, 4], meta[i, 5], w, w2, inc, cs, ct, True
-        )
+        n2 = _scored(rules, table, bd, pl, hd, forb, p, meta[i], w, w2, inc, cs, ct, True)
         states += 1
         if n != n2:
             bad += 1
@@ -176,23 +174,7 @@ def _compare_steps(rules, table, ws, forbs, dmax, rec, rec_u, meta):
         fresh = (i == 0 or meta[i - 1, 1] != 1) and meta[i, 5] <= 2
         n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
         feats2[:, 0] = np.nan
-        n2 = _scored(
-            rules,
-            table,
-            bd,
-            pl,
-            hd,
-            forb,
-            p,
-            meta[i, 4],
-            meta[i, 5],
-            w,
-            w2,
-            inc[p],
-            cs[p],
-            ct[p],
-            fresh,
-        )
+        n2 = _scored(rules, table, bd, pl, hd, forb, p, meta[i], w, w2, inc[p], cs[p], ct[p], fresh)
         kept += _kept(n2, feats2)
         rows += n
         bad += _same_rows(n, cand, scores, n2, cand2, scores2)
@@ -275,23 +257,7 @@ def _compare_mutated(rules, table, ws, forbs, dmax, rec, rec_u, meta, seed, roun
                     _mutate(rules, bd, pl, dk, hd, p, np.random.random())
             n = _reference(rules, table, bd, pl, hd, forb, p, cand, feats, tg, w, scores)
             feats2[:, 0] = np.nan
-            n2 = _scored(
-                rules,
-                table,
-                bd,
-                pl,
-                hd,
-                forb,
-                p,
-                meta[i, 4],
-                meta[i, 5],
-                w,
-                w2,
-                inc,
-                cs,
-                ct,
-                rnd == 0,
-            )
+            n2 = _scored(rules, table, bd, pl, hd, forb, p, meta[i], w, w2, inc, cs, ct, rnd == 0)
             kept += _kept(n2, feats2)
             rows += n
             bad += _same_rows(n, cand, scores, n2, cand2, scores2)
