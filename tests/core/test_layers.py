@@ -71,6 +71,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
+@pytest.mark.slow  # 1.4 s on a 2-core VM (issue 46, round 5)
 def test_the_core_never_names_a_game():
     """Outside ``balance/games/`` no code imports a game's home or holds a game's
     name in a string (docstrings and comments may use one as an example): a
@@ -109,6 +110,7 @@ def _module_name(f: Path) -> str:
     return ".".join(parts)
 
 
+@pytest.mark.slow  # 1.05-1.3 s on a 2-core VM (issue 46, round 5)
 def test_balance_has_no_import_cycle():
     """Module-level imports between ``balance`` modules form no cycle (imports
     inside functions are how the CLI stays quick to start, and are not counted)."""
