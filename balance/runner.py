@@ -154,6 +154,13 @@ class RunSpec:
         return self.ruleset.game
 
     def resolved(self) -> dict:
+        """The run's whole config, as its key hashes it and its manifest
+        records it: made once per spec (the key and the manifest share it), so
+        read it, do not change it."""
+        return self._resolved
+
+    @cached_property
+    def _resolved(self) -> dict:
         eng = get_game(self.game).engine_module()
         return {
             "game": self.game,
