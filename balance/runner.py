@@ -1107,14 +1107,15 @@ def play_runs(
     jobs: list[Job] = []
     # each rules and side object's kernel vector, made once per call: a call's
     # specs share a few of them (the Trisk power test: a hundred runs, one
-    # ruleset, a few decks), and making one reads its card set and encodes it
-    vectors: dict[int, tuple] = {}
+    # ruleset, a few decks), and making one reads its card set and encodes it.
+    # By id: ``specs`` holds every object for the whole call, so no id is reused
+    vectors: dict[int, np.ndarray] = {}
 
     def vector(obj) -> np.ndarray:
-        got = vectors.get(id(obj))
-        if got is None or got[0] is not obj:
-            got = vectors[id(obj)] = (obj, obj.vector())
-        return got[1]
+        v = vectors.get(id(obj))
+        if v is None:
+            v = vectors[id(obj)] = obj.vector()
+        return v
 
     for i, spec in enumerate(specs):
         eng = get_game(spec.game).engine_module()
