@@ -622,10 +622,10 @@ def _to_tables(res: RunResult) -> dict:
     i64 = pa.int64()
 
     def listed(values, typ) -> pa.Array:  # one row holding the list ``values``
-        values = pa.array(values, typ)
+        values = _arrow(values, typ)
         return pa.LargeListArray.from_arrays(_one_row_offsets(len(values)), values)
 
-    counts = pa.array(
+    counts = _arrow(
         [
             res.games,
             res.a_wins,
@@ -645,12 +645,12 @@ def _to_tables(res: RunResult) -> dict:
         "pair_points": listed(np.asarray(res.pair_points), pa.uint8()),
         "rounds_hist": listed(np.asarray(res.rounds_hist, np.int64), i64),
         "reasons": listed(np.asarray(res.reasons, np.int64), i64),
-        "n_cards": pa.nulls(1) if res.cards is None else pa.array([res.cards.shape[1]], i64),
+        "n_cards": pa.nulls(1) if res.cards is None else _arrow([res.cards.shape[1]], i64),
         "cards": listed(
             np.zeros(0, np.int64) if res.cards is None else res.cards.astype(np.int64).ravel(),
             i64,
         ),
-        "has_metrics": pa.array([res.metrics is not None], pa.bool_()),
+        "has_metrics": _arrow([res.metrics is not None], pa.bool_()),
         "metric_names": listed(list(metrics), pa.large_string()),
         "metric_sizes": listed(np.array([len(h) for h in metrics.values()], np.int64), i64),
         "metric_counts": listed(
@@ -675,7 +675,71 @@ def _one_row_offsets(n: int):
     arrays are immutable)."""
     import pyarrow as pa
 
-    return pa.array([0, n], pa.int64())
+    return _arrow([0, n], pa.int64())
+
+
+# Arrays in and out of pyarrow through their buffers. pyarrow's own
+# ``pa.array`` and ``Array.to_numpy`` import pandas on first use (to check
+# for pandas objects, to set up its converters): 0.35-0.6 s of every process
+# that writes or reads a run, most of a small command's start when nothing
+# else in it needs pandas. The same arrays, the same Parquet bytes.
+
+
+def _np_dtype(typ) -> np.dtype:
+    """The numpy dtype of a pyarrow integer or floating type."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(typ):
+        return np.dtype(f"{'i' if pa.types.is_signed_integer(typ) else 'u'}{typ.bit_width // 8}")
+    if pa.types.is_floating(typ) and typ.bit_width in (32, 64):
+        return np.dtype(f"f{typ.bit_width // 8}")
+    raise TypeError(f"a list of {typ}, not of numbers")
+
+
+def _arrow(values, typ):
+    """``values`` as a pyarrow array of type ``typ`` (a number type, bool, or
+    large_string for a list of str), built from buffers. Like ``pa.array``,
+    a value that ``typ`` cannot hold is an error, never wrapped."""
+    import pyarrow as pa
+
+    if pa.types.is_large_string(typ):
+        data = [str(v).encode("utf-8") for v in values]
+        offsets = np.zeros(len(data) + 1, np.int64)
+        np.cumsum([len(b) for b in data], out=offsets[1:])
+        bufs = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+        return pa.Array.from_buffers(typ, len(data), bufs)
+    if pa.types.is_boolean(typ):
+        bits = np.packbits(np.asarray(values, bool), bitorder="little")
+        return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(bits)])
+    want = _np_dtype(typ)
+    arr = np.asarray(values)
+    if arr.dtype != want:
+        got = arr.astype(want)
+        if arr.size and not np.array_equal(got, arr):
+            raise OverflowError(f"values outside {typ}'s range")
+        arr = got
+    arr = np.ascontiguousarray(arr)
+    return pa.Array.from_buffers(typ, len(arr), [None, pa.py_buffer(arr)])
+
+
+def _numpy(values) -> np.ndarray:
+    """A pyarrow array of numbers (a read-only view, as ``to_numpy`` gives)
+    or of strings (an object array of str) as numpy; nulls are an error."""
+    import pyarrow as pa
+
+    if values.null_count:
+        raise ValueError(f"a list of {values.type} holds nulls")
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return np.array(values.to_pylist(), dtype=object)
+    dt = _np_dtype(values.type)
+    data = values.buffers()[1]
+    if data is None or not len(values):
+        out = np.zeros(0, dt)
+        out.flags.writeable = False
+        return out
+    out = np.frombuffer(data, dt, count=len(values), offset=values.offset * dt.itemsize)
+    out.flags.writeable = False
+    return out
 
 
 def _uint(itemsize: int) -> np.dtype:
@@ -1387,6 +1451,6 @@ def _from_bytes(spec: RunSpec, manifest: dict, data: dict[str, bytes]) -> RunRes
     per_game = parse_parquet("games", data["games"]) if "games" in data else None
 
     def array(name):
-        return tb.column(name).chunk(0).values.to_numpy(zero_copy_only=False)
+        return _numpy(tb.column(name).chunk(0).values)
 
     return _checked(spec, manifest, lambda name: tb.column(name)[0].as_py(), array, per_game)

@@ -411,3 +411,91 @@ def test_a_run_stored_in_the_earlier_layout_reads_back_the_same(tmp_path):
     (back,) = run_many([spec], store=store, progress=False)
     assert back.cached
     _assert_same(res, back)
+
+
+def test_the_run_table_has_the_arrays_pyarrow_would_build():
+    """The run's one-row table is built from buffers (:func:`runner._arrow`),
+    not by ``pa.array``, which imports pandas: the same arrays, and a value
+    its type cannot hold is refused as ``pa.array`` refuses it."""
+    import pyarrow as pa
+
+    for values, typ in (
+        (np.array([0, 3, 255], np.uint8), pa.uint8()),
+        (np.array([7, 0, 2**40], np.int64), pa.int64()),
+        (np.array([1, 65535], np.int64), pa.uint16()),  # another dtype, every value fits
+        ([3, 1, 4], pa.int64()),
+        (np.zeros(0, np.int64), pa.int64()),
+        ([], pa.uint32()),
+        (["rounds", "draws", "ünï"], pa.large_string()),
+        ([], pa.large_string()),
+        ([True], pa.bool_()),
+        ([False, True, True], pa.bool_()),
+    ):
+        got = runner._arrow(values, typ)
+        want = pa.array(values, typ)
+        assert got.type == typ and got.equals(want), (values, typ)
+    for values, typ in (
+        (np.array([256], np.int64), pa.uint8()),
+        (np.array([-1], np.int64), pa.uint16()),
+        (np.array([1.5]), pa.int64()),
+    ):
+        with pytest.raises(pa.ArrowInvalid):
+            pa.array(values, typ)
+        with pytest.raises(OverflowError):
+            runner._arrow(values, typ)
+
+
+def test_a_stored_runs_lists_read_as_pyarrow_reads_them_and_a_null_is_damage(tmp_path):
+    """:func:`runner._numpy` reads every list column of a stored run as
+    ``to_numpy`` does (a read-only view of the numbers, str objects), without
+    pandas; a list that holds a null is damage, reported as such."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    res = simulate_run(_spec())
+    res.manifest = runner.run_manifest(res.spec, 0.1, 1)
+    row = runner._to_tables(res)["run"]
+    stored = pq.ParquetFile(pa.BufferReader(store_mod.parquet_bytes(row))).read()
+    for table in (row, stored):
+        for name in table.column_names:
+            col = table.column(name)
+            if not pa.types.is_large_list(col.type):
+                continue
+            values = col.chunk(0).values
+            got, want = runner._numpy(values), values.to_numpy(zero_copy_only=False)
+            assert got.dtype == want.dtype and np.array_equal(got, want), name
+            assert got.flags.writeable == want.flags.writeable, name
+    cols = {name: row.column(name) for name in row.column_names}
+    holed = pa.array([[1, None, 0]], pa.large_list(pa.uint8()))
+    cols["pair_points"] = pa.chunked_array([holed])
+    data = {"run": store_mod.parquet_bytes(pa.table(cols))}
+    with pytest.raises(store_mod.Damaged, match="holds nulls"):
+        runner._from_bytes(res.spec, res.manifest, data)
+
+
+@pytest.mark.slow  # a process of its own: about 2 s
+def test_playing_storing_and_reading_a_run_never_imports_pandas(tmp_path):
+    """pyarrow's ``pa.array`` and ``to_numpy`` import pandas, 0.35-0.6 s of
+    a small command's start; the runs go in and out of the store without
+    them (issue 46, round 7)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from balance.config import load_strategy, resolve_variant\n"
+        "from balance.runner import RunSpec, run_many\n"
+        "from balance.store import Store\n"
+        "s = lambda n: load_strategy('tosk', n)\n"
+        "spec = RunSpec(resolve_variant('tosk', 'base'), s('aggressor'), s('turtle'), 20, 5)\n"
+        f"store = Store({str(tmp_path)!r})\n"
+        "(played,) = run_many([spec], store=store, progress=False)\n"
+        "(back,) = run_many([spec], store=store, progress=False)\n"
+        "assert not played.cached and back.cached and back.a_wins == played.a_wins\n"
+        "print(sorted(m for m in ('pandas', 'polars') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
