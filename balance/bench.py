@@ -609,6 +609,36 @@ def _study_in(tree: str, work: Path, scale: float, cache: str, log, games=None) 
     return row
 
 
+def _mean_rows(rows: list[dict]) -> dict:
+    """One row of :func:`_study_in` from several of the same study: the mean
+    of each time (wall, process, phase; the store's ms per run), the most
+    memory, the counts of the first (the same store: the same counts), and
+    ``wall_s_each``, every wall time in the order it was measured."""
+    if len(rows) == 1:
+        return rows[0]
+
+    def mean(values):
+        got = [v for v in values if v is not None]
+        return round(sum(got) / len(got), 2) if got else None
+
+    out = dict(rows[0])
+    out["wall_s"] = round(sum(r["wall_s"] for r in rows) / len(rows), 1)
+    out["wall_s_each"] = [r["wall_s"] for r in rows]
+    if all(r.get("process_s") is not None for r in rows):
+        out["process_s"] = mean(r["process_s"] for r in rows)
+    if all(r.get("phases_s") for r in rows):
+        out["phases_s"] = {k: mean(r["phases_s"].get(k) for r in rows) for k in rows[0]["phases_s"]}
+    if all(r.get("store") for r in rows):
+        out["store"] = dict(rows[0]["store"])
+        for k in ("read_ms_per_run", "write_ms_per_run"):
+            out["store"][k] = mean(r["store"].get(k) for r in rows)
+    if all(r.get("peak_rss_mb") for r in rows):
+        out["peak_rss_mb"] = {
+            k: max(r["peak_rss_mb"].get(k) or 0 for r in rows) for k in rows[0]["peak_rss_mb"]
+        }
+    return out
+
+
 def bench_study(
     scale: float = 1.0,
     against: str | None = None,
@@ -623,7 +653,12 @@ def bench_study(
     by phase (:mod:`balance.phases`) with the store's cost per run (``games``:
     only these games' study). With
     ``against``, the same for that git revision of this checkout, run in turn
-    with this one, and each wall time as a ratio (then / now). Nothing is kept."""
+    with this one, and each wall time as a ratio (then / now). The cold
+    stage runs each once (now, then); the warm stage runs each twice, in
+    ABBA order (now, then, then, now), and reports the means
+    (:func:`_mean_rows`): four warm studies of one store, timed one after
+    another, fell with time whichever code ran (issue 46, round 6), so the
+    revision timed first came out slower. Nothing is kept."""
     import numba
 
     from balance.registry import ROOT
@@ -642,16 +677,20 @@ def bench_study(
         if against:
             trees.append(("then", _revision_tree(against, str(Path(tmp) / "then-src"))))
         log_path = Path(tmp) / "study.log"
+        order = {"cold": trees, "warm": trees + trees[::-1] if against else trees}
         with open(log_path, "w", encoding="utf-8") as log:
             for stage in ("cold", "warm"):
-                for tag, tree in trees:
+                rows: dict[str, list[dict]] = {}
+                for tag, tree in order[stage]:
                     work = Path(tmp) / tag
                     work.mkdir(exist_ok=True)
                     cache = str(work / "numba") if fresh_cache else numba.config.CACHE_DIR
                     say(f"bench study: {tag} ({tree}), {stage}")
                     row = _study_in(tree, work, scale, cache, log, games)
                     say(f"bench study: {tag}, {stage}: {row['wall_s']:.0f} s")
-                    out.setdefault(tag, {})[stage] = row
+                    rows.setdefault(tag, []).append(row)
+                for tag, got in rows.items():
+                    out.setdefault(tag, {})[stage] = _mean_rows(got)
     if against:
         out["ratio_then_over_now"] = {
             stage: round(out["then"][stage]["wall_s"] / out["now"][stage]["wall_s"], 2)

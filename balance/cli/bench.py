@@ -149,6 +149,10 @@ def bench_study_cmd(
         as_json,
         f"ran `balance study --scale {scale:g}` in fresh processes, cold (an empty store and "
         "numba cache) then warm (the same store and cache)"
-        + (f", in turn with revision {against}" if against else "")
+        + (
+            f", in turn with revision {against} (warm twice each, in ABBA order: the means)"
+            if against
+            else ""
+        )
         + "; in a temporary folder, nothing kept",
     )

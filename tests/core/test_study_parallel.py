@@ -228,6 +228,48 @@ def test_bench_study_times_the_main_job_cold_and_warm_by_phase_and_against_a_rev
     assert now["warm"]["store"]["reads"] >= now["cold"]["store"]["writes"]
     assert now["warm"]["store"]["read_ms_per_run"] > 0
     assert set(got["ratio_then_over_now"]) == {"cold", "warm"}
+    # warm: each revision twice, in ABBA order, its wall time the mean of both
+    for tag in ("now", "then"):
+        each = got[tag]["warm"]["wall_s_each"]
+        assert len(each) == 2 and all(w > 0 for w in each)
+        assert got[tag]["warm"]["wall_s"] == pytest.approx(sum(each) / 2, abs=0.06)
+        assert "wall_s_each" not in got[tag]["cold"]  # cold: once each
+    assert got["ratio_then_over_now"]["warm"] == pytest.approx(
+        got["then"]["warm"]["wall_s"] / now["warm"]["wall_s"], abs=0.006
+    )
+
+
+def test_the_mean_of_several_bench_rows_keeps_its_counts_and_averages_its_times():
+    from balance import bench
+
+    def row(wall, read_ms, rss):
+        return {
+            "wall_s": wall,
+            "process_s": 2 * wall,
+            "phases_s": {"simulate": wall, "store": wall, "other": 0.0},
+            "store": {
+                "reads": 7,
+                "writes": 0,
+                "read_ms_per_run": read_ms,
+                "write_ms_per_run": None,
+            },
+            "peak_rss_mb": {"main": rss, "largest_child": 1},
+        }
+
+    one = row(3.0, 1.0, 100)
+    assert bench._mean_rows([one]) is one  # a single run is reported as measured
+    got = bench._mean_rows([row(3.0, 1.0, 100), row(5.0, 2.0, 90)])
+    assert got["wall_s"] == 4.0 and got["wall_s_each"] == [3.0, 5.0]
+    assert got["process_s"] == 8.0
+    assert got["phases_s"] == {"simulate": 4.0, "store": 4.0, "other": 0.0}
+    assert sum(got["phases_s"].values()) == got["process_s"]
+    assert got["store"] == {
+        "reads": 7,
+        "writes": 0,
+        "read_ms_per_run": 1.5,
+        "write_ms_per_run": None,
+    }
+    assert got["peak_rss_mb"] == {"main": 100, "largest_child": 1}
 
 
 def test_bench_study_refuses_a_bad_scale_in_one_line(monkeypatch, capsys):
