@@ -1423,6 +1423,43 @@ def _matchups(df: pd.DataFrame) -> list[tuple[object, object]]:
     return [(s, None) for s in dict.fromkeys(df["strategy"])]
 
 
+_POOLS: dict[int, object] = {}
+
+
+def _drawing_pool(workers: int):
+    """The process pool that draws charts in ``workers`` processes, made on
+    first use and kept for this process's life (shut down at its exit).
+
+    A report draws each experiment's charts in turn: a pool made per call
+    started fresh workers each time, every one importing pandas and
+    matplotlib again (2 to 3 s of a core each; a report of eleven commands
+    started sixteen). Spawned, not forked: a clean interpreter, no forked
+    numba threads. A worker drew several charts one after another before
+    too (``chunksize=1``), as a process without workers draws them all: a
+    chart is the same file whichever process draws it, and after whichever
+    chart. A pool that broke (a worker killed) is dropped: the next call
+    makes a new one."""
+    pool = _POOLS.get(workers)
+    if pool is None or getattr(pool, "_broken", False):
+        import atexit
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        )
+        if not _POOLS:
+            atexit.register(_shut_pools)
+        _POOLS[workers] = pool
+    return pool
+
+
+def _shut_pools() -> None:
+    for pool in _POOLS.values():
+        pool.shutdown(wait=True, cancel_futures=True)
+    _POOLS.clear()
+
+
 def _render(job: tuple) -> str:
     """Draw and save one chart (runs in a worker process): (function name,
     positional args, keyword args, stem, png, write) -> inline SVG."""
@@ -1588,13 +1625,7 @@ def all_charts(
     work = [(*jobs[i][1], png, write) for i in todo]
     workers = workers or WORKERS or os.cpu_count() or 1
     if workers > 1 and len(work) > 2:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        # spawn: a clean interpreter per worker (no forked numba threads)
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(work)), mp_context=ctx) as pool:
-            done = list(pool.map(_render, work, chunksize=1))
+        done = list(_drawing_pool(workers).map(_render, work, chunksize=1))
     else:
         done = [_render(job) for job in work]
     for i, svg in zip(todo, done, strict=False):
