@@ -512,3 +512,27 @@ def test_charts_written_to_files_are_copied_from_the_cache_on_a_rebuild(tmp_path
         charts.all_charts(tables, tmp_path / "c", workers=1, cache_dir=cache)
     assert len(calls) == 1
     assert {p.name: p.read_bytes() for p in sorted((tmp_path / "c").iterdir())} == drawn
+
+
+@pytest.mark.slow  # starts two drawing processes
+def test_drawing_processes_are_kept_for_the_next_call_and_draw_the_same_charts(tmp_path):
+    """Charts drawn in worker processes are the files one process draws, and
+    a second call (a report's next experiment) draws in the same processes,
+    not fresh ones that import pandas and matplotlib again (issue 46)."""
+    t = make_tables()
+    tables = {"variants": t["variants"], "rounds": t["rounds"], "matrix": t.get("matrix")}
+    alone = charts.all_charts(tables, tmp_path / "one", workers=1)
+    files = {p.name: p.read_bytes() for p in sorted((tmp_path / "one").iterdir())}
+    assert len(alone) > 2  # more than two charts: drawn in the pool
+    charts._shut_pools()
+    try:
+        first = charts.all_charts(tables, tmp_path / "a", workers=2)
+        pool = charts._POOLS[2]
+        pids = set(pool._processes)
+        second = charts.all_charts(tables, tmp_path / "b", workers=2)
+        assert charts._POOLS[2] is pool and set(pool._processes) == pids and len(pids) == 2
+    finally:
+        charts._shut_pools()
+    assert first == second == alone
+    for d in ("a", "b"):
+        assert {p.name: p.read_bytes() for p in sorted((tmp_path / d).iterdir())} == files
