@@ -703,7 +703,7 @@ def _arrow(values, typ):
     import pyarrow as pa
 
     if pa.types.is_large_string(typ):
-        data = [str(v).encode("utf-8") for v in values]
+        data = [v.encode("utf-8") for v in values]  # a str each, as pa.array requires
         offsets = np.zeros(len(data) + 1, np.int64)
         np.cumsum([len(b) for b in data], out=offsets[1:])
         bufs = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
