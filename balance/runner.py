@@ -733,11 +733,10 @@ def _numpy(values) -> np.ndarray:
         return np.array(values.to_pylist(), dtype=object)
     dt = _np_dtype(values.type)
     data = values.buffers()[1]
-    if data is None or not len(values):
+    if data is None or not len(values):  # an empty list may have no data buffer
         out = np.zeros(0, dt)
-        out.flags.writeable = False
-        return out
-    out = np.frombuffer(data, dt, count=len(values), offset=values.offset * dt.itemsize)
+    else:
+        out = np.frombuffer(data, dt, count=len(values), offset=values.offset * dt.itemsize)
     out.flags.writeable = False
     return out
 
