@@ -295,7 +295,7 @@ def _main_part(game: str, out: Path, plan: dict, scale: float, threads, results)
             indent=1,
         ),
     )
-    experiments.record(results, game, "study", {**plan, "scale": scale}, [r.key for r in runs])
+    experiments.record(results, game, "study", recorded_plan(plan, scale), [r.key for r in runs])
     group = pages.organise(runs)[game]
     folder = out / game
     extra["elapsed_s"] = round(time.perf_counter() - t0, 1)
@@ -312,6 +312,14 @@ def _main_part(game: str, out: Path, plan: dict, scale: float, threads, results)
         )
         pages.add_equilibrium(page, game, eq, chart_dir=folder / "charts", png=True)
     return page
+
+
+def recorded_plan(plan: dict, scale: float) -> dict:
+    """The study plan as its experiment record keeps it (and its id hashes it):
+    what makes the figures and the scale, not ``seconds``, which only the
+    estimate of the time left reads (re-measured on a new machine, it must
+    not make the same study another experiment)."""
+    return {**{k: v for k, v in plan.items() if k != "seconds"}, "scale": scale}
 
 
 def assemble(game: str, out: Path, done: dict) -> dict:

@@ -282,3 +282,21 @@ def test_bench_study_refuses_a_bad_scale_in_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: --scale must be between 0.001 and 1000, got 0")
     assert err.count("\n") == 1
+
+
+def test_the_parts_seconds_are_not_part_of_the_study_experiment():
+    """A plan's ``seconds`` (the estimate's priors, measured again on another
+    machine) leave the study's experiment record, and so its id, unchanged;
+    every setting that makes the figures stays in it."""
+    from balance import experiments
+    from balance.config import load_study
+
+    plan = load_study("tosk")
+    kept = study.recorded_plan(plan, 1.0)
+    assert "seconds" in plan and "seconds" not in kept
+    assert kept == {**{k: v for k, v in plan.items() if k != "seconds"}, "scale": 1.0}
+    other = study.recorded_plan({**plan, "seconds": {"main": 1}}, 1.0)
+    assert experiments.experiment_id("tosk", "study", other) == experiments.experiment_id(
+        "tosk", "study", kept
+    )
+    assert study.recorded_plan({**plan, "precision": 0.02}, 1.0) != kept
