@@ -103,8 +103,44 @@ def load_runs(paths: list[Path]) -> tuple[list, list[str]]:
     return runs, skipped
 
 
-def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
-    """:func:`load_runs`, and the folder each run was read from (by key)."""
+@dataclass(frozen=True)
+class Listed:
+    """A stored run as ``balance report --list`` counts it: its spec, games and
+    manifest, its files checked against their checksums but not parsed."""
+
+    spec: RunSpec
+    games: int
+    manifest: dict
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+
+def _listed(folder: Path, spec: RunSpec, stored: tuple[dict, dict | None]) -> Listed:
+    """A run's :class:`Listed` entry once its table files match the checksums
+    its manifest records (:func:`~balance.store.read_files`); raises
+    :class:`~balance.store.Damaged`."""
+    from balance.store import read_files
+
+    manifest, checksums = stored
+    read_files(folder, checksums)
+    if checksums is None or "run.parquet" not in checksums:
+        # an entry from before the checksums, or one without its run table:
+        # nothing to count it by but the table itself, so read it in full
+        return Listed(spec, load_run(folder, spec, stored).games, manifest)
+    return Listed(spec, spec.n_games, manifest)
+
+
+def _load_runs(paths: list[Path], parse: bool = True) -> tuple[list, list[str], dict]:
+    """:func:`load_runs`, and the folder each run was read from (by key).
+
+    ``parse=False`` (``balance report --list``, which only counts runs and
+    games): each run's files are checked against their checksums, as every
+    read checks them, but not parsed, so the checks of a run's counts
+    (:func:`balance.runner.check_run`) are not made; the runs come back as
+    :class:`Listed` entries. A file that is missing, truncated, garbage or
+    edited still fails its checksum and is left out."""
     from concurrent.futures import ThreadPoolExecutor
 
     todo, skipped, damaged, seen = [], [], [], set()
@@ -165,7 +201,7 @@ def _load_runs(paths: list[Path]) -> tuple[list, list[str], dict]:
     # Parquet reads release the GIL: two threads read twice as many runs a second
     def load(job):
         try:
-            return load_run(*job)
+            return load_run(*job) if parse else _listed(*job)
         except Damaged as e:
             return e
         except OSError as e:
@@ -734,7 +770,7 @@ def list_experiments(paths: list[Path]) -> list[dict]:
     """``balance report --list``: one row per experiment found under ``paths``."""
     from balance import experiments
 
-    runs, _, where_from = _load_runs(paths)
+    runs, _, where_from = _load_runs(paths, parse=False)
     sections, _ = experiment_sections(runs, where_from)
     rows = [
         {

@@ -57,7 +57,8 @@ def report_cmd(
             "--list",
             "--experiments",
             help="Print the experiments in the store (or RUNS): id, command, date, "
-            "runs, games; write nothing.",
+            "runs, games; write nothing. A run is counted when its files match their "
+            "checksums (a report also checks that its counts add up).",
         ),
     ] = False,
     force: Annotated[

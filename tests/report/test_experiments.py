@@ -193,3 +193,50 @@ def test_one_strategy_name_with_two_specs_is_refused_when_pooled(tmp_path):
     with pytest.raises(UserError, match="cannot pool: strategy 'turtle' has 2 different specs"):
         pages.report_from_runs([results / GAME], tmp_path / "x.html", results, pool=True)
     assert not (tmp_path / "x.html").exists()
+
+
+def _list_rows(paths) -> list[dict]:
+    return sorted(pages.list_experiments(paths), key=lambda r: r["id"])
+
+
+@pytest.mark.slow
+def test_the_list_counts_what_a_full_read_counts_and_leaves_damaged_files_out(
+    two_compares, tmp_path
+):
+    """``report --list`` checks each run's files against their checksums
+    without parsing them: the rows are the ones a full read gives (runs and
+    games per experiment), and a run whose table is truncated or edited is
+    not counted, as the report leaves it out."""
+    root, _, _ = two_compares
+    store = tmp_path / "results"
+    shutil.copytree(root, store)
+
+    def full_rows():  # the experiments counted from every run read in full
+        runs, _, where_from = pages._load_runs([store])
+        sections, _ = pages.experiment_sections(runs, where_from)
+        return sorted(
+            ({"id": s.records[0]["id"], "runs": len(s.runs), "games": s.games} for s in sections),
+            key=lambda r: r["id"],
+        )
+
+    def listed():
+        return [
+            {k: r[k] for k in ("id", "runs", "games")} for r in _list_rows([store]) if r["runs"]
+        ]
+
+    assert listed() == full_rows() and len(full_rows()) == 2
+    runs_before = {r["id"]: r["runs"] for r in listed()}
+    # one run's table truncated, another's edited in place (same size): both fail
+    # their checksums, so neither is counted, by the list or by a full read
+    folders = sorted(p for p in (store / GAME).iterdir() if len(p.name) == 16)
+    for folder, damage in zip(folders[:2], ("truncate", "edit"), strict=True):
+        table = folder / "run.parquet"
+        data = table.read_bytes()
+        if damage == "truncate":
+            table.write_bytes(data[: len(data) // 2])
+        else:
+            table.write_bytes(data[:-20] + bytes(b ^ 0xFF for b in data[-20:]))
+    after = listed()
+    assert after == full_rows()
+    assert sum(r["runs"] for r in after) < sum(runs_before.values())
+    assert sum(runs_before.values()) - sum(r["runs"] for r in after) >= 2
