@@ -325,17 +325,24 @@ def recorded_plan(plan: dict, scale: float) -> dict:
 def assemble(game: str, out: Path, done: dict) -> dict:
     """A game's page from its parts' results (``done[part]``): the links of its
     own pages and of the repair page added; its tables written."""
-    page = done["main"]
-    if "extras" in done:
-        _add_links(page, done["extras"])
-    if done.get("repair"):
-        page.setdefault("links", []).append(done["repair"])
+    page = _joined(done)
     folder = Path(out) / game
     with phases.phase("tables"):
         (folder / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in page["tables"].items():
             df.to_csv(folder / "tables" / f"{name}.csv", index=False)
             df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
+    return page
+
+
+def _joined(done: dict) -> dict:
+    """A game's page (``done["main"]``) with the links its other parts made:
+    its own pages' and the repair page's."""
+    page = done["main"]
+    if "extras" in done:
+        _add_links(page, done["extras"])
+    if done.get("repair"):
+        page.setdefault("links", []).append(done["repair"])
     return page
 
 
@@ -355,13 +362,6 @@ def _add_links(page: dict, links: list[dict]) -> None:
         page["robust"] = (
             new if old is None or old.empty else pd.concat([old, new], ignore_index=True)
         )
-
-
-def _add_repair(page: dict, game: str, out: Path, plan: dict, scale, threads, results, store_only):
-    """:func:`_repair_link` added to the page's links."""
-    link = _repair_link(game, out, plan, scale, threads, results, store_only)
-    if link:
-        page.setdefault("links", []).append(link)
 
 
 def _repair_link(game: str, out: Path, plan: dict, scale, threads, results, store_only):
@@ -420,7 +420,7 @@ def run_study(
     them one after another in this process. Elapsed time and an estimate of
     the time left are printed as parts finish and every 30 s. ``games``: only
     these (default: every registered game)."""
-    from balance import registry, runner, warmup
+    from balance import warmup
 
     t0 = time.perf_counter()
     out = Path(out)
@@ -430,55 +430,9 @@ def run_study(
     tasks = [(g, p) for g in names for p in game_parts(g)]
     procs = study_processes(processes, len(tasks))
     clock = Eta(tasks, scale, results, procs, say=_step)
-    done: dict[str, dict] = {g: {} for g in names}
-    compiled = 0.0
-    if procs <= 1:
-        for g, p in clock.order:
-            clock.begin(g, p)
-            t = time.perf_counter()
-            done[g][p] = run_part(g, p, out, scale, threads, results)
-            clock.end(g, p, time.perf_counter() - t)
-        compiled = sum(registry.compile_seconds.values())
-        phases.move(compiled, "simulate", "compile")
-    else:
-        import multiprocessing
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-        env = {}
-        if runner.progress_mode() == "bar":  # two processes cannot share a bar
-            env["BALANCE_PROGRESS"] = "lines"
-        per = _threads_each(threads)
-        ctx = multiprocessing.get_context("spawn")  # a clean interpreter (no forked threads)
-        with (
-            ProcessPoolExecutor(
-                procs, mp_context=ctx, initializer=_worker_init, initargs=(env,)
-            ) as pool,
-            phases.phase("_waiting"),
-        ):
-            futures = {
-                pool.submit(_part_in_worker, g, p, str(out), scale, per, results): (g, p)
-                for g, p in clock.order
-            }
-            for g, p in clock.order[:procs]:
-                clock.begin(g, p)
-            pending = set(futures)
-            try:
-                while pending:
-                    finished, pending = wait(pending, timeout=30, return_when=FIRST_COMPLETED)
-                    for f in sorted(finished, key=lambda f: clock.order.index(futures[f])):
-                        value, snap, tally, took, wall = f.result()
-                        g, p = futures[f]
-                        done[g][p] = value
-                        phases.merge(snap)
-                        phases.note("process_wall", wall)
-                        runner.merge_tally(tally)
-                        compiled += took
-                        clock.end(g, p, wall)
-                    if not finished:
-                        clock.heartbeat()
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+    done, compiled = run_parts(
+        clock, procs, run_part, (out, scale, threads, results), (str(out), scale, THREADS, results)
+    )
     if compiled >= 1:
         _step(f"compiled kernels after the warm-up for {compiled:.0f} s")
     pages_ = [assemble(g, out, done[g]) for g in names]
@@ -490,6 +444,71 @@ def run_study(
     _step(f"done in {_fmt(time.perf_counter() - t0)}")
     phases.dump_if_asked(time.perf_counter() - t0)
     return path
+
+
+THREADS = "<threads>"  # in run_parts' ``there``: each worker's numba threads
+
+
+def run_parts(clock, procs: int, work, here: tuple, there: tuple, threads=None):
+    """Run ``work(game, part, *args)`` for every part of ``clock.order`` (the
+    longest first): one after another in this process with ``here`` as the
+    args (``procs`` 1), else in ``procs`` spawned worker processes with
+    ``there`` (args a worker can be sent: ``work`` a module-level function,
+    :data:`THREADS` standing for each worker's share of ``threads``,
+    :func:`_threads_each`); ``clock`` is told as each part begins and ends.
+    Returns each game's parts' values (``done[game][part]``) and the seconds
+    compiled after the warm-up; each worker's phase seconds and tally of
+    runs are merged into this process's."""
+    from balance import registry, runner
+
+    done: dict[str, dict] = {}
+    compiled = 0.0
+    if procs <= 1:
+        for g, p in clock.order:
+            clock.begin(g, p)
+            t = time.perf_counter()
+            done.setdefault(g, {})[p] = work(g, p, *here)
+            clock.end(g, p, time.perf_counter() - t)
+        compiled = sum(registry.compile_seconds.values())
+        phases.move(compiled, "simulate", "compile")
+        return done, compiled
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    env = {}
+    if runner.progress_mode() == "bar":  # two processes cannot share a bar
+        env["BALANCE_PROGRESS"] = "lines"
+    per = _threads_each(threads)
+    args = tuple(per if a is THREADS else a for a in there)
+    ctx = multiprocessing.get_context("spawn")  # a clean interpreter (no forked threads)
+    with (
+        ProcessPoolExecutor(
+            procs, mp_context=ctx, initializer=_worker_init, initargs=(env,)
+        ) as pool,
+        phases.phase("_waiting"),
+    ):
+        futures = {pool.submit(_part_in_worker, work, g, p, args): (g, p) for g, p in clock.order}
+        for g, p in clock.order[:procs]:
+            clock.begin(g, p)
+        pending = set(futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=30, return_when=FIRST_COMPLETED)
+                for f in sorted(finished, key=lambda f: clock.order.index(futures[f])):
+                    value, snap, tally, took, wall = f.result()
+                    g, p = futures[f]
+                    done.setdefault(g, {})[p] = value
+                    phases.merge(snap)
+                    phases.note("process_wall", wall)
+                    runner.merge_tally(tally)
+                    compiled += took
+                    clock.end(g, p, wall)
+                if not finished:
+                    clock.heartbeat()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return done, compiled
 
 
 PROCESSES_ENV = "BALANCE_STUDY_PROCESSES"
@@ -542,16 +561,17 @@ def _worker_init(env: dict) -> None:
     charts.WORKERS = 1
 
 
-def _part_in_worker(game, part, out, scale, threads, results):
-    """:func:`run_part` in a worker process: its value, and what the parent adds
-    to its own accounts (phase seconds, the runs played, compile seconds, wall)."""
+def _part_in_worker(work, game, part, args):
+    """``work(game, part, *args)`` (:func:`run_part`, :func:`report_part`) in a
+    worker process: its value, and what the parent adds to its own accounts
+    (phase seconds, the runs played, compile seconds, wall)."""
     from balance import registry, runner
 
     phases.reset()
     before = sum(registry.compile_seconds.values())
     t = time.perf_counter()
     with runner.tally() as played:
-        value = run_part(game, part, Path(out), scale, threads, results)
+        value = work(game, part, *args)
     wall = time.perf_counter() - t
     took = sum(registry.compile_seconds.values()) - before
     phases.move(took, "simulate", "compile")
@@ -715,20 +735,41 @@ def _read_record(rec: Path) -> dict:
     return data
 
 
-def report_study(out: Path, results=None) -> Path:
-    """Rebuild the default study's report from the store alone (nothing is
-    simulated): the runs of each game's latest ``balance study``."""
+def _study_record(game: str, results) -> dict:
+    """A game's latest study record in the store (:func:`_read_record`), or a
+    one-line error saying there is none."""
+    rec = _record_path(results, game)
+    if not rec.is_file():
+        raise UserError(
+            f"no stored study of {game} in {results_dir(results)}; run `balance study` "
+            "first (`balance report --game` rebuilds only the games it studied; or name "
+            "runs: balance report RUNS -o FILE)"
+        )
+    return _read_record(rec)
 
+
+def _record_scale(data: dict) -> float | None:
+    """The scale a study record's own pages and repair example were made at
+    (records written before the hooks keep it in ``extra``); None if none."""
+    scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
+    if type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
+        return float(scale)
+    return None
+
+
+def report_parts(game: str, results) -> list[str]:
+    """The parts of ``game``'s study that :func:`report_part` rebuilds: its
+    page, and its own pages and repair example where the record has a scale."""
+    return game_parts(game) if _record_scale(_study_record(game, results)) else ["main"]
+
+
+def report_part(game: str, part: str, out: Path, results, threads=None):
+    """One part of :func:`report_study`, from the store alone: the game's page
+    (main), the links of its own pages (extras) or the repair page's link."""
     out = Path(out)
-    pages_ = []
-    for game in GAMES:
-        rec = _record_path(results, game)
-        if not rec.is_file():
-            raise UserError(
-                f"no stored study of {game} in {results_dir(results)}; "
-                "run `balance study` first (or name runs: balance report RUNS -o FILE)"
-            )
-        data = _read_record(rec)
+    data = _study_record(game, results)
+    plan = load_study(game)
+    if part == "main":
         store = Store(results)
         runs, skipped = pages.load_runs([store.path(game, k) for k in data["runs"]])
         if len(runs) != len(data["runs"]):
@@ -740,10 +781,9 @@ def report_study(out: Path, results=None) -> Path:
         group = pages.organise(runs).get(game)
         if group is None:  # the record names runs of another game
             raise UserError(
-                f"the study record {rec} is damaged (its runs are not {game}'s); "
-                "run `balance study` again"
+                f"the study record {_record_path(results, game)} is damaged (its runs are "
+                f"not {game}'s); run `balance study` again"
             )
-        plan = load_study(game)
         page = pages.build_page(
             game,
             group,
@@ -752,13 +792,51 @@ def report_study(out: Path, results=None) -> Path:
             tuned=plan.get("tuned"),
         )
         pages.add_equilibrium(page, game, data.get("equilibrium"))
+        return page
+    scale = _record_scale(data)
+    if part == "extras":
         home = get_game(game)
-        extras = home.hook(home.study_pages)
-        # records written before the hooks keep the study's scale in "extra"
-        scale = data.get("extras_scale") or (data.get("extra") or {}).get("study_scale")
-        if type(scale) in (int, float) and math.isfinite(scale) and scale > 0:
-            if extras:
-                _add_links(page, extras(out, plan, float(scale), None, results, True))
-            _add_repair(page, game, out, plan, float(scale), None, results, True)
-        pages_.append(page)
+        return home.hook(home.study_pages)(out, plan, scale, None, results, True)
+    if part == "repair":
+        return _repair_link(game, out, plan, scale, None, results, True)
+    raise ValueError(f"no study part {part!r}")
+
+
+class _Elapsed(Eta):
+    """:class:`Eta` for a report: the same order of parts (the longest first),
+    the elapsed time as each part ends, and no estimate of the time left (the
+    parts' seconds are a study's, which plays the games too)."""
+
+    def progress(self) -> str:
+        return f"{_fmt(self.clock() - self.t0)} elapsed"
+
+    def save(self) -> None:
+        pass
+
+
+def _report_step(line: str) -> None:
+    import sys
+
+    print(f"report: {line}", file=sys.stderr, flush=True)
+
+
+def report_study(
+    out: Path, results=None, processes: int | None = 1, games: list[str] | None = None
+) -> Path:
+    """Rebuild the default study's report from the store alone (nothing is
+    simulated): the runs of each game's latest ``balance study``. The games'
+    parts (:func:`report_part`) are built as the study builds them, in
+    ``processes`` worker processes at once (:func:`study_processes`; None:
+    one per core), the longest first; the pages do not depend on it.
+    ``games``: only these (default: every registered game)."""
+
+    out = Path(out)
+    names = list(games or GAMES)
+    for game in names:  # every record is checked before anything is built
+        _study_record(game, results)
+    tasks = [(g, p) for g in names for p in report_parts(g, results)]
+    procs = study_processes(processes, len(tasks))
+    clock = _Elapsed(tasks, 1.0, results, procs, say=_report_step)
+    done, _ = run_parts(clock, procs, report_part, (out, results), (str(out), results, THREADS))
+    pages_ = [_joined(done[game]) for game in names]
     return _own(out, pages_, report.write_index(out, pages_))

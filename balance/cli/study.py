@@ -66,6 +66,14 @@ def report_cmd(
         typer.Option("--force", help="With RUNS: replace a page another experiment wrote."),
     ] = False,
     results: ResultsOpt = None,
+    games: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--game",
+            help="Without RUNS: only this game's study pages (repeatable; default: every "
+            "game), e.g. after `balance study --game`.",
+        ),
+    ] = None,
 ):
     """Build a self-contained HTML report from stored runs (nothing is simulated).
 
@@ -84,6 +92,10 @@ def report_cmd(
     # multipletests asks for cheap (0.4 s of a report otherwise).
     gc.freeze()
 
+    if games and (runs or where or pool or list_):
+        raise UserError(
+            "--game picks the study's games (without RUNS); for stored runs use --where game=NAME"
+        )
     if not runs and (where or pool or list_):
         from balance.store import results_dir
 
@@ -121,7 +133,13 @@ def report_cmd(
                 "without RUNS the report is the study's folder of pages; "
                 "give -o a folder (e.g. reports), or name runs to write one file"
             )
-        path = study.report_study(writable_dir(out or Path("reports"), "--out"), results)
+        # the games' parts side by side, one process per core, as the study builds them
+        from balance.registry import get_game
+
+        names = list(dict.fromkeys(get_game(g).name for g in games)) if games else None
+        path = study.report_study(
+            writable_dir(out or Path("reports"), "--out"), results, processes=None, games=names
+        )
     from balance.store import results_dir
 
     typer.echo(f"report: {path} (from the store {results_dir(results)}; nothing simulated)")

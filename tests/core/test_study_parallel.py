@@ -4,6 +4,7 @@ another; where the time goes (balance.phases); the time-left estimate."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -199,6 +200,30 @@ def test_parts_in_two_processes_make_the_same_study_as_one_after_another(tmp_pat
     assert len(study.game_parts("suits")) == 3
     assert pages[1][0] and pages[1][1]
     assert pages[2] == pages[1]
+    # `balance report` rebuilds the pages from the store the same way: its parts
+    # in two processes or in this one give the same pages, and nothing is played
+    res = tmp_path / "res1"
+    runs_before = sorted(p.name for p in (res / "suits").iterdir())
+    html = {}
+    for procs in (1, 2):
+        index = study.report_study(
+            tmp_path / f"report{procs}", results=res, processes=procs, games=["suits"]
+        )
+        html[procs] = {
+            p.relative_to(index.parent).as_posix(): _undated(p.read_text(encoding="utf-8"))
+            for p in sorted(index.parent.rglob("*.html"))
+        }
+    assert {"index.html", "suits.html", "suits-analysis.html", "suits-repair.html"} <= set(html[1])
+    assert html[2] == html[1]
+    assert sorted(p.name for p in (res / "suits").iterdir()) == runs_before
+
+
+def _undated(html: str) -> str:
+    """A page without what differs between two builds of it: dates, the command
+    line and the seconds a step took."""
+    html = re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\+00:00|Z| UTC)?", "DATE", html)
+    html = re.sub(r"<dt>Command</dt><dd><code>[^<]*</code>", "", html)
+    return re.sub(r"<dt>(Time|Elapsed)</dt><dd>[^<]*</dd>", "", html)
 
 
 # ---------------------------------------------------------------- balance bench study

@@ -353,10 +353,20 @@ def test_a_study_record_naming_a_damaged_run_is_one_line(store, tmp_path):
     rec.parent.mkdir()
     rec.write_text(json.dumps({"runs": [runs["plain"]["key"]]}))
     (root / "tosk" / runs["plain"]["key"] / "run.parquet").write_bytes(b"garbage")
+    # the store holds Tosk's study alone: every game's is asked for, and --game picks
     p = run("report", "-o", tmp_path / "pages", "--results", root)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     (line,) = lines(p.stderr)
+    assert "no stored study of clash" in line and "balance report --game" in line
+    p = run("report", "-o", tmp_path / "pages", "--results", root, "--game", "tosk")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    (line,) = lines(p.stderr)
     assert "run.parquet fails its checksum" in line and "balance study` again" in line
+    assert not (tmp_path / "pages" / "index.html").exists()
+    p = run("report", root / "tosk", "-o", tmp_path / "p.html", "--game", "tosk")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    (line,) = lines(p.stderr)
+    assert "--where game=NAME" in line
 
 
 @pytest.mark.slow
