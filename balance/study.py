@@ -431,7 +431,7 @@ def run_study(
     procs = study_processes(processes, len(tasks))
     clock = Eta(tasks, scale, results, procs, say=_step)
     done, compiled = run_parts(
-        clock, procs, run_part, (out, scale, threads, results), (str(out), scale, THREADS, results)
+        clock, procs, run_part, {"out": str(out), "scale": scale, "results": results}, threads
     )
     if compiled >= 1:
         _step(f"compiled kernels after the warm-up for {compiled:.0f} s")
@@ -446,16 +446,13 @@ def run_study(
     return path
 
 
-THREADS = "<threads>"  # in run_parts' ``there``: each worker's numba threads
-
-
-def run_parts(clock, procs: int, work, here: tuple, there: tuple, threads=None):
-    """Run ``work(game, part, *args)`` for every part of ``clock.order`` (the
-    longest first): one after another in this process with ``here`` as the
-    args (``procs`` 1), else in ``procs`` spawned worker processes with
-    ``there`` (args a worker can be sent: ``work`` a module-level function,
-    :data:`THREADS` standing for each worker's share of ``threads``,
-    :func:`_threads_each`); ``clock`` is told as each part begins and ends.
+def run_parts(clock, procs: int, work, kw: dict, threads=None):
+    """Run ``work(game, part, threads=..., **kw)`` for every part of
+    ``clock.order`` (the longest first): one after another in this process on
+    ``threads`` (``procs`` 1), else in ``procs`` spawned worker processes,
+    each on its share of them (:func:`_threads_each`; ``work`` a module-level
+    function and ``kw`` what a worker can be sent); ``clock`` is told as each
+    part begins and ends.
     Returns each game's parts' values (``done[game][part]``) and the seconds
     compiled after the warm-up; each worker's phase seconds and tally of
     runs are merged into this process's."""
@@ -467,7 +464,7 @@ def run_parts(clock, procs: int, work, here: tuple, there: tuple, threads=None):
         for g, p in clock.order:
             clock.begin(g, p)
             t = time.perf_counter()
-            done.setdefault(g, {})[p] = work(g, p, *here)
+            done.setdefault(g, {})[p] = work(g, p, threads=threads, **kw)
             clock.end(g, p, time.perf_counter() - t)
         compiled = sum(registry.compile_seconds.values())
         phases.move(compiled, "simulate", "compile")
@@ -479,7 +476,6 @@ def run_parts(clock, procs: int, work, here: tuple, there: tuple, threads=None):
     if runner.progress_mode() == "bar":  # two processes cannot share a bar
         env["BALANCE_PROGRESS"] = "lines"
     per = _threads_each(threads)
-    args = tuple(per if a is THREADS else a for a in there)
     ctx = multiprocessing.get_context("spawn")  # a clean interpreter (no forked threads)
     with (
         ProcessPoolExecutor(
@@ -487,7 +483,9 @@ def run_parts(clock, procs: int, work, here: tuple, there: tuple, threads=None):
         ) as pool,
         phases.phase("_waiting"),
     ):
-        futures = {pool.submit(_part_in_worker, work, g, p, args): (g, p) for g, p in clock.order}
+        futures = {
+            pool.submit(_part_in_worker, work, g, p, per, kw): (g, p) for g, p in clock.order
+        }
         for g, p in clock.order[:procs]:
             clock.begin(g, p)
         pending = set(futures)
@@ -561,17 +559,18 @@ def _worker_init(env: dict) -> None:
     charts.WORKERS = 1
 
 
-def _part_in_worker(work, game, part, args):
-    """``work(game, part, *args)`` (:func:`run_part`, :func:`report_part`) in a
-    worker process: its value, and what the parent adds to its own accounts
-    (phase seconds, the runs played, compile seconds, wall)."""
+def _part_in_worker(work, game, part, threads, kw):
+    """``work(game, part, threads=threads, **kw)`` (:func:`run_part`,
+    :func:`report_part`) in a worker process: its value, and what the parent
+    adds to its own accounts (phase seconds, the runs played, compile
+    seconds, wall)."""
     from balance import registry, runner
 
     phases.reset()
     before = sum(registry.compile_seconds.values())
     t = time.perf_counter()
     with runner.tally() as played:
-        value = work(game, part, *args)
+        value = work(game, part, threads=threads, **kw)
     wall = time.perf_counter() - t
     took = sum(registry.compile_seconds.values()) - before
     phases.move(took, "simulate", "compile")
@@ -757,10 +756,11 @@ def _record_scale(data: dict) -> float | None:
     return None
 
 
-def report_parts(game: str, results) -> list[str]:
-    """The parts of ``game``'s study that :func:`report_part` rebuilds: its
-    page, and its own pages and repair example where the record has a scale."""
-    return game_parts(game) if _record_scale(_study_record(game, results)) else ["main"]
+def report_parts(game: str, record: dict) -> list[str]:
+    """The parts of ``game``'s study that :func:`report_part` rebuilds from its
+    study ``record``: its page, and its own pages and repair example where the
+    record has a scale."""
+    return game_parts(game) if _record_scale(record) else ["main"]
 
 
 def report_part(game: str, part: str, out: Path, results, threads=None):
@@ -832,11 +832,11 @@ def report_study(
 
     out = Path(out)
     names = list(games or GAMES)
-    for game in names:  # every record is checked before anything is built
-        _study_record(game, results)
-    tasks = [(g, p) for g in names for p in report_parts(g, results)]
+    # every record is checked before anything is built
+    records = {game: _study_record(game, results) for game in names}
+    tasks = [(g, p) for g in names for p in report_parts(g, records[g])]
     procs = study_processes(processes, len(tasks))
     clock = _Elapsed(tasks, 1.0, results, procs, say=_report_step)
-    done, _ = run_parts(clock, procs, report_part, (out, results), (str(out), results, THREADS))
+    done, _ = run_parts(clock, procs, report_part, {"out": str(out), "results": results})
     pages_ = [_joined(done[game]) for game in names]
     return _own(out, pages_, report.write_index(out, pages_))

@@ -133,10 +133,10 @@ def report_cmd(
                 "without RUNS the report is the study's folder of pages; "
                 "give -o a folder (e.g. reports), or name runs to write one file"
             )
-        # the games' parts side by side, one process per core, as the study builds them
         from balance.registry import get_game
 
         names = list(dict.fromkeys(get_game(g).name for g in games)) if games else None
+        # the games' parts side by side, one process per core, as the study builds them
         path = study.report_study(
             writable_dir(out or Path("reports"), "--out"), results, processes=None, games=names
         )

@@ -361,7 +361,7 @@ def test_the_study_says_which_game_and_step_it_is_on(monkeypatch, tmp_path, comp
     monkeypatch.setattr(warmup, "ensure", lambda games, say=None: asked.append(list(games)) or {})
     monkeypatch.setattr(registry, "compile_seconds", dict(compiled))
     monkeypatch.setattr(
-        study, "run_part", lambda g, p, *a: study._step(f"{g}: {p} …") or {"tables": {}}
+        study, "run_part", lambda g, p, **kw: study._step(f"{g}: {p} …") or {"tables": {}}
     )
     monkeypatch.setattr(study, "assemble", lambda g, out, done: done["main"])
     monkeypatch.setattr(study.report, "write_index", lambda out, pages: out / "index.html")
