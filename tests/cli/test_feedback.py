@@ -310,6 +310,7 @@ def test_without_a_terminal_a_table_is_as_wide_as_its_content(monkeypatch):
 # ---------------------------------------------------------------- trisk cards
 
 
+@pytest.mark.slow  # three `trisk cards` runs: 1.1-1.3 s, over the fast tier's second
 def test_trisk_cards_is_compact_with_a_legend_and_wide_on_request():
     compact = _invoke(["trisk", "cards"]).stdout
     lines = compact.splitlines()
