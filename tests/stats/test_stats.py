@@ -436,6 +436,26 @@ def test_importing_the_statistics_leaves_scipy_stats_and_statsmodels_unloaded():
     assert out.stdout.strip() == "[]"
 
 
+def test_building_every_command_leaves_scipy_unloaded_until_a_figure_needs_it():
+    """``balance --help`` and a mistaken option compute nothing, so they do not
+    wait for scipy (a third of a second): the command line is built from
+    modules that import ``balance.stats``, whose normal quantiles load
+    ``scipy.special`` at their first call. That call gives the same value."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from balance.cli.root import make_app; make_app(); "
+        "before = 'scipy' in sys.modules; "
+        "from balance.stats.normal import z_crit; z = z_crit(0.05); "
+        "print(before, 'scipy.special' in sys.modules, repr(z))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    from scipy.stats import norm
+
+    assert out.stdout.split() == ["False", "True", repr(float(norm.ppf(0.975)))]
+
+
 # ---------------------------------------------------------------- score intervals
 
 
