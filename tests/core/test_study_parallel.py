@@ -326,3 +326,21 @@ def test_the_parts_seconds_are_not_part_of_the_study_experiment():
         "tosk", "study", kept
     )
     assert study.recorded_plan({**plan, "precision": 0.02}, 1.0) != kept
+
+
+def test_a_worker_plays_on_no_more_threads_than_numba_allows(monkeypatch):
+    """With ``$NUMBA_NUM_THREADS=1`` on a 2-core machine, ``balance study``
+    (no ``--threads``) gave each worker the 2 cores and every worker then
+    refused them ("--threads must be between 1 and 1 on this machine, got
+    2"). A worker now plays on the cores numba allows; a ``--threads`` the
+    user gave is passed on as given (and refused, in one line, if too many)."""
+    import numba
+
+    monkeypatch.setattr(study.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    assert study._threads_each(None) == 1
+    assert study._threads_each(2) == 2
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    assert study._threads_each(None) == 2
+    monkeypatch.setattr(study.os, "cpu_count", lambda: None)
+    assert study._threads_each(None) == 1
