@@ -227,7 +227,6 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
     the same run; a run's identity also holds the resolved rules themselves.
     """
     g = get_game(game)
-    eng = g.engine_module()
     allowed = variant_names(game)
     if not spec.strip():
         raise UserError(
@@ -270,6 +269,7 @@ def resolve_variant(game: str, spec: str) -> Ruleset:
     # the base rules are the engine's defaults (its RULES table), overlaid with
     # whatever [rules] base.toml still sets (validated as a partial table)
     over, desc = _load_rules_file(game, g.configs / "base.toml", partial=True)
+    eng = g.engine_module()  # here: a misspelt name is refused before numba loads
     rules = {**eng.DEFAULT_RULES, **over}
     set_by: dict[str, str] = {}
     named.sort()
