@@ -107,9 +107,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the controller of a parallel run, before its workers start: compile
-    every cold engine once, in parallel processes, into the shared cache (on a
-    warm cache this only checks the markers)."""
+    """In a process that runs tests: :func:`_share_bytecode`. In the controller
+    of a parallel run, before its workers start: compile every cold engine
+    once, in parallel processes, into the shared cache (on a warm cache this
+    only checks the markers)."""
     config = session.config
     _share_bytecode(config)
     if not _xdist(config) or hasattr(config, "workerinput"):
