@@ -60,6 +60,7 @@ def test_the_longest_compiles_start_first():
     assert warmup._kernel_count("no-such-game") == 0
 
 
+@pytest.mark.slow  # a warm-up process starts and fails: 1.3 s
 def test_a_failed_warm_up_is_reported_and_the_command_goes_on(monkeypatch):
     said = []
     took = warmup.compile_in_processes(["no-such-game"], say=said.append)
