@@ -248,6 +248,7 @@ def _probe_here() -> dict:
     return json.loads(buf.getvalue())
 
 
+@pytest.mark.slow  # a pure-Python interpreter of the kernels: 1.5 s in three runs
 def test_same_numbers_without_jit():
     pure = _probe_pure_python()
     jitted = _probe_here()

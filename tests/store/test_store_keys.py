@@ -265,6 +265,7 @@ def _temps(root: Path) -> list[Path]:
     return sorted(root.rglob(".tmp-*"))
 
 
+@pytest.mark.slow  # starts a writer process to kill: the first case 1.0 s, whichever runs first
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_a_killed_writers_folder_is_removed_a_live_ones_never(tmp_path, sig):
     key = "0123456789abcdef"
