@@ -52,34 +52,39 @@ from pathlib import Path
 
 import numpy as np
 
-from balance import config, runner, stats, tune
+from balance import config, oracle, runner, stats, tune
 from balance.errors import UserError
 from balance.registry import get_game
 from balance.store import Store, write_text_atomic
 
 EPSILON = 0.02  # the largest gain (points of score) a best response may have at equilibrium
 ITERATIONS = 30  # best-response searches at most
-BUDGET = 48  # CMA-ES evaluations per search
-GAMES = 1000  # games per pairing of the payoff matrix
-SEARCH_GAMES = 400  # games per opponent for each candidate of a search
-SCREEN_GAMES = 400  # games per opponent for each content choice screened
-CONFIRM_GAMES = 4000  # games per opponent that measure a response's gain (fresh deals)
+GAMES = 4000  # games per pairing of the payoff matrix (sized so the support's weights hold
+# still: docs/equilibrium.md, "Mixtures that hold still")
 PLAY_GAMES = 2000  # games per pairing of the verdicts under equilibrium play
-STEP = 0.05  # CMA-ES's first step, a share of each weight's range (wider than tune's: a
-# best response may lie far from every member)
 BOOTSTRAP = 200  # resamples of the deals for the mixture's stability
-SUPPORT_MIN = 1e-6  # weights below this are outside the mixture's support
 PREFIX = "eq"  # a response found at iteration k is named eq<k>
-STARTS = 2  # searches per iteration, each from its own member (a restart)
-WIDE_STEP = 0.3  # the restarts' first step: wide, to cross the plateaus where weights
-# change no decision (a small step from a member can stay on its member's plateau)
-CHECK_BUDGET = 24  # evaluations of the smaller search that re-measures a shipped mixture
+# the oracle's settings (balance/oracle.py): its defaults, re-exported
+BUDGET = oracle.BUDGET  # CMA-ES evaluations per restart
+RESTARTS = oracle.RESTARTS  # CMA-ES runs per search
+AUDIT = oracle.AUDIT_FACTOR  # the audit's evaluations, times the loop's search's
+SEARCH_GAMES = oracle.SEARCH_GAMES
+SCREEN_GAMES = oracle.SCREEN_GAMES
+CONFIRM_GAMES = oracle.CONFIRM_GAMES
+STEP = oracle.STEP
+WIDE_STEP = oracle.WIDE_STEP
+SUPPORT_MIN = oracle.SUPPORT_MIN
+# The study's re-check of a shipped population: a smaller audit that still screens every
+# content choice with the members' weights (balance.study, measure_shipped)
+CHECK = {"budget": 24, "restarts": 1, "random_sets": 0, "escalations": 0}
 
 DECISIONS = {
     "equilibrium": "the best response found gains at most ε (95% upper bound): an equilibrium",
     "add": "the best response found beats the mixture: it joins the population",
     "budget": "the best response found beats the mixture, but the iteration budget is spent",
     "not shown": "no response beats the mixture on average, but the interval reaches past ε",
+    "search failed": "the search's best fell below the population's best member (beyond "
+    "noise): a failed search is no evidence, so nothing is claimed",
 }
 
 
@@ -92,35 +97,49 @@ def derive_seed(seed: int, *parts) -> int:
     return s if s != seed else s + 1
 
 
-def decide(gain: dict, epsilon: float = EPSILON) -> str:
+def decide(
+    gain: dict, epsilon: float = EPSILON, *, failed: bool = False, member: bool = False
+) -> str:
     """The stopping rule on a best response's gain over ½ (``mean``, ``hi``:
     its 95% interval's upper end, measured on fresh deals):
 
+    - ``"search failed"``: the search's best fell below the population's best
+      member beyond noise (``failed``, :func:`balance.oracle.failed`): a failed
+      search is never evidence, whatever its interval says;
     - ``"equilibrium"``: ``hi <= epsilon``: no response found beats the
       mixture by more than ε;
-    - ``"add"``: otherwise, when the response gains on average (``mean > 0``):
-      it joins the population (a gain between 0 and ε whose interval reaches
-      past ε joins too: ≤ ε is not shown, and a larger population never makes
-      the mixture more exploitable within it);
-    - ``"not shown"``: no gain on average, but ``hi > epsilon``: the figure is
-      too loose to say (more confirmation games settle it).
+    - ``"add"``: otherwise, when the response gains on average (``mean > 0``)
+      and is not already a member: it joins the population (a gain between 0
+      and ε whose interval reaches past ε joins too: ≤ ε is not shown, and a
+      larger population never makes the mixture more exploitable within it);
+    - ``"not shown"``: no gain on average (or the best found is a member),
+      but ``hi > epsilon``: the figure is too loose to say.
 
     A mixture truly ε + 3 SE exploitable is declared an equilibrium only when
     its estimate falls 4.96 SE low: about 4e-7 of runs (measured in
     ``tests/core/test_equilibrium.py``).
     """
+    if failed:
+        return "search failed"
     hi, mean = float(gain["hi"]), float(gain["mean"])
     if not (math.isfinite(hi) and math.isfinite(mean)):
         return "not shown"
     if hi <= epsilon:
         return "equilibrium"
-    return "add" if mean > 0 else "not shown"
+    return "add" if mean > 0 and not member else "not shown"
+
+
+def _decision(gain: dict, detail: dict | None, epsilon: float) -> str:
+    d = detail or {}
+    return decide(gain, epsilon, failed=bool(d.get("failed")), member=bool(d.get("member")))
 
 
 @dataclass
 class Step:
     """One iteration of :func:`double_oracle`: the population it solved, the
-    mixture, the best response found and its gain, and what was decided."""
+    mixture, the best response found and its gain, what was decided and, when
+    the loop's search found no response past ε, the audit (an independent,
+    stronger search against the same mixture) whose verdict stands."""
 
     iteration: int
     members: list[str]
@@ -130,9 +149,10 @@ class Step:
     decision: str
     seconds: float
     detail: dict = field(default_factory=dict)
+    audit: dict | None = None  # response, gain, decision, detail: the audit's result
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "iteration": self.iteration,
             "members": list(self.members),
             "size": len(self.members),
@@ -142,7 +162,17 @@ class Step:
             "gain": {k: _num(v) for k, v in self.gain.items()},
             "decision": self.decision,
             "seconds": round(self.seconds, 3),
+            "evaluations": self.detail.get("evaluations"),
+            "by": self.detail.get("by", "search"),
         }
+        if self.audit is not None:
+            out["audit"] = {
+                "response": self.audit["response"],
+                "gain": {k: _num(v) for k, v in self.audit["gain"].items()},
+                "decision": self.audit["decision"],
+                "evaluations": self.audit["detail"].get("evaluations"),
+            }
+        return out
 
 
 def _num(v):
@@ -170,8 +200,18 @@ class Loop:
 
     @property
     def exploitability(self) -> dict:
-        """The last response's gain against the final mixture (fresh deals)."""
-        return dict(self.steps[-1].gain)
+        """The final mixture's exploitability: the audit's gain where the last
+        step was audited (the audit's verdict stands), else the last
+        response's gain (fresh deals)."""
+        last = self.steps[-1]
+        if last.audit is not None:
+            return dict(last.audit["gain"])
+        return dict(last.gain)
+
+    @property
+    def audit(self) -> dict | None:
+        """The last step's audit, if it ran."""
+        return self.steps[-1].audit
 
 
 def double_oracle(
@@ -182,9 +222,12 @@ def double_oracle(
     epsilon: float = EPSILON,
     iterations: int = ITERATIONS,
     on_step: Callable[[Step], None] | None = None,
+    audit: Callable[[list, np.ndarray, int], tuple] | None = None,
+    overruled: Callable[[], None] | None = None,
 ) -> Loop:
     """Grow ``start`` by best responses until the mixture is an equilibrium
-    within ``epsilon`` or ``iterations`` searches are spent.
+    within ``epsilon`` (confirmed by the audit, when one is given) or
+    ``iterations`` searches are spent.
 
     Parameters
     ----------
@@ -197,11 +240,23 @@ def double_oracle(
         ``respond(members, mixture, k) -> (response, gain, detail)``: the best
         response found to the mixture at iteration ``k`` (1-based), its gain
         over ½ on fresh deals (``mean``, ``lo``, ``hi``, ...) and anything to
-        keep (``detail``).
+        keep (``detail``; ``detail["failed"]``: the search failed, its best
+        below the population's best member; ``detail["member"]``: the best
+        found is a member already).
     epsilon, iterations :
         The stopping rule's ε (:func:`decide`) and the search budget.
     on_step : callable, optional
         Called with each :class:`Step` as it ends (progress, ETA).
+    audit : callable, optional
+        Like ``respond``: an independent, stronger search, called whenever the
+        loop's search finds no response past ε. Its verdict stands: a
+        response it finds past ε joins the population and the loop goes on; a
+        failed or unsettled audit ends the loop "not shown"; only an audit
+        within ε ends it "equilibrium", and its gain is the exploitability.
+    overruled : callable, optional
+        Called when the audit finds a response past ε that the loop's search
+        missed: evidence that the loop's oracle lacks power (the game's arena
+        then doubles its budget, :meth:`GameArena.grow`).
 
     Returns
     -------
@@ -225,7 +280,26 @@ def double_oracle(
         A = np.asarray(payoffs(members), float)
         p = stats.nash_maxent(A)
         response, gain, detail = respond(members, p, k)
-        decision = decide(gain, epsilon)
+        detail = dict(detail or {})
+        decision = _decision(gain, detail, epsilon)
+        checked = None
+        if decision == "equilibrium" and audit is not None:
+            a_resp, a_gain, a_detail = audit(members, p, k)
+            a_detail = dict(a_detail or {})
+            a_dec = _decision(a_gain, a_detail, epsilon)
+            checked = {
+                "response": _name(a_resp),
+                "gain": dict(a_gain),
+                "decision": a_dec,
+                "detail": a_detail,
+            }
+            if a_dec == "add":  # the audit beat ε: its response joins, the loop goes on
+                detail = {**a_detail, "by": "audit", "search_gain": dict(gain)}
+                response, gain, decision = a_resp, a_gain, "add"
+                if overruled is not None:
+                    overruled()
+            elif a_dec != "equilibrium":
+                decision = a_dec  # the audit could not confirm: nothing is claimed
         if decision == "add" and k >= iterations:
             decision = "budget"
         step = Step(
@@ -236,13 +310,14 @@ def double_oracle(
             dict(gain),
             decision,
             time.perf_counter() - t0,
-            detail or {},
+            detail,
+            checked,
         )
         steps.append(step)
         if on_step is not None:
             on_step(step)
         if decision != "add":
-            status = "equilibrium" if decision == "equilibrium" else decision
+            status = decision if decision in ("equilibrium", "budget") else "not shown"
             return Loop(members, p, A, steps, status)
         members.append(response)
 
@@ -304,44 +379,41 @@ def _weights(p: np.ndarray) -> tuple[list[int], list[float]]:
 
 @dataclass
 class GameArena:
-    """The payoffs and the best-response oracle of :func:`double_oracle` on a
-    game: every evaluation a stored run (:func:`balance.runner.run_many`)."""
+    """The payoffs, the best-response oracle and the audit of
+    :func:`double_oracle` on a game: every evaluation a stored run
+    (:func:`balance.runner.run_many`). ``oracle``: the loop's search
+    (:class:`balance.oracle.Settings`); ``auditor``: the audit's (``None``: no
+    audit)."""
 
     game: str
     ruleset: config.Ruleset
     seed: int
     games: int = GAMES
-    budget: int = BUDGET
-    search_games: int = SEARCH_GAMES
-    screen_games: int = SCREEN_GAMES
-    confirm_games: int = CONFIRM_GAMES
+    oracle: oracle.Settings = field(default_factory=oracle.Settings)
+    auditor: oracle.Settings | None = None
     store: Store | None = None
     threads: int | None = None
     progress: bool = True
     bounds: object = None
-    step: float = STEP
     prefix: str = PREFIX
-    starts: int = STARTS
     offset: int = 0  # response k is named prefix<k + offset> (after the start's own eq<N>)
     points: dict = field(default_factory=dict)  # (name_i, name_j) -> per-deal points of i (0..4)
     keys: list = field(default_factory=list)  # every run this search played or read
-    screens: list = field(default_factory=list)  # per iteration: the content screen's rows
+    screens: list = field(default_factory=list)  # per search: each content choice's best screen row
+    grown: int = 0  # times the audit overruled the loop's search (its oracle doubled each time)
     _cache: dict = field(default_factory=dict)
     _matrices: dict = field(default_factory=dict)  # member names -> their payoff matrix
 
     def __post_init__(self):
         # every search and every re-measure is checked here, before any game
-        for n, what in (
-            (self.games, "--games"),
-            (self.search_games, "--search-games"),
-            (self.screen_games, "--screen-games"),
-            (self.confirm_games, "--confirm-games"),
-        ):
-            runner.check_games(n, what)
-            if n % 2:
-                raise UserError(f"{what} must be even (seat-swapped pairs), got {n}")
-        if self.budget < 1:
-            raise UserError(f"--budget must be at least 1 evaluation, got {self.budget}")
+        runner.check_games(self.games, "--games")
+        if self.games % 2:
+            raise UserError(f"--games must be even (seat-swapped pairs), got {self.games}")
+
+    # the oracle's settings, by their old names (pages and records read them)
+    @property
+    def budget(self) -> int:
+        return self.oracle.budget
 
     def run(self, specs: list, label: str) -> list:
         """The runs of ``specs`` (read from memory, the store, or played)."""
@@ -378,137 +450,43 @@ class GameArena:
         self._matrices[names] = A
         return A.copy()
 
-    def _starts(self, members: list, p: np.ndarray) -> list[config.Strategy]:
-        """Where the searches start: the ``starts`` members scoring best
-        against the mixture (ties: the heavier, then the earlier), read off the
-        matrix, each with weights of its own (a second start is a restart
-        elsewhere in the space: a search from the mixture's own member alone
-        stays near it)."""
-        A = self.payoffs(members)
-        v = A @ p
-        order = sorted(range(len(members)), key=lambda i: (-round(float(v[i]), 9), -float(p[i]), i))
-        out, seen = [], []
-        for i in order:
-            st = members[i]
-            st = replace(st, by_primal=()) if st.by_primal else st
-            if any(st.spec == s.spec for s in seen):
-                continue
-            seen.append(st)
-            out.append(st)
-            if len(out) == self.starts:
-                break
-        return out
+    def grow(self) -> None:
+        """The audit found what the loop's search missed: the loop's oracle
+        searches twice as long from now on (its first-stage budget and random
+        sets doubled), never beyond the audit's own."""
+        a = self.auditor or self.oracle.audit()
+        self.oracle = replace(
+            self.oracle,
+            budget=min(2 * self.oracle.budget, a.budget),
+            random_sets=min(2 * max(self.oracle.random_sets, 1), a.random_sets),
+        )
+        self.grown += 1
 
-    def screen(
-        self, start: config.Strategy, opponents: list, w: list, k, members: list = ()
-    ) -> list[dict]:
-        """Every content choice played against the mixture (``opponents``,
-        ``w``) with ``start``'s weights, and with the weights of every member
-        that has a table per content choice (a strategy with weights per deck's
-        Primal plays each deck with its own); a row per choice, its best
-        showing (``weights_of`` names whose weights gave it)."""
-        kind, choices = content_choices(self.ruleset)
-        if not choices:
-            return []
-        seed = derive_seed(self.seed, "screen", k)
-        sets = [start] + [m for m in members if m.by_primal]
-        sides = [
-            (
-                c,
-                st.name.partition("@")[0],
-                replace(apply(st), name=f"{self.prefix}{k}-screen{i or ''}@{c}"),
-            )
-            for i, st in enumerate(sets)
-            for c, apply in choices
-        ]
-        specs = [
-            runner.RunSpec(self.ruleset, side, o, self.screen_games, seed)
-            for _, _, side in sides
-            for o in opponents
-        ]
-        res = self.run(specs, f"screening {len(choices)} {kind}s")
-        best: dict[str, dict] = {}
-        for i, (c, whose, side) in enumerate(sides):
-            runs = res[i * len(opponents) : (i + 1) * len(opponents)]
-            sc = tune.mixture_score(runs, w)
-            if c not in best or sc["score"] > best[c]["score"]:
-                best[c] = {"content": c, "weights_of": whose, **sc, "side": side}
-        return [best[c] for c, _ in choices]
+    def _respond(self, members, p, k, settings: oracle.Settings, tag: str, label: str):
+        name = f"{self.prefix}{k + self.offset}"
+        r = oracle.best_response(self, members, p, settings, tag=tag, name=name, label=label)
+        detail = {**r.detail, "failed": r.failed, "member": r.member}
+        return r.strategy, r.gain, detail
 
     def respond(self, members: list, p: np.ndarray, k: int) -> tuple:
-        """The best response found to the mixture ``p`` at iteration ``k``: a
-        search from each start (:meth:`_starts`; each screening every content
-        choice first), the best of them on the searches' fresh deals, its gain
-        measured again on deals none of them saw (:meth:`gain`)."""
-        idx, w = _weights(p)
-        opponents = [members[i] for i in idx]
-        name = f"{self.prefix}{k + self.offset}"
-        found, details = [], []
-        for j, start in enumerate(self._starts(members, p)):
-            rows = self.screen(start, opponents, w, k if j == 0 else f"{k}.{j}", members)
-            if j == 0:  # the first start's screen: what dead content is judged by
-                self.screens.append([{x: v for x, v in r.items() if x != "side"} for r in rows])
-            if rows:
-                best = max(range(len(rows)), key=lambda c: (rows[c]["score"], -c))
-                start = replace(
-                    rows[best]["side"],
-                    name=start.name.partition("@")[0] + "@" + rows[best]["content"],
-                )
-            tr = tune.tune(
-                self.game,
-                start,
-                opponents,
-                ruleset=self.ruleset,
-                budget=self.budget,
-                games=self.search_games,
-                seed=derive_seed(self.seed, "search", k, *([j] if j else [])),
-                results=self.store.root if self.store is not None else None,
-                threads=self.threads,
-                name=name if j == 0 else f"{name}-{j}",
-                bounds=self.bounds,
-                sigma0=self.step if j == 0 else max(self.step, WIDE_STEP),
-                progress=self.progress,
-                weights=w,
-                fresh=derive_seed(self.seed, "fresh", k),
-            )
-            self.keys += tr.run_keys
-            found.append(tr)
-            details.append(
-                {
-                    "start": start.name,
-                    "screened": len(rows),
-                    "fresh_score": {x: tr.tuned_score[x] for x in ("score", "lo", "hi", "games")},
-                }
-            )
-        # every search's finalists, scored on the same fresh deals; a finalist
-        # that plays exactly as a member of the population is passed over while
-        # another is left: a member's gain against a mixture it belongs to says
-        # nothing about the responses the search tried (a mirror scores ½ on
-        # every deal)
-        known = [m.vector() for m in members]
-        finalists = [
-            (row["score"], -j, -row["index"], replace(tr.tuned, spec=row["spec"]), j)
-            for j, tr in enumerate(found)
-            for row in tr.finalists
-        ]
-        new = [f for f in finalists if not any(np.array_equal(f[3].vector(), v) for v in known)]
-        score, _, _, tuned, pick = max(new or finalists, key=lambda f: f[:3])
-        response = replace(
-            tuned, name=name + "@" + content_of(tuned) if content_of(tuned) else name, by_primal=()
+        """The best response found to the mixture ``p`` at iteration ``k``
+        (:func:`balance.oracle.best_response` at the loop's settings)."""
+        return self._respond(
+            members, p, k, self.oracle, f"search:{k}", f"{self.prefix}{k + self.offset}"
         )
-        gain = self.gain(response, opponents, w, k)
-        detail = {"searches": details, "picked": pick, "evaluations": self.budget}
-        detail["a member"] = not new
-        return response, gain, detail
 
-    def gain(self, side: config.Strategy, opponents: list, w: list, k) -> dict:
-        """``side``'s score against the mixture − ½, on deals no search saw
-        (:func:`gain_interval`)."""
-        seed = derive_seed(self.seed, "confirm", k)
-        specs = [runner.RunSpec(self.ruleset, side, o, self.confirm_games, seed) for o in opponents]
-        runs = self.run(specs, "fresh deals")
-        sc = tune.mixture_score(runs, w)
-        return {**gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
+    def audit(self, members: list, p: np.ndarray, k: int) -> tuple:
+        """The audit of the mixture ``p`` at iteration ``k``: the same oracle
+        at the audit's settings (:meth:`balance.oracle.Settings.audit`), on
+        seeds of its own."""
+        return self._respond(
+            members,
+            p,
+            k,
+            self.auditor or self.oracle.audit(),
+            f"audit:{k}",
+            f"audit{k + self.offset}",
+        )
 
 
 FEW = 10  # at most this many deals off ½: the ends are Clopper–Pearson's (gain_interval)
@@ -594,6 +572,29 @@ class Equilibrium:
         return self.loop.exploitability
 
 
+def settings(
+    *,
+    budget: int = BUDGET,
+    restarts: int = RESTARTS,
+    search_games: int = SEARCH_GAMES,
+    screen_games: int = SCREEN_GAMES,
+    confirm_games: int = CONFIRM_GAMES,
+    step: float = STEP,
+    **more,
+) -> oracle.Settings:
+    """The oracle's settings from the command's options (checked here, before
+    any game)."""
+    return oracle.Settings(
+        budget=budget,
+        restarts=restarts,
+        search_games=search_games,
+        screen_games=screen_games,
+        confirm_games=confirm_games,
+        step=step,
+        **more,
+    )
+
+
 def equilibrium(
     game: str,
     ruleset: config.Ruleset,
@@ -602,6 +603,7 @@ def equilibrium(
     epsilon: float = EPSILON,
     iterations: int = ITERATIONS,
     budget: int = BUDGET,
+    restarts: int = RESTARTS,
     games: int = GAMES,
     search_games: int = SEARCH_GAMES,
     screen_games: int = SCREEN_GAMES,
@@ -611,34 +613,47 @@ def equilibrium(
     threads: int | None = None,
     bounds=None,
     step: float = STEP,
-    starts: int = STARTS,
+    audit: int | None = AUDIT,
+    oracle_settings: oracle.Settings | None = None,
     progress: bool = True,
     on_step: Callable[[Step], None] | None = None,
 ) -> Equilibrium:
     """The equilibrium of ``game`` under ``ruleset``, grown from ``start`` (the
-    module docstring). Every run is stored in ``results``: the same call again
-    reads them back and returns the same population, bit for bit; a call
-    stopped part-way resumes where it stopped."""
+    module docstring). The loop's oracle searches at ``budget`` evaluations
+    per restart, ``restarts`` restarts (or ``oracle_settings``); before any
+    claim, an audit at ``audit`` times its evaluations
+    (:meth:`balance.oracle.Settings.audit`; ``None``: no audit, and no claim
+    beyond the loop's own search). Every run is stored in ``results``: the
+    same call again reads them back and returns the same population, bit for
+    bit; a call stopped part-way resumes where it stopped."""
     runner.check_seed(seed)
     names = [s.name for s in start]
     dup = next((x for x in names if names.count(x) > 1), None)
     if dup is not None:
         raise UserError(f"the starting population names '{dup}' twice; give each a different name")
+    osets = oracle_settings or settings(
+        budget=budget,
+        restarts=restarts,
+        search_games=search_games,
+        screen_games=screen_games,
+        confirm_games=confirm_games,
+        step=step,
+    )
+    if audit is not None and not 1 <= audit <= 100:
+        raise UserError(
+            f"--audit must be between 1 and 100 (times the search's evaluations), got {audit}"
+        )
     arena = GameArena(
         game,
         ruleset,
         seed,
         games=games,
-        budget=budget,
-        search_games=search_games,
-        screen_games=screen_games,
-        confirm_games=confirm_games,
+        oracle=osets,
+        auditor=osets.audit(audit) if audit is not None else None,
         store=Store(results),
         threads=threads,
         progress=progress,
         bounds=bounds,
-        step=step,
-        starts=starts,
         offset=max(
             [
                 int(m.group(1))
@@ -658,6 +673,8 @@ def equilibrium(
         epsilon=epsilon,
         iterations=iterations,
         on_step=on_step,
+        audit=arena.audit if audit is not None else None,
+        overruled=arena.grow,
     )
     return Equilibrium(
         game, ruleset, loop, arena, epsilon, iterations, time.perf_counter() - t0, list(start)
@@ -722,6 +739,39 @@ def stability(
             "hi": float(np.quantile(np.exp(ent), 0.975)),
         },
         "resamples": B,
+    }
+
+
+STILL = 0.10  # the support's weights should move less than this when re-measured
+
+
+def remeasure(arena: GameArena, members: list, mixture, games: int | None = None) -> dict:
+    """The mixture's stability on other deals: the whole population's matrix
+    played again on a seed of its own (``games`` per pairing, default the
+    matrix's), solved again; each member's weight there and how far it moved.
+    ``max_move`` is the largest move over the members in either support; the
+    cells are sized well when it is below :data:`STILL` (10 points)."""
+    games = int(games or arena.games)
+    seed = derive_seed(arena.seed, "remeasure")
+    n = len(members)
+    p = np.asarray(mixture, float)
+    if n == 1:
+        return {"seed": seed, "games": games, "weights": [1.0], "moves": [0.0], "max_move": 0.0}
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    specs = [runner.RunSpec(arena.ruleset, members[i], members[j], games, seed) for i, j in pairs]
+    A = np.zeros((n, n))
+    for (i, j), r in zip(pairs, arena.run(specs, "the matrix again, other deals"), strict=True):
+        A[i, j] = float(r.pair_points.astype(np.int64).mean()) / 4.0 - 0.5
+        A[j, i] = -A[i, j]
+    q = stats.nash_maxent(A)
+    moves = np.abs(q - p)
+    either = (p > SUPPORT_MIN) | (q > SUPPORT_MIN)
+    return {
+        "seed": seed,
+        "games": games,
+        "weights": [float(x) for x in q],
+        "moves": [float(x) for x in moves],
+        "max_move": float(moves[either].max()) if either.any() else 0.0,
     }
 
 
@@ -951,12 +1001,15 @@ def describe(
     seconds: float,
     play_games: int = PLAY_GAMES,
     bootstrap: int = BOOTSTRAP,
+    audit: dict | None = None,
+    failed: bool = False,
 ) -> dict:
     """Everything the command, the pages and ``--json`` show about a mixture
     over ``members`` (whose matrix ``arena`` has played), as plain data: the
-    population and its mixture (with stability), the exploitability and its
-    curve, the verdicts under equilibrium play, the dominant-strategy question
-    and the content at equilibrium."""
+    population and its mixture (with stability), the exploitability (the
+    audit's gain, ``audit``, where one ran) and its curve, the verdicts under
+    equilibrium play, the dominant-strategy question and the content at
+    equilibrium. ``failed``: the last search failed (nothing is claimed)."""
     p = np.asarray(mixture, float)
     stab = stability(members, p, arena.points, bootstrap, seed=arena.seed)
     worst = matchups(members, arena.points)
@@ -969,7 +1022,9 @@ def describe(
         "rules": ruleset.name,
         "epsilon": epsilon,
         "status": status,
-        "status_text": STATUSES[status],
+        "status_text": STATUSES["search failed" if failed else status],
+        "failed": bool(failed),
+        "audit": audit,
         "exploitability": {k: _num(v) for k, v in gain.items()},
         "curve": curve,
         "members": [
@@ -1004,26 +1059,44 @@ STATUSES = {
     "exploitability shown",
     "not shown": "the best response found does not beat the mixture on average, but its "
     "interval reaches past ε: more confirmation games would settle it",
+    "search failed": "the search's best fell below the population's best member beyond noise, "
+    "even escalated: a failed search is no evidence, so no equilibrium is claimed",
+    "not audited": "the population records no audit (an independent, stronger search): the "
+    "study's smaller re-check alone is no claim of an equilibrium",
 }
 
 
 def _settings(arena: GameArena, **extra) -> dict:
-    return {
+    o = arena.oracle
+    out = {
         "seed": arena.seed,
-        "budget": arena.budget,
         "games": arena.games,
-        "search_games": arena.search_games,
-        "screen_games": arena.screen_games,
-        "confirm_games": arena.confirm_games,
-        "step": arena.step,
-        "starts": arena.starts,
+        **o.as_dict(),
+        "grown": arena.grown,
         **extra,
     }
+    if arena.auditor is not None:
+        out["audit"] = arena.auditor.as_dict()
+    return out
 
 
-def summary(eq: Equilibrium, *, play_games: int = PLAY_GAMES, bootstrap: int = BOOTSTRAP) -> dict:
-    """:func:`describe` of an equilibrium search's final mixture."""
-    return describe(
+def _status(decision: str) -> str:
+    return {"equilibrium": "equilibrium", "add": "gap", "budget": "budget"}.get(
+        decision, "not shown"
+    )
+
+
+def summary(
+    eq: Equilibrium,
+    *,
+    play_games: int = PLAY_GAMES,
+    bootstrap: int = BOOTSTRAP,
+    still: bool = True,
+) -> dict:
+    """:func:`describe` of an equilibrium search's final mixture; ``still``:
+    with the matrix re-measured on other deals (:func:`remeasure`)."""
+    last = eq.loop.steps[-1]
+    out = describe(
         eq.game,
         eq.ruleset,
         eq.arena,
@@ -1038,7 +1111,83 @@ def summary(eq: Equilibrium, *, play_games: int = PLAY_GAMES, bootstrap: int = B
         seconds=eq.seconds,
         play_games=play_games,
         bootstrap=bootstrap,
+        audit=audit_record(last.audit, eq.arena.auditor, eq.arena.seed, last.iteration)
+        if last.audit is not None
+        else None,
+        failed=last.decision == "search failed",
     )
+    if still:
+        out["remeasured"] = remeasure(eq.arena, eq.members, eq.mixture)
+    return out
+
+
+def audit_record(audit: dict, settings: oracle.Settings | None, seed: int, k) -> dict:
+    """An audit as a population file and the pages keep it: its seed (the
+    search's seed and the step it audited), budget, gain and interval, decision
+    and date."""
+    g = audit["gain"]
+    d = audit.get("detail", {})
+    return {
+        "seed": int(seed),
+        "tag": d.get("tag", f"audit:{k}"),
+        "evaluations": int(d.get("evaluations") or (settings.evaluations if settings else 0)),
+        "restarts": int(settings.restarts) if settings else None,
+        "confirm_games": int(settings.confirm_games) if settings else None,
+        "gain": _num(g["mean"]),
+        "gain_lo": _num(g["lo"]),
+        "gain_hi": _num(g["hi"]),
+        "deals": int(g["n"]),
+        "decision": audit["decision"],
+        "response": audit["response"],
+        "date": runner.utc_now(),
+    }
+
+
+def audit_mixture(
+    game: str,
+    ruleset: config.Ruleset,
+    members: list,
+    mixture,
+    settings: oracle.Settings,
+    *,
+    epsilon: float = EPSILON,
+    games: int = GAMES,
+    seed: int = 1,
+    results=None,
+    threads: int | None = None,
+    progress: bool = True,
+    tag: str = "audit",
+) -> tuple:
+    """An independent best-response search against a given mixture (its matrix
+    first, the oracle at ``settings`` on seeds from ``seed`` and ``tag``):
+    ``(arena, mixture, record)``, the record as :func:`audit_record` keeps it
+    plus the gain's whole interval (``gain_interval``)."""
+    arena = GameArena(
+        game,
+        ruleset,
+        seed,
+        games=games,
+        oracle=settings,
+        store=Store(results),
+        threads=threads,
+        progress=progress,
+        prefix=tag,
+    )
+    p = np.asarray(mixture, float)
+    arena.payoffs(members)
+    resp, gain, detail = arena._respond(members, p, 1, settings, f"{tag}:1", tag)
+    decision = _decision(gain, detail, epsilon)
+    record = audit_record(
+        {"response": resp.name, "gain": gain, "decision": decision, "detail": detail},
+        settings,
+        seed,
+        1,
+    )
+    record["gain_interval"] = dict(gain)
+    record["failed"] = bool(detail.get("failed"))
+    record["member"] = bool(detail.get("member"))
+    record["strategy"] = resp
+    return arena, p, record
 
 
 def measure(
@@ -1048,48 +1197,41 @@ def measure(
     mixture,
     *,
     epsilon: float = EPSILON,
-    budget: int = CHECK_BUDGET,
+    oracle_settings: oracle.Settings | None = None,
     games: int = GAMES,
-    search_games: int = SEARCH_GAMES,
-    screen_games: int = SCREEN_GAMES,
-    confirm_games: int = CONFIRM_GAMES,
     play_games: int = PLAY_GAMES,
     seed: int = 1,
     results=None,
     threads: int | None = None,
-    step: float = STEP,
     progress: bool = True,
     curve: list[dict] | None = None,
     start_names: set | None = None,
+    tag: str = "check",
 ) -> dict:
     """A given mixture (e.g. a shipped population's) measured afresh: its
     matrix, its verdicts under equilibrium play, and its exploitability
-    re-measured with a fresh best-response search of ``budget`` evaluations
-    (its own seeds: deals the population's search never saw). ``curve``: the
-    search's curve, as shipped (shown, not re-measured)."""
+    re-measured with an independent best-response search at
+    ``oracle_settings`` (default: the study's smaller audit, :data:`CHECK`;
+    its own seeds, from ``seed`` and ``tag``: deals the population's search
+    never saw). ``curve``: the search's curve, as shipped (shown, not
+    re-measured)."""
     t0 = time.perf_counter()
-    arena = GameArena(
+    osets = oracle_settings or oracle.Settings(**CHECK)
+    arena, p, record = audit_mixture(
         game,
         ruleset,
-        seed,
+        members,
+        mixture,
+        osets,
+        epsilon=epsilon,
         games=games,
-        budget=budget,
-        search_games=search_games,
-        screen_games=screen_games,
-        confirm_games=confirm_games,
-        store=Store(results),
+        seed=seed,
+        results=results,
         threads=threads,
         progress=progress,
-        step=step,
-        prefix="check",
+        tag=tag,
     )
-    p = np.asarray(mixture, float)
-    arena.payoffs(members)
-    _, gain, _ = arena.respond(members, p, 1)
-    decision = decide(gain, epsilon)
-    status = (
-        "equilibrium" if decision == "equilibrium" else "gap" if decision == "add" else "not shown"
-    )
+    gain, decision = record["gain_interval"], record["decision"]
     return describe(
         game,
         ruleset,
@@ -1097,13 +1239,15 @@ def measure(
         members,
         p,
         gain=gain,
-        status=status,
+        status=_status(decision),
         epsilon=epsilon,
         curve=curve or [],
         start_names=start_names or set(),
         settings=_settings(arena, check=True),
         seconds=time.perf_counter() - t0,
         play_games=play_games,
+        audit={k: v for k, v in record.items() if k in AUDIT_KEYS},
+        failed=decision == "search failed",
     )
 
 
@@ -1119,6 +1263,20 @@ def _plain(x):
 
 # ---- the shipped population --------------------------------------------------------------
 POPULATION = "population.toml"
+AUDIT_KEYS = [  # an [[audit]] of population.toml: an independent search against the mixture
+    "seed",
+    "tag",
+    "evaluations",
+    "restarts",
+    "confirm_games",
+    "gain",
+    "gain_lo",
+    "gain_hi",
+    "deals",
+    "decision",
+    "response",
+    "date",
+]
 STEP_KEYS = [  # a [[step]] of population.toml: one iteration of the curve
     "iteration",
     "members",
@@ -1135,6 +1293,30 @@ STEP_KEYS = [  # a [[step]] of population.toml: one iteration of the curve
 def default_folder(game: str) -> Path:
     """Where a game's shipped base-rules equilibrium lives."""
     return get_game(game).strategy_files / "equilibrium"
+
+
+def write_response(game: str, st: config.Strategy, path, comment: list[str]) -> Path:
+    """A response found by a search as a strategy file (its weights, its deck or
+    loadout), ``comment`` lines first, written atomically; it must load back
+    as it was played."""
+    mod = get_game(game).strategy_module()
+    base = st.name.partition("@")[0]
+    lines = [f"# {_comment(c)}" for c in comment]
+    lines += [
+        f"name = {json.dumps(base)}",
+        f"description = {json.dumps('a best response found by a search')}",
+    ]
+    if st.loadout is not None:
+        lines.append(f"loadout = {json.dumps(content_of(st))}")
+    if st.deck is not None:
+        lines.append(f"deck = {json.dumps(st.deck.name)}")
+    lines += tune._weight_lines(mod, st.spec)
+    path = Path(path)
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    back = config.load_strategy(game, str(path))
+    if back.spec != st.spec:  # pragma: no cover (a writer bug, never the user's)
+        raise RuntimeError(f"{path}: the written weights do not read back as played")
+    return path
 
 
 def _member_text(game: str, m: config.Strategy, weight: float, origin: str) -> str:
@@ -1170,8 +1352,9 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
         write_text_atomic(folder / fname, _member_text(eq.game, m, float(x), origin))
         files.append((fname, float(x), m))
     g = summ["exploitability"]
+    cmd = portable_command(command or runner.command_line())
     prov = {
-        "command": command or runner.command_line(),
+        "command": cmd,
         "rules": eq.ruleset.name,
         "date": runner.utc_now(),
         "toolkit_version": __version__,
@@ -1180,12 +1363,19 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
         "settings": summ["settings"],
         "searched": summ["searched"],
     }
+    audited = summ.get("audit")
+    what = (
+        f"the audit's gain (an independent search, seed {audited['seed']} '{audited['tag']}', "
+        f"{audited['evaluations']:,} evaluations), fresh deals, n = {g['n']} deals"
+        if audited
+        else f"the last best response's gain, fresh deals, n = {g['n']} deals; not audited"
+    )
     lines = [
         f"# The equilibrium population of {eq.game} under the rules '{eq.ruleset.name}', made by "
         f"`balance {eq.game} equilibrium` (balance {__version__}) on {prov['date']}",
-        f"# command: {prov['command']}",
+        f"# command: {_comment(cmd)}",
         f"# status: {summ['status']} ({summ['status_text']})",
-        f"# exploitability (the last best response's gain, fresh deals, n = {g['n']} deals): "
+        f"# exploitability ({what}): "
         f"{100 * g['mean']:+.2f} points [{100 * g['lo']:+.2f}, {100 * g['hi']:+.2f}]; ε = "
         f"{100 * eq.epsilon:g} points; a lower bound on the true exploitability, within "
         f"{summ['searched']}",
@@ -1218,12 +1408,90 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
             f"deals = {int(gn['n'])}",
             f"decision = {json.dumps(st['decision'])}",
         ]
+    re_ = summ.get("remeasured")
+    if re_:
+        lines += [
+            "",
+            "# the matrix re-measured on other deals and solved again: each member's weight there",
+            "[stability]",
+            f"seed = {int(re_['seed'])}",
+            f"games = {int(re_['games'])}",
+            f"max_move = {float(re_['max_move'])!r}",
+            "weights = [" + ", ".join(repr(float(x)) for x in re_["weights"]) + "]",
+        ]
+    for a in [audited] if audited else []:
+        lines += ["", *audit_lines(a)]
     write_text_atomic(folder / POPULATION, "\n".join(lines) + "\n")
     back, weights, _ = load_population(eq.game, folder)
     for a, b in zip(back, eq.members, strict=True):
         if a.name != b.name or a.vector().tolist() != b.vector().tolist():  # pragma: no cover
             raise RuntimeError(f"{folder}: member {b.name} does not load back as played")
     return folder / POPULATION
+
+
+def audit_lines(a: dict) -> list[str]:
+    """An audit as an ``[[audit]]`` table of population.toml."""
+    out = ["[[audit]]"]
+    for k in AUDIT_KEYS:
+        v = a.get(k)
+        if v is None:
+            continue
+        out.append(f"{k} = {json.dumps(v) if isinstance(v, str) else repr(v)}")
+    return out
+
+
+def _comment(text: str) -> str:
+    """``text`` on one comment line: a line break in it (a path, say) would end
+    the comment and be read as TOML."""
+    return " ".join(str(text).splitlines())
+
+
+def portable_command(command: str) -> str:
+    """The command that made a file, without this machine's paths: the store
+    (``--results``: where runs are kept, not what they are) left out, and an
+    absolute path shown relative to the working folder when it lies under it,
+    else by its name alone."""
+    import os
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return _comment(command)
+    out, skip = [], False
+    cwd = os.getcwd()
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w == "--results":
+            skip = True
+            continue
+        if w.startswith("--results="):
+            continue
+        flag, eq_, val = w.partition("=") if w.startswith("--") else ("", "", w)
+        if os.path.isabs(val):
+            rel = os.path.relpath(val, cwd)
+            val = rel if not rel.startswith("..") else os.path.basename(val.rstrip("/")) or val
+        out.append(f"{flag}{eq_}{val}" if flag else val)
+    return _comment(shlex.join(out))
+
+
+def append_audit(game: str, folder, record: dict) -> Path:
+    """Add an audit (:func:`audit_record`) to a population file, atomically,
+    after its last table; the file must load back with it."""
+    folder = Path(folder) if folder is not None else default_folder(game)
+    path = folder / POPULATION if folder.is_dir() else folder
+    load_population(game, folder)
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    write_text_atomic(path, text + "\n\n" + "\n".join(audit_lines(record)) + "\n")
+    load_population(game, folder)
+    return path
+
+
+def shipped_audits(data: dict) -> list[dict]:
+    """The audits a population file records (``[[audit]]``), oldest first."""
+    return [dict(a) for a in data.get("audit", []) or []]
 
 
 def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
@@ -1244,7 +1512,12 @@ def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
             f"{path}: no equilibrium population here; make one with `balance {game} equilibrium --out {folder}`"
         )
     data = load_toml(path)
-    check_keys(path, "the top level", data, ["game", "rules", "epsilon", "seed", "member", "step"])
+    check_keys(
+        path,
+        "the top level",
+        data,
+        ["game", "rules", "epsilon", "seed", "member", "step", "audit", "stability"],
+    )
     if data.get("game") != game:
         raise UserError(f"{path}: a population of '{data.get('game')}', not of {game}")
     rows = data.get("member")
@@ -1275,6 +1548,20 @@ def load_population(game: str, folder=None) -> tuple[list, np.ndarray, dict]:
             raise UserError(
                 f"{path}: a [[step]] lacks {', '.join(missing)}; each has {', '.join(STEP_KEYS)}"
             )
+    st_ = data.get("stability", {})
+    if not isinstance(st_, dict):
+        raise UserError(f"{path}: 'stability' must be a table")
+    check_keys(path, "[stability]", st_, ["seed", "games", "max_move", "weights"])
+    audits = data.get("audit", [])
+    if not isinstance(audits, list) or not all(isinstance(a, dict) for a in audits):
+        raise UserError(f"{path}: 'audit' must be [[audit]] tables")
+    for a in audits:
+        check_keys(path, "[[audit]]", a, AUDIT_KEYS)
+        missing = [
+            k for k in ("seed", "evaluations", "gain", "gain_lo", "gain_hi", "deals") if k not in a
+        ]
+        if missing:
+            raise UserError(f"{path}: an [[audit]] lacks {', '.join(missing)}")
     p = np.array(weights)
     if abs(p.sum() - 1.0) > 1e-6:
         raise UserError(f"{path}: the members' weights sum to {p.sum():.6f}, not 1")
@@ -1303,13 +1590,21 @@ def shipped_curve(data: dict) -> list[dict]:
     return out
 
 
+_ORACLE_KEYS = ("budget", "restarts", "search_games", "screen_games", "confirm_games")
+
+
 def measure_shipped(game: str, folder=None, **kw) -> dict:
     """The shipped population of ``game`` (:func:`default_folder`) measured
     afresh (:func:`measure`): what the study shows. Its support is played
     (the members the mixture weighs); the stability bootstrap then re-solves
-    the mixture among them. ``kw`` go to :func:`measure` (seed, budget,
-    games, results, threads, progress)."""
+    the mixture among them. ``kw`` go to :func:`measure` (seed, games,
+    results, threads, progress, play_games) or to the check's oracle settings
+    (budget, restarts, search_games, screen_games, confirm_games: the study's
+    smaller audit, :data:`CHECK`)."""
     members, p, data = load_population(game, folder)
+    okw = {k: kw.pop(k) for k in list(kw) if k in _ORACLE_KEYS}
+    if okw or "oracle_settings" not in kw:
+        kw["oracle_settings"] = oracle.Settings(**{**CHECK, **okw})
     # the support alone is played: a member outside it carries no weight in
     # the mixture measured (and a 36-member population's whole matrix is 630
     # pairings where its support's is a few dozen)
@@ -1320,4 +1615,39 @@ def measure_shipped(game: str, folder=None, **kw) -> dict:
     kw.setdefault("epsilon", float(data.get("epsilon", EPSILON)))
     out = measure(game, ruleset, members, p, curve=shipped_curve(data), start_names=start, **kw)
     out["shipped"] = str(Path(folder) if folder is not None else default_folder(game))
+    return with_audits(out, shipped_audits(data))
+
+
+def with_audits(out: dict, audits: list[dict]) -> dict:
+    """A shipped population's standing: its own recorded audits (``audits``,
+    the strong searches: the claim) beside the study's smaller re-check
+    (``out["audit"]``, now ``out["check"]``). An equilibrium is claimed only
+    when the last recorded audit found none past ε and the re-check finds
+    none either; a re-check that beats ε is a gap (its gain the figure); a
+    population without an audit claims nothing ("not shown")."""
+    out = dict(out)
+    out["check"] = out.get("audit")
+    out["audits"] = list(audits)
+    last = audits[-1] if audits else None
+    if out["status"] in ("gap", "budget") or out.get("failed"):
+        return out  # the re-check beat ε, or its search failed: that is the figure
+    if last is None:
+        out["status"] = "not shown"
+        out["status_text"] = STATUSES["not audited"]
+        return out
+    if last.get("decision") != "equilibrium":
+        out["status"] = "not shown"
+        out["status_text"] = STATUSES["not shown"]
+    else:
+        out["status"] = "equilibrium"
+        out["status_text"] = STATUSES["equilibrium"]
+    out["audit"] = {k: last.get(k) for k in AUDIT_KEYS}
+    out["exploitability"] = {
+        "mean": last["gain"],
+        "lo": last["gain_lo"],
+        "hi": last["gain_hi"],
+        "n": int(last["deals"]),
+        "games": None,
+        "seed": last.get("seed"),
+    }
     return out

@@ -1218,19 +1218,35 @@ def _pts_ci(g: Mapping[str, Any]) -> str:
     return out
 
 
+def _audit_text(a: Mapping[str, Any]) -> str:
+    """One recorded audit: its search (seed, evaluations), gain and date."""
+    g = {"mean": a.get("gain"), "lo": a.get("gain_lo"), "hi": a.get("gain_hi")}
+    date = str(a.get("date") or "")[:10]
+    return (
+        f"an independent search (seed {a.get('seed')} '{a.get('tag', '')}', "
+        f"{fmt_int(a.get('evaluations'))} CMA-ES evaluations{', ' + date if date else ''}) "
+        f"whose best response gains {_pts_ci(g)} (n = {fmt_int(a.get('deals'))} deals)"
+    )
+
+
 def equilibrium_status(summ: Mapping[str, Any]) -> str:
     """The section's status sentence: whether an equilibrium within ε is shown,
-    with the exploitability's 95% interval and n (deals, games)."""
+    with the exploitability's 95% interval and n (deals, games), and the
+    search that measured it (its budget)."""
     eps = 100 * float(summ.get("epsilon") or 0.0)
     g = summ.get("exploitability") or {}
     n = f"n = {fmt_int(g.get('n'))} deals"
     if not _missing(g.get("games")):
         n += f", {fmt_int(g.get('games'))} games"
+    a = summ.get("audit") or {}
+    if a:
+        n += f"; {fmt_int(a.get('evaluations'))} CMA-ES evaluations"
     st = str(summ.get("status"))
-    if st == "equilibrium" and not _missing(g.get("hi")) and float(g["hi"]) < 0:
+    if summ.get("failed"):
         return (
-            f"An equilibrium within ε = {eps:g} points is shown: no response found beats the "
-            f"mixture — the best the search found loses to it, {_pts_ci(g)} ({n})."
+            f"An equilibrium within ε = {eps:g} points is not shown: the search failed (its "
+            f"best fell below the population's best member), so it is no evidence ({_pts_ci(g)}, "
+            f"{n})."
         )
     if st == "gap":
         return (
@@ -1301,14 +1317,30 @@ def _equilibrium_section(game: Mapping[str, Any], anchor: str) -> dict | None:
         f"search missed would raise it. It holds within the strategy space searched: "
         f"{summ.get('searched')}."
     )
+    chk = summ.get("check") or summ.get("audit") or {}
+    kind = (summ.get("content") or {}).get("kind")
+    audits = [x for x in summ.get("audits") or [] if isinstance(x, Mapping)]
+    recorded = (
+        " The claim rests on the population's own audit"
+        + ("s" if len(audits) > 1 else "")
+        + ": "
+        + "; ".join(_audit_text(x) for x in audits)
+        + "."
+        if audits
+        else " The population file records no audit of its own, so no equilibrium is claimed."
+    )
+    check_gain = {"mean": chk.get("gain"), "lo": chk.get("gain_lo"), "hi": chk.get("gain_hi")}
     what = (
         f"The shipped population ({summ.get('shipped')}, {len(members)} member"
-        f"{'s' if len(members) != 1 else ''}) measured afresh: its payoff matrix "
-        f"({fmt_int(st.get('games'))} games per pairing), a fresh best-response search of "
-        f"{fmt_int(st.get('budget'))} evaluations ({fmt_int(st.get('confirm_games'))} "
-        f"confirmation games per member) and the verdicts with both seats drawing from the "
-        f"mixture ({fmt_int(pl.get('games'))} games on {fmt_int(pl.get('deals'))} deals; "
-        f"seed {st.get('seed')})."
+        f"{'s' if len(members) != 1 else ''} in its support) measured afresh: its payoff matrix "
+        f"({fmt_int(st.get('games'))} games per pairing); the study's smaller re-check, a "
+        f"best-response search of {fmt_int(chk.get('evaluations') or st.get('evaluations'))} "
+        f"CMA-ES evaluations"
+        + (f" after every {kind} was screened with the members' weights" if kind else "")
+        + f", whose best response gains {_pts_ci(check_gain)} "
+        f"(n = {fmt_int(chk.get('deals'))} deals); and the "
+        f"verdicts with both seats drawing from the mixture ({fmt_int(pl.get('games'))} games "
+        f"on {fmt_int(pl.get('deals'))} deals; seed {st.get('seed')})." + recorded
         if summ.get("shipped")
         else f"The equilibrium search's final mixture ({len(members)} members)."
     )

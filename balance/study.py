@@ -40,16 +40,23 @@ def _scaled(n: int, scale: float) -> int:
 
 
 # The equilibrium check of the study, per game: the keyword arguments of
-# balance.equilibrium.measure_shipped. Their defaults are the equilibrium
-# module's (a matrix of GAMES per pairing, a fresh best-response search of
-# CHECK_BUDGET evaluations, CONFIRM_GAMES per member for its gain, PLAY_GAMES
-# per pairing for the verdicts); a study.toml's [equilibrium] table sets any of
-# them. Game counts are multiplied by the study's --scale; the search's budget
-# (CMA-ES evaluations) is not. Measured on the 2-core machine: the four games
-# together take 25 s at these settings with populations of 5-9 members all in
-# the support, 80 s with other work running beside them (docs/verdicts.md,
-# "Under equilibrium play").
-EQUILIBRIUM = ("games", "budget", "search_games", "screen_games", "confirm_games", "play_games")
+# balance.equilibrium.measure_shipped. A smaller audit than the population's own
+# (balance.equilibrium.CHECK: one CMA-ES restart of ``budget`` evaluations, no random
+# starts), which still screens every content choice (each loadout, each deck) with the
+# members' weights; its matrix of the support at ``games`` per pairing, its gain on
+# ``confirm_games`` per member, the verdicts on ``play_games`` per pairing. A
+# study.toml's [equilibrium] table sets any of them. Game counts are multiplied by the
+# study's --scale; the search's budget (CMA-ES evaluations) is not. The page states the
+# check's budget beside its result, and the population's own audit beside it.
+EQUILIBRIUM = (
+    "games",
+    "budget",
+    "restarts",
+    "search_games",
+    "screen_games",
+    "confirm_games",
+    "play_games",
+)
 _EQ_GAMES = ("games", "search_games", "screen_games", "confirm_games", "play_games")
 
 
@@ -57,11 +64,12 @@ def _eq_defaults() -> dict:
     from balance import equilibrium as eq
 
     return {
-        "games": eq.GAMES,
-        "budget": eq.CHECK_BUDGET,
+        "games": 1000,
+        "budget": eq.CHECK["budget"],
+        "restarts": eq.CHECK["restarts"],
         "search_games": eq.SEARCH_GAMES,
-        "screen_games": eq.SCREEN_GAMES,
-        "confirm_games": eq.CONFIRM_GAMES,
+        "screen_games": 200,
+        "confirm_games": 2000,
         "play_games": eq.PLAY_GAMES,
     }
 

@@ -370,15 +370,22 @@ class Objective:
     played: list = field(default_factory=list)  # run keys, in order
     # the opponents' weights (a mixture: summing to 1), None: every opponent alike
     weights: tuple | None = None
+    # games against each opponent of every evaluation (a mixture's search: stratified by
+    # weight, :func:`allot`); None: ``games`` against each
+    allot: tuple | None = None
 
     def side(self, spec: dict) -> config.Strategy:
         suffix = self.base.name.partition("@")[2]
         return replace(self.base, name=self.name + (f"@{suffix}" if suffix else ""), spec=spec)
 
-    def runs(self, sides: list, games: int, seed: int, progress: bool = False, label: str = ""):
-        """Each side against every opponent: a list (per side) of run lists."""
+    def runs(self, sides: list, games, seed: int, progress: bool = False, label: str = "") -> list:
+        """Each side against every opponent (``games`` each, or one count per
+        opponent): a list (per side) of run lists."""
+        counts = list(games) if isinstance(games, tuple | list) else [games] * len(self.opponents)
         specs = [
-            runner.RunSpec(self.ruleset, s, o, games, seed) for s in sides for o in self.opponents
+            runner.RunSpec(self.ruleset, s, o, n, seed)
+            for s in sides
+            for o, n in zip(self.opponents, counts, strict=True)
         ]
         res = runner.run_many(
             specs,
@@ -393,11 +400,48 @@ class Objective:
 
     def __call__(self, specs: list[dict]) -> list[dict]:
         out = []
-        for runs in self.runs([self.side(s) for s in specs], self.games, self.seed):
-            row = score_row(runs, self.weights)
+        games = self.allot if self.allot is not None else self.games
+        for runs in self.runs([self.side(s) for s in specs], games, self.seed):
+            if self.allot is not None:
+                row = stratified_score(runs, self.weights)
+            else:
+                row = score_row(runs, self.weights)
             row["cached"] = all(r.cached for r in runs)
             out.append(row)
         return out
+
+
+def allot(total: int, weights) -> tuple[int, ...]:
+    """``total`` games against a mixture, split by its ``weights`` (stratified
+    sampling): each opponent's share rounded to whole seat-swapped pairs, at
+    least one pair each."""
+    w = np.asarray(weights, float)
+    return tuple(int(2 * max(1, round(total * x / 2))) for x in w / w.sum())
+
+
+def stratified_score(runs, weights, alpha: float = 0.05) -> dict:
+    """Side A's score against a mixture from one run per opponent, each of its
+    own size (stratified by weight, :func:`allot`): ``Σ w_j · score_j`` with the
+    normal interval of a stratified mean, each stratum's variance over its
+    deals (a seat-swapped pair, the independent unit; a stratum of one deal
+    counts the largest variance a score in [0, 1] can have)."""
+    from balance.stats.normal import z_crit
+
+    score, var = 0.0, 0.0
+    for w, r in zip(weights, runs, strict=True):
+        x = r.pair_points.astype(float) / 4.0
+        n = x.size
+        v = float(x.var(ddof=1)) if n > 1 else 0.25
+        score += float(w) * float(x.mean())
+        var += float(w) ** 2 * v / n
+    h = z_crit(alpha) * math.sqrt(var)
+    return {
+        "score": score,
+        "lo": max(0.0, score - h),
+        "hi": min(1.0, score + h),
+        "games": int(sum(r.games for r in runs)),
+        "deals": int(sum(r.pair_points.size for r in runs)),
+    }
 
 
 def score_row(runs, weights=None) -> dict:
@@ -524,6 +568,7 @@ def tune(
     progress: bool = True,
     weights=None,
     fresh: int | None = None,
+    allot: tuple | None = None,
 ) -> TuneResult:
     """Tune ``base``'s weights against ``opponents`` (module docstring).
 
@@ -533,7 +578,11 @@ def tune(
     ``weights`` (one per opponent, summing to 1): score against that mixture
     of the opponents (a best response to it: :mod:`balance.equilibrium`),
     not against each alike. ``fresh``: the seed of the re-evaluation
-    (default :func:`fresh_seed` of ``seed``)."""
+    (default :func:`fresh_seed` of ``seed``). ``allot`` (one count per
+    opponent, with ``weights``): the games of each search evaluation against
+    each opponent (stratified by weight: :func:`allot`); the re-evaluation
+    still plays ``games × refine`` against each, so its candidates compare
+    deal by deal."""
     games = check_options(budget, games, top, refine, sigma0)
     runner.check_seed(seed)
     if not opponents:
@@ -546,8 +595,23 @@ def tune(
         weights = tuple(float(w) for w in weights)
         if len(weights) != len(opponents) or abs(sum(weights) - 1.0) > 1e-9 or min(weights) < 0:
             raise ValueError("weights: one per opponent, non-negative, summing to 1")
+    if allot is not None:
+        allot = tuple(int(n) for n in allot)
+        if weights is None or len(allot) != len(opponents):
+            raise ValueError("allot: one game count per opponent, with the mixture's weights")
+        for n in allot:
+            runner.check_games(n, "a stratum's games")
     obj = Objective(
-        ruleset, base, list(opponents), games, seed, label, store, threads, weights=weights
+        ruleset,
+        base,
+        list(opponents),
+        games,
+        seed,
+        label,
+        store,
+        threads,
+        weights=weights,
+        allot=allot,
     )
     for s in [base, obj.side(sp.spec(sp.start())), *opponents]:  # refused sides: before any game
         runner.RunSpec(ruleset, s, opponents[0], 2, seed)

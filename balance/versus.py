@@ -203,14 +203,25 @@ def versus_status(prop: str, base: str, other: str, good: str) -> dict:
     }
 
 
+STANDING = {"fails": "still fails", "meets": "now meets", "unclear": "unclear"}
+
+
 def ruleset_line(name: str, rows: list[dict], against: str = "base", how: str = "") -> str:
     """One line per ruleset: on which properties it is closer to target than
-    base, further, and where no change is shown (any other verdict under its own words, e.g. "changed, both within target")."""
+    base, further, and where no change is shown (any other verdict under its
+    own words, e.g. "changed, both within target"). A property that moved
+    says where the ruleset now stands against the target, from its own
+    interval (``value_status``): "closer on draws (still fails)" — an
+    improvement that still misses — or "(now meets)"."""
     groups: dict[str, list[str]] = {"closer": [], "further": [], "no change shown": []}
     names = {CLOSER: "closer", FURTHER: "further", NO_CHANGE: "no change shown"}
     for r in rows:
         v = r["verdict"]
         key = names.get(v, v)  # "changed, both within target", ...
-        groups.setdefault(key, []).append(r.get("label", r["property"]))
+        label = r.get("label", r["property"])
+        st = r.get("value_status")
+        if v in (CLOSER, FURTHER) and st in STANDING:
+            label += f" ({'fails' if v == FURTHER and st == 'fails' else STANDING[st]})"
+        groups.setdefault(key, []).append(label)
     parts = [f"{k} on {', '.join(v) if v else 'none'}" for k, v in groups.items()]
     return f"{name} vs {against}{(' ' + how) if how else ''}: " + "; ".join(parts)

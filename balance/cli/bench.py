@@ -5,6 +5,7 @@ with the pairing and game count of ``configs/<game>/cli.toml`` ``[bench]``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -156,3 +157,68 @@ def bench_study_cmd(
         )
         + "; in a temporary folder, nothing kept",
     )
+
+
+def bench_oracle_cmd(
+    population: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Test populations: each a folder with population.toml and known.toml (a known "
+            "response found by a long search), e.g. tests/data/oracle/trisk."
+        ),
+    ],
+    seeds: Annotated[int, typer.Option("--seeds", help="Searches per population, seeds 1..N.")] = 5,
+    results: ResultsOpt = None,
+    as_json: JsonOpt = False,
+):
+    """The best-response oracle's power: from a weak population that a known response
+    beats by far, how often the default oracle finds a response within 2 points of
+    it (its miss rate over seeds, with a 95% interval)."""
+    from balance import oracle
+    from balance.cli.output import echo_json, table
+
+    if not 1 <= seeds <= 1000:
+        from balance.errors import UserError
+
+        raise UserError(f"--seeds must be between 1 and 1000, got {seeds}")
+    out = []
+    for folder in population:
+        res = oracle.power(folder, range(1, seeds + 1), results=results, progress=False)
+        out.append(res)
+        if not as_json:
+            table(
+                f"{res['game']}: the default oracle against {', '.join(res['population'])} "
+                f"(known response {res['known']}; a miss: more than "
+                f"{100 * res['margin']:g} points short of it on the same fresh deals)",
+                [
+                    "seed",
+                    "found",
+                    "gain [95% CI]",
+                    "known's gain",
+                    "short by",
+                    "evaluations",
+                    "seconds",
+                    "hit",
+                ],
+                [
+                    [
+                        str(r["seed"]),
+                        r["found"],
+                        f"{100 * r['gain']['mean']:+.1f} [{100 * r['gain']['lo']:+.1f}, "
+                        f"{100 * r['gain']['hi']:+.1f}]",
+                        f"{100 * r['known_gain']['mean']:+.1f}",
+                        f"{100 * r['short']:+.1f}",
+                        f"{r['evaluations']:,}",
+                        f"{r['seconds']:.0f}",
+                        "yes" if r["hit"] else "MISS",
+                    ]
+                    for r in res["rows"]
+                ],
+            )
+            typer.echo(
+                f"{res['game']}: missed {res['misses']} of {len(res['rows'])} "
+                f"({100 * res['miss_rate']:.0f}% [{100 * res['miss_lo']:.0f}, "
+                f"{100 * res['miss_hi']:.0f}], 95% Clopper–Pearson)"
+            )
+    if as_json:
+        echo_json(out)

@@ -39,40 +39,97 @@ def _pct(d: dict, digits: int = 1) -> str:
     )
 
 
-def summary_lines(s: dict) -> None:
-    """What the command prints: the answer first (is it an equilibrium, how
-    exploitable, is one strategy enough, the verdicts under equilibrium play),
-    then the mixture, the content and the curve."""
+def verdict_lines(s: dict) -> list[str]:
+    """The answer first: each property under strong play (both seats drawing
+    from the equilibrium mixture) against its target, as the study's index
+    states it, then one line summing them up (:func:`balance.design.equilibrium_rows`)."""
+    from balance import design
+
+    th = design.load_thresholds(s["game"])
+    rows = design.equilibrium_rows(s, th).to_dict("records")
+    pl = s["play"]
+    where = (
+        f"{s['rules']} {s['game']} under strong play (both seats drawing from the equilibrium "
+        f"mixture, fresh deals, {pl['games']:,} games on {pl['deals']:,} deals):"
+    )
+    out = [where]
+    for r in rows:
+        out.append(f"  {r['text']}")
+    fails = [r["label"] for r in rows if r["status"] == "fails"]
+    unclear = [r["label"] for r in rows if r["status"] == "unclear"]
+    if not fails and not unclear:
+        word = "every property meets its target"
+    else:
+        word = "; ".join(
+            x
+            for x in (
+                f"fails {', '.join(fails)}" if fails else "",
+                f"unclear on {', '.join(unclear)}" if unclear else "",
+            )
+            if x
+        )
+    trust = (
+        "an audited equilibrium"
+        if s["status"] == "equilibrium" and s.get("audit")
+        else "an equilibrium within ε (not audited)"
+        if s["status"] == "equilibrium"
+        else "a mixture NOT shown to be an equilibrium: read these as the play of this mixture"
+    )
+    out.append(f"  → {s['rules']} under strong play: {word} ({trust})")
+    return out
+
+
+def exploitability_line(s: dict) -> str:
+    """How far the mixture is from an equilibrium: the audit's gain where an
+    audit ran (the figure every claim reports), with its budget."""
     g = s["exploitability"]
     eps = 100 * s["epsilon"]
-    head = f"{s['game']} under the rules '{s['rules']}', at equilibrium (ε = {eps:g} points): "
-    if s["status"] == "equilibrium" and g["hi"] < 0:
+    a = s.get("audit")
+    who = (
+        f"the audit's best response (an independent search, seed {a['seed']} '{a['tag']}', "
+        f"{a['evaluations']:,} evaluations)"
+        if a
+        else "the best response found (not audited)"
+    )
+    head = f"{s['game']} under the rules '{s['rules']}', exploitability (ε = {eps:g} points): "
+    if s.get("failed"):
         head += (
-            "an equilibrium within ε is shown — no response found beats the mixture: the "
-            f"best the search found loses to it, {_pts(g)}"
+            f"NOT shown — the search failed (its best fell below the population's best member), "
+            f"so nothing is claimed; {who} {_pts(g)}"
         )
     elif s["status"] == "equilibrium":
-        head += f"an equilibrium within ε is shown — the best response found gains {_pts(g)}"
+        head += f"an equilibrium within ε is shown — {who} gains {_pts(g)}"
     else:
-        head += f"NOT shown within ε — the best response found still gains {_pts(g)}"
-    typer.echo(head + f" (fresh deals, n = {g['n']:,} deals, {g['games']:,} games)")
+        head += f"NOT shown within ε — {who} gains {_pts(g)}"
+    return head + f" (fresh deals, n = {g['n']:,} deals, {g['games']:,} games)"
+
+
+def summary_lines(s: dict) -> None:
+    """What the command prints: the answer first (each property under strong
+    play against its target), then how exploitable the mixture is (the
+    audit's figure), whether one strategy is enough, the mixture, the content
+    and the curve."""
+    for line in verdict_lines(s):
+        typer.echo(line)
+    typer.echo(exploitability_line(s))
     typer.echo(
         f"  ({s['status_text']}; a lower bound on the exploitability: searched {s['searched']})"
     )
     typer.echo(f"dominant strategy: {s['dominant']['status']} — {s['dominant']['text']}")
-    pl = s["play"]
-    typer.echo(
-        "under equilibrium play (both seats drawing from the mixture, fresh deals, "
-        f"{pl['games']:,} games on {pl['deals']:,} deals): first seat {_pct(pl['seat_share'])} "
-        f"of decided games; {pl['rounds']['mean']:.1f} rounds [{pl['rounds']['lo']:.1f}, "
-        f"{pl['rounds']['hi']:.1f}]; draws {_pct(pl['draws'])}; round cap {_pct(pl['round_cap'])}"
-    )
     sp, ef = s["support"], s["effective"]
     typer.echo(
         f"strategic diversity: support {sp['value']} [{sp['lo']}, {sp['hi']}], effective number of "
         f"strategies {ef['value']:.2f} [{ef['lo']:.2f}, {ef['hi']:.2f}] "
         f"({s['resamples']} resamples of the deals)"
     )
+    re_ = s.get("remeasured")
+    if re_:
+        typer.echo(
+            f"mixture stability: the matrix re-measured on other deals (seed {re_['seed']}, "
+            f"{re_['games']:,} games per pairing) moves a support weight by at most "
+            f"{100 * re_['max_move']:.1f} points "
+            + ("(holds still: under 10)" if re_["max_move"] < 0.10 else "(MOVES: 10 or more)")
+        )
     rows = []
     for m in s["members"]:
         w = m["worst"]
@@ -133,16 +190,33 @@ def summary_lines(s: dict) -> None:
             str(st["iteration"]),
             str(st["size"]),
             str(st["support"]),
-            st["response"],
+            st["response"] + (" (found by the audit)" if st.get("by") == "audit" else ""),
             _pts(st["gain"]),
+            f"{st['evaluations']:,}" if st.get("evaluations") else "—",
             st["decision"],
+            (
+                f"{_pts(st['audit']['gain'])}, {st['audit']['evaluations']:,} evaluations: "
+                f"{st['audit']['decision']}"
+            )
+            if st.get("audit")
+            else "—",
         ]
         for st in s["curve"]
     ]
     if rows:
         table(
-            "Exploitability curve (each iteration's best response against that iteration's mixture)",
-            ["iteration", "population", "support", "best response", "gain [95% CI]", "decision"],
+            "Exploitability curve (each iteration's best response against that iteration's "
+            "mixture; the audit: an independent, stronger search before any claim)",
+            [
+                "iteration",
+                "population",
+                "support",
+                "best response",
+                "gain [95% CI]",
+                "evaluations",
+                "decision",
+                "audit",
+            ],
             rows,
         )
 
@@ -177,20 +251,41 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
             int, typer.Option("--iterations", help="Best-response searches at most.")
         ] = eqm.ITERATIONS,
         budget: Annotated[
-            int, typer.Option("--budget", help="CMA-ES evaluations per search.")
+            int,
+            typer.Option(
+                "--budget",
+                help="CMA-ES evaluations of each restart's first stage (the better half go on "
+                "to twice as many, until one is left).",
+            ),
         ] = eqm.BUDGET,
+        restarts: Annotated[
+            int,
+            typer.Option("--restarts", help="CMA-ES restarts per search, each from its own start."),
+        ] = eqm.RESTARTS,
+        audit: Annotated[
+            int,
+            typer.Option(
+                "--audit",
+                help="Before any claim, audit the mixture with an independent search of this "
+                "many times the loop's evaluations (0: no audit, and no claim beyond the loop).",
+            ),
+        ] = eqm.AUDIT,
         games: Annotated[
             int, typer.Option("--games", help="Games per pairing of the payoff matrix.")
         ] = eqm.GAMES,
         search_games: Annotated[
             int,
-            typer.Option("--search-games", help="Games per opponent per candidate of a search."),
+            typer.Option(
+                "--search-games",
+                help="Games of each candidate of a search against the mixture (split by weight).",
+            ),
         ] = eqm.SEARCH_GAMES,
         screen_games: Annotated[
             int,
             typer.Option(
                 "--screen-games",
-                help="Games per opponent per content choice screened (loadouts, decks).",
+                help="Games of each start screened (a content choice with a weight set) against "
+                "the mixture (split by weight).",
             ),
         ] = eqm.SCREEN_GAMES,
         confirm_games: Annotated[
@@ -202,7 +297,9 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         step: Annotated[
             float,
             typer.Option(
-                "--step", help="The searches' first step, a share of each weight's range."
+                "--step",
+                help="The first restart's first step, a share of each weight's range (the "
+                "later restarts' widen to 0.3).",
             ),
         ] = eqm.STEP,
         seed: SeedOpt = 1,
@@ -237,10 +334,19 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
             )
         if not 1 <= iterations <= 1000:
             raise UserError(f"--iterations must be between 1 and 1000, got {iterations}")
-        if not 1 <= budget <= 100_000:
-            raise UserError(f"--budget must be between 1 and 100000 evaluations, got {budget}")
-        if not 0 < step <= 1:
-            raise UserError(f"--step must be above 0 and at most 1, got {step}")
+        if not 0 <= audit <= 100:
+            raise UserError(
+                f"--audit must be between 0 (no audit) and 100 (times the loop's evaluations), "
+                f"got {audit}"
+            )
+        osets = eqm.settings(
+            budget=budget,
+            restarts=restarts,
+            search_games=search_games,
+            screen_games=screen_games,
+            confirm_games=confirm_games,
+            step=step,
+        )  # every search setting checked here, before any game
         runner.check_seed(seed)
         rs = config.resolve_variant(game, with_rules(variant, rule))
         first = eqm.start_population(game, start)
@@ -263,10 +369,16 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
                 else f"; at most {left} more iteration{'s' if left > 1 else ''}, "
                 f"ETA ≤ {_clock(el / st.iteration * left)}"
             )
+            audited = (
+                f" (the audit, {st.audit['detail'].get('evaluations', 0):,} evaluations: "
+                f"{st.audit['response']} gains {_pts(st.audit['gain'])} → {st.audit['decision']})"
+                if st.audit is not None
+                else ""
+            )
             typer.echo(
                 f"iteration {st.iteration} of ≤ {iterations}: population {len(st.members)}, support "
                 f"{sum(x > eqm.SUPPORT_MIN for x in st.mixture)}; best response {st.response} gains "
-                f"{_pts(st.gain)} → {st.decision}; elapsed {_clock(el)}{eta}",
+                f"{_pts(st.gain)}{audited} → {st.decision}; elapsed {_clock(el)}{eta}",
                 err=True,
             )
 
@@ -277,12 +389,9 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
                 first,
                 epsilon=epsilon,
                 iterations=iterations,
-                budget=budget,
                 games=games,
-                search_games=search_games,
-                screen_games=screen_games,
-                confirm_games=confirm_games,
-                step=step,
+                oracle_settings=osets,
+                audit=audit or None,
                 seed=seed,
                 results=results,
                 threads=threads,
@@ -312,4 +421,193 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         summary_lines(s)
         if wrote is not None:
             typer.echo(f"wrote {wrote} and {len(eq.members)} member files beside it")
+        done(what)
+
+
+def audit_lines(game: str, rules: str, rec: dict, settings: dict, shipped: list[dict]) -> list[str]:
+    """What ``audit`` prints: the gain of the best response found against the
+    population's mixture, its interval and budget, then the audits the
+    population already records beside it."""
+    g = rec["gain_interval"]
+    eps = 100 * rec["epsilon"]
+    verdict = {
+        "equilibrium": f"holds: no response found gains more than ε = {eps:g} points",
+        "add": f"BEATEN: a response gains more than ε = {eps:g} points",
+        "not shown": "not shown either way: the interval reaches past ε (more confirmation games)",
+        "search failed": "not shown: the audit's search failed (its best fell below the "
+        "population's best member), so it is no evidence",
+    }[rec["decision"]]
+    out = [
+        f"{game} under the rules '{rules}', the population's mixture audited: {verdict}",
+        f"  best response found: {rec['response']}, gain {_pts(g)} (fresh deals, n = "
+        f"{g['n']:,} deals, {g['games']:,} games); the search: seed {rec['seed']} "
+        f"'{rec['tag']}', {rec['evaluations']:,} CMA-ES evaluations over {settings['restarts']} "
+        f"restarts, {settings['member_sets']} member and {settings['random_sets']} random weight "
+        f"sets screened with every content choice, {settings['search_games']:,} games per "
+        f"candidate, {settings['confirm_games']:,} confirmation games per opponent",
+    ]
+    for a in shipped:
+        out.append(
+            f"  recorded audit (seed {a['seed']} '{a.get('tag', '')}', {int(a['evaluations']):,} "
+            f"evaluations, {a.get('date', '')}): gain {100 * a['gain']:+.1f} points "
+            f"[{100 * a['gain_lo']:+.1f}, {100 * a['gain_hi']:+.1f}], {a.get('decision', '')}"
+        )
+    if shipped:
+        last = shipped[-1]
+        agree = not (g["lo"] > last["gain_hi"] or g["hi"] < last["gain_lo"])
+        out.append(
+            "  this audit and the last recorded one "
+            + (
+                "agree (their intervals overlap)"
+                if agree
+                else "DISAGREE (their intervals do not overlap)"
+            )
+        )
+    return out
+
+
+def add_audit_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
+    """``balance <game> audit``."""
+    from balance import equilibrium as eqm
+    from balance import oracle
+
+    game = home.name
+
+    @sub.command("audit")
+    @plays_games
+    def audit_cmd(
+        population: Annotated[
+            Path | None,
+            typer.Option(
+                "--population",
+                help="A population folder (or its population.toml); default: the game's shipped "
+                "equilibrium, strategies/<game>/equilibrium.",
+            ),
+        ] = None,
+        factor: Annotated[
+            int,
+            typer.Option(
+                "--audit",
+                help="The audit's evaluations, times those of the equilibrium loop's search at "
+                "--budget and --restarts.",
+            ),
+        ] = eqm.AUDIT,
+        budget: Annotated[
+            int,
+            typer.Option("--budget", help="The loop's evaluations per restart the audit scales."),
+        ] = eqm.BUDGET,
+        restarts: Annotated[
+            int, typer.Option("--restarts", help="The loop's restarts the audit adds one to.")
+        ] = eqm.RESTARTS,
+        games: Annotated[
+            int, typer.Option("--games", help="Games per pairing of the payoff matrix.")
+        ] = eqm.GAMES,
+        confirm_games: Annotated[
+            int,
+            typer.Option(
+                "--confirm-games",
+                help="The loop's fresh games per opponent; the audit plays four times as many.",
+            ),
+        ] = eqm.CONFIRM_GAMES,
+        seed: SeedOpt = 2,
+        record: Annotated[
+            bool,
+            typer.Option(
+                "--record", help="Add this audit to the population file (an [[audit]] table)."
+            ),
+        ] = False,
+        response: Annotated[
+            Path | None,
+            typer.Option(
+                "--response",
+                help="Write the best response found to this .toml strategy file (usable "
+                "anywhere a strategy is).",
+            ),
+        ] = None,
+        threads: ThreadsOpt = None,
+        results: ResultsOpt = None,
+        as_json: JsonOpt = False,
+    ):
+        """Audit an equilibrium population: an independent best-response search (its
+        own seed, several times the loop's budget) against the population's
+        mixture. Its gain, with its 95% interval, is the mixture's exploitability;
+        a search that finds nothing proves nothing, so a failed search says so."""
+        from balance import config, runner
+
+        if not 1 <= factor <= 100:
+            raise UserError(f"--audit must be between 1 and 100, got {factor}")
+        runner.check_seed(seed)
+        base = oracle.Settings(budget=budget, restarts=restarts, confirm_games=confirm_games)
+        settings = base.audit(factor)
+        members, p, data = eqm.load_population(game, population)
+        keep = [i for i, x in enumerate(p) if x > eqm.SUPPORT_MIN]
+        members, p = [members[i] for i in keep], p[keep] / p[keep].sum()
+        rules = str(data.get("rules", "base"))
+        rs = config.resolve_variant(game, rules)
+        eps = float(data.get("epsilon", eqm.EPSILON))
+        if record:
+            from balance.paths import writable_file
+
+            folder = population if population is not None else eqm.default_folder(game)
+            writable_file((folder / eqm.POPULATION) if folder.is_dir() else folder, "--population")
+        t0 = time.perf_counter()
+        with runner.tally() as played:
+            _, _, rec = eqm.audit_mixture(
+                game,
+                rs,
+                members,
+                p,
+                settings,
+                epsilon=eps,
+                games=games,
+                seed=seed,
+                results=results,
+                threads=threads,
+                tag="audit",
+            )
+        rec["epsilon"] = eps
+        found = rec.pop("strategy")
+        shipped = eqm.shipped_audits(data)
+        if response is not None:
+            g = rec["gain_interval"]
+            eqm.write_response(
+                game,
+                found,
+                response,
+                [
+                    f"A best response to the mixture of {', '.join(m.name for m in members)} "
+                    f"(weights {', '.join(f'{x:.4f}' for x in p)}), found by `balance {game} audit` "
+                    f"(seed {seed}, {rec['evaluations']:,} CMA-ES evaluations) on {rec['date']}",
+                    f"command: {eqm.portable_command(runner.command_line())}",
+                    f"its gain over ½ against the mixture, fresh deals (n = {g['n']} deals): "
+                    f"{100 * g['mean']:+.2f} points [{100 * g['lo']:+.2f}, {100 * g['hi']:+.2f}]",
+                ],
+            )
+        wrote = None
+        if record:
+            wrote = eqm.append_audit(
+                game, population, {k: v for k, v in rec.items() if k in eqm.AUDIT_KEYS}
+            )
+        what = (
+            f"audit of {game}'s population in {_clock(time.perf_counter() - t0)}: " + played.line()
+        )
+        if as_json:
+            echo_json(
+                {
+                    "game": game,
+                    "rules": rules,
+                    "audit": {k: v for k, v in rec.items()},
+                    "settings": settings.as_dict(),
+                    "recorded": shipped,
+                    "wrote": str(wrote) if wrote else None,
+                }
+            )
+            done(what, True)
+            return
+        for line in audit_lines(game, rules, rec, settings.as_dict(), shipped):
+            typer.echo(line)
+        if wrote is not None:
+            typer.echo(f"recorded in {wrote}")
+        if response is not None:
+            typer.echo(f"wrote the best response found to {response}")
         done(what)

@@ -280,18 +280,18 @@ def compare_at_equilibrium(
         echo_json(res)
         done(what, True)
         return res
+    from balance.cli.equilibrium import exploitability_line, verdict_lines
+
     for s in res["rulesets"]:
-        g = s["exploitability"]
+        for line in verdict_lines(s):  # the answer first: each property against its target
+            typer.echo(line)
+    for s in res["rulesets"]:
         mix = ", ".join(
             f"{m['name']} {100 * m['weight']:.0f}% [{100 * m['lo']:.0f}, {100 * m['hi']:.0f}]"
             for m in s["members"]
             if m["weight"] > 1e-6
         )
-        typer.echo(
-            f"{s['rules']} at equilibrium: {s['status']} ({s['status_text']}); exploitability "
-            f"{fmt.fmt_pp_ci(g['mean'], g['lo'], g['hi']).replace(' pp', ' points')} "
-            f"{fmt.fmt_n(g.get('n'), 'deals')}; mixture {mix}; {s['dominant']['text']}"
-        )
+        typer.echo(f"{exploitability_line(s)}; mixture {mix}; {s['dominant']['text']}")
     if not res["comparisons"]:
         typer.echo(
             f"one ruleset ({res['base']}): nothing to compare it against; name others with "
@@ -1159,10 +1159,11 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
         done(what)
 
     add_tune_commands(sub, home, defaults)
-    from balance.cli.equilibrium import add_equilibrium_command
+    from balance.cli.equilibrium import add_audit_command, add_equilibrium_command
     from balance.cli.repair import add_repair_command
 
     add_equilibrium_command(sub, home, defaults)
+    add_audit_command(sub, home, defaults)
     add_repair_command(sub, home, defaults)
 
 

@@ -99,6 +99,7 @@ def make_app() -> typer.Typer:
     bench_app.command("report")(bench_cli.bench_report_cmd)
     bench_app.command("study")(bench_cli.bench_study_cmd)
     bench_app.command("scaling")(bench_cli.bench_scaling_cmd)
+    bench_app.command("oracle")(bench_cli.bench_oracle_cmd)
     return app
 
 

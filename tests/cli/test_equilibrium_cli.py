@@ -26,6 +26,10 @@ SMALL = [
     100,
     "--confirm-games",
     400,
+    "--restarts",
+    2,
+    "--audit",
+    2,
     "--seed",
     3,
 ]
@@ -38,17 +42,25 @@ def test_equilibrium_answers_first_writes_a_population_and_replays_bit_for_bit(t
     out = tmp_path / "eq"
     p = cli(["suits", "equilibrium", *SMALL, "--out", out], tmp_path)
     assert p.returncode == 0, p.stderr
-    first = p.stdout.splitlines()[0]
-    assert first.startswith("suits under the rules 'base', at equilibrium (ε = 2 points): ")
-    assert "points [" in first and "deals" in first
-    assert p.stdout.splitlines()[2].startswith("dominant strategy: ")
-    assert "under equilibrium play (both seats drawing from the mixture" in p.stdout
+    lines = p.stdout.splitlines()
+    # the answer first: each property under strong play against its target, summed up
+    assert lines[0].startswith("base suits under strong play (both seats drawing from the ")
+    for i, prop in enumerate(("seat fairness", "game length", "draws", "round-cap draws")):
+        assert lines[1 + i].startswith(f"  {prop}: ") and "target" in lines[1 + i]
+    assert lines[5].startswith("  → base under strong play: ")
+    # then the exploitability: the audit's figure, with its budget
+    assert lines[6].startswith("suits under the rules 'base', exploitability (ε = 2 points): ")
+    assert "points [" in lines[6] and "deals" in lines[6]
+    assert "the audit's best response" in lines[6] or "search failed" in lines[6]
+    assert lines[8].startswith("dominant strategy: ")
     assert "iteration 1 of ≤ 2:" in p.stderr and "elapsed" in p.stderr
     members, w, data = eqm.load_population("suits", out)
     assert abs(w.sum() - 1) < 1e-9 and len(members) == len(list(out.glob("[0-9][0-9]-*.toml")))
     assert data["rules"] == "base" and data["step"]
     text = (out / eqm.POPULATION).read_text()
-    assert "# exploitability (the last best response's gain, fresh deals" in text
+    assert "# exploitability (the audit's gain (an independent search, seed 3" in text
+    assert data["audit"] and data["audit"][-1]["seed"] == 3 and "stability" in data
+    assert "/" not in text.split("# command: ")[1].split("\n")[0].replace("--out eq", "")
 
     j1 = cli(["suits", "equilibrium", *SMALL, "--json"], tmp_path)
     assert j1.returncode == 0, j1.stderr
@@ -61,7 +73,9 @@ def test_equilibrium_answers_first_writes_a_population_and_replays_bit_for_bit(t
         assert fig["lo"] <= fig["mean"] <= fig["hi"] and fig["n"] > 0
     assert s1["play"]["games"] > 0 and s1["play"]["deals"] > 0
     g = s1["exploitability"]
-    assert g["lo"] <= g["mean"] <= g["hi"] and g["n"] == 200
+    assert g["lo"] <= g["mean"] <= g["hi"]
+    if s1["audit"]:  # the audit's figure: four times the confirmation games
+        assert g["n"] == 800 and s1["audit"]["gain"] == g["mean"]
     assert len(s1["curve"]) in (1, 2) and s1["status"] in ("equilibrium", "budget")
     assert np.isclose(sum(m["weight"] for m in s1["members"]), 1.0)
     j2 = cli(["suits", "equilibrium", *SMALL, "--json"], tmp_path)

@@ -217,6 +217,139 @@ def test_bad_loop_settings_are_refused():
         E.double_oracle([], oracle.payoffs, oracle.respond)
 
 
+# ---- a search that finds nothing proves nothing ---------------------------------------------
+class FailingOracle(MatrixOracle):
+    """An oracle whose search fails: it answers the *worst* pure strategy
+    against the mixture (a negative gain, its interval wholly below ε), the
+    way a search stuck far from every good response does. ``flag``: the
+    oracle knows its best fell below the population's best member (as
+    :func:`balance.oracle.best_response` measures it) and says so."""
+
+    def __init__(self, *a, flag: bool = True, **kw):
+        super().__init__(*a, **kw)
+        self.flag = flag
+
+    def respond(self, members, p, k):
+        v = self.M @ self.full(members, p)
+        b = int(np.argmin(v))
+        g = float(v[b])
+        gain = {"mean": g, "lo": g - Z * self.se, "hi": g + Z * self.se, "se": self.se, "n": 0}
+        return Pure(self.names[b], b), gain, {"true": g, "failed": self.flag}
+
+
+def test_a_failed_search_is_never_evidence_of_an_equilibrium():
+    """The uniform mixture of rock, paper, scissors and a dominated Y is far from
+    the game's equilibrium (X beats every one of them by 0.2), but the failing
+    oracle answers Y at a gain wholly below 0, well inside ε: the old rule read
+    that as "an equilibrium". A failed search is no evidence: the step says
+    "search failed", the loop ends "not shown", and no audit can be skipped to
+    make it otherwise."""
+    X, names = exploitable_rps(0.2)
+    M = np.zeros((5, 5))  # ... and Y, which loses to each of the four by 0.1
+    M[:4, :4] = X
+    M[4, :4], M[:4, 4] = -0.1, 0.1
+    names = [*names, "Y"]
+    oracle = FailingOracle(M, names, se=EPS / 4, seed=1)
+    loop = E.double_oracle(
+        [oracle.pure(s) for s in RPS], oracle.payoffs, oracle.respond, epsilon=EPS, iterations=5
+    )
+    assert loop.steps[0].response == "Y"
+    assert loop.steps[0].gain["hi"] < 0  # what the old rule took for evidence
+    assert E.decide(loop.steps[0].gain, EPS) == "equilibrium"  # the rule without the flag
+    assert [s.decision for s in loop.steps] == ["search failed"]
+    assert loop.status == "not shown"
+    # the audit is not asked to rescue a failed search: nothing is claimed either way
+    audited = E.double_oracle(
+        [oracle.pure(s) for s in RPS],
+        oracle.payoffs,
+        oracle.respond,
+        epsilon=EPS,
+        audit=MatrixOracle(M, names, se=EPS / 4, seed=2).respond,
+    )
+    assert audited.status == "not shown" and audited.steps[0].audit is None
+
+
+def test_the_audit_overrules_a_silent_search():
+    """A search that misses X (it answers a member, gain 0) declares an
+    equilibrium within ε on its own; the audit (the exact oracle: an
+    independent search that does not miss) finds X beating the mixture by
+    ε + 3 SE: X joins, the loop goes on, and the next step's audit confirms X
+    alone. The exploitability reported is always the audit's."""
+    M, names = exploitable_rps(EPS + 3 * EPS / 4)
+
+    def blind(members, p, k):  # the best member, gain 0 exactly: nothing better found
+        i = int(np.argmax(p))
+        gain = {"mean": 0.0, "lo": -0.005, "hi": 0.005, "se": 0.0025, "n": 0}
+        return members[i], gain, {"member": True}
+
+    exact = MatrixOracle(M, names, se=EPS / 4, seed=3)
+    loop = E.double_oracle(
+        [exact.pure(s) for s in RPS],
+        exact.payoffs,
+        blind,
+        epsilon=EPS,
+        iterations=5,
+        audit=exact.respond,
+    )
+    first = loop.steps[0]
+    assert first.audit is not None and first.audit["response"] == "X"
+    assert first.decision == "add" and first.response == "X" and first.detail["by"] == "audit"
+    assert loop.status == "equilibrium" and [m.name for m in loop.members] == [*RPS, "X"]
+    assert loop.exploitability == loop.steps[-1].audit["gain"]
+    assert exact.exact(loop.members, loop.mixture)[1] == pytest.approx(0.0, abs=1e-7)
+
+
+def test_a_member_that_seems_to_gain_is_not_added_again():
+    """The best found is a member of the population (nothing better) and its
+    interval reaches past ε: it cannot join again; "not shown"."""
+    g = {"mean": 0.015, "lo": 0.005, "hi": 0.025}
+    assert E.decide(g, EPS, member=True) == "not shown"
+    assert E.decide(g, EPS) == "add"
+    assert E.decide({"mean": -0.05, "lo": -0.06, "hi": -0.04}, EPS, failed=True) == (
+        "search failed"
+    )
+
+
+@pytest.mark.slow  # 4,000 simulated loops, about 2 s
+def test_an_independent_audit_multiplies_the_miss_rates_simulated():
+    """The search error, simulated: a loop oracle that misses the one response
+    past ε (X, beating the mixture by ε + 3 SE) with probability 0.3, and an
+    audit that misses it with probability 0.2 on its own, independent draws.
+    A wrong claim needs both to miss: 0.3 × 0.2 = 6% of runs (measured over
+    4,000 runs; within 4 binomial SEs), where the loop alone would claim in 30%.
+    The audit's power, not the stopping rule's level, bounds the search error:
+    each engine's oracle power is measured in tests/core/test_oracle_power.py."""
+    M, names = exploitable_rps(EPS + 3 * EPS / 4)
+    runs, wrong, loop_only = 4000, 0, 0
+    for seed in range(runs):
+        exact = MatrixOracle(M, names, se=EPS / 4, seed=seed)
+        rng = np.random.default_rng(10_000 + seed)
+
+        def missing(rate):
+            def respond(members, p, k):
+                if rng.random() < rate:  # a miss: the best member, nothing better
+                    i = int(np.argmax(p))
+                    return members[i], {"mean": 0.0, "lo": -0.01, "hi": 0.01}, {"member": True}
+                return exact.respond(members, p, k)
+
+            return respond
+
+        loop = E.double_oracle(
+            [exact.pure(s) for s in RPS],
+            exact.payoffs,
+            missing(0.3),
+            epsilon=EPS,
+            iterations=1,
+            audit=missing(0.2),
+        )
+        wrong += loop.status == "equilibrium"
+        loop_only += loop.steps[0].audit is not None
+    rate = wrong / runs
+    print(f"wrong claims {wrong}/{runs} = {rate:.3%}; the loop alone claimed {loop_only}")
+    assert abs(rate - 0.06) <= 4 * math.sqrt(0.06 * 0.94 / runs)
+    assert abs(loop_only / runs - 0.3) <= 4 * math.sqrt(0.3 * 0.7 / runs)
+
+
 # ---- the stopping rule's error rate and power --------------------------------------------
 def declared_rate(true_gain: float, se: float, runs: int, seed: int) -> float:
     """The share of ``runs`` where :func:`decide` declares an equilibrium for
@@ -371,7 +504,11 @@ def test_the_toy_curve_decreases_to_epsilon_and_nothing_beats_the_mixture(toy_eq
     assert curve[-1]["hi"] <= EPS
     assert curve[-1]["mean"] < curve[0]["mean"]
     assert all(s.gain["lo"] > 0 for s in eq.loop.steps if s.decision == "add")
-    assert eq.exploitability == curve[-1]
+    # the claim is the audit's: an independent search with four times the evaluations
+    audit = eq.loop.steps[-1].audit
+    assert audit is not None and audit["decision"] == "equilibrium"
+    assert eq.exploitability == audit["gain"] and audit["gain"]["hi"] <= EPS
+    assert audit["detail"]["evaluations"] >= 4 * eq.loop.steps[-1].detail["evaluations"] / 2
 
     gains = every_threshold(eq)
     print({t: round(100 * g, 2) for t, g in gains.items()})
@@ -418,7 +555,7 @@ def test_at_the_default_step_the_toy_mixture_is_not_beaten(toy, tmp_path):
 def test_same_seed_same_population_and_an_interrupted_run_resumes(toy_eq, tmp_path):
     """Two runs with the same seed into fresh stores agree bit for bit (names,
     specs, mixtures, gains). A run stopped by an exception after its second
-    step, then run again on the same store, gives the same population; the
+    step (of two: the second audited), then run again on the same store, gives the same population; the
     two together simulate exactly the runs of one uninterrupted run (the
     second reads back what the first stored and simulates only the rest)."""
     eq, _, full = toy_eq
@@ -426,7 +563,7 @@ def test_same_seed_same_population_and_an_interrupted_run_resumes(toy_eq, tmp_pa
     same(eq, again)
 
     def stop(step):
-        if step.iteration == 2:
+        if step.iteration == 1:
             raise KeyboardInterrupt
 
     store = tmp_path / "c"
@@ -435,7 +572,7 @@ def test_same_seed_same_population_and_an_interrupted_run_resumes(toy_eq, tmp_pa
     with runner.tally() as second:
         resumed = E.equilibrium("toy", base_rules(), named(), results=store, **TOY_SETTINGS)
     same(eq, resumed)
-    assert len(eq.loop.steps) == 3
+    assert len(eq.loop.steps) == 2
     assert first.simulated_runs > 0 and second.simulated_runs > 0 and second.read_runs > 0
     assert first.simulated_runs + second.simulated_runs == full.simulated_runs
     assert first.simulated_games + second.simulated_games == full.simulated_games
@@ -479,6 +616,9 @@ def same(a: E.Equilibrium, b: E.Equilibrium) -> None:
     assert [s.gain for s in a.loop.steps] == [s.gain for s in b.loop.steps]
     assert [s.mixture for s in a.loop.steps] == [s.mixture for s in b.loop.steps]
     assert [s.decision for s in a.loop.steps] == [s.decision for s in b.loop.steps]
+    assert [s.audit and s.audit["gain"] for s in a.loop.steps] == [
+        s.audit and s.audit["gain"] for s in b.loop.steps
+    ]
 
 
 def test_the_toy_search_refuses_bad_settings_before_any_game(toy, tmp_path):

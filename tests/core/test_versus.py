@@ -109,6 +109,24 @@ def test_the_ruleset_line():
     )
 
 
+def test_the_ruleset_line_says_where_a_moved_property_now_stands():
+    """"closer on draws (still fails)": an improvement that still misses its
+    target says so, from the ruleset's own interval against the target."""
+    rows = [
+        {"property": "d", "label": "draws", "verdict": CLOSER, "value_status": "fails"},
+        {"property": "r", "label": "round-cap share", "verdict": CLOSER, "value_status": "meets"},
+        {"property": "s", "label": "seat fairness", "verdict": FURTHER, "value_status": "unclear"},
+        {"property": "l", "label": "game length", "verdict": FURTHER, "value_status": "fails"},
+        {"property": "x", "label": "support size", "verdict": NO_CHANGE, "value_status": "fails"},
+    ]
+    line = versus.ruleset_line("force", rows, "base", "under equilibrium play")
+    assert line == (
+        "force vs base under equilibrium play: closer on draws (still fails), round-cap share "
+        "(now meets); further on seat fairness (unclear), game length (fails); no change shown "
+        "on support size"
+    )
+
+
 def _seat_share(rng, p: float, deals: int) -> dict:
     """The first seat's share of decided games as the equilibrium's ``play``
     measures it: each deal played twice (seats swapped), clustered by deal."""

@@ -194,10 +194,12 @@ def test_the_study_settings_of_the_equilibrium_check():
     from balance.errors import UserError
 
     kw = study.equilibrium_settings("tosk", {"equilibrium": {"budget": 6, "games": 300}}, 0.5)
-    # defaults from the equilibrium module; game counts x scale (even), the budget as set
+    # the study's smaller audit by default; game counts x scale (even), the budget as set
     assert kw["budget"] == 6 and kw["games"] == 150
-    assert kw["confirm_games"] == equilibrium.CONFIRM_GAMES // 2
-    assert study.equilibrium_settings("tosk", {}, 1.0)["budget"] == equilibrium.CHECK_BUDGET
+    assert kw["confirm_games"] == study._eq_defaults()["confirm_games"] // 2
+    full = study.equilibrium_settings("tosk", {}, 1.0)
+    assert full["budget"] == equilibrium.CHECK["budget"]
+    assert full["restarts"] == equilibrium.CHECK["restarts"] == 1
     for bad, word in (
         ({"budgets": 3}, "unknown key 'budgets'"),
         ({"games": 0}, "'games' must be a whole number"),
