@@ -46,7 +46,7 @@ from balance import config, stats, tune
 from balance.errors import UserError
 
 BUDGET = 128  # CMA-ES evaluations of each restart's first stage
-RESTARTS = 3  # CMA-ES runs per search, each from its own start
+RESTARTS = 8  # CMA-ES runs per search, each from its own start
 MEMBER_SETS = 8  # members' weight sets screened with each content choice
 RANDOM_SETS = 4  # random weight sets screened with each content choice
 SEARCH_GAMES = 600  # games of each candidate against the mixture, split by weight
@@ -57,6 +57,7 @@ CONFIRM_GAMES = 4000  # games per opponent that measure a response's gain (fresh
 STEP = 0.1  # the first restart's first step, a share of each weight's range
 WIDE_STEP = 0.3  # the last restart's: wide, to cross the plateaus where weights change no decision
 ESCALATIONS = 1  # a failed search is searched again this many times, each time stronger
+PERTURB = 0.2  # a random start near a member: its weights moved by this share of their ranges (SD)
 AUDIT_FACTOR = 4  # the audit's evaluations: at least this many times the oracle's
 AUDIT_CONFIRM = 4  # ... and this many times its confirmation games (a tighter interval)
 SUPPORT_MIN = 1e-6  # weights below this are outside the mixture's support
@@ -111,12 +112,13 @@ class Settings:
         return sum(n * b for n, b in halving(self.restarts, self.budget))
 
     def audit(self, factor: int = AUDIT_FACTOR) -> Settings:
-        """The audit's settings: one restart more, each restart's first stage
+        """The audit's settings: twice the restarts (the landscape has many
+        peaks: more starts find more of them), each restart's first stage
         grown until the search spends at least ``factor`` times the
         evaluations, twice the weight sets screened, every screen at the
         search's games, ``AUDIT_CONFIRM`` times the confirmation games (the
         audit's interval is the exploitability a claim reports)."""
-        restarts = self.restarts + 1
+        restarts = 2 * self.restarts
         stages = sum(n * b for n, b in halving(restarts, 1))  # evaluations per unit of budget
         budget = math.ceil(factor * self.evaluations / stages)
         return replace(
@@ -237,16 +239,28 @@ def weight_sets(
         seen.add(_specs_key(tuned))
         out.append(("tuned", _strip(tuned)))
     if settings.random_sets:
-        base = replace(_strip(members[order[0]]), by_primal=())
-        sp = tune.space(arena.game, base, arena.bounds)
+        # random starting points: every other one drawn uniformly in the tuned space,
+        # the others a member's weights moved a random step (normal, PERTURB of each
+        # weight's range) - a random point far from every good strategy rarely recovers
+        # in a short search, one near a good strategy in another basin can
+        bases = [st for o, st in out if o != "random"] or [_strip(members[order[0]])]
         rng = np.random.default_rng(seed % (2**63))
-        hold = [j for j, prm in enumerate(sp.params) if "temperature" in prm.key]
         for r in range(settings.random_sets):
-            u = rng.uniform(size=sp.dim)
+            base = replace(bases[(r // 2) % len(bases)], by_primal=())
+            if base.by_primal or not base.spec:
+                base = replace(_strip(members[order[0]]), by_primal=())
+            sp = tune.space(arena.game, base, arena.bounds)
+            if r % 2 == 0:
+                u = np.clip(sp.to_unit(sp.start()) + rng.normal(0, PERTURB, sp.dim), 0, 1)
+                kind = "near"
+            else:
+                u = rng.uniform(size=sp.dim)
+                kind = "uniform"
             vals = sp.values(u)
-            for j in hold:
-                vals[j] = sp.params[j].start
-            out.append(("random", replace(base, name=f"random{r + 1}", spec=sp.spec(vals))))
+            for j, prm in enumerate(sp.params):
+                if "temperature" in prm.key:
+                    vals[j] = prm.start
+            out.append(("random", replace(base, name=f"random{r + 1}-{kind}", spec=sp.spec(vals))))
     return out
 
 
@@ -286,25 +300,33 @@ def pick_starts(rows: list[dict], settings: Settings) -> list[dict]:
     """The restarts' starts, from the screen's rows: the best row; then the best
     row of each content choice not yet started from, in order of score; the
     last restart from the best random set (random starting points as well as
-    the members'); ties broken by the row's order."""
+    the members'). Fewer good rows than restarts (a game without content, a
+    small population): the best rows again, in order — each restart searches
+    on its own seed with its own first step, so a start run twice is two
+    searches. Ties are broken by the row's order."""
     ranked = sorted(range(len(rows)), key=lambda i: (-rows[i]["score"], i))
     n = settings.restarts
     randoms = [i for i in ranked if rows[i]["origin"] == "random"]
+    good = [i for i in ranked if rows[i]["origin"] != "random"] or ranked
     want_random = bool(randoms) and n >= 2
     picked: list[int] = []
-    for i in ranked:
+    for i in good:
         if len(picked) >= n - want_random:
             break
         if any(rows[j]["content"] == rows[i]["content"] for j in picked):
             continue
         picked.append(i)
-    for i in ranked:  # fewer content choices than restarts: the next best rows
+    for i in good:  # fewer content choices than restarts: the next best rows
         if len(picked) >= n - want_random:
             break
         if i not in picked:
             picked.append(i)
+    k = 0
+    while len(picked) < n - want_random:  # fewer good rows than restarts: again, in order
+        picked.append(picked[k])
+        k += 1
     if want_random:
-        picked.append(next(i for i in randoms if i not in picked))
+        picked.append(randoms[0])
     return [rows[i] for i in picked]
 
 

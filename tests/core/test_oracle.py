@@ -19,9 +19,11 @@ from balance.errors import UserError
 
 def test_the_halving_stages_and_the_evaluations_they_spend():
     """Three restarts of 128: all three to 128, the better two to 256, the best
-    to 512: 3·128 + 2·128 + 1·256 = 896 evaluations."""
+    to 512: 3·128 + 2·128 + 1·256 = 896 evaluations. The default, eight of
+    128: 8·128 + 4·128 + 2·256 + 1·512 = 2,560."""
     assert oracle.halving(3, 128) == [(3, 128), (2, 128), (1, 256)]
-    assert oracle.Settings().evaluations == 896
+    assert oracle.Settings(restarts=3).evaluations == 896
+    assert oracle.Settings().evaluations == 2560
     assert oracle.halving(1, 24) == [(1, 24)]
     assert oracle.halving(5, 1) == [(5, 1), (3, 1), (2, 2), (1, 4)]
 
@@ -30,10 +32,10 @@ def test_the_audit_spends_at_least_four_times_the_loops_evaluations():
     for s in (oracle.Settings(), oracle.Settings(budget=7, restarts=1), oracle.Settings(restarts=5)):
         a = s.audit()
         assert a.evaluations >= 4 * s.evaluations
-        assert a.restarts == s.restarts + 1
+        assert a.restarts == 2 * s.restarts
         assert a.random_sets >= 2 * max(s.random_sets, 1) and a.member_sets >= s.member_sets
         assert a.confirm_games == oracle.AUDIT_CONFIRM * s.confirm_games
-    assert oracle.Settings().audit(8).evaluations >= 8 * 896
+    assert oracle.Settings().audit(8).evaluations >= 8 * 2560
 
 
 def test_restart_steps_go_from_narrow_to_wide():
