@@ -535,8 +535,8 @@ def compare_equilibrium_command(
     if its < 1:
         raise UserError(f"--iterations must be at least 1; got {iterations}")
     bud = eqm.BUDGET if budget is None else int(budget)
-    if bud < 1:
-        raise UserError(f"--budget must be at least 1 evaluation; got {budget}")
+    # every search setting checked here, before any ruleset plays a game
+    eqm.settings(budget=bud, **{k: v for k, v in sizes.items() if k in eqm.ORACLE_SIZES})
     summ_kw = {k: sizes.pop(k) for k in ("play_games", "bootstrap") if k in sizes}
     rulesets = config.parse_variant_list(game, variants)
     names = [r.name for r in rulesets]

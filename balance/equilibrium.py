@@ -165,6 +165,12 @@ class Step:
             "evaluations": self.detail.get("evaluations"),
             "by": self.detail.get("by", "search"),
         }
+        also = [
+            {"response": _name(x), "gain": {k: _num(v) for k, v in g.items()}}
+            for x, g in self.detail.get("also", [])
+        ]
+        if also and self.decision == "add":
+            out["also"] = also
         if self.audit is not None:
             out["audit"] = {
                 "response": self.audit["response"],
@@ -320,6 +326,9 @@ def double_oracle(
             status = decision if decision in ("equilibrium", "budget") else "not shown"
             return Loop(members, p, A, steps, status)
         members.append(response)
+        for extra, g in detail.get("also", []):  # more responses of the same search
+            if decide(g, epsilon) == "add":
+                members.append(extra)
 
 
 # ---- the game's side -------------------------------------------------------------------
@@ -572,10 +581,14 @@ class Equilibrium:
         return self.loop.exploitability
 
 
+ORACLE_SIZES = ("search_games", "screen_games", "confirm_games")
+
+
 def settings(
     *,
     budget: int = BUDGET,
     restarts: int = RESTARTS,
+    responses: int = 1,
     search_games: int = SEARCH_GAMES,
     screen_games: int = SCREEN_GAMES,
     confirm_games: int = CONFIRM_GAMES,
@@ -587,6 +600,7 @@ def settings(
     return oracle.Settings(
         budget=budget,
         restarts=restarts,
+        responses=responses,
         search_games=search_games,
         screen_games=screen_games,
         confirm_games=confirm_games,

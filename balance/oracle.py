@@ -57,6 +57,7 @@ CONFIRM_GAMES = 4000  # games per opponent that measure a response's gain (fresh
 STEP = 0.1  # the first restart's first step, a share of each weight's range
 WIDE_STEP = 0.3  # the last restart's: wide, to cross the plateaus where weights change no decision
 ESCALATIONS = 1  # a failed search is searched again this many times, each time stronger
+EXTRA_MIN = 0.02  # a further response of a search: beating the mixture by more than this
 PERTURB = 0.2  # a random start near a member: its weights moved by this share of their ranges (SD)
 AUDIT_FACTOR = 4  # the audit's evaluations: at least this many times the oracle's
 AUDIT_CONFIRM = 4  # ... and this many times its confirmation games (a tighter interval)
@@ -77,6 +78,7 @@ class Settings:
     confirm_games: int = CONFIRM_GAMES
     step: float = STEP
     escalations: int = ESCALATIONS
+    responses: int = 1  # responses a search may add: the best, and the best of other restarts
     top: int = tune.TOP
     refine: int = tune.REFINE
 
@@ -97,6 +99,8 @@ class Settings:
             raise UserError(f"--restarts must be between 1 and 50, got {self.restarts}")
         if not 0 < self.step <= 0.5:
             raise UserError(f"--step must be above 0 and at most 0.5, got {self.step}")
+        if not 1 <= self.responses <= 10:
+            raise UserError(f"--responses must be between 1 and 10, got {self.responses}")
         for n, what in (
             (self.member_sets, "member weight sets"),
             (self.random_sets, "random weight sets"),
@@ -148,6 +152,7 @@ class Settings:
             "confirm_games": self.confirm_games,
             "step": self.step,
             "escalations": self.escalations,
+            "responses": self.responses,
         }
 
 
@@ -414,13 +419,13 @@ def search(arena, members: list, p: np.ndarray, settings: Settings, *, tag: str,
         budget *= 2
     cands = []
     for r in runs:
-        cands.append({"side": r["start"], "origin": "start"})
-        cands += [{"side": f, "origin": "search"} for f in r["finalists"]]
+        cands.append({"side": r["start"], "origin": "start", "restart": r["j"]})
+        cands += [{"side": f, "origin": "search", "restart": r["j"]} for f in r["finalists"]]
     # the population's best member (against the mixture, on the matrix): a candidate too
     A = arena.payoffs(members)
     v = A @ p
     best = max(range(len(members)), key=lambda i: (round(float(v[i]), 9), float(p[i]), -i))
-    cands.append({"side": members[best], "origin": "member"})
+    cands.append({"side": members[best], "origin": "member", "restart": -1})
     known = [m.vector() for m in members]
     uniq, seen = [], []
     for c in cands:
@@ -518,6 +523,30 @@ def best_response(
         content = side.name.partition("@")[2]
         side = replace(side, name=name + _at(content), by_primal=())
     gain = measure_gain(arena, side, found["opponents"], found["weights"], s, tag)
+    also = []
+    if not is_member and not is_failed and settings.responses > 1:
+        # more responses from the same search: each other restart's best, where it
+        # beats the mixture by more than ε on the fresh deals (its gain then measured
+        # like the first's); the loop adds those its rule adds
+        taken = {best["restart"]}
+        others = sorted(
+            (c for c in cands if not c["member"] and c["restart"] not in taken),
+            key=lambda c: -float(c["points"].mean()),
+        )
+        for c in others:
+            if len(also) >= settings.responses - 1:
+                break
+            if c["restart"] in taken or float(c["points"].mean()) - 0.5 <= EXTRA_MIN:
+                continue
+            taken.add(c["restart"])
+            letter = "bcdefghijk"[len(also)]
+            extra = replace(
+                c["side"],
+                name=f"{name}{letter}" + _at(c["side"].name.partition("@")[2]),
+                by_primal=(),
+            )
+            g = measure_gain(arena, extra, found["opponents"], found["weights"], s, tag)
+            also.append((extra, g))
     detail = {
         "evaluations": sum(t["evaluations"] for t in tries),
         "escalations": escalated,
@@ -527,6 +556,7 @@ def best_response(
         "search_best": float(s_best["points"].mean()) - 0.5 if s_best is not None else None,
         "settings": s.as_dict(),
         "tag": tag,
+        "also": also,
     }
     arena.screens.append(
         [

@@ -262,6 +262,14 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
             int,
             typer.Option("--restarts", help="CMA-ES restarts per search, each from its own start."),
         ] = eqm.RESTARTS,
+        responses: Annotated[
+            int,
+            typer.Option(
+                "--responses",
+                help="Responses one search may add: its best, and the best of as many other "
+                "restarts that beat the mixture by more than ε too (a population grows faster).",
+            ),
+        ] = 1,
         audit: Annotated[
             int,
             typer.Option(
@@ -342,6 +350,7 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
         osets = eqm.settings(
             budget=budget,
             restarts=restarts,
+            responses=responses,
             search_games=search_games,
             screen_games=screen_games,
             confirm_games=confirm_games,
@@ -375,10 +384,20 @@ def add_equilibrium_command(sub: typer.Typer, home: Game, defaults: dict) -> Non
                 if st.audit is not None
                 else ""
             )
+            more = (
+                "; also "
+                + ", ".join(
+                    f"{x.name} {_pts(g)}"
+                    + ("" if eqm.decide(g, epsilon) == "add" else " (not added)")
+                    for x, g in st.detail.get("also", [])
+                )
+                if st.decision == "add" and st.detail.get("also")
+                else ""
+            )
             typer.echo(
                 f"iteration {st.iteration} of ≤ {iterations}: population {len(st.members)}, support "
                 f"{sum(x > eqm.SUPPORT_MIN for x in st.mixture)}; best response {st.response} gains "
-                f"{_pts(st.gain)}{audited} → {st.decision}; elapsed {_clock(el)}{eta}",
+                f"{_pts(st.gain)}{audited}{more} → {st.decision}; elapsed {_clock(el)}{eta}",
                 err=True,
             )
 

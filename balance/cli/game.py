@@ -498,7 +498,9 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             int | None,
             typer.Option(
                 "--budget",
-                help="With --field equilibrium: CMA-ES evaluations per search (default 48).",
+                help="With --field equilibrium: CMA-ES evaluations of each restart's first "
+                "stage (default 128; eight restarts, halved each stage: 2,560 per search; the "
+                "audit before each claim four times as many).",
             ),
         ] = None,
         force: Annotated[
