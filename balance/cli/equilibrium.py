@@ -447,6 +447,8 @@ def audit_lines(game: str, rules: str, rec: dict, settings: dict, shipped: list[
     """What ``audit`` prints: the gain of the best response found against the
     population's mixture, its interval and budget, then the audits the
     population already records beside it."""
+    from balance import oracle
+
     g = rec["gain_interval"]
     eps = 100 * rec["epsilon"]
     verdict = {
@@ -456,6 +458,12 @@ def audit_lines(game: str, rules: str, rec: dict, settings: dict, shipped: list[
         "search failed": "not shown: the audit's search failed (its best fell below the "
         "population's best member), so it is no evidence",
     }[rec["decision"]]
+    full = oracle.Settings().audit().evaluations
+    if rec["evaluations"] < full and rec["decision"] == "equilibrium":
+        verdict += (
+            f" (a smaller search than the default audit's {full:,} evaluations: weaker "
+            "evidence; a search that finds nothing proves only as much as its power)"
+        )
     out = [
         f"{game} under the rules '{rules}', the population's mixture audited: {verdict}",
         f"  best response found: {rec['response']}, gain {_pts(g)} (fresh deals, n = "

@@ -108,3 +108,63 @@ def test_equilibrium_mistakes_are_one_line(tmp_path, args, words):
     assert len(lines) == 1 and words in lines[0], p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
+
+
+@pytest.mark.slow
+def test_audit_checks_a_population_records_itself_and_writes_its_response(tmp_path):
+    """``balance <game> audit``: an independent search against a population's
+    mixture (here the oracle test's weak four-suits population, copied),
+    its gain with interval, budget and seed; ``--record`` appends an [[audit]]
+    table that loads back, a second audit with another seed prints both and
+    whether they agree; ``--response`` writes a strategy file any command
+    takes. Its mistakes are one line."""
+    import shutil
+    from pathlib import Path
+
+    from balance import config
+    from balance import equilibrium as eqm
+
+    src = Path(__file__).resolve().parents[1] / "data" / "oracle" / "suits"
+    pop = tmp_path / "pop"
+    shutil.copytree(src, pop)
+    small = ["--budget", 4, "--restarts", 1, "--audit", 2, "--games", 200, "--confirm-games", 200]
+    p = cli(
+        [
+            "suits",
+            "audit",
+            "--population",
+            pop,
+            *small,
+            "--seed",
+            5,
+            "--record",
+            "--response",
+            tmp_path / "r.toml",
+        ],
+        tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    first = p.stdout.splitlines()[0]
+    assert first.startswith("suits under the rules 'base', the population's mixture audited: ")
+    assert "seed 5 'audit:1'" in p.stdout and "CMA-ES evaluations over 2 restarts" in p.stdout
+    # a search this small is weak evidence, and says so
+    assert "a smaller search than the default audit's 10,272 evaluations" in p.stdout
+    _, _, data = eqm.load_population("suits", pop)
+    (rec,) = eqm.shipped_audits(data)
+    assert rec["seed"] == 5 and rec["gain_lo"] <= rec["gain"] <= rec["gain_hi"]
+    side = config.load_strategy("suits", str(tmp_path / "r.toml"))
+    assert (
+        side.spec and "# its gain over ½ against the mixture" in (tmp_path / "r.toml").read_text()
+    )
+    j = cli(["suits", "audit", "--population", pop, *small, "--seed", 6, "--json"], tmp_path)
+    out = json.loads(j.stdout)
+    assert out["audit"]["seed"] == 6 and out["recorded"][0]["seed"] == 5
+    p2 = cli(["suits", "audit", "--population", pop, *small, "--seed", 6], tmp_path)
+    assert "this audit and the last recorded one" in p2.stdout
+    for args, words in (
+        (["--audit", "0"], "--audit must be between 1 and 100"),
+        (["--population", tmp_path / "none"], "no equilibrium population here"),
+        (["--restarts", "0"], "--restarts"),
+    ):
+        bad = cli(["suits", "audit", *args], tmp_path)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

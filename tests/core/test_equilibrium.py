@@ -900,3 +900,83 @@ def test_the_content_table_of_clash_lists_every_loadout_once():
     assert {p["kind"] for p in table["parts"]} == {"item", "maneuver"}
     maneuvers = [p for p in table["parts"] if p["kind"] == "maneuver"]
     assert sum(p["weight"] for p in maneuvers) == pytest.approx(1.0)
+
+
+# ---- audits in the population file ------------------------------------------------------------
+def _audit(decision="equilibrium", gain=-0.002, lo=-0.004, hi=0.001, seed=1):
+    return {
+        "seed": seed,
+        "tag": "audit:3",
+        "evaluations": 10272,
+        "restarts": 16,
+        "confirm_games": 16000,
+        "gain": gain,
+        "gain_lo": lo,
+        "gain_hi": hi,
+        "deals": 8000,
+        "decision": decision,
+        "response": "eq2",
+        "date": "2026-12-07T20:00:00+00:00",
+    }
+
+
+def test_a_recorded_audit_round_trips_and_a_second_one_appends(crafted, tmp_path):
+    """An [[audit]] table written by :func:`append_audit` loads back with its
+    seed, budget, gain and interval; a second audit (another seed) appends
+    after it; a malformed one is a one-line error."""
+    _, _, folder, path = crafted
+    work = tmp_path / "pop"
+    work.mkdir()
+    for f in folder.glob("*.toml"):
+        (work / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    E.append_audit("toy", work, _audit(seed=1))
+    E.append_audit("toy", work, _audit(seed=2, gain=0.001, lo=-0.002, hi=0.004))
+    _, _, data = E.load_population("toy", work)
+    got = E.shipped_audits(data)
+    assert [a["seed"] for a in got] == [1, 2] and got[1]["gain_hi"] == 0.004
+    assert got[0]["evaluations"] == 10272 and got[0]["decision"] == "equilibrium"
+    text = (work / E.POPULATION).read_text(encoding="utf-8")
+    (work / E.POPULATION).write_text(text.replace("gain_lo = ", "gain_low = "), encoding="utf-8")
+    with pytest.raises(UserError, match="gain_low") as err:
+        E.load_population("toy", work)
+    assert "\n" not in str(err.value)
+
+
+def test_the_study_claims_an_equilibrium_only_on_a_recorded_audit():
+    """The study's re-check is a smaller search: it alone claims nothing. An
+    equilibrium is shown when the population's last recorded audit found none
+    past ε and the re-check finds none either (the audit's gain is the
+    figure); a re-check past ε is a gap; no audit recorded: not shown."""
+    check = {
+        "status": "equilibrium",
+        "failed": False,
+        "audit": {"seed": 20261130, "evaluations": 24, "gain": 0.003},
+        "exploitability": {"mean": 0.003, "lo": -0.01, "hi": 0.016, "n": 1000},
+    }
+    out = E.with_audits(check, [_audit()])
+    assert out["status"] == "equilibrium" and out["exploitability"]["mean"] == -0.002
+    assert out["check"]["evaluations"] == 24 and out["audit"]["evaluations"] == 10272
+    assert E.with_audits(check, [])["status"] == "not shown"
+    assert "no audit" in E.with_audits(check, [])["status_text"]
+    assert E.with_audits(check, [_audit("add", 0.05, 0.04, 0.06)])["status"] == "not shown"
+    gap = {**check, "status": "gap", "exploitability": {"mean": 0.05, "lo": 0.03, "hi": 0.07}}
+    out = E.with_audits(gap, [_audit()])
+    assert out["status"] == "gap" and out["exploitability"]["mean"] == 0.05
+    failed = {**check, "status": "not shown", "failed": True}
+    assert E.with_audits(failed, [_audit()])["status"] == "not shown"
+
+
+def test_a_population_file_records_no_machine_path():
+    """The command a population file records leaves out the store and shows a
+    path under the working folder relative to it, any other by its name; a
+    line break cannot end the comment line."""
+    import os
+
+    cwd = os.getcwd()
+    cmd = (
+        f"balance trisk equilibrium --results /work/eq-results --out {cwd}/strategies/trisk/eq "
+        "--from /home/someone/x.toml --seed 3"
+    )
+    got = E.portable_command(cmd)
+    assert got == ("balance trisk equilibrium --out strategies/trisk/eq --from x.toml --seed 3")
+    assert "\n" not in E.portable_command("balance x --out 'a\nb = 1'")

@@ -29,7 +29,11 @@ def test_the_halving_stages_and_the_evaluations_they_spend():
 
 
 def test_the_audit_spends_at_least_four_times_the_loops_evaluations():
-    for s in (oracle.Settings(), oracle.Settings(budget=7, restarts=1), oracle.Settings(restarts=5)):
+    for s in (
+        oracle.Settings(),
+        oracle.Settings(budget=7, restarts=1),
+        oracle.Settings(restarts=5),
+    ):
         a = s.audit()
         assert a.evaluations >= 4 * s.evaluations
         assert a.restarts == 2 * s.restarts

@@ -42,5 +42,7 @@ def test_the_default_oracle_finds_the_known_response(game, tmp_path):
     )
     assert res["settings"] == oracle.Settings().as_dict()  # the default oracle
     assert row["known_gain"]["lo"] >= 0.10  # a weak population: 10 points or more to find
-    assert row["hit"], f"the oracle fell {100 * row['short']:.1f} points short of the known response"
+    assert row["hit"], (
+        f"the oracle fell {100 * row['short']:.1f} points short of the known response"
+    )
     assert not row["failed"]

@@ -110,7 +110,7 @@ def test_the_ruleset_line():
 
 
 def test_the_ruleset_line_says_where_a_moved_property_now_stands():
-    """"closer on draws (still fails)": an improvement that still misses its
+    """ "closer on draws (still fails)": an improvement that still misses its
     target says so, from the ruleset's own interval against the target."""
     rows = [
         {"property": "d", "label": "draws", "verdict": CLOSER, "value_status": "fails"},
