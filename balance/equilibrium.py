@@ -181,12 +181,7 @@ class Step:
         return out
 
 
-def _num(v):
-    if isinstance(v, float | np.floating):
-        return float(v) if math.isfinite(float(v)) else None
-    if isinstance(v, np.integer):
-        return int(v)
-    return v
+_num = oracle.plain
 
 
 def _name(m) -> str:
@@ -916,9 +911,9 @@ def content_table(
     eq_ruleset: config.Ruleset, members: list, mixture, screen: list[dict], weights=None
 ) -> dict:
     """Which content the equilibrium uses, with what weight, and which loses to
-    it (dead content). ``screen``: the last content screen (every choice with
-    the search start's weights, and with each member's own table for it where
-    a member has one per choice, against the final mixture). A choice is
+    it (dead content). ``screen``: the last search's content screen (each
+    choice's best row over the members' own weight sets — a member with a
+    table per choice playing its own — against the final mixture). A choice is
     ``"used"`` (weight > 0), ``"dead"`` (unused, and its screen score's 95%
     interval lies wholly below ½: it loses to the mixture) or ``"unused"``
     (unused, not shown to lose). Parts (items, maneuvers; Primals, cards)
@@ -1309,24 +1304,29 @@ def default_folder(game: str) -> Path:
     return get_game(game).strategy_files / "equilibrium"
 
 
-def write_response(game: str, st: config.Strategy, path, comment: list[str]) -> Path:
-    """A response found by a search as a strategy file (its weights, its deck or
-    loadout), ``comment`` lines first, written atomically; it must load back
-    as it was played."""
+def strategy_text(game: str, st: config.Strategy, comment: list[str], description: str) -> str:
+    """A strategy found by a search as a strategy file's text: ``comment``
+    lines, its name (the part before '@'), its deck or loadout, its weights."""
     mod = get_game(game).strategy_module()
-    base = st.name.partition("@")[0]
     lines = [f"# {_comment(c)}" for c in comment]
     lines += [
-        f"name = {json.dumps(base)}",
-        f"description = {json.dumps('a best response found by a search')}",
+        f"name = {json.dumps(st.name.partition('@')[0])}",
+        f"description = {json.dumps(description)}",
     ]
     if st.loadout is not None:
         lines.append(f"loadout = {json.dumps(content_of(st))}")
     if st.deck is not None:
         lines.append(f"deck = {json.dumps(st.deck.name)}")
     lines += tune._weight_lines(mod, st.spec)
+    return "\n".join(lines) + "\n"
+
+
+def write_response(game: str, st: config.Strategy, path, comment: list[str]) -> Path:
+    """A response found by a search as a strategy file (its weights, its deck or
+    loadout), ``comment`` lines first, written atomically; it must load back
+    as it was played."""
     path = Path(path)
-    write_text_atomic(path, "\n".join(lines) + "\n")
+    write_text_atomic(path, strategy_text(game, st, comment, "a best response found by a search"))
     back = config.load_strategy(game, str(path))
     if back.spec != st.spec:  # pragma: no cover (a writer bug, never the user's)
         raise RuntimeError(f"{path}: the written weights do not read back as played")
@@ -1334,19 +1334,12 @@ def write_response(game: str, st: config.Strategy, path, comment: list[str]) -> 
 
 
 def _member_text(game: str, m: config.Strategy, weight: float, origin: str) -> str:
-    mod = get_game(game).strategy_module()
-    base = m.name.partition("@")[0]
-    lines = [
-        f"# An equilibrium member of {game}: {origin}; its weight in the mixture {weight:.4f}",
-        f"name = {json.dumps(base)}",
-        f"description = {json.dumps(f'equilibrium member ({origin})')}",
-    ]
-    if m.loadout is not None:
-        lines.append(f"loadout = {json.dumps(content_of(m))}")
-    if m.deck is not None:
-        lines.append(f"deck = {json.dumps(m.deck.name)}")
-    lines += tune._weight_lines(mod, m.spec)
-    return "\n".join(lines) + "\n"
+    return strategy_text(
+        game,
+        m,
+        [f"An equilibrium member of {game}: {origin}; its weight in the mixture {weight:.4f}"],
+        f"equilibrium member ({origin})",
+    )
 
 
 def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = None) -> Path:
@@ -1629,6 +1622,8 @@ def measure_shipped(game: str, folder=None, **kw) -> dict:
     kw.setdefault("epsilon", float(data.get("epsilon", EPSILON)))
     out = measure(game, ruleset, members, p, curve=shipped_curve(data), start_names=start, **kw)
     out["shipped"] = str(Path(folder) if folder is not None else default_folder(game))
+    if data.get("stability"):  # the population's own re-measure, on its whole population
+        out["remeasured"] = dict(data["stability"])
     return with_audits(out, shipped_audits(data))
 
 

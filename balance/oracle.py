@@ -552,7 +552,7 @@ def best_response(
         "escalations": escalated,
         "screened": len(found["rows"]),
         "restarts": [r for t in tries for r in t["restarts"]],
-        "search_vs_member": {k: _num(v) for k, v in diff.items()} if diff else {},
+        "search_vs_member": {k: plain(v) for k, v in diff.items()} if diff else {},
         "search_best": float(s_best["points"].mean()) - 0.5 if s_best is not None else None,
         "settings": s.as_dict(),
         "tag": tag,
@@ -596,7 +596,9 @@ def measure_gain(arena, side, opponents: list, w: list, settings: Settings, tag:
     return {**E.gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
 
 
-def _num(v):
+def plain(v):
+    """A number as plain JSON takes it: a finite float, an int, None for NaN
+    or infinity; anything else as it is."""
     if isinstance(v, float | np.floating):
         return float(v) if math.isfinite(float(v)) else None
     if isinstance(v, np.integer):

@@ -1395,6 +1395,20 @@ def _equilibrium_section(game: Mapping[str, Any], anchor: str) -> dict | None:
             else "(one strategy: no resampling can change it)."
         )
     )
+    re_ = summ.get("remeasured") or {}
+    if not _missing(re_.get("max_move")):
+        sec["diversity"] += (
+            f" Re-measured on other deals (the whole population's matrix played again, "
+            f"{fmt_int(re_.get('games'))} games per pairing, seed {re_.get('seed')}) and solved "
+            f"again, no weight of the support moved more than "
+            f"{100 * float(re_['max_move']):.1f} points"
+            + (
+                " (under the 10-point target)."
+                if float(re_["max_move"]) < 0.10
+                else " — more than the 10-point target: read each weight with its range."
+            )
+        )
+
     dom = summ.get("dominant") or {}
     word, text = str(dom.get("status", "not shown")), str(dom.get("text", ""))
     sec["dominant"] = {

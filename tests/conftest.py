@@ -218,6 +218,20 @@ def no_gc(monkeypatch):
 
 
 @pytest.fixture(scope="module")
+def toy():
+    """High Card, the toy fifth game (``tests/toygame``), registered for a
+    module's tests and unregistered after them."""
+    from balance.registry import register, unregister
+    from tests.core.test_toy_game import TOY
+
+    register(TOY)
+    try:
+        yield TOY
+    finally:
+        unregister(TOY.name)
+
+
+@pytest.fixture(scope="module")
 def dask_cluster():
     """A Dask ``LocalCluster`` for a module's tests, and its client: two
     worker processes, one numba thread each (what ``--executor dask-local

@@ -10,19 +10,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from balance.registry import register, unregister
-from tests.core.test_toy_game import TOY
-
 SMALL = ["--iterations", "2", "--budget", "4", "--seed", "5"]
-
-
-@pytest.fixture
-def toy():
-    register(TOY)
-    try:
-        yield TOY
-    finally:
-        unregister(TOY.name)
 
 
 def _invoke(args: list[str]):

@@ -168,3 +168,4 @@ def test_audit_checks_a_population_records_itself_and_writes_its_response(tmp_pa
     ):
         bad = cli(["suits", "audit", *args], tmp_path)
         assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert words in bad.stderr

@@ -28,9 +28,7 @@ import pytest
 from balance import config, runner, stats, tune
 from balance import equilibrium as E
 from balance.errors import UserError
-from balance.registry import register, unregister
 from balance.stats.normal import z_crit
-from tests.core.test_toy_game import TOY
 
 EPS = E.EPSILON  # 0.02: the default ε, two points of score
 Z = z_crit(0.05)  # 1.96: the gain's interval is mean ± Z·SE
@@ -325,7 +323,7 @@ def test_an_independent_audit_multiplies_the_miss_rates_simulated():
         exact = MatrixOracle(M, names, se=EPS / 4, seed=seed)
         rng = np.random.default_rng(10_000 + seed)
 
-        def missing(rate):
+        def missing(rate, rng=rng, exact=exact):
             def respond(members, p, k):
                 if rng.random() < rate:  # a miss: the best member, nothing better
                     i = int(np.argmax(p))
@@ -445,15 +443,6 @@ TOY_SETTINGS = dict(
     progress=False,
 )
 NAMED = ("bold", "cautious", "never")
-
-
-@pytest.fixture(scope="module")
-def toy():
-    register(TOY)
-    try:
-        yield TOY
-    finally:
-        unregister(TOY.name)
 
 
 def named(*names) -> list:

@@ -152,18 +152,6 @@ def test_a_mixture_score_interval_is_never_a_point():
     assert sc["lo"] < sc["score"] < sc["hi"] and math.isfinite(sc["hi"])
 
 
-@pytest.fixture(scope="module")
-def toy():
-    from balance.registry import register, unregister
-    from tests.core.test_toy_game import TOY
-
-    register(TOY)
-    try:
-        yield TOY
-    finally:
-        unregister(TOY.name)
-
-
 SMALL = dict(
     budget=4,
     restarts=2,
