@@ -1353,12 +1353,17 @@ def initiative_chart(init_df: pd.DataFrame) -> Figure:
 
 
 def exploitability_chart(
-    curve: Sequence[Mapping], epsilon: float, check: Mapping | None = None
+    curve: Sequence[Mapping],
+    epsilon: float,
+    check: Mapping | None = None,
+    audits: Sequence[Mapping] = (),
 ) -> Figure:
     """The exploitability curve of an equilibrium search: per iteration the
     best response's gain over ½ against that iteration's mixture (points,
-    with its 95% interval on fresh deals), ε drawn as a line; ``check`` (the
-    study's re-measure of the final mixture) as a last point of its own."""
+    with its 95% interval on fresh deals), ε drawn as a line; the final
+    mixture's recorded ``audits`` (independent, stronger searches: ``label``,
+    ``mean``, ``lo``, ``hi``) and ``check`` (the study's re-measure) as last
+    points of their own."""
     with chart_style():
         pts = []
         for st in curve or []:
@@ -1366,6 +1371,9 @@ def exploitability_chart(
             if g.get("mean") is None:
                 continue
             pts.append((str(int(st["iteration"])), g["mean"], g.get("lo"), g.get("hi"), POS))
+        for a in audits or ():
+            if a.get("mean") is not None:
+                pts.append((str(a["label"]), a["mean"], a.get("lo"), a.get("hi"), NEG))
         if check and check.get("mean") is not None:
             pts.append(("re-measured", check["mean"], check.get("lo"), check.get("hi"), INK))
         if not pts:
@@ -1397,12 +1405,14 @@ def exploitability_chart(
             elinewidth=1.4,
         )
         if len(curve or []) > 1:
-            k = sum(1 for p in pts if p[0] != "re-measured")
+            k = sum(1 for p in pts if p[4] == POS)
             ax.plot(x[:k], mean[:k], color=POS, linewidth=0.9, alpha=0.6)
         ax.scatter(x, mean, color=colors, s=26, zorder=3)
         ax.set_xticks(x, [p[0] for p in pts])
         ax.set_xlim(-0.5, len(pts) - 0.5)
-        ax.set_xlabel("iteration of the search (re-measured: the study's fresh check)")
+        ax.set_xlabel(
+            "iteration of the search; audits of the final mixture; re-measured: the study's check"
+        )
         ax.set_ylabel("best response's gain (points)")
         ax.grid(axis="y", color=GRID, linewidth=0.8)
         set_titles(

@@ -469,10 +469,26 @@ def add_equilibrium(
     th = design.load_thresholds(game, verdict_config)
     page["equilibrium"] = {"summary": summary, "assessment": design.equilibrium_rows(summary, th)}
     checked = bool(summary.get("shipped") or (summary.get("settings") or {}).get("check"))
+    chk = summary.get("check") or {}
+    recheck = (
+        {"mean": chk.get("gain"), "lo": chk.get("gain_lo"), "hi": chk.get("gain_hi")}
+        if chk
+        else summary.get("exploitability")
+    )
+    audits = [
+        {
+            "label": f"audit {a.get('seed')}",
+            "mean": a.get("gain"),
+            "lo": a.get("gain_lo"),
+            "hi": a.get("gain_hi"),
+        }
+        for a in summary.get("audits") or []
+    ]
     fig = charts.exploitability_chart(
         summary.get("curve") or [],
         float(summary.get("epsilon") or 0.0),
-        summary.get("exploitability") if checked else None,
+        recheck if checked else None,
+        audits=audits,
     )
     write = chart_dir is not None
     stem = Path(chart_dir if write else "chart") / "equilibrium"

@@ -1253,6 +1253,12 @@ def equilibrium_status(summ: Mapping[str, Any]) -> str:
             f"An equilibrium within ε = {eps:g} points is not shown: a response found beats the "
             f"mixture by {_pts_ci(g)} ({n})."
         )
+    if st == "not shown" and summ.get("shipped") and not summ.get("audits"):
+        return (
+            f"An equilibrium within ε = {eps:g} points is not shown: the population records no "
+            f"audit (an independent, stronger search), and the study's smaller re-check alone "
+            f"claims nothing; its best response gains {_pts_ci(g)} ({n})."
+        )
     if st == "equilibrium":
         return (
             f"An equilibrium within ε = {eps:g} points is shown: the best response found "
@@ -1509,8 +1515,9 @@ def _equilibrium_section(game: Mapping[str, Any], anchor: str) -> dict | None:
             "title": "Exploitability over the search",
             "caption": "Per iteration of the shipped population's search, the best response's "
             "gain over ½ against that iteration's mixture, with its 95% interval on fresh deals; "
-            "the dashed line is ε; the last point is the study's fresh re-measure of the final "
-            "mixture.",
+            "the dashed line is ε; then the population's recorded audits of its final mixture "
+            "(independent, stronger searches, each by its seed: the claim rests on them) and, "
+            "last, the study's smaller re-check.",
             "svg": trusted_svg("equilibrium", svg),
         }
         if svg
