@@ -529,6 +529,13 @@ def add_audit_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         games: Annotated[
             int, typer.Option("--games", help="Games per pairing of the payoff matrix.")
         ] = eqm.GAMES,
+        search_games: Annotated[
+            int,
+            typer.Option(
+                "--search-games",
+                help="Games of each candidate against the mixture (split by weight).",
+            ),
+        ] = eqm.SEARCH_GAMES,
         confirm_games: Annotated[
             int,
             typer.Option(
@@ -564,7 +571,12 @@ def add_audit_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
         if not 1 <= factor <= 100:
             raise UserError(f"--audit must be between 1 and 100, got {factor}")
         runner.check_seed(seed)
-        base = oracle.Settings(budget=budget, restarts=restarts, confirm_games=confirm_games)
+        base = oracle.Settings(
+            budget=budget,
+            restarts=restarts,
+            search_games=search_games,
+            confirm_games=confirm_games,
+        )
         settings = base.audit(factor)
         members, p, data = eqm.load_population(game, population)
         keep = [i for i, x in enumerate(p) if x > eqm.SUPPORT_MIN]
