@@ -536,7 +536,9 @@ def compare_equilibrium_command(
         raise UserError(f"--iterations must be at least 1; got {iterations}")
     bud = eqm.BUDGET if budget is None else int(budget)
     # every search setting checked here, before any ruleset plays a game
-    eqm.settings(budget=bud, **{k: v for k, v in sizes.items() if k in eqm.ORACLE_SIZES})
+    eqm.settings(
+        budget=bud, **{k: v for k, v in sizes.items() if k in ("restarts", *eqm.ORACLE_SIZES)}
+    )
     summ_kw = {k: sizes.pop(k) for k in ("play_games", "bootstrap") if k in sizes}
     rulesets = config.parse_variant_list(game, variants)
     names = [r.name for r in rulesets]

@@ -503,6 +503,13 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 "audit before each claim four times as many).",
             ),
         ] = None,
+        restarts: Annotated[
+            int | None,
+            typer.Option(
+                "--restarts",
+                help="With --field equilibrium: CMA-ES restarts per search (default 8).",
+            ),
+        ] = None,
         force: Annotated[
             bool,
             typer.Option(
@@ -537,8 +544,8 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
             if scripted:
                 raise UserError(
                     f"{', '.join(scripted)} applies to --field scripts only; --field "
-                    "equilibrium takes --epsilon, --iterations, --budget, --seed, --results, "
-                    "--threads"
+                    "equilibrium takes --epsilon, --iterations, --budget, --restarts, --seed, "
+                    "--results, --threads"
                 )
             compare_at_equilibrium(
                 game,
@@ -551,6 +558,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 budget,
                 thresholds,
                 as_json,
+                **({"restarts": restarts} if restarts is not None else {}),
             )
             return
         given = [
@@ -559,6 +567,7 @@ def add_game_commands(sub: typer.Typer, home: Game, defaults: dict) -> None:
                 ("--epsilon", epsilon),
                 ("--iterations", iterations),
                 ("--budget", budget),
+                ("--restarts", restarts),
             )
             if v is not None
         ]

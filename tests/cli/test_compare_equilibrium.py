@@ -10,7 +10,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-SMALL = ["--iterations", "2", "--budget", "4", "--seed", "5"]
+SMALL = ["--iterations", "2", "--budget", "4", "--restarts", "2", "--seed", "5"]
 
 
 def _invoke(args: list[str]):
