@@ -21,9 +21,10 @@ an equilibrium. This module is the search and its honesty rules:
    the population's best member, replayed on common fresh deals; the best
    there is the response. The best member is always a candidate, so the
    answer is never below it.
-5. **A failed search.** When the search's best is below the best member by
-   more than noise (the paired difference's 95% interval wholly below 0),
-   the search failed: it escalates (twice the evaluations and random sets,
+5. **A failed search.** When the search's own best (its starts and
+   finalists) is below the best member by more than noise (the paired
+   difference's 95% interval wholly below 0), it never reached the level of
+   the strategies it set out from: the search failed. It escalates (twice the evaluations and random sets,
    other seeds) and, if it still fails, says so (``failed``): the stopping
    rule then answers "not shown", never "equilibrium".
 6. **Its gain** over ½, measured again on deals no search saw.
@@ -425,16 +426,18 @@ def search(arena, members: list, p: np.ndarray, settings: Settings, *, tag: str,
     A = arena.payoffs(members)
     v = A @ p
     best = max(range(len(members)), key=lambda i: (round(float(v[i]), 9), float(p[i]), -i))
-    cands.append({"side": members[best], "origin": "member", "restart": -1})
     known = [m.vector() for m in members]
     uniq, seen = [], []
-    for c in cands:
+    for c in cands:  # the search's own, each once
         vec = c["side"].vector()
         if any(np.array_equal(vec, x) for x in seen):
             continue
         seen.append(vec)
-        c["member"] = c["origin"] == "member" or any(np.array_equal(vec, x) for x in known)
+        c["member"] = any(np.array_equal(vec, x) for x in known)
         uniq.append(c)
+    # the best member as a candidate of its own (even where a start plays as it does):
+    # the floor the search is measured against
+    uniq.append({"side": members[best], "origin": "member", "restart": -1, "member": True})
     for c in uniq:
         c["points"] = _points(arena, c["side"], opponents, w, per, fresh, "fresh deals")
     return {
@@ -461,11 +464,13 @@ def _at(content: str) -> str:
 
 
 def compare(cands: list[dict]) -> tuple[dict, dict | None, dict]:
-    """The best candidate, the search's best (not a member; None if none) and
-    the search's best minus the best member, paired on the common fresh deals
-    (``mean``, ``lo``, ``hi``; empty without both)."""
+    """The best candidate, the search's own best (its starts and finalists:
+    every candidate but the population's best member, added as a candidate
+    of its own; None if none) and the search's best minus the best member,
+    paired on the common fresh deals (``mean``, ``lo``, ``hi``; empty
+    without both)."""
     best = max(cands, key=lambda c: float(c["points"].mean()))
-    found = [c for c in cands if not c["member"]]
+    found = [c for c in cands if c.get("origin") != "member"]
     mem = [c for c in cands if c["member"]]
     s_best = max(found, key=lambda c: float(c["points"].mean())) if found else None
     m_best = max(mem, key=lambda c: float(c["points"].mean())) if mem else None
@@ -476,8 +481,11 @@ def compare(cands: list[dict]) -> tuple[dict, dict | None, dict]:
 
 
 def failed(diff: dict) -> bool:
-    """A failed search: its best is below the best member beyond noise (the
-    paired difference's 95% interval wholly below 0)."""
+    """A failed search: its own best (its starts and finalists) is below the
+    population's best member beyond noise (the paired difference's 95%
+    interval wholly below 0): it never reached the level of the strategies it
+    set out from. (At a pure equilibrium every deviation loses: a search that
+    starts from the member and finds nothing better has reached it.)"""
     hi = diff.get("hi")
     return hi is not None and math.isfinite(float(hi)) and float(hi) < 0
 

@@ -123,8 +123,9 @@ def test_the_stratified_score_and_its_interval_simulated():
     assert one["score"] == pytest.approx(0.5) and one["deals"] == 4 and one["games"] == 8
 
 
-def _cand(points, member):
-    return {"points": np.asarray(points, float), "member": member, "side": None}
+def _cand(points, member, origin=None):
+    origin = origin or ("member" if member else "search")
+    return {"points": np.asarray(points, float), "member": member, "side": None, "origin": origin}
 
 
 def test_a_search_below_the_best_member_beyond_noise_failed():
@@ -141,6 +142,13 @@ def test_a_search_below_the_best_member_beyond_noise_failed():
     best, _, diff = oracle.compare([_cand(m, True), _cand(near, False)])
     assert not oracle.failed(diff)
     assert not oracle.failed({})  # nothing to compare: not a failure by this rule
+    # a start that plays as the member is the search's own: it reached the member's level
+    # (at a pure equilibrium every deviation loses; the search that found nothing better
+    # than where it started has not failed)
+    best, s_best, diff = oracle.compare(
+        [_cand(m, True), _cand(m, True, "start"), _cand(below, False)]
+    )
+    assert s_best["origin"] == "start" and not oracle.failed(diff)
     # a search that beats the member is the answer
     above = np.clip(m + 0.05, 0, 1)
     best, s_best, diff = oracle.compare([_cand(m, True), _cand(above, False)])
@@ -182,7 +190,7 @@ def test_a_search_forced_to_fail_escalates_and_claims_nothing(toy, tmp_path, mon
         calls.append((tag, settings.budget))
         m = max((c for c in out["candidates"] if c["member"]), key=lambda c: c["points"].mean())
         for c in out["candidates"]:
-            if not c["member"]:
+            if c["origin"] != "member":  # every candidate of the search's own
                 c["points"] = np.clip(m["points"] - 0.3, 0.0, 1.0)
         return out
 
