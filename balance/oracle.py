@@ -12,11 +12,13 @@ an equilibrium. This module is the search and its honesty rules:
 2. **The screen.** Every content choice the game offers (each loadout, each
    deck; one choice where the sides choose none) played with every weight set
    against the mixture (:func:`screen`).
-3. **Restarts.** CMA-ES (:func:`balance.tune.tune`) from the best screened
-   starts, each on its own content where the game has several, the last from
-   the best random set, with first steps from narrow to wide
-   (:func:`restart_steps`): a narrow step refines a good start, a wide one
-   crosses the plateaus where a change of weights changes no decision.
+3. **Restarts by successive halving.** CMA-ES (:func:`balance.tune.tune`)
+   from the best screened starts, each on its own content where the game has
+   several, the last from the best random set, with first steps from narrow
+   to wide (:func:`restart_steps`): a narrow step refines a good start, a
+   wide one crosses the plateaus where a change of weights changes no
+   decision. Every restart runs ``budget`` evaluations; the better half go
+   on to twice as many, and so on until one is left (:func:`halving`).
 4. **Finalists on fresh deals.** Each restart's best few and its start, and
    the population's best member, replayed on common fresh deals; the best
    there is the response. The best member is always a candidate, so the
@@ -24,9 +26,10 @@ an equilibrium. This module is the search and its honesty rules:
 5. **A failed search.** When the search's own best (its starts and
    finalists) is below the best member by more than noise (the paired
    difference's 95% interval wholly below 0), it never reached the level of
-   the strategies it set out from: the search failed. It escalates (twice the evaluations and random sets,
-   other seeds) and, if it still fails, says so (``failed``): the stopping
-   rule then answers "not shown", never "equilibrium".
+   the strategies it set out from: the search failed. It escalates (twice
+   the evaluations and random sets, other seeds) and, if it still fails,
+   says so (``failed``): the stopping rule then answers "not shown", never
+   "equilibrium".
 6. **Its gain** over ½, measured again on deals no search saw.
 
 :class:`Settings` holds the oracle's budget; :meth:`Settings.audit` the
@@ -51,9 +54,7 @@ RESTARTS = 8  # CMA-ES runs per search, each from its own start
 MEMBER_SETS = 8  # members' weight sets screened with each content choice
 RANDOM_SETS = 4  # random weight sets screened with each content choice
 SEARCH_GAMES = 600  # games of each candidate against the mixture, split by weight
-SCREEN_GAMES = (
-    400  # games of each (content choice, weight set) against the mixture, split by weight
-)
+SCREEN_GAMES = 400  # games of each screened start (content choice, weight set), split by weight
 CONFIRM_GAMES = 4000  # games per opponent that measure a response's gain (fresh deals)
 STEP = 0.1  # the first restart's first step, a share of each weight's range
 WIDE_STEP = 0.3  # the last restart's: wide, to cross the plateaus where weights change no decision
@@ -219,9 +220,11 @@ def weight_sets(
     then the others by their score against the mixture (read off the matrix),
     at most ``settings.member_sets`` distinct tables (a member with a table per
     deck counts once: each deck plays its own table). The game's ``tuned``
-    strategy where it has one. Random: ``settings.random_sets`` points drawn
-    uniformly in the tuned space of the best member (its bounds,
-    ``configs/<game>/tune.toml``), temperatures held at the member's."""
+    strategy where it has one. Random: ``settings.random_sets`` starting
+    points in the tuned space (its bounds, ``configs/<game>/tune.toml``),
+    every other one drawn uniformly, the others a member's or the tuned
+    strategy's weights moved a random step (normal, :data:`PERTURB` of each
+    range); temperatures held at the base's."""
     A = arena.payoffs(members)
     v = A @ p
     order = sorted(
