@@ -434,6 +434,7 @@ TOY_SETTINGS = dict(
     epsilon=EPS,
     iterations=5,
     budget=12,
+    restarts=2,  # two restarts (and an audit of four): the toy has one weight
     games=400,
     search_games=200,
     screen_games=100,
