@@ -41,7 +41,6 @@ engine's loadouts or the game's decks, read generically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -54,6 +53,13 @@ import numpy as np
 
 from balance import config, oracle, runner, stats, tune
 from balance.errors import UserError
+from balance.oracle import (  # noqa: F401
+    FEW,
+    _weights,  # noqa: F401
+    content_choices,
+    derive_seed,
+    gain_interval,
+)
 from balance.registry import get_game
 from balance.store import Store, write_text_atomic
 
@@ -86,15 +92,6 @@ DECISIONS = {
     "search failed": "the search's best fell below the population's best member (beyond "
     "noise): a failed search is no evidence, so nothing is claimed",
 }
-
-
-def derive_seed(seed: int, *parts) -> int:
-    """A seed for one step of the search, derived from ``seed`` and the step's
-    name (never equal to ``seed``): each search and each measurement plays
-    its own deals."""
-    text = "balance-equilibrium:" + ":".join(str(p) for p in (seed, *parts))
-    s = int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
-    return s if s != seed else s + 1
 
 
 def decide(
@@ -205,9 +202,9 @@ class Loop:
         step was audited (the audit's verdict stands), else the last
         response's gain (fresh deals)."""
         last = self.steps[-1]
-        if last.audit is not None:
-            return dict(last.audit["gain"])
-        return dict(last.gain)
+        if last.audit is None:
+            return dict(last.gain)
+        return dict(last.audit["gain"])
 
     @property
     def audit(self) -> dict | None:
@@ -250,7 +247,10 @@ def double_oracle(
         Called with each :class:`Step` as it ends (progress, ETA).
     audit : callable, optional
         Like ``respond``: an independent, stronger search, called whenever the
-        loop's search finds no response past ε. Its verdict stands: a
+        loop's search finds no response past ε (the loop would end "equilibrium"
+        or "not shown"; never to rescue a failed search), and once more on the final
+        mixture when the budget runs out (its gain is then the gap shown,
+        the loop's last gain beside it in the curve). Its verdict stands: a
         response it finds past ε joins the population and the loop goes on; a
         failed or unsettled audit ends the loop "not shown"; only an audit
         within ε ends it "equilibrium", and its gain is the exploitability.
@@ -284,7 +284,11 @@ def double_oracle(
         detail = dict(detail or {})
         decision = _decision(gain, detail, epsilon)
         checked = None
-        if decision == "equilibrium" and audit is not None:
+        last = decision == "add" and k >= iterations
+        if (decision in ("equilibrium", "not shown") or last) and audit is not None:
+            # the audit checks every claim of an equilibrium, every unsettled
+            # end, and the final mixture when the budget runs out: the gap
+            # shown is then always the stronger search's
             a_resp, a_gain, a_detail = audit(members, p, k)
             a_detail = dict(a_detail or {})
             a_dec = _decision(a_gain, a_detail, epsilon)
@@ -294,13 +298,15 @@ def double_oracle(
                 "decision": a_dec,
                 "detail": a_detail,
             }
-            if a_dec == "add":  # the audit beat ε: its response joins, the loop goes on
+            if last:
+                pass  # no iteration is left to add what either search found
+            elif a_dec == "add":  # the audit beat ε: its response joins, the loop goes on
                 detail = {**a_detail, "by": "audit", "search_gain": dict(gain)}
                 response, gain, decision = a_resp, a_gain, "add"
                 if overruled is not None:
                     overruled()
-            elif a_dec != "equilibrium":
-                decision = a_dec  # the audit could not confirm: nothing is claimed
+            else:
+                decision = a_dec  # the audit's verdict stands, claim or not
         if decision == "add" and k >= iterations:
             decision = "budget"
         step = Step(
@@ -327,28 +333,6 @@ def double_oracle(
 
 
 # ---- the game's side -------------------------------------------------------------------
-def content_choices(ruleset: config.Ruleset) -> tuple[str, list]:
-    """The content a side chooses before play, as ``(kind, [(name, apply)])``:
-    an engine with loadouts gives every loadout the rules allow, a game with
-    decks every deck of the ruleset's card set; ``apply(strategy)`` is the
-    strategy playing it. ``("", [])`` for a game where the sides choose none."""
-    g = get_game(ruleset.game)
-    eng = g.engine_module()
-    if hasattr(eng, "legal_loadouts"):
-        return "loadout", [
-            (eng.loadout_name(i), lambda s, i=i: s.with_loadout(i))
-            for i in eng.legal_loadouts(ruleset.rules)
-        ]
-    if g.card_sets:
-        cs = ruleset.card_set()
-        decks = g.card_set_module().load_decks(cs)
-        return "deck", [
-            (name, lambda s, d=d: replace(s.with_deck(d, cs.n_cards), by_primal=()))
-            for name, d in decks.items()
-        ]
-    return "", []
-
-
 def content_of(st: config.Strategy) -> str:
     """The content a side plays (its loadout or deck: the part of its name
     after '@'), "" where the game has none."""
@@ -372,13 +356,6 @@ def content_parts(ruleset: config.Ruleset, name: str) -> dict[str, list[str]]:
             d = decks[name]
             return {"Primal": [d.primal_name or name], "card": sorted(set(d.names or ()))}
     return {}
-
-
-def _weights(p: np.ndarray) -> tuple[list[int], list[float]]:
-    idx = [i for i, x in enumerate(p) if x > SUPPORT_MIN]
-    w = np.array([p[i] for i in idx], float)
-    w = w / w.sum()
-    return idx, [float(x) for x in w]
 
 
 @dataclass
@@ -491,35 +468,6 @@ class GameArena:
             f"audit:{k}",
             f"audit{k + self.offset}",
         )
-
-
-FEW = 10  # at most this many deals off ½: the ends are Clopper–Pearson's (gain_interval)
-
-
-def gain_interval(x, alpha: float = 0.05) -> dict:
-    """A response's gain over ½ from its per-deal scores ``x`` (0..1, one per
-    deal, weighted over the mixture): the mean − ½, its SE over deals, and
-    the design-effect Wilson interval of a mean in [0, 1] over deals
-    (:func:`balance.stats.cluster_mean` with bounds, the toolkit's interval
-    for a score) − ½, except where at most :data:`FEW` deals score other
-    than ½ (nearly all drawn, say, where the SE is 0): a deal scores at most ½
-    above ½, so the gain is at most ½ · P(a deal scores above ½) and at least
-    −½ · P(below), and the ends are ½ · the Clopper–Pearson upper bounds of
-    those shares. The interval never collapses to a point (coverage:
-    ``tests/core/test_equilibrium_gain.py``)."""
-    from balance.stats.proportions import _clopper_pearson
-
-    x = np.asarray(x, float)
-    d = stats.paired_diff(x - 0.5, alpha)
-    n = int(x.size)
-    up, down = int((x > 0.5 + 1e-12).sum()), int((x < 0.5 - 1e-12).sum())
-    if n and up + down <= FEW:
-        hi = 0.5 * float(_clopper_pearson(up, n, alpha)[1])
-        lo = -0.5 * float(_clopper_pearson(down, n, alpha)[1])
-    else:
-        sc = stats.cluster_mean(2.0 * x, np.full(n, 2.0), alpha, bounds=(0.0, 1.0))
-        lo, hi = sc["lo"] - 0.5, sc["hi"] - 0.5
-    return {"mean": d["mean"], "lo": lo, "hi": hi, "se": d["se"], "n": n}
 
 
 def start_population(game: str, spec: str = "field") -> list:
@@ -1660,3 +1608,91 @@ def with_audits(out: dict, audits: list[dict]) -> dict:
         "seed": last.get("seed"),
     }
     return out
+
+
+# ---- the oracle's power ---------------------------------------------------------------------
+MARGIN = 0.02  # a search finds the known response when its gain is within this of the known's
+KNOWN = "known.toml"  # the known response beside a test population
+
+
+def oracle_power(
+    folder,
+    seeds,
+    settings: oracle.Settings | None = None,
+    *,
+    margin: float = MARGIN,
+    results=None,
+    threads: int | None = None,
+    progress: bool = False,
+) -> dict:
+    """The oracle's power on one engine, measured: from a deliberately weak
+    population (``folder``: a population file, as the equilibrium search
+    writes one) that a known response (``folder/known.toml``, found once by a
+    long search) beats by far, the oracle at ``settings`` (default: the loop's)
+    searches once per seed; each search finds the response when its gain is
+    within ``margin`` of the known response's, both measured on the same fresh
+    deals. Returns each seed's row and the miss rate with its Clopper–Pearson
+    interval."""
+    import time
+
+    from balance.paths import load_toml
+    from balance.stats.proportions import _clopper_pearson
+    from balance.store import Store
+
+    folder = Path(folder)
+    game = str(load_toml(folder / POPULATION).get("game"))
+    members, p, data = load_population(game, folder)
+    keep = [i for i, x in enumerate(p) if x > SUPPORT_MIN]
+    members, p = [members[i] for i in keep], p[keep] / p[keep].sum()
+    known_path = folder / KNOWN
+    if not known_path.is_file():
+        raise UserError(f"{known_path}: no known response beside the population")
+    known = config.load_strategy(game, str(known_path))
+    ruleset = config.resolve_variant(game, str(data.get("rules", "base")))
+    s = settings or oracle.Settings()
+    rows = []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        arena = GameArena(
+            game,
+            ruleset,
+            int(seed),
+            oracle=s,
+            store=Store(results),
+            threads=threads,
+            progress=progress,
+            prefix="power",
+        )
+        tag = f"power:{seed}"
+        r = oracle.best_response(arena, members, p, s, tag=tag, name="found")
+        idx, w = _weights(p)
+        opponents = [members[i] for i in idx]
+        kg = oracle.measure_gain(arena, replace(known, name="known"), opponents, w, s, tag)
+        rows.append(
+            {
+                "seed": int(seed),
+                "found": r.strategy.name,
+                "gain": r.gain,
+                "known_gain": kg,
+                "short": float(kg["mean"] - r.gain["mean"]),
+                "hit": bool(r.gain["mean"] >= kg["mean"] - margin),
+                "failed": r.failed,
+                "evaluations": r.detail["evaluations"],
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
+    misses = sum(not x["hit"] for x in rows)
+    lo, hi = _clopper_pearson(misses, len(rows), 0.05) if rows else (float("nan"),) * 2
+    return {
+        "game": game,
+        "population": [m.name for m in members],
+        "weights": [float(x) for x in p],
+        "known": known.name,
+        "settings": s.as_dict(),
+        "margin": margin,
+        "rows": rows,
+        "misses": misses,
+        "miss_rate": misses / len(rows) if rows else float("nan"),
+        "miss_lo": float(lo),
+        "miss_hi": float(hi),
+    }

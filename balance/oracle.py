@@ -40,14 +40,15 @@ content comes from :func:`balance.equilibrium.content_choices`.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
 from balance import config, stats, tune
 from balance.errors import UserError
+from balance.registry import get_game
 
 BUDGET = 128  # CMA-ES evaluations of each restart's first stage
 RESTARTS = 8  # CMA-ES runs per search, each from its own start
@@ -279,10 +280,9 @@ def screen(arena, sets, opponents: list, w: list, settings: Settings, seed: int,
     split by weight (:func:`balance.tune.allot`); a row per (choice, set),
     ``score`` its score against the mixture with its interval
     (:func:`balance.tune.stratified_score`)."""
-    from balance import equilibrium as E
     from balance import runner
 
-    kind, choices = E.content_choices(arena.ruleset)
+    kind, choices = content_choices(arena.ruleset)
     if not choices:
         choices = [("", lambda s: s)]
     counts = tune.allot(settings.screen_games, w)
@@ -363,16 +363,13 @@ def search(arena, members: list, p: np.ndarray, settings: Settings, *, tag: str,
     deals. Returns the candidates (each ``{"side", "points", "origin",
     "member"}``), the screen's rows, each restart's trail and the evaluations
     spent."""
-    from balance import equilibrium as E
 
-    idx, w = E._weights(p)
+    idx, w = _weights(p)
     opponents = [members[i] for i in idx]
-    sets = weight_sets(arena, members, p, settings, E.derive_seed(arena.seed, tag, "random"))
-    rows = screen(
-        arena, sets, opponents, w, settings, E.derive_seed(arena.seed, tag, "screen"), name
-    )
+    sets = weight_sets(arena, members, p, settings, derive_seed(arena.seed, tag, "random"))
+    rows = screen(arena, sets, opponents, w, settings, derive_seed(arena.seed, tag, "screen"), name)
     starts = pick_starts(rows, settings)
-    fresh = E.derive_seed(arena.seed, tag, "fresh")
+    fresh = derive_seed(arena.seed, tag, "fresh")
     per = fresh_games(settings, len(opponents))
     counts = tune.allot(settings.search_games, w)
     runs: list[dict] = [
@@ -395,7 +392,7 @@ def search(arena, members: list, p: np.ndarray, settings: Settings, *, tag: str,
             ruleset=arena.ruleset,
             budget=budget,
             games=max(2, per // settings.refine),
-            seed=E.derive_seed(arena.seed, tag, "restart", r["j"]),
+            seed=derive_seed(arena.seed, tag, "restart", r["j"]),
             results=arena.store.root if arena.store is not None else None,
             threads=arena.threads,
             name=f"{name}-{r['j']}",
@@ -594,17 +591,84 @@ def _best_per_content(rows: list[dict], member_only: bool = False) -> list[dict]
 
 def measure_gain(arena, side, opponents: list, w: list, settings: Settings, tag: str) -> dict:
     """``side``'s score against the mixture − ½ on deals no search saw
-    (:func:`balance.equilibrium.gain_interval`)."""
-    from balance import equilibrium as E
+    (:func:`gain_interval`)."""
     from balance import runner
 
-    seed = E.derive_seed(arena.seed, tag, "confirm")
+    seed = derive_seed(arena.seed, tag, "confirm")
     specs = [
         runner.RunSpec(arena.ruleset, side, o, settings.confirm_games, seed) for o in opponents
     ]
     runs = arena.run(specs, "fresh deals")
     sc = tune.mixture_score(runs, w)
-    return {**E.gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
+    return {**gain_interval(tune.deal_points(runs, w)), "games": sc["games"], "seed": seed}
+
+
+# ---- seeds, weights, content, gains: shared with the equilibrium loop ---------------------
+def derive_seed(seed: int, *parts) -> int:
+    """A seed for one step of the search, derived from ``seed`` and the step's
+    name (never equal to ``seed``): each search and each measurement plays
+    its own deals."""
+    text = "balance-equilibrium:" + ":".join(str(p) for p in (seed, *parts))
+    s = int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
+    return s if s != seed else s + 1
+
+
+def _weights(p: np.ndarray) -> tuple[list[int], list[float]]:
+    idx = [i for i, x in enumerate(p) if x > SUPPORT_MIN]
+    w = np.array([p[i] for i in idx], float)
+    w = w / w.sum()
+    return idx, [float(x) for x in w]
+
+
+def content_choices(ruleset: config.Ruleset) -> tuple[str, list]:
+    """The content a side chooses before play, as ``(kind, [(name, apply)])``:
+    an engine with loadouts gives every loadout the rules allow, a game with
+    decks every deck of the ruleset's card set; ``apply(strategy)`` is the
+    strategy playing it. ``("", [])`` for a game where the sides choose none."""
+    g = get_game(ruleset.game)
+    eng = g.engine_module()
+    if hasattr(eng, "legal_loadouts"):
+        return "loadout", [
+            (eng.loadout_name(i), lambda s, i=i: s.with_loadout(i))
+            for i in eng.legal_loadouts(ruleset.rules)
+        ]
+    if g.card_sets:
+        cs = ruleset.card_set()
+        decks = g.card_set_module().load_decks(cs)
+        return "deck", [
+            (name, lambda s, d=d: replace(s.with_deck(d, cs.n_cards), by_primal=()))
+            for name, d in decks.items()
+        ]
+    return "", []
+
+
+FEW = 10  # at most this many deals off ½: the ends are Clopper–Pearson's (gain_interval)
+
+
+def gain_interval(x, alpha: float = 0.05) -> dict:
+    """A response's gain over ½ from its per-deal scores ``x`` (0..1, one per
+    deal, weighted over the mixture): the mean − ½, its SE over deals, and
+    the design-effect Wilson interval of a mean in [0, 1] over deals
+    (:func:`balance.stats.cluster_mean` with bounds, the toolkit's interval
+    for a score) − ½, except where at most :data:`FEW` deals score other
+    than ½ (nearly all drawn, say, where the SE is 0): a deal scores at most ½
+    above ½, so the gain is at most ½ · P(a deal scores above ½) and at least
+    −½ · P(below), and the ends are ½ · the Clopper–Pearson upper bounds of
+    those shares. The interval never collapses to a point (coverage:
+    ``tests/core/test_equilibrium_gain.py``)."""
+    from balance.stats.proportions import _clopper_pearson
+
+    x = np.asarray(x, float)
+    d = stats.paired_diff(x - 0.5, alpha)
+    n = int(x.size)
+    up, down = int((x > 0.5 + 1e-12).sum()), int((x < 0.5 - 1e-12).sum())
+    if n and up + down <= FEW:
+        hi = 0.5 * float(_clopper_pearson(up, n, alpha)[1])
+        lo = -0.5 * float(_clopper_pearson(down, n, alpha)[1])
+    else:
+        sc = stats.cluster_mean(2.0 * x, np.full(n, 2.0), alpha, bounds=(0.0, 1.0))
+        lo, hi = sc["lo"] - 0.5, sc["hi"] - 0.5
+    return {"mean": d["mean"], "lo": lo, "hi": hi, "se": d["se"], "n": n}
 
 
 def plain(v):
@@ -615,92 +679,3 @@ def plain(v):
     if isinstance(v, np.integer):
         return int(v)
     return v
-
-
-# ---- the oracle's power ---------------------------------------------------------------------
-MARGIN = 0.02  # a search finds the known response when its gain is within this of the known's
-KNOWN = "known.toml"  # the known response beside a test population
-
-
-def power(
-    folder,
-    seeds,
-    settings: Settings | None = None,
-    *,
-    margin: float = MARGIN,
-    results=None,
-    threads: int | None = None,
-    progress: bool = False,
-) -> dict:
-    """The oracle's power on one engine, measured: from a deliberately weak
-    population (``folder``: a population file, as the equilibrium search
-    writes one) that a known response (``folder/known.toml``, found once by a
-    long search) beats by far, the oracle at ``settings`` (default: the loop's)
-    searches once per seed; each search finds the response when its gain is
-    within ``margin`` of the known response's, both measured on the same fresh
-    deals. Returns each seed's row and the miss rate with its Clopper–Pearson
-    interval."""
-    import time
-
-    from balance import equilibrium as E
-    from balance.paths import load_toml
-    from balance.stats.proportions import _clopper_pearson
-    from balance.store import Store
-
-    folder = Path(folder)
-    game = str(load_toml(folder / E.POPULATION).get("game"))
-    members, p, data = E.load_population(game, folder)
-    keep = [i for i, x in enumerate(p) if x > SUPPORT_MIN]
-    members, p = [members[i] for i in keep], p[keep] / p[keep].sum()
-    known_path = folder / KNOWN
-    if not known_path.is_file():
-        raise UserError(f"{known_path}: no known response beside the population")
-    known = config.load_strategy(game, str(known_path))
-    ruleset = config.resolve_variant(game, str(data.get("rules", "base")))
-    s = settings or Settings()
-    rows = []
-    for seed in seeds:
-        t0 = time.perf_counter()
-        arena = E.GameArena(
-            game,
-            ruleset,
-            int(seed),
-            oracle=s,
-            store=Store(results),
-            threads=threads,
-            progress=progress,
-            prefix="power",
-        )
-        tag = f"power:{seed}"
-        r = best_response(arena, members, p, s, tag=tag, name="found")
-        idx, w = E._weights(p)
-        opponents = [members[i] for i in idx]
-        kg = measure_gain(arena, replace(known, name="known"), opponents, w, s, tag)
-        rows.append(
-            {
-                "seed": int(seed),
-                "found": r.strategy.name,
-                "gain": r.gain,
-                "known_gain": kg,
-                "short": float(kg["mean"] - r.gain["mean"]),
-                "hit": bool(r.gain["mean"] >= kg["mean"] - margin),
-                "failed": r.failed,
-                "evaluations": r.detail["evaluations"],
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
-        )
-    misses = sum(not x["hit"] for x in rows)
-    lo, hi = _clopper_pearson(misses, len(rows), 0.05) if rows else (float("nan"),) * 2
-    return {
-        "game": game,
-        "population": [m.name for m in members],
-        "weights": [float(x) for x in p],
-        "known": known.name,
-        "settings": s.as_dict(),
-        "margin": margin,
-        "rows": rows,
-        "misses": misses,
-        "miss_rate": misses / len(rows) if rows else float("nan"),
-        "miss_lo": float(lo),
-        "miss_hi": float(hi),
-    }

@@ -174,7 +174,7 @@ def bench_oracle_cmd(
     """The best-response oracle's power: from a weak population that a known response
     beats by far, how often the default oracle finds a response within 2 points of
     it (its miss rate over seeds, with a 95% interval)."""
-    from balance import oracle
+    from balance import equilibrium as E
     from balance.cli.output import echo_json, table
 
     if not 1 <= seeds <= 1000:
@@ -183,7 +183,7 @@ def bench_oracle_cmd(
         raise UserError(f"--seeds must be between 1 and 1000, got {seeds}")
     out = []
     for folder in population:
-        res = oracle.power(folder, range(1, seeds + 1), results=results, progress=False)
+        res = E.oracle_power(folder, range(1, seeds + 1), results=results, progress=False)
         out.append(res)
         if not as_json:
             table(

@@ -206,6 +206,33 @@ def test_a_spent_budget_says_budget_and_reports_the_gap():
     assert g["lo"] <= 0.5 <= g["hi"] and g["lo"] > EPS
 
 
+def test_a_spent_budget_is_audited_and_the_gap_shown_is_the_audits():
+    """When the budget runs out, the audit measures the final mixture once
+    more (the loop's own search can understate the gap: a weaker search finds
+    less): the status stays "budget", nothing more joins, and the
+    exploitability shown is the audit's gain against that final mixture.
+    Rock-paper-scissors from {rock}, two iterations: the loop's search sees
+    scissors at 0.5 minus a bias of 0.3 (a weak search), the exact audit 0.5."""
+    exact = MatrixOracle(rps(0.5, 0.5, 0.5), RPS, se=EPS / 4, seed=5)
+    weak = MatrixOracle(rps(0.5, 0.5, 0.5), RPS, se=EPS / 4, seed=6)
+
+    def biased(members, p, k):
+        r, g, d = weak.respond(members, p, k)
+        return r, {**g, "mean": g["mean"] - 0.3, "lo": g["lo"] - 0.3, "hi": g["hi"] - 0.3}, d
+
+    loop = E.double_oracle(
+        [exact.pure("rock")], exact.payoffs, biased, epsilon=EPS, iterations=2, audit=exact.respond
+    )
+    assert loop.status == "budget"
+    assert [s.decision for s in loop.steps] == ["add", "budget"]
+    assert [m.name for m in loop.members] == ["rock", "paper"]
+    last = loop.steps[-1]
+    assert last.audit is not None and last.audit["response"] == "scissors"
+    assert last.gain["mean"] < 0.3  # the loop's search understated the gap
+    g = loop.exploitability
+    assert g == last.audit["gain"] and g["lo"] <= 0.5 <= g["hi"]
+
+
 def test_bad_loop_settings_are_refused():
     oracle = MatrixOracle(rps(0.5, 0.5, 0.5), RPS, se=EPS / 4)
     for kw, word in (({"iterations": 0}, "--iterations"), ({"epsilon": 0.5}, "--epsilon")):
@@ -337,10 +364,10 @@ def test_an_independent_audit_multiplies_the_miss_rates_simulated():
             exact.payoffs,
             missing(0.3),
             epsilon=EPS,
-            iterations=1,
+            iterations=2,  # the first step is not the last: its audit checks a claim only
             audit=missing(0.2),
         )
-        wrong += loop.status == "equilibrium"
+        wrong += loop.steps[0].decision == "equilibrium"  # claimed while X beats the mixture
         loop_only += loop.steps[0].audit is not None
     rate = wrong / runs
     print(f"wrong claims {wrong}/{runs} = {rate:.3%}; the loop alone claimed {loop_only}")

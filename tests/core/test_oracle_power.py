@@ -13,7 +13,7 @@ what ``balance <game> equilibrium`` searches with) once, on seed 1, and asserts:
 - the known response beats the population by at least 10 points (on the
   test's own fresh deals): the population is weak, there is much to find;
 - the oracle's response gains within 2 points of the known one's, on the same
-  fresh deals (``balance.oracle.power``).
+  fresh deals (``balance.equilibrium.oracle_power``).
 
 The miss rate over more seeds (``balance bench oracle tests/data/oracle/<game>
 --seeds 5``) is in docs/methods.md, "The oracle's power".
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from balance import equilibrium as E
 from balance import oracle
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "oracle"
@@ -33,7 +34,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "oracle"
 @pytest.mark.slow  # the default oracle once per engine: 20-90 s each
 @pytest.mark.parametrize("game", ["tosk", "suits", "trisk", "clash"])
 def test_the_default_oracle_finds_the_known_response(game, tmp_path):
-    res = oracle.power(DATA / game, [1], results=tmp_path)
+    res = E.oracle_power(DATA / game, [1], results=tmp_path)
     row = res["rows"][0]
     print(
         f"{game}: found {row['found']} {100 * row['gain']['mean']:+.1f} points, the known "

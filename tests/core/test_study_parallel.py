@@ -180,7 +180,10 @@ def _records(results: Path) -> dict:
         data = json.loads(p.read_text())
         for k in ("elapsed_s", "equilibrium_s"):
             data["extra"].pop(k, None)  # seconds, not figures
-        (data.get("equilibrium") or {}).pop("seconds", None)
+        eq = data.get("equilibrium") or {}
+        eq.pop("seconds", None)
+        for rec in (eq.get("audit"), eq.get("check")):
+            (rec or {}).pop("date", None)  # when the check ran, as each table's date
         out[p.name] = data
     return out
 
