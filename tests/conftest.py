@@ -133,6 +133,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 # last files to start are then short ones, and neither worker waits long for
 # the other at the end. A stale figure costs only balance, never a test.
 COSTLIEST = {
+    "tests/core/test_oracle_power.py": 240,  # the default oracle once on each engine
     "tests/report/test_page_limits.py": 152,
     "tests/core/test_study_parallel.py": 141,  # five small studies, two benches
     "tests/games/trisk/test_trisk_power.py": 139,  # builds tiny_power_local

@@ -6,8 +6,9 @@ keeps a deliberately weak population under ``tests/data/oracle/<game>/``
 (``population.toml``: scripted strategies, or the tuned one beside a script,
 at equal weights) and the response a long search found once against it
 (``known.toml``: ``balance <game> audit --population tests/data/oracle/<game>
---audit 8 --seed 1000 --response .../known.toml``, its command and gain in its
-comment lines). The test runs the *default* oracle (``balance.oracle.Settings()``,
+--seed 1000 --response .../known.toml``, the audit's search: four times the
+default oracle's evaluations, twice its restarts and weight sets; its command
+and gain in its comment lines). The test runs the *default* oracle (``balance.oracle.Settings()``,
 what ``balance <game> equilibrium`` searches with) once, on seed 1, and asserts:
 
 - the known response beats the population by at least 10 points (on the
@@ -31,7 +32,7 @@ from balance import oracle
 DATA = Path(__file__).resolve().parents[1] / "data" / "oracle"
 
 
-@pytest.mark.slow  # the default oracle once per engine: 20-90 s each
+@pytest.mark.slow  # the default oracle once per engine: 20-90 s each on 2 cores
 @pytest.mark.parametrize("game", ["tosk", "suits", "trisk", "clash"])
 def test_the_default_oracle_finds_the_known_response(game, tmp_path):
     res = E.oracle_power(DATA / game, [1], results=tmp_path)
