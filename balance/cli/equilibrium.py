@@ -524,7 +524,8 @@ def add_audit_command(sub: typer.Typer, home: Game, defaults: dict) -> None:
             typer.Option("--budget", help="The loop's evaluations per restart the audit scales."),
         ] = eqm.BUDGET,
         restarts: Annotated[
-            int, typer.Option("--restarts", help="The loop's restarts the audit adds one to.")
+            int,
+            typer.Option("--restarts", help="The loop's restarts; the audit runs twice as many."),
         ] = eqm.RESTARTS,
         games: Annotated[
             int, typer.Option("--games", help="Games per pairing of the payoff matrix.")
