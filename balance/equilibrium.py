@@ -1018,6 +1018,8 @@ STATUSES = {
     "interval reaches past ε: more confirmation games would settle it",
     "search failed": "the search's best fell below the population's best member beyond noise, "
     "even escalated: a failed search is no evidence, so no equilibrium is claimed",
+    "audited gap": "the population's recorded audit (an independent, stronger search) found a "
+    "response that beats the mixture by more than ε: the gap is the exploitability shown",
     "not audited": "the population records no audit (an independent, stronger search): the "
     "study's smaller re-check alone is no claim of an equilibrium",
 }
@@ -1580,21 +1582,29 @@ def with_audits(out: dict, audits: list[dict]) -> dict:
     the strong searches: the claim) beside the study's smaller re-check
     (``out["audit"]``, now ``out["check"]``). An equilibrium is claimed only
     when the last recorded audit found none past ε and the re-check finds
-    none either; a re-check that beats ε is a gap (its gain the figure); a
-    population without an audit claims nothing ("not shown")."""
+    none either; where either beats ε it is a gap, the larger gain the
+    figure; a population without an audit claims nothing ("not shown")."""
     out = dict(out)
     out["check"] = out.get("audit")
     out["audits"] = list(audits)
     last = audits[-1] if audits else None
-    if out["status"] in ("gap", "budget") or out.get("failed"):
-        return out  # the re-check beat ε, or its search failed: that is the figure
+    beaten = last is not None and last.get("decision") in ("add", "budget", "gap")
+    if out.get("failed"):
+        return out  # the re-check's search failed: nothing is claimed
+    if out["status"] in ("gap", "budget") and not (
+        beaten and last["gain"] > out["exploitability"]["mean"]
+    ):
+        return out  # the re-check beat ε (by more than any audit did): that is the figure
     if last is None:
         out["status"] = "not shown"
         out["status_text"] = STATUSES["not audited"]
         return out
-    if last.get("decision") != "equilibrium":
+    if beaten:  # the recorded audit beat ε: the gap it found is the figure
+        out["status"] = "gap"
+        out["status_text"] = STATUSES["audited gap"]
+    elif last.get("decision") != "equilibrium":
         out["status"] = "not shown"
-        out["status_text"] = STATUSES["not shown"]
+        out["status_text"] = STATUSES.get(str(last.get("decision")), STATUSES["not shown"])
     else:
         out["status"] = "equilibrium"
         out["status_text"] = STATUSES["equilibrium"]

@@ -1249,9 +1249,15 @@ def equilibrium_status(summ: Mapping[str, Any]) -> str:
             f"{n})."
         )
     if st == "gap":
+        who = (
+            f"the population's recorded audit (an independent search, seed {a.get('seed')}) "
+            "found a response that beats"
+            if a and summ.get("audits") and not str(a.get("tag", "")).startswith("check")
+            else "a response found beats"
+        )
         return (
-            f"An equilibrium within ε = {eps:g} points is not shown: a response found beats the "
-            f"mixture by {_pts_ci(g)} ({n})."
+            f"An equilibrium within ε = {eps:g} points is not shown: {who} the mixture by "
+            f"{_pts_ci(g)} ({n})."
         )
     if st == "not shown" and summ.get("shipped") and not summ.get("audits"):
         return (

@@ -963,7 +963,8 @@ def test_the_study_claims_an_equilibrium_only_on_a_recorded_audit():
     """The study's re-check is a smaller search: it alone claims nothing. An
     equilibrium is shown when the population's last recorded audit found none
     past ε and the re-check finds none either (the audit's gain is the
-    figure); a re-check past ε is a gap; no audit recorded: not shown."""
+    figure); a re-check or a recorded audit past ε is a gap (the larger gain
+    the figure); no audit recorded: not shown."""
     check = {
         "status": "equilibrium",
         "failed": False,
@@ -975,10 +976,16 @@ def test_the_study_claims_an_equilibrium_only_on_a_recorded_audit():
     assert out["check"]["evaluations"] == 24 and out["audit"]["evaluations"] == 10272
     assert E.with_audits(check, [])["status"] == "not shown"
     assert "no audit" in E.with_audits(check, [])["status_text"]
-    assert E.with_audits(check, [_audit("add", 0.05, 0.04, 0.06)])["status"] == "not shown"
+    # a recorded audit that beat ε: a gap, the audit's gain the figure, whatever the re-check says
+    beaten = E.with_audits(check, [_audit("add", 0.05, 0.04, 0.06)])
+    assert beaten["status"] == "gap" and beaten["exploitability"]["mean"] == 0.05
+    assert "recorded audit" in beaten["status_text"]
     gap = {**check, "status": "gap", "exploitability": {"mean": 0.05, "lo": 0.03, "hi": 0.07}}
     out = E.with_audits(gap, [_audit()])
     assert out["status"] == "gap" and out["exploitability"]["mean"] == 0.05
+    # both beat ε: the larger gain is the figure
+    assert E.with_audits(gap, [_audit("add", 0.08, 0.07, 0.09)])["exploitability"]["mean"] == 0.08
+    assert E.with_audits(gap, [_audit("add", 0.02, 0.01, 0.03)])["exploitability"]["mean"] == 0.05
     failed = {**check, "status": "not shown", "failed": True}
     assert E.with_audits(failed, [_audit()])["status"] == "not shown"
 
