@@ -1296,7 +1296,9 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
     """Write the population (one strategy file per member, in the usual
     format) and ``population.toml`` (the members and their mixture weights;
     provenance and the exploitability in comment lines), atomically, and
-    check that every member loads back as it was played."""
+    check that every member loads back as it was played. Member files of an
+    earlier population in the folder (``NN-name.toml``) that this one does
+    not name are removed."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     from balance import __version__
@@ -1379,6 +1381,10 @@ def write_population(eq: Equilibrium, summ: dict, folder, command: str | None = 
     for a in [audited] if audited else []:
         lines += ["", *audit_lines(a)]
     write_text_atomic(folder / POPULATION, "\n".join(lines) + "\n")
+    kept = {f for f, _, _ in files}
+    for old in folder.glob("[0-9][0-9]-*.toml"):  # members of an earlier population here
+        if old.name not in kept:
+            old.unlink()
     back, weights, _ = load_population(eq.game, folder)
     for a, b in zip(back, eq.members, strict=True):
         if a.name != b.name or a.vector().tolist() != b.vector().tolist():  # pragma: no cover

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -785,6 +786,24 @@ def test_a_crafted_population_round_trips(crafted):
     assert [c["decision"] for c in curve] == ["add", "equilibrium"]
     assert [c["size"] for c in curve] == [2, 3] and [c["support"] for c in curve] == [1, 1]
     assert curve[0]["gain"] == {"mean": 0.02, "lo": 0.01, "hi": 0.03, "n": 1000}
+
+
+def test_a_population_written_over_another_leaves_none_of_its_members(crafted, tmp_path):
+    """Writing a population into a folder that held a larger one removes the
+    earlier member files this one does not name (and nothing else)."""
+    eq, summ, folder, _ = crafted
+    work = tmp_path / "pop"
+    shutil.copytree(folder, work)
+    (work / "04-eq2.toml").write_text((work / "03-eq1.toml").read_text())
+    (work / "notes.toml").write_text("# mine\n")
+    E.write_population(eq, summ, work, command="test")
+    assert sorted(p.name for p in work.iterdir()) == [
+        "01-bold.toml",
+        "02-cautious.toml",
+        "03-eq1.toml",
+        "notes.toml",
+        "population.toml",
+    ]
 
 
 @pytest.mark.parametrize(
