@@ -53,13 +53,7 @@ import numpy as np
 
 from balance import config, oracle, runner, stats, tune
 from balance.errors import UserError
-from balance.oracle import (  # noqa: F401
-    FEW,
-    _weights,  # noqa: F401
-    content_choices,
-    derive_seed,
-    gain_interval,
-)
+from balance.oracle import _weights, content_choices, derive_seed
 from balance.registry import get_game
 from balance.store import Store, write_text_atomic
 
@@ -202,9 +196,9 @@ class Loop:
         step was audited (the audit's verdict stands), else the last
         response's gain (fresh deals)."""
         last = self.steps[-1]
-        if last.audit is None:
-            return dict(last.gain)
-        return dict(last.audit["gain"])
+        if last.audit is not None:
+            return dict(last.audit["gain"])
+        return dict(last.gain)
 
     @property
     def audit(self) -> dict | None:
@@ -298,14 +292,13 @@ def double_oracle(
                 "decision": a_dec,
                 "detail": a_detail,
             }
-            if last:
-                pass  # no iteration is left to add what either search found
-            elif a_dec == "add":  # the audit beat ε: its response joins, the loop goes on
+            # out of iterations, nothing more joins: the audit only measures the gap
+            if a_dec == "add" and not last:  # the audit beat ε: its response joins
                 detail = {**a_detail, "by": "audit", "search_gain": dict(gain)}
                 response, gain, decision = a_resp, a_gain, "add"
                 if overruled is not None:
                     overruled()
-            else:
+            elif not last:
                 decision = a_dec  # the audit's verdict stands, claim or not
         if decision == "add" and k >= iterations:
             decision = "budget"
@@ -1594,7 +1587,7 @@ def with_audits(out: dict, audits: list[dict]) -> dict:
     out["check"] = out.get("audit")
     out["audits"] = list(audits)
     last = audits[-1] if audits else None
-    beaten = last is not None and last.get("decision") in ("add", "budget", "gap")
+    beaten = last is not None and last.get("decision") == "add"  # the audit beat ε
     if out.get("failed"):
         return out  # the re-check's search failed: nothing is claimed
     if out["status"] in ("gap", "budget") and not (

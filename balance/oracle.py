@@ -35,7 +35,7 @@ an equilibrium. This module is the search and its honesty rules:
 :class:`Settings` holds the oracle's budget; :meth:`Settings.audit` the
 stronger settings of the audit (an independent search before every claim:
 another seed, at least four times the evaluations). The core names no game:
-content comes from :func:`balance.equilibrium.content_choices`.
+content comes from :func:`content_choices`.
 """
 
 from __future__ import annotations

@@ -1252,7 +1252,7 @@ def equilibrium_status(summ: Mapping[str, Any]) -> str:
         who = (
             f"the population's recorded audit (an independent search, seed {a.get('seed')}) "
             "found a response that beats"
-            if a and summ.get("audits") and not str(a.get("tag", "")).startswith("check")
+            if a and summ.get("audits") and a != summ.get("check")
             else "a response found beats"
         )
         return (

@@ -1,4 +1,4 @@
-"""The gain interval of a best response (``balance.equilibrium.gain_interval``):
+"""The gain interval of a best response (``balance.oracle.gain_interval``):
 its measured coverage where the normal interval is fine, and where it is not
 (nearly every deal drawn: the normal SE is 0 or rests on a handful of deals)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from balance.equilibrium import gain_interval
+from balance.oracle import gain_interval
 
 
 def coverage(probs, n_deals: int, reps: int, seed: int) -> float:
